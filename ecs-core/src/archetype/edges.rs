@@ -1,0 +1,94 @@
+use super::ArchetypeId;
+use crate::{bundle::BundleId, storage::SparseArray};
+
+/// Whether a bundle's component is new to the entity or replaces a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentStatus {
+    /// The entity did not have the component: the value is added.
+    Added,
+    /// The entity had the component: the value replaces the old one.
+    Existing,
+}
+
+/// Where inserting a bundle leads, and the status of each of the bundle's
+/// components (in bundle order).
+#[derive(Debug, Clone)]
+pub struct ArchetypeAfterBundleInsert {
+    /// The archetype after the insert (maybe the same one).
+    pub archetype_id: ArchetypeId,
+    /// Added or Existing, per bundle component.
+    pub bundle_status: Box<[ComponentStatus]>,
+}
+
+/// An archetype's cache of bundle transitions, keyed by dense `BundleId`:
+/// lookups are one bounds check, no hashing.
+#[derive(Debug, Default)]
+pub struct Edges {
+    insert_bundle: SparseArray<BundleId, ArchetypeAfterBundleInsert>,
+    remove_bundle: SparseArray<BundleId, ArchetypeId>,
+    take_bundle: SparseArray<BundleId, Option<ArchetypeId>>,
+}
+
+impl Edges {
+    /// The cached result of inserting a bundle.
+    #[inline]
+    pub fn get_archetype_after_bundle_insert(
+        &self,
+        bundle: BundleId,
+    ) -> Option<&ArchetypeAfterBundleInsert> {
+        self.insert_bundle.get(bundle)
+    }
+
+    #[inline]
+    pub(crate) fn cache_archetype_after_bundle_insert(
+        &mut self,
+        bundle: BundleId,
+        after: ArchetypeAfterBundleInsert,
+    ) {
+        self.insert_bundle.insert(bundle, after);
+    }
+
+    /// The cached archetype after removing a bundle (whatever of it is
+    /// present).
+    #[inline]
+    pub fn get_archetype_after_bundle_remove(&self, bundle: BundleId) -> Option<ArchetypeId> {
+        self.remove_bundle.get(bundle).copied()
+    }
+
+    #[inline]
+    pub(crate) fn cache_archetype_after_bundle_remove(
+        &mut self,
+        bundle: BundleId,
+        archetype: ArchetypeId,
+    ) {
+        self.remove_bundle.insert(bundle, archetype);
+    }
+
+    /// The cached archetype after taking a bundle: `Some(None)` when the
+    /// archetype lacks part of the bundle, so nothing can be taken.
+    #[inline]
+    pub fn get_archetype_after_bundle_take(&self, bundle: BundleId) -> Option<Option<ArchetypeId>> {
+        self.take_bundle.get(bundle).copied()
+    }
+
+    #[inline]
+    pub(crate) fn cache_archetype_after_bundle_take(
+        &mut self,
+        bundle: BundleId,
+        archetype: Option<ArchetypeId>,
+    ) {
+        self.take_bundle.insert(bundle, archetype);
+    }
+
+    /// Every cached insert edge, as (bundle, target).
+    pub fn insert_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
+        self.insert_bundle
+            .iter()
+            .map(|(b, after)| (b, after.archetype_id))
+    }
+
+    /// Every cached remove edge, as (bundle, target).
+    pub fn remove_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
+        self.remove_bundle.iter().map(|(b, &a)| (b, a))
+    }
+}

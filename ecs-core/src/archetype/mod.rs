@@ -1,0 +1,543 @@
+//! Archetypes: the sets of components entities have.
+//!
+//! Every entity belongs to exactly one [`Archetype`], the set of its
+//! component types. An archetype maps to one [`Table`](crate::storage::Table)
+//! holding its table components; archetypes that differ only in sparse-set
+//! components share that table:
+//!
+//! ```text
+//!  Archetype 1 {Position, Velocity}           \
+//!  Archetype 2 {Position, Velocity, Stunned*}  >--> Table 1 {Position, Velocity}
+//!  Archetype 3 {Position}                     ---> Table 2 {Position}
+//!                                    (* sparse-set component)
+//! ```
+//!
+//! Each archetype caches [`Edges`]: where inserting or removing a given
+//! bundle leads, keyed by the dense [`BundleId`](crate::bundle::BundleId).
+//! The first `insert::<Stunned>()` from archetype 1 computes "archetype 2,
+//! Stunned is Added"; every later one reads it from a `SparseArray`.
+//!
+//! [`Archetypes`] also keeps a component index (component → archetypes that
+//! contain it, with the table column) so that queries find new matching
+//! archetypes without scanning all of them.
+
+mod edges;
+
+pub use edges::{ArchetypeAfterBundleInsert, ComponentStatus, Edges};
+
+use std::{fmt, ops::Index};
+
+use hashbrown::HashMap;
+
+use crate::{
+    component::{ComponentId, Components, StorageType},
+    entity::Entity,
+    storage::{SparseSet, SparseSets, TableId, TableRow, Tables},
+};
+
+/// The id of an [`Archetype`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArchetypeId(u32);
+
+impl ArchetypeId {
+    /// The archetype of entities with no components.
+    pub const EMPTY: ArchetypeId = ArchetypeId(0);
+    pub(crate) const INVALID: ArchetypeId = ArchetypeId(u32::MAX);
+
+    /// Makes an id from an index.
+    #[inline]
+    pub const fn new(index: usize) -> Self {
+        ArchetypeId(index as u32)
+    }
+
+    /// The index of this id.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for ArchetypeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ArchetypeId({})", self.0)
+    }
+}
+
+/// A row in an archetype's entity list.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArchetypeRow(u32);
+
+impl ArchetypeRow {
+    pub(crate) const INVALID: ArchetypeRow = ArchetypeRow(u32::MAX);
+
+    /// Makes a row from an index.
+    #[inline]
+    pub const fn new(index: usize) -> Self {
+        ArchetypeRow(index as u32)
+    }
+
+    /// The index of this row.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for ArchetypeRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ArchetypeRow({})", self.0)
+    }
+}
+
+/// An entity of an archetype and its row in the archetype's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchetypeEntity {
+    entity: Entity,
+    table_row: TableRow,
+}
+
+impl ArchetypeEntity {
+    /// The entity.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Its row in the table.
+    #[inline]
+    pub fn table_row(&self) -> TableRow {
+        self.table_row
+    }
+}
+
+bitflags::bitflags! {
+    /// Which lifecycle work an archetype's components need, so that an
+    /// operation on an archetype with none of it pays one flag test.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct ArchetypeFlags: u32 {
+        /// A component has an `on_add` hook.
+        const ON_ADD_HOOK = 1 << 0;
+        /// A component has an `on_insert` hook.
+        const ON_INSERT_HOOK = 1 << 1;
+        /// A component has an `on_replace` hook.
+        const ON_REPLACE_HOOK = 1 << 2;
+        /// A component has an `on_remove` hook.
+        const ON_REMOVE_HOOK = 1 << 3;
+        /// A component has an `on_despawn` hook.
+        const ON_DESPAWN_HOOK = 1 << 4;
+        /// A component is watched by an `Add` observer.
+        const ON_ADD_OBSERVER = 1 << 5;
+        /// A component is watched by an `Insert` observer.
+        const ON_INSERT_OBSERVER = 1 << 6;
+        /// A component is watched by a `Replace` observer.
+        const ON_REPLACE_OBSERVER = 1 << 7;
+        /// A component is watched by a `Remove` observer.
+        const ON_REMOVE_OBSERVER = 1 << 8;
+        /// A component is watched by a `Despawn` observer.
+        const ON_DESPAWN_OBSERVER = 1 << 9;
+    }
+}
+
+/// What removing a row from an archetype did.
+#[derive(Debug)]
+pub(crate) struct ArchetypeSwapRemoveResult {
+    /// The entity that moved into the vacated row, if any.
+    pub swapped_entity: Option<Entity>,
+}
+
+/// A set of component types and the entities that have exactly that set.
+#[derive(Debug)]
+pub struct Archetype {
+    id: ArchetypeId,
+    table_id: TableId,
+    edges: Edges,
+    entities: Vec<ArchetypeEntity>,
+    components: SparseSet<ComponentId, StorageType>,
+    table_components: Box<[ComponentId]>,
+    sparse_set_components: Box<[ComponentId]>,
+    flags: ArchetypeFlags,
+}
+
+impl Archetype {
+    /// The archetype's id.
+    #[inline]
+    pub fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// The table holding the archetype's table components.
+    #[inline]
+    pub fn table_id(&self) -> TableId {
+        self.table_id
+    }
+
+    /// The entities, by archetype row.
+    #[inline]
+    pub fn entities(&self) -> &[ArchetypeEntity] {
+        &self.entities
+    }
+
+    /// The number of entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the archetype has no entities.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Every component of the archetype (table ones first, each group
+    /// sorted by id).
+    pub fn components(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.table_components
+            .iter()
+            .chain(self.sparse_set_components.iter())
+            .copied()
+    }
+
+    /// The table components, sorted.
+    #[inline]
+    pub fn table_components(&self) -> &[ComponentId] {
+        &self.table_components
+    }
+
+    /// The sparse-set components, sorted.
+    #[inline]
+    pub fn sparse_set_components(&self) -> &[ComponentId] {
+        &self.sparse_set_components
+    }
+
+    /// The number of components.
+    #[inline]
+    pub fn component_count(&self) -> usize {
+        self.components.len()
+    }
+
+    /// Whether the archetype has the component.
+    #[inline]
+    pub fn contains(&self, id: ComponentId) -> bool {
+        self.components.contains(id)
+    }
+
+    /// The storage type of one of the archetype's components.
+    #[inline]
+    pub fn get_storage_type(&self, id: ComponentId) -> Option<StorageType> {
+        self.components.get(id).copied()
+    }
+
+    /// The cached bundle edges.
+    #[inline]
+    pub fn edges(&self) -> &Edges {
+        &self.edges
+    }
+
+    #[inline]
+    pub(crate) fn edges_mut(&mut self) -> &mut Edges {
+        &mut self.edges
+    }
+
+    /// The lifecycle flags.
+    #[inline]
+    pub fn flags(&self) -> ArchetypeFlags {
+        self.flags
+    }
+
+    #[inline]
+    pub(crate) fn allocate(&mut self, entity: Entity, table_row: TableRow) -> ArchetypeRow {
+        let row = ArchetypeRow::new(self.entities.len());
+        self.entities.push(ArchetypeEntity { entity, table_row });
+        row
+    }
+
+    #[inline]
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+    }
+
+    #[inline]
+    pub(crate) fn set_entity_table_row(&mut self, row: ArchetypeRow, table_row: TableRow) {
+        self.entities[row.index()].table_row = table_row;
+    }
+
+    #[inline]
+    pub(crate) fn swap_remove(&mut self, row: ArchetypeRow) -> ArchetypeSwapRemoveResult {
+        let is_last = row.index() == self.entities.len() - 1;
+        self.entities.swap_remove(row.index());
+        ArchetypeSwapRemoveResult {
+            swapped_entity: (!is_last).then(|| self.entities[row.index()].entity),
+        }
+    }
+
+    pub(crate) fn clear_entities(&mut self) {
+        self.entities.clear();
+    }
+}
+
+/// A point in the growth of [`Archetypes`]: archetypes with an id at or
+/// above it are newer. Queries keep one to update their caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArchetypeGeneration(pub(crate) ArchetypeId);
+
+impl ArchetypeGeneration {
+    /// The generation before any archetype.
+    #[inline]
+    pub const fn initial() -> Self {
+        ArchetypeGeneration(ArchetypeId::EMPTY)
+    }
+}
+
+/// An archetype that contains a component, and that component's column in
+/// the archetype's table (`None` for a sparse-set component).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchetypeRecord {
+    /// The archetype.
+    pub archetype_id: ArchetypeId,
+    /// The column index in the archetype's table, for a table component.
+    pub column: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ArchetypeComponents {
+    table: Box<[ComponentId]>,
+    sparse: Box<[ComponentId]>,
+}
+
+/// Every archetype of a world.
+#[derive(Debug)]
+pub struct Archetypes {
+    archetypes: Vec<Archetype>,
+    by_components: HashMap<ArchetypeComponents, ArchetypeId>,
+    /// The component index: for each component id, the archetypes that
+    /// contain it, in increasing id order.
+    by_component: Vec<Vec<ArchetypeRecord>>,
+}
+
+impl Default for Archetypes {
+    fn default() -> Self {
+        let mut archetypes = Archetypes {
+            archetypes: Vec::new(),
+            by_components: HashMap::new(),
+            by_component: Vec::new(),
+        };
+        let empty = archetypes.push(TableId::EMPTY, Box::default(), Box::default());
+        debug_assert_eq!(empty, ArchetypeId::EMPTY);
+        archetypes.by_components.insert(
+            ArchetypeComponents {
+                table: Box::default(),
+                sparse: Box::default(),
+            },
+            empty,
+        );
+        archetypes
+    }
+}
+
+impl Archetypes {
+    /// The number of archetypes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.archetypes.len()
+    }
+
+    /// Whether there are no archetypes (never: the empty one always exists).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.archetypes.is_empty()
+    }
+
+    /// The current generation: every archetype created from now on has an
+    /// id at or above it.
+    #[inline]
+    pub fn generation(&self) -> ArchetypeGeneration {
+        ArchetypeGeneration(ArchetypeId::new(self.archetypes.len()))
+    }
+
+    /// An archetype by id.
+    #[inline]
+    pub fn get(&self, id: ArchetypeId) -> Option<&Archetype> {
+        self.archetypes.get(id.index())
+    }
+
+    /// Every archetype, by id.
+    pub fn iter(&self) -> std::slice::Iter<'_, Archetype> {
+        self.archetypes.iter()
+    }
+
+    /// The archetypes that contain a component (the component index), in
+    /// increasing id order.
+    #[inline]
+    pub fn containing(&self, id: ComponentId) -> &[ArchetypeRecord] {
+        self.by_component.get(id.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The archetype with exactly these components, created (with its
+    /// table and sparse sets) if new. Both slices must be sorted and
+    /// unique.
+    pub(crate) fn get_id_or_insert(
+        &mut self,
+        components: &Components,
+        tables: &mut Tables,
+        sparse_sets: &mut SparseSets,
+        table_components: Vec<ComponentId>,
+        sparse_set_components: Vec<ComponentId>,
+    ) -> ArchetypeId {
+        let key = ArchetypeComponents {
+            table: table_components.into_boxed_slice(),
+            sparse: sparse_set_components.into_boxed_slice(),
+        };
+        if let Some(&id) = self.by_components.get(&key) {
+            return id;
+        }
+        let table_id = tables.get_id_or_insert(&key.table, components);
+        for &id in key.sparse.iter() {
+            let info = components
+                .get_info(id)
+                .expect("sparse component is registered");
+            sparse_sets.get_or_insert(info);
+        }
+        let id = self.push(table_id, key.table.clone(), key.sparse.clone());
+        self.by_components.insert(key, id);
+        id
+    }
+
+    fn push(
+        &mut self,
+        table_id: TableId,
+        table: Box<[ComponentId]>,
+        sparse: Box<[ComponentId]>,
+    ) -> ArchetypeId {
+        let id = ArchetypeId::new(self.archetypes.len());
+        assert!(
+            self.archetypes.len() < u32::MAX as usize,
+            "too many archetypes"
+        );
+        let mut set = SparseSet::with_capacity(table.len() + sparse.len());
+        for (column, &component) in table.iter().enumerate() {
+            set.insert(component, StorageType::Table);
+            self.record(
+                component,
+                ArchetypeRecord {
+                    archetype_id: id,
+                    column: Some(column),
+                },
+            );
+        }
+        for &component in sparse.iter() {
+            set.insert(component, StorageType::SparseSet);
+            self.record(
+                component,
+                ArchetypeRecord {
+                    archetype_id: id,
+                    column: None,
+                },
+            );
+        }
+        self.archetypes.push(Archetype {
+            id,
+            table_id,
+            edges: Edges::default(),
+            entities: Vec::new(),
+            components: set,
+            table_components: table,
+            sparse_set_components: sparse,
+            flags: ArchetypeFlags::empty(),
+        });
+        id
+    }
+
+    fn record(&mut self, component: ComponentId, record: ArchetypeRecord) {
+        if component.index() >= self.by_component.len() {
+            self.by_component
+                .resize_with(component.index() + 1, Vec::new);
+        }
+        self.by_component[component.index()].push(record);
+    }
+
+    pub(crate) fn clear_entities(&mut self) {
+        for archetype in &mut self.archetypes {
+            archetype.clear_entities();
+        }
+    }
+}
+
+impl Index<ArchetypeId> for Archetypes {
+    type Output = Archetype;
+    #[inline]
+    fn index(&self, id: ArchetypeId) -> &Archetype {
+        &self.archetypes[id.index()]
+    }
+}
+
+impl std::ops::IndexMut<ArchetypeId> for Archetypes {
+    #[inline]
+    fn index_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        &mut self.archetypes[id.index()]
+    }
+}
+
+impl Index<std::ops::RangeFrom<ArchetypeGeneration>> for Archetypes {
+    type Output = [Archetype];
+    #[inline]
+    fn index(&self, range: std::ops::RangeFrom<ArchetypeGeneration>) -> &[Archetype] {
+        &self.archetypes[range.start.0.index()..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::Component;
+
+    struct A;
+    impl Component for A {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+    }
+    struct S;
+    impl Component for S {
+        const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    }
+
+    #[test]
+    fn archetypes_differing_in_sparse_components_share_a_table() {
+        let mut components = Components::default();
+        let a = components.register_component::<A>();
+        let s = components.register_component::<S>();
+        let mut tables = Tables::default();
+        let mut sparse = SparseSets::default();
+        let mut archetypes = Archetypes::default();
+        assert_eq!(archetypes.len(), 1);
+        assert_eq!(archetypes[ArchetypeId::EMPTY].table_id(), TableId::EMPTY);
+        let gen0 = archetypes.generation();
+        let x = archetypes.get_id_or_insert(&components, &mut tables, &mut sparse, vec![a], vec![]);
+        let y =
+            archetypes.get_id_or_insert(&components, &mut tables, &mut sparse, vec![a], vec![s]);
+        let z = archetypes.get_id_or_insert(&components, &mut tables, &mut sparse, vec![], vec![s]);
+        assert_eq!(
+            archetypes.get_id_or_insert(&components, &mut tables, &mut sparse, vec![a], vec![s]),
+            y
+        );
+        assert_eq!(archetypes[x].table_id(), archetypes[y].table_id());
+        assert_eq!(archetypes[z].table_id(), TableId::EMPTY);
+        assert!(sparse.get(s).is_some());
+        assert_eq!(archetypes[gen0..].len(), 3);
+        let with_a: Vec<_> = archetypes
+            .containing(a)
+            .iter()
+            .map(|r| (r.archetype_id, r.column))
+            .collect();
+        assert_eq!(with_a, vec![(x, Some(0)), (y, Some(0))]);
+        let with_s: Vec<_> = archetypes
+            .containing(s)
+            .iter()
+            .map(|r| (r.archetype_id, r.column))
+            .collect();
+        assert_eq!(with_s, vec![(y, None), (z, None)]);
+        assert_eq!(
+            archetypes[y].get_storage_type(s),
+            Some(StorageType::SparseSet)
+        );
+    }
+}

@@ -1,0 +1,312 @@
+use std::{any::TypeId, fmt};
+
+use hashbrown::HashMap;
+
+use super::Bundle;
+use crate::{
+    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
+    component::{ComponentId, Components, StorageType},
+    storage::{SparseSetIndex, Storages},
+    utils::TypeIdMap,
+};
+
+/// A dense id of a bundle type (or of a dynamic set of components) within
+/// one world.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BundleId(u32);
+
+impl BundleId {
+    /// The index of this id.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for BundleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BundleId({})", self.0)
+    }
+}
+
+impl SparseSetIndex for BundleId {
+    #[inline]
+    fn sparse_set_index(&self) -> usize {
+        self.index()
+    }
+    #[inline]
+    fn get_sparse_set_index(value: usize) -> Self {
+        BundleId(value as u32)
+    }
+}
+
+/// A resolved bundle: its id and its component ids in bundle order.
+#[derive(Debug)]
+pub struct BundleInfo {
+    id: BundleId,
+    name: String,
+    component_ids: Box<[ComponentId]>,
+}
+
+impl BundleInfo {
+    /// The bundle's id.
+    #[inline]
+    pub fn id(&self) -> BundleId {
+        self.id
+    }
+
+    /// The bundle's type name.
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The component ids, in the order the bundle hands out its values.
+    #[inline]
+    pub fn components(&self) -> &[ComponentId] {
+        &self.component_ids
+    }
+
+    /// The archetype that inserting this bundle into `archetype_id` leads
+    /// to, computed once and cached in the archetype's edges.
+    pub(crate) fn insert_bundle_into_archetype(
+        &self,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+        archetype_id: ArchetypeId,
+    ) -> ArchetypeId {
+        if let Some(after) = archetypes[archetype_id]
+            .edges()
+            .get_archetype_after_bundle_insert(self.id)
+        {
+            return after.archetype_id;
+        }
+        self.compute_insert_edge(archetypes, storages, components, archetype_id)
+    }
+
+    #[cold]
+    fn compute_insert_edge(
+        &self,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+        archetype_id: ArchetypeId,
+    ) -> ArchetypeId {
+        let current = &archetypes[archetype_id];
+        let mut bundle_status = Vec::with_capacity(self.component_ids.len());
+        let mut new_table = Vec::new();
+        let mut new_sparse = Vec::new();
+        for &id in self.component_ids.iter() {
+            if current.contains(id) {
+                bundle_status.push(ComponentStatus::Existing);
+            } else {
+                bundle_status.push(ComponentStatus::Added);
+                // SAFETY: bundle component ids come from this registry.
+                match unsafe { components.get_info_unchecked(id) }.storage_type() {
+                    StorageType::Table => new_table.push(id),
+                    StorageType::SparseSet => new_sparse.push(id),
+                }
+            }
+        }
+        let target = if new_table.is_empty() && new_sparse.is_empty() {
+            archetype_id
+        } else {
+            let mut table: Vec<_> = current.table_components().to_vec();
+            table.extend(new_table);
+            table.sort_unstable();
+            let mut sparse: Vec<_> = current.sparse_set_components().to_vec();
+            sparse.extend(new_sparse);
+            sparse.sort_unstable();
+            archetypes.get_id_or_insert(
+                components,
+                &mut storages.tables,
+                &mut storages.sparse_sets,
+                table,
+                sparse,
+            )
+        };
+        archetypes[archetype_id]
+            .edges_mut()
+            .cache_archetype_after_bundle_insert(
+                self.id,
+                ArchetypeAfterBundleInsert {
+                    archetype_id: target,
+                    bundle_status: bundle_status.into_boxed_slice(),
+                },
+            );
+        target
+    }
+
+    /// The archetype after removing this bundle from `archetype_id`.
+    /// `intersection`: remove whatever of the bundle is present (remove);
+    /// otherwise `None` unless all of it is present (take). Cached in the
+    /// archetype's edges.
+    pub(crate) fn remove_bundle_from_archetype(
+        &self,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+        archetype_id: ArchetypeId,
+        intersection: bool,
+    ) -> Option<ArchetypeId> {
+        let edges = archetypes[archetype_id].edges();
+        let cached = if intersection {
+            edges.get_archetype_after_bundle_remove(self.id).map(Some)
+        } else {
+            edges.get_archetype_after_bundle_take(self.id)
+        };
+        if let Some(result) = cached {
+            return result;
+        }
+        self.compute_remove_edge(archetypes, storages, components, archetype_id, intersection)
+    }
+
+    #[cold]
+    fn compute_remove_edge(
+        &self,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+        archetype_id: ArchetypeId,
+        intersection: bool,
+    ) -> Option<ArchetypeId> {
+        let current = &archetypes[archetype_id];
+        let mut table: Vec<_> = current.table_components().to_vec();
+        let mut sparse: Vec<_> = current.sparse_set_components().to_vec();
+        let mut missing = false;
+        for &id in self.component_ids.iter() {
+            if current.contains(id) {
+                // SAFETY: bundle component ids come from this registry.
+                match unsafe { components.get_info_unchecked(id) }.storage_type() {
+                    StorageType::Table => table.retain(|&c| c != id),
+                    StorageType::SparseSet => sparse.retain(|&c| c != id),
+                }
+            } else {
+                missing = true;
+            }
+        }
+        let result = if missing && !intersection {
+            None
+        } else if table.len() + sparse.len() == current.component_count() {
+            Some(archetype_id)
+        } else {
+            Some(archetypes.get_id_or_insert(
+                components,
+                &mut storages.tables,
+                &mut storages.sparse_sets,
+                table,
+                sparse,
+            ))
+        };
+        let edges = archetypes[archetype_id].edges_mut();
+        if intersection {
+            edges.cache_archetype_after_bundle_remove(
+                self.id,
+                result.expect("remove always has a target"),
+            );
+        } else {
+            edges.cache_archetype_after_bundle_take(self.id, result);
+        }
+        result
+    }
+}
+
+/// The registry of every bundle a world has seen.
+#[derive(Debug, Default)]
+pub struct Bundles {
+    infos: Vec<BundleInfo>,
+    by_type: TypeIdMap<BundleId>,
+    by_components: HashMap<Box<[ComponentId]>, BundleId>,
+}
+
+impl Bundles {
+    /// The info of a bundle.
+    #[inline]
+    pub fn get(&self, id: BundleId) -> Option<&BundleInfo> {
+        self.infos.get(id.index())
+    }
+
+    /// The id of the bundle type `B`, if registered.
+    #[inline]
+    pub fn get_id(&self, type_id: TypeId) -> Option<BundleId> {
+        self.by_type.get(&type_id).copied()
+    }
+
+    /// The number of registered bundles.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// Whether no bundle is registered.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+
+    /// Registers the bundle type `B` (once), registering its components.
+    ///
+    /// # Panics
+    /// If `B` names one component twice.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn register_info<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
+        if let Some(&id) = self.by_type.get(&TypeId::of::<B>()) {
+            return id;
+        }
+        self.register_new::<B>(components)
+    }
+
+    #[cold]
+    #[track_caller]
+    fn register_new<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
+        let mut ids = Vec::new();
+        B::component_ids(components, &mut |id| ids.push(id));
+        let id = self.push(std::any::type_name::<B>(), ids, components);
+        self.by_type.insert(TypeId::of::<B>(), id);
+        id
+    }
+
+    /// Registers a bundle of components given by id (dynamic bundles and
+    /// single components by id).
+    #[track_caller]
+    pub(crate) fn register_dynamic(
+        &mut self,
+        ids: &[ComponentId],
+        components: &Components,
+    ) -> BundleId {
+        if let Some(&id) = self.by_components.get(ids) {
+            return id;
+        }
+        let name = format!("{:?}", ids);
+        let id = self.push(&name, ids.to_vec(), components);
+        self.by_components.insert(ids.into(), id);
+        id
+    }
+
+    #[track_caller]
+    fn push(&mut self, name: &str, ids: Vec<ComponentId>, components: &Components) -> BundleId {
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if let Some(pair) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            let component = components.get_name(pair[0]).unwrap_or("<unknown>");
+            panic!("duplicate component `{component}` in bundle `{name}`: a bundle may name each component once");
+        }
+        let id = BundleId(self.infos.len() as u32);
+        self.infos.push(BundleInfo {
+            id,
+            name: name.to_owned(),
+            component_ids: ids.into_boxed_slice(),
+        });
+        id
+    }
+}
+
+impl std::ops::Index<BundleId> for Bundles {
+    type Output = BundleInfo;
+    #[inline]
+    fn index(&self, id: BundleId) -> &BundleInfo {
+        &self.infos[id.index()]
+    }
+}

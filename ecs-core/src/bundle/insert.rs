@@ -1,0 +1,243 @@
+use super::{BundleId, BundleInfo, DynamicBundle};
+use crate::{
+    archetype::{ArchetypeId, Archetypes, ComponentStatus},
+    change_detection::{ComponentTicks, Tick},
+    component::{Components, StorageType},
+    entity::{Entities, Entity, EntityLocation},
+    storage::{SparseSets, Table, TableRow, Tables},
+    utils::DropPanics,
+    world::World,
+};
+
+/// What an insert does with components the entity already has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InsertMode {
+    /// Replace the old value (dropping it).
+    Replace,
+    /// Keep the old value (dropping the new one).
+    Keep,
+}
+
+/// How an entity's table row moves between two archetypes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableMove {
+    /// The new table has every column of the old one (insert).
+    Superset,
+    /// The new table lacks some columns: drop their values (remove).
+    SubsetDrop,
+    /// The new table lacks some columns whose values the caller already
+    /// moved out (take).
+    SubsetForget,
+}
+
+/// Moves `entity` from its archetype to `new_archetype_id`, moving its
+/// table row if the tables differ, and fixes the locations of the entities
+/// swapped into the vacated rows. Returns the new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location; the new archetype's table
+/// relates to the old one as `table_move` says.
+// The world's parts are passed separately so callers can keep borrowing
+// the bundle registry.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn move_entity(
+    entities: &mut Entities,
+    archetypes: &mut Archetypes,
+    tables: &mut Tables,
+    entity: Entity,
+    location: EntityLocation,
+    new_archetype_id: ArchetypeId,
+    table_move: TableMove,
+    panics: &mut DropPanics,
+) -> EntityLocation {
+    let old_archetype = &mut archetypes[location.archetype_id];
+    if let Some(swapped) = old_archetype
+        .swap_remove(location.archetype_row)
+        .swapped_entity
+    {
+        let mut swapped_location = entities.get(swapped).expect("swapped entity is live");
+        swapped_location.archetype_row = location.archetype_row;
+        // SAFETY: `swapped` is live and now sits at the vacated row.
+        unsafe { entities.set(swapped.index(), swapped_location) };
+    }
+    let new_table_id = archetypes[new_archetype_id].table_id();
+    let new_table_row = if new_table_id == location.table_id {
+        location.table_row
+    } else {
+        let (old_table, new_table) = tables.get_2_mut(location.table_id, new_table_id);
+        // SAFETY: `location.table_row` is the entity's row; the caller
+        // guarantees the relation between the two tables.
+        let result = unsafe {
+            match table_move {
+                TableMove::Superset => old_table.move_to_superset(location.table_row, new_table),
+                TableMove::SubsetDrop => {
+                    old_table.move_to_subset(location.table_row, new_table, true, panics)
+                }
+                TableMove::SubsetForget => {
+                    old_table.move_to_subset(location.table_row, new_table, false, panics)
+                }
+            }
+        };
+        if let Some(swapped) = result.swapped_entity {
+            let mut swapped_location = entities.get(swapped).expect("swapped entity is live");
+            swapped_location.table_row = location.table_row;
+            archetypes[swapped_location.archetype_id]
+                .set_entity_table_row(swapped_location.archetype_row, location.table_row);
+            // SAFETY: `swapped` is live and now sits at the vacated row.
+            unsafe { entities.set(swapped.index(), swapped_location) };
+        }
+        result.new_row
+    };
+    let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
+    let new_location = EntityLocation {
+        archetype_id: new_archetype_id,
+        archetype_row: new_archetype_row,
+        table_id: new_table_id,
+        table_row: new_table_row,
+    };
+    // SAFETY: `entity` is live and its data is now at `new_location`.
+    unsafe { entities.set(entity.index(), new_location) };
+    new_location
+}
+
+/// Writes each component of `bundle` into the entity's storage: a new
+/// table value is pushed onto its column, a new sparse value inserted, and
+/// an existing value replaced or kept by `mode`. `status` is `None` when
+/// every component is new (spawn).
+///
+/// # Safety
+/// `table` is the entity's table with the row being built (new table
+/// components are pushed, so the entity's row must be the last) at
+/// `table_row`; `bundle_info` is the bundle's info; `status` matches the
+/// entity's archetype before the insert; every sparse-set component of the
+/// bundle has a set.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
+    bundle: B,
+    bundle_info: &BundleInfo,
+    status: Option<&[ComponentStatus]>,
+    entity: Entity,
+    table: &mut Table,
+    table_row: TableRow,
+    sparse_sets: &mut SparseSets,
+    components: &Components,
+    tick: Tick,
+    mode: InsertMode,
+    panics: &mut DropPanics,
+) {
+    let ids = bundle_info.components();
+    let mut i = 0;
+    bundle.get_components(&mut |storage_type, value| {
+        debug_assert!(i < ids.len());
+        // SAFETY: the bundle hands out exactly `ids.len()` values.
+        let id = unsafe { *ids.get_unchecked(i) };
+        // SAFETY: as above, `status` has one entry per bundle component.
+        let status = status.map_or(ComponentStatus::Added, |s| unsafe { *s.get_unchecked(i) });
+        i += 1;
+        // SAFETY (whole block): `value` is an owned value of component
+        // `id`; the caller guarantees the table has its column (table
+        // component) or a sparse set exists (sparse component).
+        unsafe {
+            match (status, mode) {
+                (ComponentStatus::Existing, InsertMode::Keep) => {
+                    if let Some(drop) = components.get_info_unchecked(id).drop_fn() {
+                        panics.drop_value(drop, value);
+                    }
+                }
+                (ComponentStatus::Added, _) => match storage_type {
+                    StorageType::Table => table.push_value(id, value, ComponentTicks::new(tick)),
+                    StorageType::SparseSet => sparse_sets
+                        .get_mut(id)
+                        .unwrap_unchecked()
+                        .insert(entity, value, tick, panics),
+                },
+                (ComponentStatus::Existing, InsertMode::Replace) => match storage_type {
+                    StorageType::Table => table.get_column_mut(id).unwrap_unchecked().replace(
+                        table_row.index(),
+                        value,
+                        tick,
+                        panics,
+                    ),
+                    StorageType::SparseSet => sparse_sets
+                        .get_mut(id)
+                        .unwrap_unchecked()
+                        .insert(entity, value, tick, panics),
+                },
+            }
+        }
+    });
+}
+
+/// Inserts a bundle into a live entity. Returns its new location.
+pub(crate) struct BundleInserter;
+
+impl BundleInserter {
+    /// Inserts `bundle` (registered as `bundle_id`) into `entity`, which is
+    /// at `location`.
+    ///
+    /// # Safety
+    /// `location` is `entity`'s current location and the world is flushed.
+    #[inline]
+    pub(crate) unsafe fn insert<B: DynamicBundle>(
+        world: &mut World,
+        entity: Entity,
+        location: EntityLocation,
+        bundle_id: BundleId,
+        bundle: B,
+        mode: InsertMode,
+    ) -> EntityLocation {
+        let change_tick = world.change_tick();
+        let bundle_info = &world.bundles[bundle_id];
+        let new_archetype_id = bundle_info.insert_bundle_into_archetype(
+            &mut world.archetypes,
+            &mut world.storages,
+            &world.components,
+            location.archetype_id,
+        );
+        let mut panics = DropPanics::default();
+        let new_location = if new_archetype_id == location.archetype_id {
+            location
+        } else {
+            // SAFETY: an insert only adds components, so the new table is a
+            // superset of the old one.
+            unsafe {
+                move_entity(
+                    &mut world.entities,
+                    &mut world.archetypes,
+                    &mut world.storages.tables,
+                    entity,
+                    location,
+                    new_archetype_id,
+                    TableMove::Superset,
+                    &mut panics,
+                )
+            }
+        };
+        let status = &world.archetypes[location.archetype_id]
+            .edges()
+            .get_archetype_after_bundle_insert(bundle_id)
+            .expect("insert edge was just cached")
+            .bundle_status;
+        // SAFETY: the entity's row in its (new) table is `new_location`'s
+        // row, and it is the last row if the table changed (it was just
+        // pushed); `status` was computed for the old archetype.
+        unsafe {
+            write_bundle(
+                bundle,
+                bundle_info,
+                Some(status),
+                entity,
+                &mut world.storages.tables[new_location.table_id],
+                new_location.table_row,
+                &mut world.storages.sparse_sets,
+                &world.components,
+                change_tick,
+                mode,
+                &mut panics,
+            );
+        }
+        panics.finish();
+        new_location
+    }
+}

@@ -1,0 +1,140 @@
+//! Bundles: statically typed groups of components inserted or removed at
+//! once.
+//!
+//! Every [`Component`] is a bundle, a tuple of up to 16 bundles is a bundle,
+//! and `#[derive(Bundle)]` makes a struct of bundles one. The world resolves
+//! each bundle type once to a [`BundleInfo`] (its [`BundleId`] and component
+//! ids); after that, an archetype's [`Edges`](crate::archetype::Edges) map
+//! the `BundleId` straight to the archetype an insert or remove leads to.
+
+mod info;
+mod insert;
+mod remove;
+mod spawn;
+
+pub use ecs_macros::Bundle;
+pub use info::{BundleId, BundleInfo, Bundles};
+pub(crate) use insert::{BundleInserter, InsertMode};
+pub(crate) use remove::{remove_bundle, take_bundle};
+pub(crate) use spawn::BundleSpawner;
+
+use crate::component::{Component, ComponentId, Components, StorageType};
+
+/// A static set of components, inserted or removed together.
+///
+/// # Safety
+/// Implement it with `#[derive(Bundle)]`. By hand: [`Bundle::component_ids`],
+/// [`Bundle::get_component_ids`], [`Bundle::from_components`] and
+/// [`DynamicBundle::get_components`] must visit the same components in the
+/// same order, and each pointer handed out or read must point to a value of
+/// the component type at that position.
+pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
+    /// Registers each component of the bundle, calling `ids` with each id in
+    /// order.
+    fn component_ids(components: &mut Components, ids: &mut impl FnMut(ComponentId));
+
+    /// Like [`Bundle::component_ids`], without registering: `None` for a
+    /// component the registry does not know.
+    fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>));
+
+    /// Builds the bundle by reading each component, in order, from the
+    /// pointer that `func` returns.
+    ///
+    /// # Safety
+    /// Each call of `func` must return a pointer to a valid, initialised
+    /// value of the next component's type, whose ownership moves into the
+    /// bundle (the caller must not drop or read it again).
+    unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
+    where
+        F: FnMut(&mut T) -> *mut u8,
+        Self: Sized;
+}
+
+/// The by-value half of [`Bundle`]: hands each component to the world.
+pub trait DynamicBundle {
+    /// Calls `func` with each component's storage type and a pointer to its
+    /// value, in the order of [`Bundle::component_ids`]. Ownership of each
+    /// value moves to `func`, which must move it out (copy its bytes) or
+    /// drop it before returning; the bundle never drops it.
+    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8));
+}
+
+// SAFETY: one component, visited once, by its own type.
+unsafe impl<C: Component> Bundle for C {
+    #[inline]
+    fn component_ids(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+        ids(components.register_component::<C>());
+    }
+
+    #[inline]
+    fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>)) {
+        ids(components.component_id::<C>());
+    }
+
+    #[inline]
+    unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
+    where
+        F: FnMut(&mut T) -> *mut u8,
+    {
+        // SAFETY: the caller guarantees the pointer is an owned, valid `C`.
+        unsafe { func(ctx).cast::<C>().read() }
+    }
+}
+
+impl<C: Component> DynamicBundle for C {
+    #[inline]
+    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
+        let mut value = core::mem::ManuallyDrop::new(self);
+        func(C::STORAGE_TYPE, (&mut *value as *mut C).cast::<u8>());
+    }
+}
+
+macro_rules! tuple_bundle {
+    ($($name:ident),*) => {
+        // SAFETY: each element is visited in declaration order by every
+        // method, delegating to the element's own (sound) impl.
+        unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
+            #[inline]
+            #[allow(unused_variables)]
+            fn component_ids(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+                $(<$name as Bundle>::component_ids(components, ids);)*
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>)) {
+                $(<$name as Bundle>::get_component_ids(components, ids);)*
+            }
+
+            #[inline]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
+            where
+                F: FnMut(&mut T) -> *mut u8,
+            {
+                // SAFETY: forwarded to each element in order; the caller's
+                // guarantee covers every element.
+                ($(unsafe { <$name as Bundle>::from_components(ctx, func) },)*)
+            }
+        }
+
+        impl<$($name: Bundle),*> DynamicBundle for ($($name,)*) {
+            #[inline]
+            #[allow(unused_variables, non_snake_case)]
+            fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
+                let ($($name,)*) = self;
+                $($name.get_components(func);)*
+            }
+        }
+    };
+}
+
+macro_rules! all_tuples {
+    ($m:ident; $($name:ident),*) => { all_tuples!(@ $m; []; $($name),*); };
+    (@ $m:ident; [$($done:ident),*]; ) => { $m!($($done),*); };
+    (@ $m:ident; [$($done:ident),*]; $next:ident $(, $rest:ident)*) => {
+        $m!($($done),*);
+        all_tuples!(@ $m; [$($done,)* $next]; $($rest),*);
+    };
+}
+all_tuples!(tuple_bundle; B0, B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12, B13, B14, B15);

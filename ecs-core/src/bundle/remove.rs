@@ -1,0 +1,133 @@
+use super::{
+    insert::{move_entity, TableMove},
+    Bundle, BundleId,
+};
+use crate::{
+    component::StorageType,
+    entity::{Entity, EntityLocation},
+    utils::DropPanics,
+    world::World,
+};
+
+/// Removes whatever components of the bundle `bundle_id` the entity has,
+/// dropping them. Returns the new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location and the world is flushed.
+pub(crate) unsafe fn remove_bundle(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+) -> EntityLocation {
+    let bundle_info = &world.bundles[bundle_id];
+    let new_archetype_id = bundle_info
+        .remove_bundle_from_archetype(
+            &mut world.archetypes,
+            &mut world.storages,
+            &world.components,
+            location.archetype_id,
+            true,
+        )
+        .expect("remove always has a target archetype");
+    if new_archetype_id == location.archetype_id {
+        return location;
+    }
+    let mut panics = DropPanics::default();
+    let old_archetype = &world.archetypes[location.archetype_id];
+    for &id in bundle_info.components() {
+        if old_archetype.get_storage_type(id) == Some(StorageType::SparseSet) {
+            let set = world
+                .storages
+                .sparse_sets
+                .get_mut(id)
+                .expect("sparse set exists");
+            set.remove_and_drop(entity, &mut panics);
+        }
+    }
+    // SAFETY: a remove only drops components, so the new table is a subset
+    // of the old one; the values of the dropped table columns are dropped
+    // by the move.
+    let new_location = unsafe {
+        move_entity(
+            &mut world.entities,
+            &mut world.archetypes,
+            &mut world.storages.tables,
+            entity,
+            location,
+            new_archetype_id,
+            TableMove::SubsetDrop,
+            &mut panics,
+        )
+    };
+    panics.finish();
+    new_location
+}
+
+/// Moves the bundle `B` out of the entity if it has all of it. Returns the
+/// bundle and the new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location, the world is flushed, and
+/// `bundle_id` is `B`'s id.
+pub(crate) unsafe fn take_bundle<B: Bundle>(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+) -> Option<(B, EntityLocation)> {
+    let bundle_info = &world.bundles[bundle_id];
+    let new_archetype_id = bundle_info.remove_bundle_from_archetype(
+        &mut world.archetypes,
+        &mut world.storages,
+        &world.components,
+        location.archetype_id,
+        false,
+    )?;
+    let ids = bundle_info.components();
+    let old_archetype = &world.archetypes[location.archetype_id];
+    let table = &world.storages.tables[location.table_id];
+    let sparse_sets = &mut world.storages.sparse_sets;
+    let mut i = 0;
+    // SAFETY: the archetype has every component of the bundle (the take
+    // edge exists), so each pointer is a valid value of the component at
+    // that position: a table value at the entity's row (left in place and
+    // forgotten by the move below), or a sparse value just unlinked from
+    // its set (valid until the set's next insert).
+    let bundle = unsafe {
+        B::from_components(&mut (), &mut |_| {
+            let id = ids[i];
+            i += 1;
+            match old_archetype.get_storage_type(id) {
+                Some(StorageType::Table) => table
+                    .get_column(id)
+                    .expect("table column exists")
+                    .get_data_unchecked(location.table_row.index()),
+                _ => {
+                    sparse_sets
+                        .get_mut(id)
+                        .and_then(|set| set.remove_and_forget(entity))
+                        .expect("sparse value exists")
+                        .0
+                }
+            }
+        })
+    };
+    let mut panics = DropPanics::default();
+    // SAFETY: the new table is a subset of the old one, and the values of
+    // the missing columns were moved into `bundle` above.
+    let new_location = unsafe {
+        move_entity(
+            &mut world.entities,
+            &mut world.archetypes,
+            &mut world.storages.tables,
+            entity,
+            location,
+            new_archetype_id,
+            TableMove::SubsetForget,
+            &mut panics,
+        )
+    };
+    debug_assert!(panics.is_empty(), "a take drops nothing");
+    Some((bundle, new_location))
+}

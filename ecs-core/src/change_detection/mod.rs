@@ -1,0 +1,295 @@
+//! Change detection: ticks and the smart pointers that record changes.
+//!
+//! Every component and resource value stores the tick it was added at and
+//! the tick it last changed at. [`Mut`] marks its value changed when it is
+//! dereferenced mutably; [`Ref`] and [`Mut`] answer
+//! [`is_added`](DetectChanges::is_added) and
+//! [`is_changed`](DetectChanges::is_changed) relative to the reader's last
+//! run.
+
+mod tick;
+
+pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
+
+use std::{
+    fmt,
+    ops::{Deref, DerefMut},
+};
+
+/// Read access to a value's change ticks.
+pub trait DetectChanges {
+    /// Whether the value was added since the reader last ran.
+    fn is_added(&self) -> bool;
+    /// Whether the value was added or changed since the reader last ran.
+    fn is_changed(&self) -> bool;
+    /// The tick of the last change.
+    fn last_changed(&self) -> Tick;
+    /// The tick the value was added at.
+    fn added(&self) -> Tick;
+}
+
+/// Write access to a value's change ticks.
+pub trait DetectChangesMut: DetectChanges {
+    /// The type of the value.
+    type Inner: ?Sized;
+    /// Marks the value changed without touching it.
+    fn set_changed(&mut self);
+    /// The value, mutably, without marking it changed.
+    fn bypass_change_detection(&mut self) -> &mut Self::Inner;
+    /// Overwrites the value and marks it changed only if it differs.
+    fn set_if_neq(&mut self, value: Self::Inner) -> bool
+    where
+        Self::Inner: Sized + PartialEq,
+    {
+        let old = self.bypass_change_detection();
+        if *old != value {
+            *old = value;
+            self.set_changed();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The ticks a [`Ref`] reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Ticks<'w> {
+    pub(crate) added: &'w Tick,
+    pub(crate) changed: &'w Tick,
+    pub(crate) last_run: Tick,
+    pub(crate) this_run: Tick,
+}
+
+/// The ticks a [`Mut`] reads and writes.
+pub(crate) struct TicksMut<'w> {
+    pub(crate) added: &'w mut Tick,
+    pub(crate) changed: &'w mut Tick,
+    pub(crate) last_run: Tick,
+    pub(crate) this_run: Tick,
+}
+
+/// Shared access to a value with its change ticks.
+pub struct Ref<'w, T: ?Sized> {
+    pub(crate) value: &'w T,
+    pub(crate) ticks: Ticks<'w>,
+}
+
+/// Mutable access to a value that marks it changed when written.
+///
+/// Dereferencing mutably (`*m = ..`, `m.x += 1.0`) sets the value's changed
+/// tick; [`DetectChangesMut::bypass_change_detection`] does not.
+pub struct Mut<'w, T: ?Sized> {
+    pub(crate) value: &'w mut T,
+    pub(crate) ticks: TicksMut<'w>,
+}
+
+impl<'w, T: ?Sized> Ref<'w, T> {
+    /// Builds a `Ref` from its parts.
+    pub fn new(
+        value: &'w T,
+        added: &'w Tick,
+        changed: &'w Tick,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        Ref {
+            value,
+            ticks: Ticks {
+                added,
+                changed,
+                last_run,
+                this_run,
+            },
+        }
+    }
+
+    /// The reference, with the borrow's full lifetime.
+    #[inline]
+    pub fn into_inner(self) -> &'w T {
+        self.value
+    }
+
+    /// Maps to a part of the value, keeping the ticks.
+    pub fn map<U: ?Sized>(self, f: impl FnOnce(&T) -> &U) -> Ref<'w, U> {
+        Ref {
+            value: f(self.value),
+            ticks: self.ticks,
+        }
+    }
+}
+
+impl<'w, T: ?Sized> Mut<'w, T> {
+    /// Builds a `Mut` from its parts.
+    pub fn new(
+        value: &'w mut T,
+        added: &'w mut Tick,
+        changed: &'w mut Tick,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        Mut {
+            value,
+            ticks: TicksMut {
+                added,
+                changed,
+                last_run,
+                this_run,
+            },
+        }
+    }
+
+    /// The mutable reference with the borrow's full lifetime, marking the
+    /// value changed.
+    #[inline]
+    pub fn into_inner(mut self) -> &'w mut T {
+        self.set_changed();
+        self.value
+    }
+
+    /// A shorter-lived `Mut` to the same value.
+    #[inline]
+    pub fn reborrow(&mut self) -> Mut<'_, T> {
+        Mut {
+            value: self.value,
+            ticks: TicksMut {
+                added: self.ticks.added,
+                changed: self.ticks.changed,
+                last_run: self.ticks.last_run,
+                this_run: self.ticks.this_run,
+            },
+        }
+    }
+
+    /// Maps to a part of the value, keeping the ticks.
+    pub fn map_unchanged<U: ?Sized>(self, f: impl FnOnce(&mut T) -> &mut U) -> Mut<'w, U> {
+        Mut {
+            value: f(self.value),
+            ticks: self.ticks,
+        }
+    }
+}
+
+macro_rules! impl_detect_changes {
+    ($name:ident) => {
+        impl<T: ?Sized> DetectChanges for $name<'_, T> {
+            #[inline]
+            fn is_added(&self) -> bool {
+                self.ticks
+                    .added
+                    .is_newer_than(self.ticks.last_run, self.ticks.this_run)
+            }
+            #[inline]
+            fn is_changed(&self) -> bool {
+                self.ticks
+                    .changed
+                    .is_newer_than(self.ticks.last_run, self.ticks.this_run)
+            }
+            #[inline]
+            fn last_changed(&self) -> Tick {
+                *self.ticks.changed
+            }
+            #[inline]
+            fn added(&self) -> Tick {
+                *self.ticks.added
+            }
+        }
+
+        impl<T: ?Sized> Deref for $name<'_, T> {
+            type Target = T;
+            #[inline]
+            fn deref(&self) -> &T {
+                self.value
+            }
+        }
+
+        impl<T: ?Sized> AsRef<T> for $name<'_, T> {
+            #[inline]
+            fn as_ref(&self) -> &T {
+                self.value
+            }
+        }
+
+        impl<T: ?Sized + fmt::Debug> fmt::Debug for $name<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.value).finish()
+            }
+        }
+    };
+}
+
+impl_detect_changes!(Ref);
+impl_detect_changes!(Mut);
+
+impl<T: ?Sized> DetectChangesMut for Mut<'_, T> {
+    type Inner = T;
+
+    #[inline]
+    fn set_changed(&mut self) {
+        *self.ticks.changed = self.ticks.this_run;
+    }
+
+    #[inline]
+    fn bypass_change_detection(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+impl<T: ?Sized> DerefMut for Mut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.set_changed();
+        self.value
+    }
+}
+
+impl<T: ?Sized> AsMut<T> for Mut<'_, T> {
+    #[inline]
+    fn as_mut(&mut self) -> &mut T {
+        self.deref_mut()
+    }
+}
+
+impl<'w, T: ?Sized> From<Mut<'w, T>> for Ref<'w, T> {
+    fn from(m: Mut<'w, T>) -> Self {
+        Ref {
+            value: m.value,
+            ticks: Ticks {
+                added: m.ticks.added,
+                changed: m.ticks.changed,
+                last_run: m.ticks.last_run,
+                this_run: m.ticks.this_run,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deref_mut_marks_changed_and_bypass_does_not() {
+        let mut value = 1u32;
+        let mut added = Tick::new(1);
+        let mut changed = Tick::new(1);
+        {
+            let mut m = Mut::new(
+                &mut value,
+                &mut added,
+                &mut changed,
+                Tick::new(2),
+                Tick::new(3),
+            );
+            assert!(!m.is_changed());
+            *m.bypass_change_detection() = 5;
+            assert!(!m.is_changed());
+            *m += 1;
+            assert!(m.is_changed());
+            assert!(!m.is_added());
+            assert_eq!(m.last_changed(), Tick::new(3));
+        }
+        assert_eq!(value, 6);
+        assert_eq!(changed, Tick::new(3));
+    }
+}

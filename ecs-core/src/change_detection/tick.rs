@@ -1,0 +1,123 @@
+/// A point in the world's change clock.
+///
+/// The clock is a wrapping `u32`. Comparisons are made relative to the
+/// current tick, so they stay right across the wrap as long as no stored
+/// tick is older than [`MAX_CHANGE_AGE`]; `World::check_change_ticks` clamps
+/// older ticks to keep that true.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Tick {
+    tick: u32,
+}
+
+/// How often `check_change_ticks` must run (in ticks) so nothing wraps
+/// unnoticed.
+pub const CHECK_TICK_THRESHOLD: u32 = 518_400_000;
+
+/// The oldest a tick may get before it is clamped.
+pub const MAX_CHANGE_AGE: u32 = u32::MAX - (2 * CHECK_TICK_THRESHOLD - 1);
+
+impl Tick {
+    /// The largest tick value.
+    pub const MAX: Tick = Tick::new(MAX_CHANGE_AGE);
+
+    /// A tick with the given raw value.
+    #[inline]
+    pub const fn new(tick: u32) -> Tick {
+        Tick { tick }
+    }
+
+    /// The raw value.
+    #[inline]
+    pub const fn get(self) -> u32 {
+        self.tick
+    }
+
+    /// Sets the raw value.
+    #[inline]
+    pub fn set(&mut self, tick: u32) {
+        self.tick = tick;
+    }
+
+    /// Whether this tick is newer than `last_run`, judged from `this_run`.
+    #[inline]
+    pub fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
+        let ticks_since_insert = this_run.relative_to(self).tick.min(MAX_CHANGE_AGE);
+        let ticks_since_system = this_run.relative_to(last_run).tick.min(MAX_CHANGE_AGE);
+        ticks_since_system > ticks_since_insert
+    }
+
+    /// How many ticks `self` is ahead of `other`, wrapping.
+    #[inline]
+    pub fn relative_to(self, other: Tick) -> Tick {
+        Tick::new(self.tick.wrapping_sub(other.tick))
+    }
+
+    /// Clamps a tick older than [`MAX_CHANGE_AGE`] relative to `tick`.
+    /// Returns whether it was clamped.
+    #[inline]
+    pub fn check_tick(&mut self, tick: Tick) -> bool {
+        let age = tick.relative_to(*self);
+        if age.get() > Tick::MAX.get() {
+            *self = tick.relative_to(Tick::MAX);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The added and changed ticks of one component value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ComponentTicks {
+    /// When the value was added.
+    pub added: Tick,
+    /// When the value was last changed (or added).
+    pub changed: Tick,
+}
+
+impl ComponentTicks {
+    /// Ticks of a value added (and so changed) at `tick`.
+    #[inline]
+    pub fn new(tick: Tick) -> Self {
+        ComponentTicks {
+            added: tick,
+            changed: tick,
+        }
+    }
+
+    /// Whether the value was added after `last_run`.
+    #[inline]
+    pub fn is_added(&self, last_run: Tick, this_run: Tick) -> bool {
+        self.added.is_newer_than(last_run, this_run)
+    }
+
+    /// Whether the value changed after `last_run`.
+    #[inline]
+    pub fn is_changed(&self, last_run: Tick, this_run: Tick) -> bool {
+        self.changed.is_newer_than(last_run, this_run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newer_than_across_wrap() {
+        let last = Tick::new(u32::MAX - 5);
+        let this = Tick::new(10);
+        assert!(Tick::new(u32::MAX - 1).is_newer_than(last, this));
+        assert!(Tick::new(3).is_newer_than(last, this));
+        assert!(!Tick::new(u32::MAX - 10).is_newer_than(last, this));
+    }
+
+    #[test]
+    fn check_tick_clamps_old_values() {
+        let now = Tick::new(u32::MAX / 2 + 3_000_000_000u32 / 2);
+        let mut old = now.relative_to(Tick::new(MAX_CHANGE_AGE + 10));
+        assert!(old.check_tick(now));
+        assert_eq!(now.relative_to(old).get(), MAX_CHANGE_AGE);
+        let mut recent = now.relative_to(Tick::new(5));
+        assert!(!recent.check_tick(now));
+    }
+}

@@ -1,0 +1,55 @@
+//! Components: the data attached to entities.
+//!
+//! A component type implements [`Component`] (usually through
+//! `#[derive(Component)]`), which fixes where its values live:
+//!
+//! ```text
+//! StorageType::Table      one column per component in the entity's table:
+//!                         fast to iterate, a row move on insert/remove
+//! StorageType::SparseSet  one ComponentSparseSet per component:
+//!                         cheap to add and remove, slower to iterate
+//! ```
+//!
+//! Every component known to a [`World`](crate::world::World) has a dense
+//! [`ComponentId`] and a [`ComponentInfo`] in the [`Components`] registry.
+//! Components may also be registered at run time from a
+//! [`ComponentDescriptor`] without a Rust type behind them.
+
+mod registry;
+
+pub use ecs_macros::Component;
+pub use registry::{ComponentDescriptor, ComponentId, ComponentInfo, Components};
+
+/// Where the values of a component type are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StorageType {
+    /// In a column of the entity's table (the default): the fastest to iterate.
+    #[default]
+    Table,
+    /// In a per-component sparse set: the cheapest to add and remove.
+    SparseSet,
+}
+
+/// A data type that can be attached to an entity.
+///
+/// Derive it with `#[derive(Component)]`; choose sparse-set storage with
+/// `#[component(storage = "SparseSet")]`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Position { x: f32, y: f32 }
+///
+/// #[derive(Component)]
+/// #[component(storage = "SparseSet")]
+/// struct Stunned;
+///
+/// let mut world = World::new();
+/// let e = world.spawn((Position { x: 1.0, y: 2.0 }, Stunned)).id();
+/// assert_eq!(world.get::<Position>(e).unwrap().y, 2.0);
+/// ```
+pub trait Component: Send + Sync + 'static {
+    /// Where values of this component are stored.
+    const STORAGE_TYPE: StorageType;
+}

@@ -1,0 +1,420 @@
+use std::{
+    alloc::Layout,
+    any::{type_name, TypeId},
+    borrow::Cow,
+    fmt,
+};
+
+use hashbrown::HashMap;
+
+use super::{Component, StorageType};
+use crate::{resource::Resource, storage::SparseSetIndex, utils::TypeIdMap};
+
+/// A dense identifier of a component (or resource) type within one
+/// [`World`](crate::world::World).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComponentId(u32);
+
+impl ComponentId {
+    /// Makes an id from its index. Ids are only meaningful in the world that
+    /// handed them out.
+    #[inline]
+    pub const fn new(index: usize) -> ComponentId {
+        ComponentId(index as u32)
+    }
+
+    /// The index of this id.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for ComponentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ComponentId({})", self.0)
+    }
+}
+
+impl SparseSetIndex for ComponentId {
+    #[inline]
+    fn sparse_set_index(&self) -> usize {
+        self.index()
+    }
+    #[inline]
+    fn get_sparse_set_index(value: usize) -> Self {
+        ComponentId::new(value)
+    }
+}
+
+/// Everything the storage layer needs to know about a component type to
+/// hold its values without knowing the type: name, storage, layout and
+/// drop function.
+#[derive(Clone)]
+pub struct ComponentDescriptor {
+    name: Cow<'static, str>,
+    storage_type: StorageType,
+    is_send_and_sync: bool,
+    type_id: Option<TypeId>,
+    layout: Layout,
+    drop: Option<unsafe fn(*mut u8)>,
+}
+
+impl fmt::Debug for ComponentDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentDescriptor")
+            .field("name", &self.name)
+            .field("storage_type", &self.storage_type)
+            .field("is_send_and_sync", &self.is_send_and_sync)
+            .field("type_id", &self.type_id)
+            .field("layout", &self.layout)
+            .field("has_drop", &self.drop.is_some())
+            .finish()
+    }
+}
+
+/// # Safety
+/// `ptr` must point to a valid, initialised `T` that is not used afterwards.
+unsafe fn drop_ptr<T>(ptr: *mut u8) {
+    // SAFETY: the caller guarantees `ptr` is a valid, owned `T`.
+    unsafe { ptr.cast::<T>().drop_in_place() }
+}
+
+impl ComponentDescriptor {
+    /// The descriptor of the Rust component type `T`.
+    pub fn new<T: Component>() -> Self {
+        Self {
+            name: Cow::Borrowed(type_name::<T>()),
+            storage_type: T::STORAGE_TYPE,
+            is_send_and_sync: true,
+            type_id: Some(TypeId::of::<T>()),
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
+        }
+    }
+
+    /// The descriptor of the Rust resource type `R`.
+    pub fn new_resource<R: Resource>() -> Self {
+        Self {
+            name: Cow::Borrowed(type_name::<R>()),
+            storage_type: StorageType::Table,
+            is_send_and_sync: true,
+            type_id: Some(TypeId::of::<R>()),
+            layout: Layout::new::<R>(),
+            drop: std::mem::needs_drop::<R>().then_some(drop_ptr::<R> as _),
+        }
+    }
+
+    /// A descriptor for a component with no Rust type behind it (scripting,
+    /// dynamic components).
+    ///
+    /// # Safety
+    /// `drop`, if given, must be safe to call with a pointer to a value of
+    /// `layout` that was written by the user of this component, and the
+    /// values written must be valid to send and share between threads.
+    pub unsafe fn new_with_layout(
+        name: impl Into<Cow<'static, str>>,
+        storage_type: StorageType,
+        layout: Layout,
+        drop: Option<unsafe fn(*mut u8)>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            storage_type,
+            is_send_and_sync: true,
+            type_id: None,
+            layout,
+            drop,
+        }
+    }
+
+    /// The component's name (its Rust type name for typed components).
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where the component's values are stored.
+    #[inline]
+    pub fn storage_type(&self) -> StorageType {
+        self.storage_type
+    }
+
+    /// The Rust type, if the component has one.
+    #[inline]
+    pub fn type_id(&self) -> Option<TypeId> {
+        self.type_id
+    }
+
+    /// The memory layout of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The function that drops one value in place, if values need dropping.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
+        self.drop
+    }
+
+    /// Whether values may be sent and shared between threads.
+    #[inline]
+    pub fn is_send_and_sync(&self) -> bool {
+        self.is_send_and_sync
+    }
+}
+
+/// A registered component: its id and descriptor.
+#[derive(Debug, Clone)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    descriptor: ComponentDescriptor,
+}
+
+impl ComponentInfo {
+    /// The component's id.
+    #[inline]
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The component's name.
+    #[inline]
+    pub fn name(&self) -> &str {
+        self.descriptor.name()
+    }
+
+    /// Where the component's values are stored.
+    #[inline]
+    pub fn storage_type(&self) -> StorageType {
+        self.descriptor.storage_type
+    }
+
+    /// The Rust type, if the component has one.
+    #[inline]
+    pub fn type_id(&self) -> Option<TypeId> {
+        self.descriptor.type_id
+    }
+
+    /// The memory layout of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.descriptor.layout
+    }
+
+    /// The function that drops one value in place, if values need dropping.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
+        self.descriptor.drop
+    }
+
+    /// The full descriptor.
+    #[inline]
+    pub fn descriptor(&self) -> &ComponentDescriptor {
+        &self.descriptor
+    }
+}
+
+/// The registry of every component and resource type a world knows.
+///
+/// Lookups from a Rust type go through a hash map keyed by `TypeId` with a
+/// pass-through hasher (a `TypeId` is already a hash); hot loops use ids
+/// cached in bundle infos and query states instead.
+#[derive(Debug, Default)]
+pub struct Components {
+    components: Vec<ComponentInfo>,
+    indices: TypeIdMap<ComponentId>,
+    resource_indices: TypeIdMap<ComponentId>,
+    by_name: HashMap<Cow<'static, str>, ComponentId>,
+}
+
+impl Components {
+    /// Registers the component type `T` (once) and returns its id.
+    #[inline]
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        let type_id = TypeId::of::<T>();
+        if let Some(&id) = self.indices.get(&type_id) {
+            return id;
+        }
+        let id = self.push(ComponentDescriptor::new::<T>());
+        self.indices.insert(type_id, id);
+        id
+    }
+
+    /// Registers a component from a descriptor. A descriptor with a
+    /// `TypeId` already registered returns the existing id; one without is
+    /// always a new component (two dynamic components may share a name).
+    pub fn register_component_with_descriptor(
+        &mut self,
+        descriptor: ComponentDescriptor,
+    ) -> ComponentId {
+        if let Some(type_id) = descriptor.type_id {
+            if let Some(&id) = self.indices.get(&type_id) {
+                return id;
+            }
+            let id = self.push(descriptor);
+            self.indices.insert(type_id, id);
+            return id;
+        }
+        self.push(descriptor)
+    }
+
+    /// Registers the resource type `R` (once) and returns its id.
+    #[inline]
+    pub fn register_resource<R: Resource>(&mut self) -> ComponentId {
+        let type_id = TypeId::of::<R>();
+        if let Some(&id) = self.resource_indices.get(&type_id) {
+            return id;
+        }
+        let id = self.push(ComponentDescriptor::new_resource::<R>());
+        self.resource_indices.insert(type_id, id);
+        id
+    }
+
+    fn push(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
+        let id = ComponentId::new(self.components.len());
+        assert!(
+            self.components.len() < u32::MAX as usize,
+            "too many components registered"
+        );
+        self.by_name.entry(descriptor.name.clone()).or_insert(id);
+        self.components.push(ComponentInfo { id, descriptor });
+        id
+    }
+
+    /// The number of registered components and resources.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.components.len()
+    }
+
+    /// Whether nothing is registered.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.components.is_empty()
+    }
+
+    /// The info of a registered component.
+    #[inline]
+    pub fn get_info(&self, id: ComponentId) -> Option<&ComponentInfo> {
+        self.components.get(id.index())
+    }
+
+    /// The name of a registered component.
+    #[inline]
+    pub fn get_name(&self, id: ComponentId) -> Option<&str> {
+        self.get_info(id).map(ComponentInfo::name)
+    }
+
+    /// The info of a component id known to be registered.
+    ///
+    /// # Safety
+    /// `id` must have been handed out by this registry.
+    #[inline]
+    pub unsafe fn get_info_unchecked(&self, id: ComponentId) -> &ComponentInfo {
+        debug_assert!(id.index() < self.components.len());
+        // SAFETY: ids handed out by this registry index `components`, which
+        // never shrinks.
+        unsafe { self.components.get_unchecked(id.index()) }
+    }
+
+    /// The id of a component type, if registered.
+    #[inline]
+    pub fn get_id(&self, type_id: TypeId) -> Option<ComponentId> {
+        self.indices.get(&type_id).copied()
+    }
+
+    /// The id of the component type `T`, if registered.
+    #[inline]
+    pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
+        self.get_id(TypeId::of::<T>())
+    }
+
+    /// The id of a resource type, if registered.
+    #[inline]
+    pub fn get_resource_id(&self, type_id: TypeId) -> Option<ComponentId> {
+        self.resource_indices.get(&type_id).copied()
+    }
+
+    /// The id of the resource type `R`, if registered.
+    #[inline]
+    pub fn resource_id<R: Resource>(&self) -> Option<ComponentId> {
+        self.get_resource_id(TypeId::of::<R>())
+    }
+
+    /// The first component registered under `name`.
+    pub fn id_by_name(&self, name: &str) -> Option<ComponentId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every registered component and resource, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &ComponentInfo> + '_ {
+        self.components.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::alloc::Layout;
+
+    struct A(#[allow(dead_code)] u32);
+    impl Component for A {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+    }
+    struct B(#[allow(dead_code)] String);
+    impl Component for B {
+        const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    }
+
+    #[test]
+    fn registering_twice_gives_the_same_id() {
+        let mut c = Components::default();
+        let a = c.register_component::<A>();
+        let b = c.register_component::<B>();
+        assert_ne!(a, b);
+        assert_eq!(c.register_component::<A>(), a);
+        assert_eq!(c.component_id::<B>(), Some(b));
+        assert_eq!(
+            c.get_info(b).unwrap().storage_type(),
+            StorageType::SparseSet
+        );
+        assert!(c.get_info(a).unwrap().drop_fn().is_none());
+        assert!(c.get_info(b).unwrap().drop_fn().is_some());
+        assert!(c.get_name(a).unwrap().ends_with("::A"));
+    }
+
+    #[test]
+    fn dynamic_components_are_always_new() {
+        let mut c = Components::default();
+        // SAFETY: no drop function; plain bytes are Send and Sync.
+        let d = unsafe {
+            ComponentDescriptor::new_with_layout(
+                "dyn",
+                StorageType::Table,
+                Layout::new::<u64>(),
+                None,
+            )
+        };
+        let x = c.register_component_with_descriptor(d.clone());
+        let y = c.register_component_with_descriptor(d);
+        assert_ne!(x, y);
+        assert_eq!(c.id_by_name("dyn"), Some(x));
+        assert_eq!(c.get_info(y).unwrap().type_id(), None);
+    }
+
+    #[test]
+    fn resources_and_components_of_one_type_are_distinct() {
+        struct R;
+        impl Component for R {
+            const STORAGE_TYPE: StorageType = StorageType::Table;
+        }
+        impl Resource for R {}
+        let mut c = Components::default();
+        let as_component = c.register_component::<R>();
+        let as_resource = c.register_resource::<R>();
+        assert_ne!(as_component, as_resource);
+        assert_eq!(c.resource_id::<R>(), Some(as_resource));
+    }
+}

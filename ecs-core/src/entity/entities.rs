@@ -1,0 +1,374 @@
+use std::{
+    num::NonZeroU32,
+    sync::atomic::{AtomicI64, Ordering},
+};
+
+use super::Entity;
+use crate::{
+    archetype::{ArchetypeId, ArchetypeRow},
+    storage::{TableId, TableRow},
+};
+
+/// Where an entity's data lives: its archetype and row there, and its table
+/// and row there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntityLocation {
+    /// The entity's archetype.
+    pub archetype_id: ArchetypeId,
+    /// The entity's row in the archetype's entity list.
+    pub archetype_row: ArchetypeRow,
+    /// The table holding the entity's table components.
+    pub table_id: TableId,
+    /// The entity's row in that table.
+    pub table_row: TableRow,
+}
+
+impl EntityLocation {
+    /// The location of an entity that is free or reserved but not flushed.
+    pub(crate) const INVALID: EntityLocation = EntityLocation {
+        archetype_id: ArchetypeId::INVALID,
+        archetype_row: ArchetypeRow::INVALID,
+        table_id: TableId::INVALID,
+        table_row: TableRow::INVALID,
+    };
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EntityMeta {
+    generation: NonZeroU32,
+    location: EntityLocation,
+}
+
+impl EntityMeta {
+    const EMPTY: EntityMeta = EntityMeta {
+        generation: NonZeroU32::MIN,
+        location: EntityLocation::INVALID,
+    };
+}
+
+/// The entity allocator: one [`EntityLocation`] per index, a free list of
+/// despawned indices, and lock-free reservation through `&self`.
+///
+/// Reservation: `free_cursor` counts down through `pending` (the free
+/// list); once it goes negative, each further reservation takes a brand-new
+/// index past `meta.len()`. [`Entities::flush`] then gives every reserved
+/// entity a real location. Allocation and freeing through `&mut self`
+/// require a flushed allocator.
+#[derive(Debug)]
+pub struct Entities {
+    meta: Vec<EntityMeta>,
+    /// Freed indices. `pending[..free_cursor]` may still be reserved; the
+    /// rest were reserved and await a flush.
+    pending: Vec<u32>,
+    free_cursor: AtomicI64,
+    len: u32,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Entities {
+    /// An allocator with no entities.
+    pub const fn new() -> Self {
+        Entities {
+            meta: Vec::new(),
+            pending: Vec::new(),
+            free_cursor: AtomicI64::new(0),
+            len: 0,
+        }
+    }
+
+    /// Reserves an entity through `&self`. It becomes live at the next
+    /// [`Entities::flush`].
+    pub fn reserve_entity(&self) -> Entity {
+        let n = self.free_cursor.fetch_sub(1, Ordering::Relaxed);
+        if n > 0 {
+            let index = self.pending[(n - 1) as usize];
+            Entity::from_raw_parts(index, self.meta[index as usize].generation)
+        } else {
+            let index = self.meta.len() as i64 - n;
+            Entity::from_raw(u32::try_from(index).expect("too many entities"))
+        }
+    }
+
+    /// Reserves `count` entities through `&self`.
+    pub fn reserve_entities(&self, count: u32) -> ReserveEntitiesIterator<'_> {
+        let count = i64::from(count);
+        let range_end = self.free_cursor.fetch_sub(count, Ordering::Relaxed);
+        let range_start = range_end - count;
+        let freelist = &self.pending[range_start.max(0) as usize..range_end.max(0) as usize];
+        let (new_start, new_end) = if range_start >= 0 {
+            (0, 0)
+        } else {
+            let base = self.meta.len() as i64;
+            let end = u32::try_from(base - range_start).expect("too many entities");
+            let start = (base - range_end.min(0)) as u32;
+            (start, end)
+        };
+        ReserveEntitiesIterator {
+            meta: &self.meta,
+            freelist: freelist.iter(),
+            new: new_start..new_end,
+        }
+    }
+
+    /// Whether reserved entities await a flush.
+    #[inline]
+    pub fn needs_flush(&mut self) -> bool {
+        *self.free_cursor.get_mut() != self.pending.len() as i64
+    }
+
+    #[inline]
+    #[track_caller]
+    fn verify_flushed(&mut self) {
+        debug_assert!(
+            !self.needs_flush(),
+            "reserved entities must be flushed before allocating or freeing"
+        );
+    }
+
+    /// Allocates an entity. Its location is invalid until the caller sets it.
+    pub fn alloc(&mut self) -> Entity {
+        self.verify_flushed();
+        self.len += 1;
+        if let Some(index) = self.pending.pop() {
+            *self.free_cursor.get_mut() = self.pending.len() as i64;
+            Entity::from_raw_parts(index, self.meta[index as usize].generation)
+        } else {
+            let index = u32::try_from(self.meta.len()).expect("too many entities");
+            self.meta.push(EntityMeta::EMPTY);
+            Entity::from_raw(index)
+        }
+    }
+
+    /// Frees a live entity, bumping its index's generation, and returns the
+    /// location it had. `None` if the handle is stale.
+    ///
+    /// After 2^32 - 1 reuses of one index the generation wraps to 1; a
+    /// handle kept across that many despawns of the same index could alias.
+    pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        self.verify_flushed();
+        let meta = self.meta.get_mut(entity.index() as usize)?;
+        if meta.generation != entity.generation
+            || meta.location.archetype_id == ArchetypeId::INVALID
+        {
+            return None;
+        }
+        meta.generation =
+            NonZeroU32::new(meta.generation.get().wrapping_add(1)).unwrap_or(NonZeroU32::MIN);
+        let location = std::mem::replace(&mut meta.location, EntityLocation::INVALID);
+        self.pending.push(entity.index());
+        *self.free_cursor.get_mut() = self.pending.len() as i64;
+        self.len -= 1;
+        Some(location)
+    }
+
+    /// Makes every reserved entity live, calling `init` to set each one's
+    /// location.
+    pub fn flush(&mut self, mut init: impl FnMut(Entity, &mut EntityLocation)) {
+        let free_cursor = self.free_cursor.get_mut();
+        let current_free_cursor = if *free_cursor < 0 {
+            let old_len = self.meta.len();
+            let new_len = old_len + (-*free_cursor) as usize;
+            self.meta.resize(new_len, EntityMeta::EMPTY);
+            self.len += (-*free_cursor) as u32;
+            for (index, meta) in self.meta.iter_mut().enumerate().skip(old_len) {
+                init(
+                    Entity::from_raw_parts(index as u32, meta.generation),
+                    &mut meta.location,
+                );
+            }
+            *free_cursor = 0;
+            0
+        } else {
+            *free_cursor as usize
+        };
+        self.len += (self.pending.len() - current_free_cursor) as u32;
+        for index in self.pending.drain(current_free_cursor..) {
+            let meta = &mut self.meta[index as usize];
+            init(
+                Entity::from_raw_parts(index, meta.generation),
+                &mut meta.location,
+            );
+        }
+    }
+
+    /// The location of a live entity, `None` for a stale, free or
+    /// unflushed one.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<EntityLocation> {
+        let meta = self.meta.get(entity.index() as usize)?;
+        if meta.generation != entity.generation
+            || meta.location.archetype_id == ArchetypeId::INVALID
+        {
+            return None;
+        }
+        Some(meta.location)
+    }
+
+    /// Whether the entity is live (flushed).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.get(entity).is_some()
+    }
+
+    /// The live entity currently holding `index`, if any: its handle with
+    /// the current generation.
+    pub fn resolve_index(&self, index: u32) -> Option<Entity> {
+        let meta = self.meta.get(index as usize)?;
+        (meta.location.archetype_id != ArchetypeId::INVALID)
+            .then(|| Entity::from_raw_parts(index, meta.generation))
+    }
+
+    /// Updates the location of a live entity.
+    ///
+    /// # Safety
+    /// `index` must be the index of a live entity and `location` must be
+    /// where its data now is.
+    #[inline]
+    pub(crate) unsafe fn set(&mut self, index: u32, location: EntityLocation) {
+        debug_assert!((index as usize) < self.meta.len());
+        // SAFETY: the caller guarantees `index` is a live entity's index,
+        // and live indices are within `meta`.
+        unsafe { self.meta.get_unchecked_mut(index as usize) }.location = location;
+    }
+
+    /// Reserves room for `additional` brand-new entities.
+    pub fn reserve(&mut self, additional: u32) {
+        self.verify_flushed();
+        let freelist = *self.free_cursor.get_mut();
+        let shortfall = i64::from(additional) - freelist;
+        if shortfall > 0 {
+            self.meta.reserve(shortfall as usize);
+        }
+    }
+
+    /// The number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether no entity is live.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of indices ever handed out (live, free or reserved and
+    /// flushed).
+    #[inline]
+    pub fn total_count(&self) -> usize {
+        self.meta.len()
+    }
+}
+
+/// The entities handed out by [`Entities::reserve_entities`].
+#[derive(Debug)]
+pub struct ReserveEntitiesIterator<'a> {
+    meta: &'a [EntityMeta],
+    freelist: std::slice::Iter<'a, u32>,
+    new: std::ops::Range<u32>,
+}
+
+impl Iterator for ReserveEntitiesIterator<'_> {
+    type Item = Entity;
+
+    fn next(&mut self) -> Option<Entity> {
+        self.freelist
+            .next()
+            .map(|&index| Entity::from_raw_parts(index, self.meta[index as usize].generation))
+            .or_else(|| self.new.next().map(Entity::from_raw))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.freelist.len() + self.new.len();
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for ReserveEntitiesIterator<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(entities: &mut Entities, e: Entity) {
+        // SAFETY: `e` was just allocated; the location is a dummy that no
+        // storage reads in these tests.
+        unsafe {
+            entities.set(
+                e.index(),
+                EntityLocation {
+                    archetype_id: ArchetypeId::EMPTY,
+                    archetype_row: ArchetypeRow::new(0),
+                    table_id: TableId::EMPTY,
+                    table_row: TableRow::new(0),
+                },
+            )
+        };
+    }
+
+    #[test]
+    fn reuse_bumps_generation_and_refuses_stale_handles() {
+        let mut entities = Entities::new();
+        let a = entities.alloc();
+        place(&mut entities, a);
+        assert!(entities.contains(a));
+        assert!(entities.free(a).is_some());
+        assert!(!entities.contains(a));
+        assert!(entities.free(a).is_none(), "double free refused");
+        let b = entities.alloc();
+        place(&mut entities, b);
+        assert_eq!(b.index(), a.index());
+        assert_eq!(b.generation(), a.generation() + 1);
+        assert!(entities.get(a).is_none());
+        assert!(entities.get(b).is_some());
+        assert_eq!(entities.len(), 1);
+    }
+
+    #[test]
+    fn reservation_uses_free_list_then_new_indices() {
+        let mut entities = Entities::new();
+        let live: Vec<_> = (0..4)
+            .map(|_| {
+                let e = entities.alloc();
+                place(&mut entities, e);
+                e
+            })
+            .collect();
+        entities.free(live[1]);
+        entities.free(live[3]);
+        let one = entities.reserve_entity();
+        let many: Vec<_> = entities.reserve_entities(3).collect();
+        let mut reserved = vec![one];
+        reserved.extend(many);
+        let mut indices: Vec<_> = reserved.iter().map(|e| e.index()).collect();
+        indices.sort_unstable();
+        assert_eq!(indices, vec![1, 3, 4, 5]);
+        for e in &reserved {
+            assert!(!entities.contains(*e), "reserved is not live before flush");
+        }
+        assert!(entities.needs_flush());
+        let mut flushed = Vec::new();
+        entities.flush(|e, loc| {
+            flushed.push(e);
+            loc.archetype_id = ArchetypeId::EMPTY;
+        });
+        flushed.sort();
+        reserved.sort();
+        assert_eq!(flushed, reserved);
+        assert!(!entities.needs_flush());
+        assert_eq!(entities.len(), 6);
+        for e in &reserved {
+            assert!(entities.contains(*e));
+        }
+        // Reused indices carry the bumped generation.
+        assert!(reserved
+            .iter()
+            .any(|e| e.index() == 1 && e.generation() == 2));
+    }
+}

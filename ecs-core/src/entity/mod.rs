@@ -1,0 +1,174 @@
+//! Entities: generational handles and their allocator.
+//!
+//! An [`Entity`] is an `index` into [`Entities`] plus a `generation` that is
+//! bumped every time the index is freed, so a stale handle to a despawned
+//! entity never reaches the data of the entity that reuses its index.
+//!
+//! ```text
+//! Entities.meta: [ 0: gen 1 @ (arch 1, row 0) | 1: gen 2, free | 2: gen 1 @ (arch 3, row 5) ]
+//! Entity 1v1 -> generation mismatch -> "does not exist"
+//! ```
+
+mod entities;
+
+pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
+
+use std::{fmt, hash::Hash, num::NonZeroU32};
+
+/// A lightweight handle to an entity: an index and a generation.
+///
+/// 8 bytes, and `Option<Entity>` is 8 bytes too (the generation is never 0).
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+pub struct Entity {
+    // Field order matches the little-endian layout of `to_bits`, so the
+    // comparisons below compile to one u64 compare.
+    #[cfg(target_endian = "little")]
+    index: u32,
+    generation: NonZeroU32,
+    #[cfg(target_endian = "big")]
+    index: u32,
+}
+
+impl Entity {
+    /// An entity that is never alive: a placeholder for "no entity yet".
+    pub const PLACEHOLDER: Entity = Entity::from_raw_parts(u32::MAX, NonZeroU32::MAX);
+
+    #[inline]
+    pub(crate) const fn from_raw_parts(index: u32, generation: NonZeroU32) -> Entity {
+        Entity { index, generation }
+    }
+
+    /// The entity with `index` in its first generation. Meant for tests and
+    /// for storages that key by index; a live entity's handle comes from the
+    /// world.
+    #[inline]
+    pub const fn from_raw(index: u32) -> Entity {
+        Entity::from_raw_parts(index, NonZeroU32::MIN)
+    }
+
+    /// The index: the slot in [`Entities`], reused after despawn.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The generation: how many times the index had been freed before this
+    /// entity got it, plus one.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// The handle as one `u64`: generation in the high half, index in the
+    /// low half.
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        (self.generation.get() as u64) << 32 | self.index as u64
+    }
+
+    /// The inverse of [`Entity::to_bits`].
+    ///
+    /// # Panics
+    /// If the generation half is zero (no entity has that form).
+    #[inline]
+    #[track_caller]
+    pub const fn from_bits(bits: u64) -> Entity {
+        match Entity::try_from_bits(bits) {
+            Some(entity) => entity,
+            None => panic!("invalid entity bits: the generation (high 32 bits) must not be zero"),
+        }
+    }
+
+    /// The inverse of [`Entity::to_bits`], `None` if the generation half is
+    /// zero.
+    #[inline]
+    pub const fn try_from_bits(bits: u64) -> Option<Entity> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Entity::from_raw_parts(bits as u32, generation)),
+            None => None,
+        }
+    }
+}
+
+impl PartialEq for Entity {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl Eq for Entity {}
+
+impl PartialOrd for Entity {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entity {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_bits().cmp(&other.to_bits())
+    }
+}
+
+impl Hash for Entity {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.to_bits().hash(state);
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Entity::PLACEHOLDER {
+            write!(f, "PLACEHOLDER")
+        } else {
+            write!(f, "{}v{}", self.index, self.generation)
+        }
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(std::mem::size_of::<Entity>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let e = Entity::from_raw_parts(12, NonZeroU32::new(3).unwrap());
+        assert_eq!(e.to_bits(), (3u64 << 32) | 12);
+        assert_eq!(Entity::from_bits(e.to_bits()), e);
+        assert_eq!(Entity::try_from_bits(12), None);
+        assert_eq!(format!("{e:?}"), "12v3");
+        assert_eq!(e.index(), 12);
+        assert_eq!(e.generation(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "generation")]
+    fn from_bits_rejects_zero_generation() {
+        Entity::from_bits(7);
+    }
+
+    #[test]
+    fn ordering_follows_bits() {
+        let a = Entity::from_raw_parts(5, NonZeroU32::new(1).unwrap());
+        let b = Entity::from_raw_parts(1, NonZeroU32::new(2).unwrap());
+        assert!(a < b);
+        assert!(Entity::from_raw(1) < Entity::from_raw(2));
+    }
+}

@@ -1,0 +1,393 @@
+use std::{
+    alloc::{self, Layout},
+    ptr::NonNull,
+};
+
+use crate::utils::DropPanics;
+
+/// A type-erased, growable array of values of one layout.
+///
+/// Invariants: `data` points to an allocation of `capacity` items of
+/// `item_layout` (dangling but aligned when nothing is allocated or the
+/// item is zero-sized), and the first `len` items are initialised. Values
+/// are moved in and out by `memcpy`; `drop` (if any) runs on each value
+/// exactly once, when it is removed with a `_drop` method, cleared, or
+/// when the vector is dropped.
+pub(crate) struct BlobVec {
+    item_layout: Layout,
+    capacity: usize,
+    len: usize,
+    data: NonNull<u8>,
+    drop: Option<unsafe fn(*mut u8)>,
+}
+
+// SAFETY: `BlobVec` only holds values of component and resource types,
+// which are registered as `Send + Sync` (see `ComponentDescriptor`).
+unsafe impl Send for BlobVec {}
+// SAFETY: as above.
+unsafe impl Sync for BlobVec {}
+
+impl std::fmt::Debug for BlobVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlobVec")
+            .field("item_layout", &self.item_layout)
+            .field("capacity", &self.capacity)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+fn dangling(align: usize) -> NonNull<u8> {
+    // An aligned, non-null address that is never dereferenced for a
+    // non-zero size.
+    NonNull::without_provenance(std::num::NonZeroUsize::new(align).expect("align is non-zero"))
+}
+
+impl BlobVec {
+    /// An empty vector for items of `item_layout`.
+    ///
+    /// # Safety
+    /// `drop`, if given, must be safe to call on a pointer to any value
+    /// later pushed into this vector.
+    pub(crate) unsafe fn new(
+        item_layout: Layout,
+        drop: Option<unsafe fn(*mut u8)>,
+        capacity: usize,
+    ) -> BlobVec {
+        // Dynamic layouts may have a size that is not a multiple of the
+        // alignment; pad so that items in an array stay aligned.
+        let item_layout = item_layout.pad_to_align();
+        let mut vec = BlobVec {
+            item_layout,
+            capacity: if item_layout.size() == 0 {
+                usize::MAX
+            } else {
+                0
+            },
+            len: 0,
+            data: dangling(item_layout.align()),
+            drop,
+        };
+        vec.reserve_exact(capacity);
+        vec
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn layout(&self) -> Layout {
+        self.item_layout
+    }
+
+    /// Makes room for `additional` more items, growing geometrically.
+    #[inline]
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let available = self.capacity - self.len;
+        if available < additional {
+            let needed = self.len.checked_add(additional).expect("capacity overflow");
+            let target = needed.max(self.capacity.saturating_mul(2)).max(4);
+            self.grow_to(target);
+        }
+    }
+
+    /// Makes room for exactly `additional` more items.
+    pub(crate) fn reserve_exact(&mut self, additional: usize) {
+        let available = self.capacity - self.len;
+        if available < additional {
+            let needed = self.len.checked_add(additional).expect("capacity overflow");
+            self.grow_to(needed);
+        }
+    }
+
+    #[cold]
+    fn grow_to(&mut self, new_capacity: usize) {
+        debug_assert!(self.item_layout.size() != 0, "zero-sized items never grow");
+        let new_layout = array_layout(self.item_layout, new_capacity);
+        // SAFETY: `new_layout` has a non-zero size (item size and capacity
+        // are non-zero). When reallocating, the old allocation was made with
+        // `array_layout(item_layout, capacity)`.
+        let new_data = unsafe {
+            if self.capacity == 0 {
+                alloc::alloc(new_layout)
+            } else {
+                alloc::realloc(
+                    self.data.as_ptr(),
+                    array_layout(self.item_layout, self.capacity),
+                    new_layout.size(),
+                )
+            }
+        };
+        self.data = NonNull::new(new_data).unwrap_or_else(|| alloc::handle_alloc_error(new_layout));
+        self.capacity = new_capacity;
+    }
+
+    /// A pointer to item `index`.
+    ///
+    /// # Safety
+    /// `index` must be less than the capacity (and less than `len` to read).
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, index: usize) -> *mut u8 {
+        debug_assert!(index < self.capacity);
+        // SAFETY: `index` is within the allocation (or the item is a ZST and
+        // the offset is zero).
+        unsafe { self.data.as_ptr().add(index * self.item_layout.size()) }
+    }
+
+    /// A pointer to the first item.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.data.as_ptr()
+    }
+
+    /// Moves the value at `value` onto the end.
+    ///
+    /// # Safety
+    /// `value` must point to a valid value of this vector's item type,
+    /// not inside this vector; ownership moves in (the caller must not drop
+    /// or use it afterwards).
+    #[inline]
+    pub(crate) unsafe fn push(&mut self, value: *mut u8) {
+        self.reserve(1);
+        // SAFETY: room was reserved for index `len`; `value` is a valid item
+        // outside this allocation.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                value,
+                self.get_unchecked(self.len),
+                self.item_layout.size(),
+            );
+        }
+        self.len += 1;
+    }
+
+    /// Replaces the value at `index` with the one at `value`, dropping the
+    /// old one. A panic from the old value's `Drop` is caught into `panics`
+    /// and the new value is still written.
+    ///
+    /// # Safety
+    /// `index < len`; `value` as for [`BlobVec::push`].
+    #[inline]
+    pub(crate) unsafe fn replace_unchecked(
+        &mut self,
+        index: usize,
+        value: *mut u8,
+        panics: &mut DropPanics,
+    ) {
+        debug_assert!(index < self.len);
+        // SAFETY: `index < len`, so the slot holds a valid value that we own.
+        let slot = unsafe { self.get_unchecked(index) };
+        if let Some(drop) = self.drop {
+            // SAFETY: the old value is valid and is overwritten right after.
+            unsafe { panics.drop_value(drop, slot) };
+        }
+        // SAFETY: the slot is now logically uninitialised; `value` is a
+        // valid item outside this allocation.
+        unsafe { std::ptr::copy_nonoverlapping(value, slot, self.item_layout.size()) };
+    }
+
+    /// Removes the value at `index` by swapping the last value into its
+    /// place, and returns a pointer to the removed value, which now sits
+    /// just past the end. The pointer is valid until the next push; the
+    /// caller owns the value.
+    ///
+    /// # Safety
+    /// `index < len`.
+    #[inline]
+    #[must_use = "the removed value must be moved out or dropped"]
+    pub(crate) unsafe fn swap_remove_and_forget_unchecked(&mut self, index: usize) -> *mut u8 {
+        debug_assert!(index < self.len);
+        let last = self.len - 1;
+        let size = self.item_layout.size();
+        if index != last {
+            // SAFETY: both indices are below `len` and distinct, so the two
+            // items do not overlap.
+            unsafe {
+                std::ptr::swap_nonoverlapping(
+                    self.get_unchecked(index),
+                    self.get_unchecked(last),
+                    size,
+                );
+            }
+        }
+        self.len = last;
+        // SAFETY: `last` is below the capacity.
+        unsafe { self.get_unchecked(last) }
+    }
+
+    /// Removes and drops the value at `index`, swapping the last value into
+    /// its place. A panicking `Drop` is caught into `panics`; the vector is
+    /// consistent either way.
+    ///
+    /// # Safety
+    /// `index < len`.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_and_drop_unchecked(
+        &mut self,
+        index: usize,
+        panics: &mut DropPanics,
+    ) {
+        // SAFETY: forwarded.
+        let removed = unsafe { self.swap_remove_and_forget_unchecked(index) };
+        if let Some(drop) = self.drop {
+            // SAFETY: the removed value is owned by us and no longer counted
+            // in `len`, so it is dropped exactly once.
+            unsafe { panics.drop_value(drop, removed) };
+        }
+    }
+
+    /// Drops every value and sets the length to zero, keeping the
+    /// allocation.
+    pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
+        let len = self.len;
+        // Set the length first: whatever a `Drop` does, no value can be
+        // dropped twice.
+        self.len = 0;
+        if let Some(drop) = self.drop {
+            for index in 0..len {
+                // SAFETY: each of the first `len` items was valid and is
+                // dropped once.
+                unsafe { panics.drop_value(drop, self.get_unchecked(index)) };
+            }
+        }
+    }
+}
+
+impl Drop for BlobVec {
+    fn drop(&mut self) {
+        let mut panics = DropPanics::default();
+        self.clear(&mut panics);
+        if self.item_layout.size() != 0 && self.capacity != 0 {
+            // SAFETY: the allocation was made with this layout.
+            unsafe {
+                alloc::dealloc(
+                    self.data.as_ptr(),
+                    array_layout(self.item_layout, self.capacity),
+                )
+            };
+        }
+        panics.finish();
+    }
+}
+
+fn array_layout(item: Layout, n: usize) -> Layout {
+    let size = item.size().checked_mul(n).expect("capacity overflow");
+    Layout::from_size_align(size, item.align()).expect("capacity overflow")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::{cell::Cell, rc::Rc};
+
+    struct Counted(Rc<Cell<usize>>, #[allow(dead_code)] u64);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    unsafe fn drop_counted(ptr: *mut u8) {
+        // SAFETY: only called on valid `Counted` values.
+        unsafe { ptr.cast::<Counted>().drop_in_place() }
+    }
+
+    fn push<T>(vec: &mut BlobVec, value: T) {
+        let mut value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the vector's items are `T`; ownership moves in.
+        unsafe { vec.push((&mut *value as *mut T).cast()) };
+    }
+
+    #[test]
+    fn drops_each_value_exactly_once() {
+        let drops = Rc::new(Cell::new(0));
+        // SAFETY: `drop_counted` matches the item type.
+        let mut vec = unsafe { BlobVec::new(Layout::new::<Counted>(), Some(drop_counted), 0) };
+        for i in 0..10 {
+            push(&mut vec, Counted(drops.clone(), i));
+        }
+        let mut panics = DropPanics::default();
+        // SAFETY: indices below len.
+        unsafe {
+            vec.swap_remove_and_drop_unchecked(3, &mut panics);
+            vec.swap_remove_and_drop_unchecked(8, &mut panics);
+        }
+        assert_eq!(drops.get(), 2);
+        assert_eq!(vec.len(), 8);
+        // The last value moved into slot 3.
+        // SAFETY: index 3 < len and holds a `Counted`.
+        assert_eq!(unsafe { &*vec.get_unchecked(3).cast::<Counted>() }.1, 9);
+        let mut replacement = std::mem::ManuallyDrop::new(Counted(drops.clone(), 100));
+        // SAFETY: index 0 < len; replacement is an owned `Counted`.
+        unsafe {
+            vec.replace_unchecked(0, (&mut *replacement as *mut Counted).cast(), &mut panics)
+        };
+        assert_eq!(drops.get(), 3);
+        let removed = unsafe { vec.swap_remove_and_forget_unchecked(0) };
+        // SAFETY: the removed value is owned by us; read it out once.
+        let removed = unsafe { removed.cast::<Counted>().read() };
+        assert_eq!(removed.1, 100);
+        assert_eq!(drops.get(), 3);
+        drop(removed);
+        assert_eq!(drops.get(), 4);
+        // 7 values remain: 10 pushed + 1 replacement - 4 dropped.
+        drop(vec);
+        assert_eq!(drops.get(), 11);
+        panics.finish();
+    }
+
+    #[test]
+    fn zero_sized_and_over_aligned_items() {
+        #[repr(align(64))]
+        struct Aligned(u8);
+        // SAFETY: no drop function.
+        let mut zst = unsafe { BlobVec::new(Layout::new::<()>(), None, 0) };
+        for _ in 0..1000 {
+            push(&mut zst, ());
+        }
+        assert_eq!(zst.len(), 1000);
+        // SAFETY: no drop function.
+        let mut aligned = unsafe { BlobVec::new(Layout::new::<Aligned>(), None, 1) };
+        for i in 0..20u8 {
+            push(&mut aligned, Aligned(i));
+        }
+        for i in 0..20 {
+            // SAFETY: i < len.
+            let ptr = unsafe { aligned.get_unchecked(i) };
+            assert_eq!(ptr as usize % 64, 0);
+            // SAFETY: valid `Aligned` at `ptr`.
+            assert_eq!(unsafe { &*ptr.cast::<Aligned>() }.0, i as u8);
+        }
+    }
+
+    #[test]
+    fn panicking_drop_is_caught_and_rest_still_dropped() {
+        struct Bomb(Rc<Cell<usize>>, bool);
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                self.0.set(self.0.get() + 1);
+                if self.1 {
+                    panic!("boom");
+                }
+            }
+        }
+        unsafe fn drop_bomb(ptr: *mut u8) {
+            // SAFETY: only called on valid `Bomb` values.
+            unsafe { ptr.cast::<Bomb>().drop_in_place() }
+        }
+        let drops = Rc::new(Cell::new(0));
+        // SAFETY: `drop_bomb` matches the item type.
+        let mut vec = unsafe { BlobVec::new(Layout::new::<Bomb>(), Some(drop_bomb), 0) };
+        for i in 0..5 {
+            push(&mut vec, Bomb(drops.clone(), i == 1));
+        }
+        let mut panics = DropPanics::default();
+        vec.clear(&mut panics);
+        assert_eq!(drops.get(), 5);
+        assert_eq!(vec.len(), 0);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panics.finish()));
+        assert!(result.is_err(), "the caught panic is re-raised");
+    }
+}

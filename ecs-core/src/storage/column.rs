@@ -1,0 +1,219 @@
+use std::{alloc::Layout, cell::UnsafeCell};
+
+use super::blob_vec::BlobVec;
+use crate::{
+    change_detection::{ComponentTicks, Tick},
+    component::ComponentInfo,
+    utils::DropPanics,
+};
+
+/// The values of one component in one table (or one sparse set), with the
+/// added and changed tick of each value stored beside it.
+///
+/// Invariant: `data`, `added_ticks` and `changed_ticks` have the same
+/// length. Ticks sit in `UnsafeCell`s because queries update them through
+/// shared access to the world.
+#[derive(Debug)]
+pub struct Column {
+    data: BlobVec,
+    added_ticks: Vec<UnsafeCell<Tick>>,
+    changed_ticks: Vec<UnsafeCell<Tick>>,
+}
+
+impl Column {
+    pub(crate) fn new(info: &ComponentInfo, capacity: usize) -> Column {
+        Column::with_layout(info.layout(), info.drop_fn(), capacity)
+    }
+
+    pub(crate) fn with_layout(
+        layout: Layout,
+        drop: Option<unsafe fn(*mut u8)>,
+        capacity: usize,
+    ) -> Column {
+        Column {
+            // SAFETY: `drop` comes from the component's descriptor and
+            // matches the values that are pushed (the values of one
+            // component).
+            data: unsafe { BlobVec::new(layout, drop, capacity) },
+            added_ticks: Vec::with_capacity(capacity),
+            changed_ticks: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the column holds no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.data.len() == 0
+    }
+
+    /// The layout of one value.
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.data.layout()
+    }
+
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.data.reserve(additional);
+        self.added_ticks.reserve(additional);
+        self.changed_ticks.reserve(additional);
+    }
+
+    /// Moves a value onto the end.
+    ///
+    /// # Safety
+    /// `value` points to an owned, valid value of this column's component,
+    /// outside this column; the caller gives up ownership.
+    #[inline]
+    pub(crate) unsafe fn push(&mut self, value: *mut u8, ticks: ComponentTicks) {
+        // SAFETY: forwarded.
+        unsafe { self.data.push(value) };
+        self.added_ticks.push(UnsafeCell::new(ticks.added));
+        self.changed_ticks.push(UnsafeCell::new(ticks.changed));
+    }
+
+    /// Replaces the value at `row`, marking it changed at `change_tick`.
+    ///
+    /// # Safety
+    /// `row < len`; `value` as for [`Column::push`].
+    #[inline]
+    pub(crate) unsafe fn replace(
+        &mut self,
+        row: usize,
+        value: *mut u8,
+        change_tick: Tick,
+        panics: &mut DropPanics,
+    ) {
+        // SAFETY: forwarded.
+        unsafe { self.data.replace_unchecked(row, value, panics) };
+        // SAFETY: `row < len` and the tick vectors have the same length.
+        *unsafe { self.changed_ticks.get_unchecked_mut(row) }.get_mut() = change_tick;
+    }
+
+    /// Removes and drops the value at `row`, swapping in the last one.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_and_drop(&mut self, row: usize, panics: &mut DropPanics) {
+        // SAFETY: forwarded.
+        unsafe { self.data.swap_remove_and_drop_unchecked(row, panics) };
+        self.added_ticks.swap_remove(row);
+        self.changed_ticks.swap_remove(row);
+    }
+
+    /// Removes the value at `row`, swapping in the last one, and returns a
+    /// pointer to it (valid until the next push) and its ticks. The caller
+    /// owns the value.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline]
+    #[must_use = "the removed value must be moved out or dropped"]
+    pub(crate) unsafe fn swap_remove_and_forget(
+        &mut self,
+        row: usize,
+    ) -> (*mut u8, ComponentTicks) {
+        // SAFETY: forwarded.
+        let ptr = unsafe { self.data.swap_remove_and_forget_unchecked(row) };
+        let added = self.added_ticks.swap_remove(row).into_inner();
+        let changed = self.changed_ticks.swap_remove(row).into_inner();
+        (ptr, ComponentTicks { added, changed })
+    }
+
+    /// A pointer to the value at `row`.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline]
+    pub unsafe fn get_data_unchecked(&self, row: usize) -> *mut u8 {
+        debug_assert!(row < self.len());
+        // SAFETY: forwarded.
+        unsafe { self.data.get_unchecked(row) }
+    }
+
+    /// The ticks of the value at `row`.
+    #[inline]
+    pub fn get_ticks(&self, row: usize) -> Option<ComponentTicks> {
+        if row < self.len() {
+            // SAFETY: `row < len`; no `&mut` to these ticks exists while the
+            // column is shared, except through the query plumbing, which
+            // does not overlap with this read.
+            unsafe { Some(self.get_ticks_unchecked(row)) }
+        } else {
+            None
+        }
+    }
+
+    /// The ticks of the value at `row`.
+    ///
+    /// # Safety
+    /// `row < len`, and no write to these ticks may happen meanwhile.
+    #[inline]
+    pub unsafe fn get_ticks_unchecked(&self, row: usize) -> ComponentTicks {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            ComponentTicks {
+                added: *self.added_ticks.get_unchecked(row).get(),
+                changed: *self.changed_ticks.get_unchecked(row).get(),
+            }
+        }
+    }
+
+    /// The cells of the added and changed tick at `row`.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline]
+    pub unsafe fn get_tick_cells_unchecked(
+        &self,
+        row: usize,
+    ) -> (&UnsafeCell<Tick>, &UnsafeCell<Tick>) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            (
+                self.added_ticks.get_unchecked(row),
+                self.changed_ticks.get_unchecked(row),
+            )
+        }
+    }
+
+    /// A pointer to the first value.
+    #[inline]
+    pub fn data_ptr(&self) -> *mut u8 {
+        self.data.as_ptr()
+    }
+
+    /// The added ticks of all values.
+    #[inline]
+    pub fn added_ticks(&self) -> &[UnsafeCell<Tick>] {
+        &self.added_ticks
+    }
+
+    /// The changed ticks of all values.
+    #[inline]
+    pub fn changed_ticks(&self) -> &[UnsafeCell<Tick>] {
+        &self.changed_ticks
+    }
+
+    pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
+        self.data.clear(panics);
+        self.added_ticks.clear();
+        self.changed_ticks.clear();
+    }
+
+    pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
+        for tick in self
+            .added_ticks
+            .iter_mut()
+            .chain(self.changed_ticks.iter_mut())
+        {
+            tick.get_mut().check_tick(change_tick);
+        }
+    }
+}

@@ -1,0 +1,502 @@
+use std::fmt;
+
+use hashbrown::HashMap;
+
+use super::{Column, SparseSet};
+use crate::{
+    change_detection::{ComponentTicks, Tick},
+    component::{ComponentId, Components},
+    entity::Entity,
+    utils::DropPanics,
+};
+
+/// The id of a [`Table`] in [`Tables`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TableId(u32);
+
+impl TableId {
+    /// The table with no columns, where entities without table components
+    /// live.
+    pub const EMPTY: TableId = TableId(0);
+    pub(crate) const INVALID: TableId = TableId(u32::MAX);
+
+    /// Makes an id from an index.
+    #[inline]
+    pub const fn new(index: usize) -> Self {
+        TableId(index as u32)
+    }
+
+    /// The index of this id.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for TableId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TableId({})", self.0)
+    }
+}
+
+/// A row in a [`Table`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TableRow(u32);
+
+impl TableRow {
+    pub(crate) const INVALID: TableRow = TableRow(u32::MAX);
+
+    /// Makes a row from an index.
+    #[inline]
+    pub const fn new(index: usize) -> Self {
+        TableRow(index as u32)
+    }
+
+    /// The index of this row.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for TableRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TableRow({})", self.0)
+    }
+}
+
+/// What moving a row out of a table did.
+#[derive(Debug)]
+pub(crate) struct TableMoveResult {
+    /// The entity that was swapped into the vacated row, if any.
+    pub(crate) swapped_entity: Option<Entity>,
+    /// The row in the destination table.
+    pub(crate) new_row: TableRow,
+}
+
+/// Struct-of-arrays storage for the table components of every entity
+/// whose archetype maps to this table: one [`Column`] per component, rows
+/// aligned across columns.
+///
+/// Invariant: every column has exactly `entities.len()` values, and row `r`
+/// of every column belongs to `entities[r]`.
+#[derive(Debug)]
+pub struct Table {
+    columns: SparseSet<ComponentId, Column>,
+    entities: Vec<Entity>,
+}
+
+impl Table {
+    fn new(component_ids: &[ComponentId], components: &Components, capacity: usize) -> Table {
+        let mut columns = SparseSet::with_capacity(component_ids.len());
+        for &id in component_ids {
+            let info = components
+                .get_info(id)
+                .expect("table component is registered");
+            columns.insert(id, Column::new(info, capacity));
+        }
+        Table {
+            columns,
+            entities: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The entities of the table, by row.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The number of rows.
+    #[inline]
+    pub fn entity_count(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the table has no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The column of a component.
+    #[inline]
+    pub fn get_column(&self, id: ComponentId) -> Option<&Column> {
+        self.columns.get(id)
+    }
+
+    #[inline]
+    pub(crate) fn get_column_mut(&mut self, id: ComponentId) -> Option<&mut Column> {
+        self.columns.get_mut(id)
+    }
+
+    /// Whether the table has a column for the component.
+    #[inline]
+    pub fn has_column(&self, id: ComponentId) -> bool {
+        self.columns.contains(id)
+    }
+
+    /// The component ids of the columns.
+    #[inline]
+    pub fn component_ids(&self) -> &[ComponentId] {
+        self.columns.indices()
+    }
+
+    /// The columns, in the order of [`Table::component_ids`].
+    #[inline]
+    pub fn columns(&self) -> &[Column] {
+        self.columns.values()
+    }
+
+    /// The bytes the values of this table's rows take (not counting spare
+    /// capacity and ticks).
+    pub fn data_bytes(&self) -> usize {
+        self.columns
+            .values()
+            .iter()
+            .map(|c| c.item_layout().size() * c.len())
+            .sum()
+    }
+
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        if self.entities.capacity() - self.entities.len() < additional {
+            self.entities.reserve(additional);
+            for column in self.columns.values_mut() {
+                column.reserve(additional);
+            }
+        }
+    }
+
+    /// Adds a row for `entity`. The caller must push one value onto every
+    /// column before any other use of the table.
+    #[inline]
+    pub(crate) fn push_entity(&mut self, entity: Entity) -> TableRow {
+        let row = TableRow::new(self.entities.len());
+        self.entities.push(entity);
+        row
+    }
+
+    /// Removes `row`, dropping its values; the last row moves into its
+    /// place. Returns the entity that moved.
+    ///
+    /// # Safety
+    /// `row` is a valid row.
+    pub(crate) unsafe fn swap_remove_and_drop(
+        &mut self,
+        row: TableRow,
+        panics: &mut DropPanics,
+    ) -> Option<Entity> {
+        for column in self.columns.values_mut() {
+            // SAFETY: every column has a value at every valid row.
+            unsafe { column.swap_remove_and_drop(row.index(), panics) };
+        }
+        self.swap_remove_entity(row)
+    }
+
+    #[inline]
+    fn swap_remove_entity(&mut self, row: TableRow) -> Option<Entity> {
+        let is_last = row.index() == self.entities.len() - 1;
+        self.entities.swap_remove(row.index());
+        (!is_last).then(|| self.entities[row.index()])
+    }
+
+    /// Moves `row` to `new_table`, which has a column for every component
+    /// of this table. The caller must then push values onto the columns of
+    /// `new_table` that this table lacks.
+    ///
+    /// # Safety
+    /// `row` is valid; `new_table` is a different table whose components
+    /// are a superset of this table's.
+    pub(crate) unsafe fn move_to_superset(
+        &mut self,
+        row: TableRow,
+        new_table: &mut Table,
+    ) -> TableMoveResult {
+        let entity = self.entities[row.index()];
+        let new_row = new_table.push_entity(entity);
+        for (id, column) in self.columns.iter_mut() {
+            let new_column = new_table.columns.get_mut(*id);
+            debug_assert!(new_column.is_some(), "destination table is a superset");
+            // SAFETY: the destination is a superset; `row` is valid; the
+            // removed value moves straight into the other table's column.
+            unsafe {
+                let new_column = new_column.unwrap_unchecked();
+                let (value, ticks) = column.swap_remove_and_forget(row.index());
+                new_column.push(value, ticks);
+            }
+        }
+        TableMoveResult {
+            swapped_entity: self.swap_remove_entity(row),
+            new_row,
+        }
+    }
+
+    /// Moves `row` to `new_table`, dropping the values of components that
+    /// `new_table` lacks (or leaving them to the caller, who has already
+    /// read them out, when `drop_missing` is false).
+    ///
+    /// # Safety
+    /// `row` is valid; `new_table` is a different table whose components
+    /// are a subset of this table's. With `drop_missing == false` the
+    /// caller must already have taken ownership of the missing values.
+    pub(crate) unsafe fn move_to_subset(
+        &mut self,
+        row: TableRow,
+        new_table: &mut Table,
+        drop_missing: bool,
+        panics: &mut DropPanics,
+    ) -> TableMoveResult {
+        let entity = self.entities[row.index()];
+        let new_row = new_table.push_entity(entity);
+        for (id, column) in self.columns.iter_mut() {
+            // SAFETY: `row` is valid in every column.
+            unsafe {
+                if let Some(new_column) = new_table.columns.get_mut(*id) {
+                    let (value, ticks) = column.swap_remove_and_forget(row.index());
+                    new_column.push(value, ticks);
+                } else if drop_missing {
+                    column.swap_remove_and_drop(row.index(), panics);
+                } else {
+                    let _ = column.swap_remove_and_forget(row.index());
+                }
+            }
+        }
+        TableMoveResult {
+            swapped_entity: self.swap_remove_entity(row),
+            new_row,
+        }
+    }
+
+    /// Pushes a value onto the column of `id` for the row being built.
+    ///
+    /// # Safety
+    /// The table has a column for `id`; `value` is an owned value of that
+    /// component.
+    #[inline]
+    pub(crate) unsafe fn push_value(
+        &mut self,
+        id: ComponentId,
+        value: *mut u8,
+        ticks: ComponentTicks,
+    ) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            self.columns
+                .get_mut(id)
+                .unwrap_unchecked()
+                .push(value, ticks)
+        };
+    }
+
+    pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
+        self.entities.clear();
+        for column in self.columns.values_mut() {
+            column.clear(panics);
+        }
+    }
+
+    pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
+        for column in self.columns.values_mut() {
+            column.check_change_ticks(change_tick);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn assert_consistent(&self) {
+        for column in self.columns.values() {
+            assert_eq!(column.len(), self.entities.len());
+        }
+    }
+}
+
+/// Every table of a world, found by the sorted set of its components.
+#[derive(Debug)]
+pub struct Tables {
+    tables: Vec<Table>,
+    table_ids: HashMap<Box<[ComponentId]>, TableId>,
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        let empty = Table {
+            columns: SparseSet::default(),
+            entities: Vec::new(),
+        };
+        let mut table_ids = HashMap::new();
+        table_ids.insert(Box::default(), TableId::EMPTY);
+        Tables {
+            tables: vec![empty],
+            table_ids,
+        }
+    }
+}
+
+impl Tables {
+    /// The number of tables.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Whether there are no tables (never: the empty table always exists).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    /// A table by id.
+    #[inline]
+    pub fn get(&self, id: TableId) -> Option<&Table> {
+        self.tables.get(id.index())
+    }
+
+    /// Two distinct tables, mutably.
+    #[inline]
+    pub(crate) fn get_2_mut(&mut self, a: TableId, b: TableId) -> (&mut Table, &mut Table) {
+        assert_ne!(a, b, "get_2_mut needs two distinct tables");
+        if a.index() < b.index() {
+            let (lo, hi) = self.tables.split_at_mut(b.index());
+            (&mut lo[a.index()], &mut hi[0])
+        } else {
+            let (lo, hi) = self.tables.split_at_mut(a.index());
+            (&mut hi[0], &mut lo[b.index()])
+        }
+    }
+
+    /// The table for a sorted set of table components, created if new.
+    pub(crate) fn get_id_or_insert(
+        &mut self,
+        component_ids: &[ComponentId],
+        components: &Components,
+    ) -> TableId {
+        debug_assert!(
+            component_ids.windows(2).all(|w| w[0] < w[1]),
+            "sorted and unique"
+        );
+        if let Some(&id) = self.table_ids.get(component_ids) {
+            return id;
+        }
+        let id = TableId::new(self.tables.len());
+        self.tables.push(Table::new(component_ids, components, 0));
+        self.table_ids.insert(component_ids.into(), id);
+        id
+    }
+
+    /// Every table.
+    pub fn iter(&self) -> std::slice::Iter<'_, Table> {
+        self.tables.iter()
+    }
+
+    pub(crate) fn clear_all(&mut self, panics: &mut DropPanics) {
+        for table in &mut self.tables {
+            table.clear(panics);
+        }
+    }
+
+    pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
+        for table in &mut self.tables {
+            table.check_change_ticks(change_tick);
+        }
+    }
+}
+
+impl std::ops::Index<TableId> for Tables {
+    type Output = Table;
+    #[inline]
+    fn index(&self, id: TableId) -> &Table {
+        &self.tables[id.index()]
+    }
+}
+
+impl std::ops::IndexMut<TableId> for Tables {
+    #[inline]
+    fn index_mut(&mut self, id: TableId) -> &mut Table {
+        &mut self.tables[id.index()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::{Component, StorageType};
+
+    #[derive(Debug, PartialEq)]
+    struct A(u32);
+    impl Component for A {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+    }
+    #[derive(Debug, PartialEq)]
+    struct B(String);
+    impl Component for B {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+    }
+
+    fn push<T>(table: &mut Table, id: ComponentId, value: T) {
+        let mut value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: the table has a column for `id` of type `T`.
+        unsafe {
+            table.push_value(
+                id,
+                (&mut *value as *mut T).cast(),
+                ComponentTicks::default(),
+            )
+        };
+    }
+
+    #[test]
+    fn rows_stay_aligned_through_moves() {
+        let mut components = Components::default();
+        let a = components.register_component::<A>();
+        let b = components.register_component::<B>();
+        let mut tables = Tables::default();
+        let ta = tables.get_id_or_insert(&[a], &components);
+        let mut ids = [a, b];
+        ids.sort();
+        let tab = tables.get_id_or_insert(&ids, &components);
+        assert_eq!(tables.get_id_or_insert(&[a], &components), ta);
+        let n = if cfg!(miri) { 10 } else { 100 };
+        for i in 0..n {
+            let table = &mut tables[ta];
+            table.push_entity(Entity::from_raw(i));
+            push(table, a, A(i));
+        }
+        let mut panics = DropPanics::default();
+        // Move every even entity to the (A, B) table.
+        for i in (0..n).step_by(2) {
+            let row = tables[ta]
+                .entities()
+                .iter()
+                .position(|e| e.index() == i)
+                .unwrap();
+            let (from, to) = tables.get_2_mut(ta, tab);
+            // SAFETY: valid row; (A, B) is a superset of (A).
+            unsafe { from.move_to_superset(TableRow::new(row), to) };
+            push(to, b, B(format!("b{i}")));
+        }
+        tables[ta].assert_consistent();
+        tables[tab].assert_consistent();
+        for table in [&tables[ta], &tables[tab]] {
+            for (row, e) in table.entities().iter().enumerate() {
+                // SAFETY: row is valid; the column holds `A`.
+                let value = unsafe {
+                    &*table
+                        .get_column(a)
+                        .unwrap()
+                        .get_data_unchecked(row)
+                        .cast::<A>()
+                };
+                assert_eq!(value.0, e.index());
+            }
+        }
+        // And back, dropping B.
+        let row = 0;
+        let moved = tables[tab].entities()[row];
+        let (from, to) = tables.get_2_mut(tab, ta);
+        // SAFETY: valid row; (A) is a subset of (A, B).
+        unsafe { from.move_to_subset(TableRow::new(row), to, true, &mut panics) };
+        assert_eq!(*tables[ta].entities().last().unwrap(), moved);
+        tables[ta].assert_consistent();
+        tables[tab].assert_consistent();
+        panics.finish();
+    }
+}

@@ -1,0 +1,79 @@
+//! Small shared helpers: the pass-through `TypeId` hasher and panic
+//! collection for type-erased drops.
+
+use std::{
+    any::{Any, TypeId},
+    hash::{BuildHasherDefault, Hasher},
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+};
+
+/// A hasher for keys that are already well-distributed hashes (`TypeId`):
+/// it passes the 64-bit value through instead of hashing it again.
+#[derive(Default)]
+pub(crate) struct PassThroughHasher(u64);
+
+impl Hasher for PassThroughHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+
+    // `TypeId` writes one u64 (or a u128 on some versions); any other
+    // write is folded in so the hasher stays correct, if slower.
+    #[inline]
+    fn write_u128(&mut self, value: u128) {
+        self.0 ^= (value as u64) ^ ((value >> 64) as u64);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(buf);
+        }
+    }
+}
+
+/// A map keyed by `TypeId` that does not rehash the key.
+pub(crate) type TypeIdMap<V> = hashbrown::HashMap<TypeId, V, BuildHasherDefault<PassThroughHasher>>;
+
+/// Runs type-erased drops so that one panicking `Drop` neither stops the
+/// others nor leaves storage half-updated: each panic is caught, the first
+/// one is kept, and [`DropPanics::finish`] re-raises it once the storage is
+/// consistent again.
+#[derive(Default)]
+pub(crate) struct DropPanics(Option<Box<dyn Any + Send + 'static>>);
+
+impl DropPanics {
+    /// Calls `drop(ptr)`, catching a panic.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for `drop` and must not be used after this call.
+    #[inline]
+    pub(crate) unsafe fn drop_value(&mut self, drop: unsafe fn(*mut u8), ptr: *mut u8) {
+        // SAFETY: forwarded from the caller. A panic out of `drop` still
+        // counts the value as dropped (drop glue of its fields has run).
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { drop(ptr) })) {
+            self.0.get_or_insert(payload);
+        }
+    }
+
+    /// Whether no panic was caught.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Re-raises the first caught panic, if any.
+    #[inline]
+    pub(crate) fn finish(self) {
+        if let Some(payload) = self.0 {
+            resume_unwind(payload);
+        }
+    }
+}

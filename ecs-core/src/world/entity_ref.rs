@@ -1,0 +1,391 @@
+use std::any::type_name;
+
+use super::World;
+use crate::{
+    archetype::Archetype,
+    bundle::{remove_bundle, take_bundle, Bundle, BundleInserter, DynamicBundle, InsertMode},
+    change_detection::{Mut, Ref},
+    component::{Component, ComponentId, StorageType},
+    entity::{Entity, EntityLocation},
+};
+
+/// Shared access to one entity's components.
+#[derive(Clone, Copy)]
+pub struct EntityRef<'w> {
+    world: &'w World,
+    entity: Entity,
+    location: EntityLocation,
+}
+
+impl std::fmt::Debug for EntityRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityRef")
+            .field("entity", &self.entity)
+            .finish()
+    }
+}
+
+impl<'w> EntityRef<'w> {
+    #[inline]
+    pub(crate) fn new(world: &'w World, entity: Entity, location: EntityLocation) -> Self {
+        EntityRef {
+            world,
+            entity,
+            location,
+        }
+    }
+
+    /// The entity's id.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Where the entity's data lives.
+    #[inline]
+    pub fn location(&self) -> EntityLocation {
+        self.location
+    }
+
+    /// The entity's archetype.
+    #[inline]
+    pub fn archetype(&self) -> &'w Archetype {
+        &self.world.archetypes[self.location.archetype_id]
+    }
+
+    /// Whether the entity has component `T`.
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.world
+            .components
+            .component_id::<T>()
+            .is_some_and(|id| self.contains_id(id))
+    }
+
+    /// Whether the entity has the component `id`.
+    #[inline]
+    pub fn contains_id(&self, id: ComponentId) -> bool {
+        self.archetype().contains(id)
+    }
+
+    /// The entity's component `T`.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Option<&'w T> {
+        let id = self.world.components.component_id::<T>()?;
+        let (ptr, _, _) =
+            self.world
+                .component_ptr(id, T::STORAGE_TYPE, self.entity, self.location)?;
+        // SAFETY: the pointer is a valid `T` of this entity, and the shared
+        // world borrow keeps it from being written for `'w`.
+        Some(unsafe { &*ptr.cast::<T>() })
+    }
+
+    /// The entity's component `T` with its change ticks.
+    #[inline]
+    pub fn get_ref<T: Component>(&self) -> Option<Ref<'w, T>> {
+        let id = self.world.components.component_id::<T>()?;
+        let (ptr, added, changed) =
+            self.world
+                .component_ptr(id, T::STORAGE_TYPE, self.entity, self.location)?;
+        // SAFETY: as in `get`; tick cells are only written through
+        // exclusive world access.
+        unsafe {
+            Some(Ref::new(
+                &*ptr.cast::<T>(),
+                &*added.get(),
+                &*changed.get(),
+                self.world.last_change_tick,
+                self.world.change_tick(),
+            ))
+        }
+    }
+
+    /// A pointer to the entity's value of the component `id` (for dynamic
+    /// components). Reading it is valid while the world is borrowed.
+    #[inline]
+    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+        let storage_type = self.archetype().get_storage_type(id)?;
+        self.world
+            .component_ptr(id, storage_type, self.entity, self.location)
+            .map(|(ptr, _, _)| ptr as *const u8)
+    }
+}
+
+/// A one-component bundle given by id and pointer.
+struct DynamicComponent {
+    storage_type: StorageType,
+    value: *mut u8,
+}
+
+impl DynamicBundle for DynamicComponent {
+    #[inline]
+    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
+        func(self.storage_type, self.value);
+    }
+}
+
+/// Exclusive access to one entity: read, write, insert, remove, despawn.
+pub struct EntityWorldMut<'w> {
+    world: &'w mut World,
+    entity: Entity,
+    location: EntityLocation,
+}
+
+impl std::fmt::Debug for EntityWorldMut<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityWorldMut")
+            .field("entity", &self.entity)
+            .finish()
+    }
+}
+
+impl<'w> EntityWorldMut<'w> {
+    #[inline]
+    pub(crate) fn new(world: &'w mut World, entity: Entity, location: EntityLocation) -> Self {
+        EntityWorldMut {
+            world,
+            entity,
+            location,
+        }
+    }
+
+    #[inline]
+    fn as_ref(&self) -> EntityRef<'_> {
+        EntityRef::new(self.world, self.entity, self.location)
+    }
+
+    /// The entity's id.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Where the entity's data lives.
+    #[inline]
+    pub fn location(&self) -> EntityLocation {
+        self.location
+    }
+
+    /// The entity's archetype.
+    #[inline]
+    pub fn archetype(&self) -> &Archetype {
+        &self.world.archetypes[self.location.archetype_id]
+    }
+
+    /// The world, read-only.
+    #[inline]
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// Whether the entity has component `T`.
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.as_ref().contains::<T>()
+    }
+
+    /// Whether the entity has the component `id`.
+    #[inline]
+    pub fn contains_id(&self, id: ComponentId) -> bool {
+        self.as_ref().contains_id(id)
+    }
+
+    /// The entity's component `T`.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        self.as_ref().get::<T>()
+    }
+
+    /// The entity's component `T` with its change ticks.
+    #[inline]
+    pub fn get_ref<T: Component>(&self) -> Option<Ref<'_, T>> {
+        self.as_ref().get_ref::<T>()
+    }
+
+    /// A pointer to the entity's value of the component `id`.
+    #[inline]
+    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+        self.as_ref().get_by_id(id)
+    }
+
+    /// The entity's component `T`, mutably; writing marks it changed.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+        // SAFETY: `self.location` is kept current by every method here.
+        unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
+    }
+
+    /// Like [`EntityWorldMut::get_mut`], borrowing for the handle's whole
+    /// lifetime.
+    #[inline]
+    pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
+        // SAFETY: as in `get_mut`.
+        unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
+    }
+
+    #[inline]
+    fn refresh_location(&mut self) {
+        // Entities reserved through `&World` meanwhile must be flushed
+        // before a structural change; flushing never moves live entities.
+        self.world.flush();
+        debug_assert_eq!(self.world.entities.get(self.entity), Some(self.location));
+    }
+
+    /// Inserts the components of `bundle`, replacing (and dropping) values
+    /// the entity already has.
+    #[track_caller]
+    pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.insert_with_mode(bundle, InsertMode::Replace)
+    }
+
+    /// Inserts the components of `bundle` the entity does not have yet; the
+    /// others keep their values (the new ones are dropped).
+    #[track_caller]
+    pub fn insert_if_new<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.insert_with_mode(bundle, InsertMode::Keep)
+    }
+
+    #[inline]
+    #[track_caller]
+    fn insert_with_mode<B: Bundle>(&mut self, bundle: B, mode: InsertMode) -> &mut Self {
+        self.refresh_location();
+        let bundle_id = self
+            .world
+            .bundles
+            .register_info::<B>(&mut self.world.components);
+        // SAFETY: the location is current and the world flushed.
+        self.location = unsafe {
+            BundleInserter::insert(
+                self.world,
+                self.entity,
+                self.location,
+                bundle_id,
+                bundle,
+                mode,
+            )
+        };
+        self
+    }
+
+    /// Inserts one value of the component `id` (a component registered from
+    /// a descriptor, possibly with no Rust type).
+    ///
+    /// # Safety
+    /// `value` must point to a valid value of the component `id`, whose
+    /// ownership moves into the world (the caller must not drop it).
+    ///
+    /// # Panics
+    /// If `id` is not a registered component.
+    #[track_caller]
+    pub unsafe fn insert_by_id(&mut self, id: ComponentId, value: *mut u8) -> &mut Self {
+        self.refresh_location();
+        let storage_type = match self.world.components.get_info(id) {
+            Some(info) => info.storage_type(),
+            None => panic!("component {id:?} is not registered in this world"),
+        };
+        let bundle_id = self
+            .world
+            .bundles
+            .register_dynamic(&[id], &self.world.components);
+        let bundle = DynamicComponent {
+            storage_type,
+            value,
+        };
+        // SAFETY: the location is current; the caller guarantees `value` is
+        // an owned value of `id`, the bundle's only component.
+        self.location = unsafe {
+            BundleInserter::insert(
+                self.world,
+                self.entity,
+                self.location,
+                bundle_id,
+                bundle,
+                InsertMode::Replace,
+            )
+        };
+        self
+    }
+
+    /// Removes the components of `B` that the entity has (dropping them);
+    /// the rest of `B` is ignored.
+    #[track_caller]
+    pub fn remove<B: Bundle>(&mut self) -> &mut Self {
+        self.refresh_location();
+        let bundle_id = self
+            .world
+            .bundles
+            .register_info::<B>(&mut self.world.components);
+        // SAFETY: the location is current and the world flushed.
+        self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
+        self
+    }
+
+    /// Removes the component `id` if the entity has it (dropping it).
+    ///
+    /// # Panics
+    /// If `id` is not a registered component.
+    #[track_caller]
+    pub fn remove_by_id(&mut self, id: ComponentId) -> &mut Self {
+        self.refresh_location();
+        assert!(
+            self.world.components.get_info(id).is_some(),
+            "component {id:?} is not registered in this world"
+        );
+        let bundle_id = self
+            .world
+            .bundles
+            .register_dynamic(&[id], &self.world.components);
+        // SAFETY: the location is current and the world flushed.
+        self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
+        self
+    }
+
+    /// Moves the components of `B` out of the entity, if it has all of
+    /// them; otherwise returns `None` and changes nothing.
+    #[track_caller]
+    pub fn take<B: Bundle>(&mut self) -> Option<B> {
+        self.refresh_location();
+        let bundle_id = self
+            .world
+            .bundles
+            .register_info::<B>(&mut self.world.components);
+        // SAFETY: the location is current, the world flushed, and
+        // `bundle_id` is `B`'s.
+        let (bundle, location) =
+            unsafe { take_bundle::<B>(self.world, self.entity, self.location, bundle_id)? };
+        self.location = location;
+        Some(bundle)
+    }
+
+    /// Despawns the entity, dropping its components.
+    pub fn despawn(self) {
+        let despawned = self.world.despawn(self.entity);
+        debug_assert!(despawned, "a live entity was despawned");
+    }
+
+    /// The world, mutably. The handle's location stays valid only if the
+    /// entity is not moved or despawned meanwhile; it is re-read after the
+    /// closure.
+    ///
+    /// # Panics
+    /// If the closure despawned the entity; the message names it.
+    #[track_caller]
+    pub fn world_scope<U>(&mut self, f: impl FnOnce(&mut World) -> U) -> U {
+        let result = f(self.world);
+        self.world.flush();
+        self.location = self.world.entities.get(self.entity).unwrap_or_else(|| {
+            panic!(
+                "entity {:?} was despawned inside `world_scope` of an `EntityWorldMut` of {}",
+                self.entity,
+                type_name::<Self>()
+            )
+        });
+        result
+    }
+
+    /// Gives up the entity handle, returning the world borrow.
+    #[inline]
+    pub fn into_world_mut(self) -> &'w mut World {
+        self.world
+    }
+}

@@ -1,0 +1,112 @@
+use super::World;
+use crate::storage::TableId;
+
+impl World {
+    /// Checks the storage invariants: every live entity's location points
+    /// at its archetype row and table row and back; every column of a table
+    /// has one value per row; every sparse-set value belongs to a live
+    /// entity whose archetype has that component. Returns the first
+    /// violation found.
+    ///
+    /// It walks the whole world (O(entities + values)): a debugging and
+    /// testing aid, not something to call every frame.
+    pub fn check_integrity(&self) -> Result<(), String> {
+        let mut live = 0usize;
+        let mut rows_per_table = vec![0usize; self.storages.tables.len()];
+        for archetype in self.archetypes.iter() {
+            let table = &self.storages.tables[archetype.table_id()];
+            rows_per_table[archetype.table_id().index()] += archetype.len();
+            for (row, archetype_entity) in archetype.entities().iter().enumerate() {
+                let entity = archetype_entity.id();
+                let Some(location) = self.entities.get(entity) else {
+                    return Err(format!(
+                        "entity {entity:?} is in archetype {:?} but not live",
+                        archetype.id()
+                    ));
+                };
+                live += 1;
+                if location.archetype_id != archetype.id()
+                    || location.archetype_row.index() != row
+                    || location.table_id != archetype.table_id()
+                    || location.table_row != archetype_entity.table_row()
+                {
+                    return Err(format!(
+                        "entity {entity:?} is at row {row} of archetype {:?} (table row {:?}) but its location says {location:?}",
+                        archetype.id(),
+                        archetype_entity.table_row()
+                    ));
+                }
+                if table.entities().get(location.table_row.index()) != Some(&entity) {
+                    return Err(format!(
+                        "table {:?} row {:?} does not hold entity {entity:?}",
+                        location.table_id, location.table_row
+                    ));
+                }
+                for &id in archetype.sparse_set_components() {
+                    let has = self
+                        .storages
+                        .sparse_sets
+                        .get(id)
+                        .is_some_and(|s| s.contains(entity));
+                    if !has {
+                        return Err(format!(
+                            "entity {entity:?} lacks its sparse component {:?}",
+                            self.components.get_name(id)
+                        ));
+                    }
+                }
+            }
+        }
+        if live != self.entity_count() {
+            return Err(format!(
+                "{live} entities in archetypes but entity_count() is {}",
+                self.entity_count()
+            ));
+        }
+        for (index, table) in self.storages.tables.iter().enumerate() {
+            if table.entity_count() != rows_per_table[index] {
+                return Err(format!(
+                    "table {:?} has {} rows but its archetypes list {}",
+                    TableId::new(index),
+                    table.entity_count(),
+                    rows_per_table[index]
+                ));
+            }
+            for (id, column) in table.component_ids().iter().zip(table.columns()) {
+                if column.len() != table.entity_count() {
+                    return Err(format!(
+                        "column {:?} of table {index} has {} values for {} rows",
+                        self.components.get_name(*id),
+                        column.len(),
+                        table.entity_count()
+                    ));
+                }
+            }
+        }
+        for (id, set) in self.storages.sparse_sets.iter() {
+            if set.column().len() != set.len() {
+                return Err(format!(
+                    "sparse set {:?} has {} values for {} entities",
+                    self.components.get_name(id),
+                    set.column().len(),
+                    set.len()
+                ));
+            }
+            for &entity in set.entities() {
+                let Some(location) = self.entities.get(entity) else {
+                    return Err(format!(
+                        "sparse set {:?} holds a value of dead entity {entity:?}",
+                        self.components.get_name(id)
+                    ));
+                };
+                if !self.archetypes[location.archetype_id].contains(id) {
+                    return Err(format!(
+                        "sparse set {:?} holds a value of {entity:?}, whose archetype lacks it",
+                        self.components.get_name(id)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,497 @@
+//! The [`World`]: every entity, component, resource and the storage behind
+//! them.
+//!
+//! Structural changes (spawn, insert, remove, despawn) go through the
+//! [`World`] or an [`EntityWorldMut`]; each resolves the bundle to a cached
+//! archetype edge and moves the entity's row once.
+
+mod entity_ref;
+mod error;
+mod integrity;
+mod resources;
+mod spawn_batch;
+
+pub use entity_ref::{EntityRef, EntityWorldMut};
+pub use error::EntityDoesNotExistError;
+pub use spawn_batch::SpawnBatchIter;
+
+#[cfg(test)]
+mod tests;
+
+use std::{
+    cell::UnsafeCell,
+    sync::atomic::{AtomicU32, AtomicUsize, Ordering},
+};
+
+use crate::{
+    archetype::{ArchetypeId, Archetypes},
+    bundle::{Bundle, BundleSpawner, Bundles},
+    change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
+    component::{Component, ComponentDescriptor, ComponentId, Components, StorageType},
+    entity::{Entities, Entity, EntityLocation},
+    storage::{Storages, TableRow},
+    utils::DropPanics,
+};
+
+/// A unique id of a [`World`], so that state built for one world (a query
+/// state) can refuse to be used with another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorldId(usize);
+
+impl WorldId {
+    fn next() -> WorldId {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        WorldId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Every entity, component, resource and the storage behind them.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component, Debug, PartialEq)]
+/// struct Health(u32);
+/// #[derive(Resource)]
+/// struct Round(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(10)).id();
+/// world.get_mut::<Health>(e).unwrap().0 -= 3;
+/// assert_eq!(world.get::<Health>(e), Some(&Health(7)));
+/// world.insert_resource(Round(1));
+/// assert_eq!(world.resource::<Round>().0, 1);
+/// assert!(world.despawn(e));
+/// assert!(!world.contains_entity(e));
+/// ```
+pub struct World {
+    id: WorldId,
+    pub(crate) entities: Entities,
+    pub(crate) components: Components,
+    pub(crate) archetypes: Archetypes,
+    pub(crate) storages: Storages,
+    pub(crate) bundles: Bundles,
+    change_tick: AtomicU32,
+    last_change_tick: Tick,
+    last_check_tick: Tick,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World {
+            id: WorldId::next(),
+            entities: Entities::new(),
+            components: Components::default(),
+            archetypes: Archetypes::default(),
+            storages: Storages::default(),
+            bundles: Bundles::default(),
+            // Start at 1 so that values added now are newer than the
+            // initial `last_change_tick` of 0.
+            change_tick: AtomicU32::new(1),
+            last_change_tick: Tick::new(0),
+            last_check_tick: Tick::new(0),
+        }
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("id", &self.id)
+            .field("entity_count", &self.entities.len())
+            .field("archetype_count", &self.archetypes.len())
+            .field("component_count", &self.components.len())
+            .field("resource_count", &self.storages.resources.len())
+            .finish()
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> World {
+        World::default()
+    }
+
+    /// This world's unique id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+
+    // ---- introspection ----------------------------------------------------
+
+    /// The entity allocator.
+    #[inline]
+    pub fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The archetypes.
+    #[inline]
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    /// The component registry.
+    #[inline]
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// The tables, sparse sets and resources.
+    #[inline]
+    pub fn storages(&self) -> &Storages {
+        &self.storages
+    }
+
+    /// The bundle registry.
+    #[inline]
+    pub fn bundles(&self) -> &Bundles {
+        &self.bundles
+    }
+
+    /// Registers the component type `T` (once) and returns its id.
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        self.components.register_component::<T>()
+    }
+
+    /// Registers a component from a descriptor, possibly with no Rust type
+    /// behind it. Such components are inserted with
+    /// [`EntityWorldMut::insert_by_id`].
+    pub fn register_component_with_descriptor(
+        &mut self,
+        descriptor: ComponentDescriptor,
+    ) -> ComponentId {
+        self.components
+            .register_component_with_descriptor(descriptor)
+    }
+
+    /// The id of the component type `T`, if registered.
+    #[inline]
+    pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
+        self.components.component_id::<T>()
+    }
+
+    // ---- entities ----------------------------------------------------------
+
+    /// The number of live entities.
+    #[inline]
+    pub fn entity_count(&self) -> usize {
+        self.entities.len() as usize
+    }
+
+    /// Whether `entity` is alive in this world.
+    #[inline]
+    pub fn contains_entity(&self, entity: Entity) -> bool {
+        self.entities.contains(entity)
+    }
+
+    /// Makes entities reserved through `&World` (by commands) live, with no
+    /// components.
+    pub fn flush(&mut self) {
+        let empty_archetype = &mut self.archetypes[ArchetypeId::EMPTY];
+        let empty_table = &mut self.storages.tables[crate::storage::TableId::EMPTY];
+        self.entities.flush(|entity, location| {
+            let table_row = empty_table.push_entity(entity);
+            let archetype_row = empty_archetype.allocate(entity, table_row);
+            *location = EntityLocation {
+                archetype_id: ArchetypeId::EMPTY,
+                archetype_row,
+                table_id: crate::storage::TableId::EMPTY,
+                table_row: TableRow::new(table_row.index()),
+            };
+        });
+    }
+
+    /// Spawns an entity with the components of `bundle`.
+    #[track_caller]
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityWorldMut<'_> {
+        self.flush();
+        let change_tick = self.change_tick();
+        let bundle_id = self.bundles.register_info::<B>(&mut self.components);
+        let entity = BundleSpawner::new(self, bundle_id, change_tick).spawn(bundle);
+        let location = self.entities.get(entity).expect("just spawned");
+        EntityWorldMut::new(self, entity, location)
+    }
+
+    /// Spawns an entity with no components.
+    pub fn spawn_empty(&mut self) -> EntityWorldMut<'_> {
+        self.spawn(())
+    }
+
+    /// Spawns an entity for each bundle of `iter`, returning their ids.
+    ///
+    /// The archetype and table are resolved once and reserved for the
+    /// iterator's lower size bound. Every bundle is spawned even if the
+    /// returned iterator is dropped unread.
+    #[track_caller]
+    pub fn spawn_batch<I>(&mut self, iter: I) -> SpawnBatchIter<'_, I::IntoIter>
+    where
+        I: IntoIterator,
+        I::Item: Bundle,
+    {
+        self.flush();
+        let change_tick = self.change_tick();
+        let bundle_id = self.bundles.register_info::<I::Item>(&mut self.components);
+        let iter = iter.into_iter();
+        let mut spawner = BundleSpawner::new(self, bundle_id, change_tick);
+        spawner.reserve(iter.size_hint().0);
+        SpawnBatchIter::new(iter, spawner)
+    }
+
+    /// A read-only handle to an entity.
+    ///
+    /// # Panics
+    /// If the entity does not exist; the message names it.
+    #[inline]
+    #[track_caller]
+    pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
+        match self.get_entity(entity) {
+            Ok(entity_ref) => entity_ref,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// A mutable handle to an entity.
+    ///
+    /// # Panics
+    /// If the entity does not exist; the message names it.
+    #[inline]
+    #[track_caller]
+    pub fn entity_mut(&mut self, entity: Entity) -> EntityWorldMut<'_> {
+        match self.get_entity_mut(entity) {
+            Ok(entity_mut) => entity_mut,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// A read-only handle to an entity, or an error naming it.
+    #[inline]
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityDoesNotExistError> {
+        let location = self
+            .entities
+            .get(entity)
+            .ok_or(EntityDoesNotExistError { entity })?;
+        Ok(EntityRef::new(self, entity, location))
+    }
+
+    /// A mutable handle to an entity, or an error naming it.
+    #[inline]
+    pub fn get_entity_mut(
+        &mut self,
+        entity: Entity,
+    ) -> Result<EntityWorldMut<'_>, EntityDoesNotExistError> {
+        self.flush();
+        let location = self
+            .entities
+            .get(entity)
+            .ok_or(EntityDoesNotExistError { entity })?;
+        Ok(EntityWorldMut::new(self, entity, location))
+    }
+
+    /// The entity's component `T`, if the entity exists and has one.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        self.get_entity(entity).ok()?.get::<T>()
+    }
+
+    /// The entity's component `T` with its change ticks.
+    #[inline]
+    pub fn get_ref<T: Component>(&self, entity: Entity) -> Option<Ref<'_, T>> {
+        self.get_entity(entity).ok()?.get_ref::<T>()
+    }
+
+    /// The entity's component `T`, mutably; writing through it marks the
+    /// value changed.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let location = self.entities.get(entity)?;
+        // SAFETY: `location` is the entity's current location, and `&mut
+        // self` rules out any other access.
+        unsafe { self.get_mut_at::<T>(entity, location) }
+    }
+
+    /// # Safety
+    /// `location` is `entity`'s current location and the caller has
+    /// exclusive access to the world.
+    #[inline]
+    pub(crate) unsafe fn get_mut_at<T: Component>(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+    ) -> Option<Mut<'_, T>> {
+        let id = self.components.component_id::<T>()?;
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let (value, added, changed) = self.component_ptr(id, T::STORAGE_TYPE, entity, location)?;
+        // SAFETY: the pointer is a valid `T` of this entity; `&mut self`
+        // makes the borrow exclusive for its lifetime.
+        unsafe {
+            Some(Mut::new(
+                &mut *value.cast::<T>(),
+                &mut *added.get(),
+                &mut *changed.get(),
+                last_run,
+                this_run,
+            ))
+        }
+    }
+
+    /// A pointer to the entity's value of component `id`, and its tick
+    /// cells.
+    #[inline]
+    pub(crate) fn component_ptr(
+        &self,
+        id: ComponentId,
+        storage_type: StorageType,
+        entity: Entity,
+        location: EntityLocation,
+    ) -> Option<(*mut u8, &UnsafeCell<Tick>, &UnsafeCell<Tick>)> {
+        match storage_type {
+            StorageType::Table => {
+                let table = &self.storages.tables[location.table_id];
+                let column = table.get_column(id)?;
+                let row = location.table_row.index();
+                // SAFETY: the entity's row is valid in every column of its
+                // table.
+                unsafe {
+                    let (added, changed) = column.get_tick_cells_unchecked(row);
+                    Some((column.get_data_unchecked(row), added, changed))
+                }
+            }
+            StorageType::SparseSet => self
+                .storages
+                .sparse_sets
+                .get(id)?
+                .get_with_tick_cells(entity),
+        }
+    }
+
+    /// Despawns an entity, dropping its components. Returns `false` if it
+    /// did not exist.
+    pub fn despawn(&mut self, entity: Entity) -> bool {
+        self.flush();
+        let Some(location) = self.entities.free(entity) else {
+            return false;
+        };
+        let mut panics = DropPanics::default();
+        let archetype = &mut self.archetypes[location.archetype_id];
+        if let Some(swapped) = archetype.swap_remove(location.archetype_row).swapped_entity {
+            let mut swapped_location = self.entities.get(swapped).expect("swapped entity is live");
+            swapped_location.archetype_row = location.archetype_row;
+            // SAFETY: `swapped` is live and now at the vacated row.
+            unsafe { self.entities.set(swapped.index(), swapped_location) };
+        }
+        for &id in self.archetypes[location.archetype_id].sparse_set_components() {
+            let set = self
+                .storages
+                .sparse_sets
+                .get_mut(id)
+                .expect("sparse set exists");
+            set.remove_and_drop(entity, &mut panics);
+        }
+        let table = &mut self.storages.tables[location.table_id];
+        // SAFETY: `location.table_row` was the entity's row.
+        if let Some(swapped) =
+            unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) }
+        {
+            let mut swapped_location = self.entities.get(swapped).expect("swapped entity is live");
+            swapped_location.table_row = location.table_row;
+            self.archetypes[swapped_location.archetype_id]
+                .set_entity_table_row(swapped_location.archetype_row, location.table_row);
+            // SAFETY: `swapped` is live and now at the vacated table row.
+            unsafe { self.entities.set(swapped.index(), swapped_location) };
+        }
+        panics.finish();
+        true
+    }
+
+    /// Despawns every entity, keeping resources, archetypes and tables
+    /// (their memory is reused). Stale handles to the despawned entities
+    /// stay refused.
+    pub fn clear_entities(&mut self) {
+        self.flush();
+        for archetype in self.archetypes.iter() {
+            for archetype_entity in archetype.entities() {
+                self.entities.free(archetype_entity.id());
+            }
+        }
+        self.archetypes.clear_entities();
+        let mut panics = DropPanics::default();
+        self.storages.tables.clear_all(&mut panics);
+        self.storages.sparse_sets.clear_all(&mut panics);
+        panics.finish();
+    }
+
+    // ---- change ticks --------------------------------------------------------
+
+    /// The current change tick: values written now carry it.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.load(Ordering::Acquire))
+    }
+
+    /// Advances the change tick and returns the previous one.
+    #[inline]
+    pub fn increment_change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.fetch_add(1, Ordering::AcqRel))
+    }
+
+    /// The tick that `Added`/`Changed` outside systems compare against: the
+    /// tick of the last [`World::clear_trackers`].
+    #[inline]
+    pub fn last_change_tick(&self) -> Tick {
+        self.last_change_tick
+    }
+
+    /// Starts a new change-detection frame for code outside systems: values
+    /// written before this call no longer count as added or changed.
+    pub fn clear_trackers(&mut self) {
+        self.last_change_tick = self.increment_change_tick();
+    }
+
+    /// Clamps ticks that are too old to compare safely. Call it at least
+    /// every [`CHECK_TICK_THRESHOLD`] ticks (schedules do); it returns at
+    /// once if called sooner.
+    pub fn check_change_ticks(&mut self) {
+        let change_tick = self.change_tick();
+        if change_tick.relative_to(self.last_check_tick).get() < CHECK_TICK_THRESHOLD {
+            return;
+        }
+        self.check_change_ticks_now();
+    }
+
+    /// Clamps every stored tick against the current one, regardless of when
+    /// it last ran.
+    pub fn check_change_ticks_now(&mut self) {
+        let change_tick = self.change_tick();
+        self.storages.tables.check_change_ticks(change_tick);
+        self.storages.sparse_sets.check_change_ticks(change_tick);
+        self.storages.resources.check_change_ticks(change_tick);
+        self.last_change_tick.check_tick(change_tick);
+        self.last_check_tick = change_tick;
+    }
+
+    /// Sets the change tick (for tests of tick wrap-around).
+    #[doc(hidden)]
+    pub fn set_change_tick_for_test(&mut self, tick: Tick) {
+        *self.change_tick.get_mut() = tick.get();
+    }
+
+    /// Sets the last change tick (for tests of tick wrap-around).
+    #[doc(hidden)]
+    pub fn set_last_change_tick_for_test(&mut self, tick: Tick) {
+        self.last_change_tick = tick;
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        // Drop every value here, with one panic collector, so a panicking
+        // `Drop` cannot stop the rest from being dropped.
+        let mut panics = DropPanics::default();
+        self.storages.tables.clear_all(&mut panics);
+        self.storages.sparse_sets.clear_all(&mut panics);
+        self.storages.resources.clear_all(&mut panics);
+        panics.finish();
+    }
+}

@@ -1,0 +1,196 @@
+use std::{
+    any::type_name,
+    mem::ManuallyDrop,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+};
+
+use super::World;
+use crate::{
+    change_detection::{ComponentTicks, Mut, Ref},
+    component::ComponentId,
+    resource::Resource,
+};
+
+#[track_caller]
+fn missing<R>() -> ! {
+    panic!(
+        "resource `{}` does not exist in the world: add it with `insert_resource` or `init_resource` first",
+        type_name::<R>()
+    )
+}
+
+impl World {
+    /// Inserts a resource, replacing (and dropping) any old value.
+    pub fn insert_resource<R: Resource>(&mut self, value: R) {
+        let id = self.components.register_resource::<R>();
+        let tick = self.change_tick();
+        // SAFETY: `id` was just registered.
+        let info = unsafe { self.components.get_info_unchecked(id) };
+        let data = self.storages.resources.get_or_insert(info);
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: an owned `R` moves into the storage of `R`.
+        unsafe { data.insert((&mut *value as *mut R).cast(), tick) };
+    }
+
+    /// Inserts `R::default()` unless the resource exists. Returns its id.
+    pub fn init_resource<R: Resource + Default>(&mut self) -> ComponentId {
+        if !self.contains_resource::<R>() {
+            self.insert_resource(R::default());
+        }
+        self.components
+            .resource_id::<R>()
+            .expect("registered above")
+    }
+
+    /// Whether the resource exists.
+    #[inline]
+    pub fn contains_resource<R: Resource>(&self) -> bool {
+        self.components
+            .resource_id::<R>()
+            .and_then(|id| self.storages.resources.get(id))
+            .is_some_and(|data| data.is_present())
+    }
+
+    /// The resource.
+    ///
+    /// # Panics
+    /// If it does not exist; the message names `R`.
+    #[inline]
+    #[track_caller]
+    pub fn resource<R: Resource>(&self) -> &R {
+        match self.get_resource::<R>() {
+            Some(r) => r,
+            None => missing::<R>(),
+        }
+    }
+
+    /// The resource, mutably; writing through it marks it changed.
+    ///
+    /// # Panics
+    /// If it does not exist; the message names `R`.
+    #[inline]
+    #[track_caller]
+    pub fn resource_mut<R: Resource>(&mut self) -> Mut<'_, R> {
+        match self.get_resource_mut::<R>() {
+            Some(r) => r,
+            None => missing::<R>(),
+        }
+    }
+
+    /// The resource with its change ticks.
+    ///
+    /// # Panics
+    /// If it does not exist; the message names `R`.
+    #[inline]
+    #[track_caller]
+    pub fn resource_ref<R: Resource>(&self) -> Ref<'_, R> {
+        match self.get_resource_ref::<R>() {
+            Some(r) => r,
+            None => missing::<R>(),
+        }
+    }
+
+    /// The resource, if it exists.
+    #[inline]
+    pub fn get_resource<R: Resource>(&self) -> Option<&R> {
+        let id = self.components.resource_id::<R>()?;
+        let ptr = self.storages.resources.get(id)?.get_data()?;
+        // SAFETY: the storage of `R`'s id holds an `R`; `&self` keeps it
+        // from being written meanwhile.
+        Some(unsafe { &*ptr.cast::<R>() })
+    }
+
+    /// The resource with its change ticks, if it exists.
+    #[inline]
+    pub fn get_resource_ref<R: Resource>(&self) -> Option<Ref<'_, R>> {
+        let id = self.components.resource_id::<R>()?;
+        let (ptr, added, changed) = self.storages.resources.get(id)?.get_with_tick_cells()?;
+        // SAFETY: as in `get_resource`; the tick cells are only written
+        // through `&mut World`.
+        unsafe {
+            Some(Ref::new(
+                &*ptr.cast::<R>(),
+                &*added.get(),
+                &*changed.get(),
+                self.last_change_tick,
+                self.change_tick(),
+            ))
+        }
+    }
+
+    /// The resource, mutably, if it exists.
+    #[inline]
+    pub fn get_resource_mut<R: Resource>(&mut self) -> Option<Mut<'_, R>> {
+        let id = self.components.resource_id::<R>()?;
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let (ptr, added, changed) = self.storages.resources.get(id)?.get_with_tick_cells()?;
+        // SAFETY: the storage of `R`'s id holds an `R`; `&mut self` makes
+        // the borrow of the value and its ticks exclusive.
+        unsafe {
+            Some(Mut::new(
+                &mut *ptr.cast::<R>(),
+                &mut *added.get(),
+                &mut *changed.get(),
+                last_run,
+                this_run,
+            ))
+        }
+    }
+
+    /// Removes the resource and returns it.
+    pub fn remove_resource<R: Resource>(&mut self) -> Option<R> {
+        self.remove_resource_with_ticks::<R>()
+            .map(|(value, _)| value)
+    }
+
+    fn remove_resource_with_ticks<R: Resource>(&mut self) -> Option<(R, ComponentTicks)> {
+        let id = self.components.resource_id::<R>()?;
+        let (ptr, ticks) = self.storages.resources.get_mut(id)?.remove()?;
+        // SAFETY: the removed value is an owned `R`, read out once.
+        Some((unsafe { ptr.cast::<R>().read() }, ticks))
+    }
+
+    /// Takes the resource out, runs `f` with the world and the resource,
+    /// and puts it back (also when `f` panics).
+    ///
+    /// # Panics
+    /// If the resource does not exist, or if `f` inserted another `R`
+    /// (that one is dropped; the scoped value is kept).
+    #[track_caller]
+    pub fn resource_scope<R: Resource, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, Mut<'_, R>) -> U,
+    ) -> U {
+        let Some((mut value, ticks)) = self.remove_resource_with_ticks::<R>() else {
+            missing::<R>()
+        };
+        let (mut added, mut changed) = (ticks.added, ticks.changed);
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let value = Mut::new(&mut value, &mut added, &mut changed, last_run, this_run);
+            f(self, value)
+        }));
+        let inserted_meanwhile = self.remove_resource::<R>().is_some();
+        let id = self.components.resource_id::<R>().expect("registered");
+        // SAFETY: `id` is registered.
+        let info = unsafe { self.components.get_info_unchecked(id) };
+        let data = self.storages.resources.get_or_insert(info);
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: the resource is absent (removed above); an owned `R` moves
+        // back in.
+        unsafe {
+            data.insert_with_ticks(
+                (&mut *value as *mut R).cast(),
+                ComponentTicks { added, changed },
+            )
+        };
+        match result {
+            Err(payload) => resume_unwind(payload),
+            Ok(_) if inserted_meanwhile => panic!(
+                "resource `{}` was inserted during `resource_scope` of the same resource; the scoped value was kept",
+                type_name::<R>()
+            ),
+            Ok(output) => output,
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! `#[derive(Bundle)]`: read the struct and its fields into a
+//! [`BundleInput`], then generate `Bundle` and `DynamicBundle` impls that
+//! delegate to each field's own `Bundle` impl, in declaration order.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Field, Fields, Generics, Member, Path, Type};
+
+use crate::attr::{self, EcsAttr, SetOnce};
+use crate::errors::Errors;
+use crate::generics::reject_lifetimes;
+
+/// Expands `#[derive(Bundle)]` on `input`.
+pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
+    Ok(BundleInput::parse(input)?.generate())
+}
+
+/// Everything the generated impls depend on.
+struct BundleInput<'a> {
+    ident: &'a Ident,
+    generics: &'a Generics,
+    krate: Path,
+    shape: Shape,
+    fields: Vec<BundleField<'a>>,
+}
+
+/// How the struct is built and taken apart.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `struct S { a: A }`
+    Named,
+    /// `struct S(A);`
+    Tuple,
+    /// `struct S;`
+    Unit,
+}
+
+/// One field of the struct.
+struct BundleField<'a> {
+    member: Member,
+    ty: &'a Type,
+    /// `#[bundle(ignore)]`: not part of the bundle, rebuilt by `Default`.
+    ignored: bool,
+}
+
+impl<'a> BundleInput<'a> {
+    /// Reads and validates `input`, reporting every problem at once.
+    fn parse(input: &'a DeriveInput) -> syn::Result<Self> {
+        let mut errors = Errors::default();
+        let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
+        reject_lifetimes(&input.generics, "Bundle", &mut errors);
+        attr::reject_misplaced(
+            &input.attrs,
+            "bundle",
+            "it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
+            &mut errors,
+        );
+        let (shape, fields) = match &input.data {
+            Data::Struct(data) => {
+                let shape = match &data.fields {
+                    Fields::Named(_) => Shape::Named,
+                    Fields::Unnamed(_) => Shape::Tuple,
+                    Fields::Unit => Shape::Unit,
+                };
+                let fields = data
+                    .fields
+                    .iter()
+                    .zip(data.fields.members())
+                    .map(|(field, member)| BundleField::parse(field, member, &mut errors))
+                    .collect();
+                (shape, fields)
+            }
+            Data::Enum(data) => {
+                errors.push_spanned(
+                    data.enum_token,
+                    "`Bundle` can only be derived for structs: an enum has no fixed set of components",
+                );
+                (Shape::Unit, Vec::new())
+            }
+            Data::Union(data) => {
+                errors.push_spanned(
+                    data.union_token,
+                    "`Bundle` can only be derived for structs: a union holds only one of its fields at a time",
+                );
+                (Shape::Unit, Vec::new())
+            }
+        };
+        errors.finish()?;
+        Ok(Self {
+            ident: &input.ident,
+            generics: &input.generics,
+            krate,
+            shape,
+            fields,
+        })
+    }
+
+    fn generate(&self) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let bundle = quote!(#krate::bundle::Bundle);
+        let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
+        let component = quote!(#krate::component);
+
+        let included: Vec<(Ident, &BundleField)> = self
+            .fields
+            .iter()
+            .filter(|field| !field.ignored)
+            .enumerate()
+            .map(|(i, field)| (format_ident!("__ecs_field_{}", i), field))
+            .collect();
+        // An empty bundle never touches its arguments.
+        let allow_unused = included
+            .is_empty()
+            .then(|| quote!(#[allow(unused_variables)]));
+
+        // Each call is spanned at the field's type, so that a field which is
+        // not a bundle gets its "trait bound not satisfied" error there.
+        let component_ids = included.iter().map(|(_, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> <#ty as #bundle>::component_ids(components, ids);}
+        });
+        let get_component_ids = included.iter().map(|(_, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> <#ty as #bundle>::get_component_ids(components, ids);}
+        });
+        let get_components = included.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, func);}
+        });
+        let destructure = self.destructure(&included);
+        let construct = self.construct(&included, &bundle);
+
+        quote! {
+            // SAFETY: every method visits the included fields in declaration
+            // order and delegates each to the field type's own `Bundle` impl,
+            // so the four methods agree on the components and their order.
+            #[automatically_derived]
+            unsafe impl #impl_generics #bundle for #ident #ty_generics #where_clause {
+                #[inline]
+                #allow_unused
+                fn component_ids(
+                    components: &mut #component::Components,
+                    ids: &mut impl ::core::ops::FnMut(#component::ComponentId),
+                ) {
+                    #(#component_ids)*
+                }
+
+                #[inline]
+                #allow_unused
+                fn get_component_ids(
+                    components: &#component::Components,
+                    ids: &mut impl ::core::ops::FnMut(::core::option::Option<#component::ComponentId>),
+                ) {
+                    #(#get_component_ids)*
+                }
+
+                #[inline]
+                #allow_unused
+                unsafe fn from_components<__EcsContext, __EcsFunc>(
+                    ctx: &mut __EcsContext,
+                    func: &mut __EcsFunc,
+                ) -> Self
+                where
+                    __EcsFunc: ::core::ops::FnMut(&mut __EcsContext) -> *mut ::core::primitive::u8,
+                {
+                    #construct
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics #dynamic_bundle for #ident #ty_generics #where_clause {
+                #[inline]
+                #allow_unused
+                fn get_components(
+                    self,
+                    func: &mut impl ::core::ops::FnMut(#component::StorageType, *mut ::core::primitive::u8),
+                ) {
+                    #destructure
+                    #(#get_components)*
+                }
+            }
+        }
+    }
+
+    /// `Self { .. }` built from the components `func` hands out, with
+    /// ignored fields from `Default`.
+    ///
+    /// Every component is read before any `Default::default()` runs, so a
+    /// panicking `default` finds all components already owned by locals
+    /// (dropped by the unwind) and none left half-read in the world.
+    fn construct(&self, included: &[(Ident, &BundleField)], bundle: &TokenStream) -> TokenStream {
+        let reads = included.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            // SAFETY: forwarded in order; the caller's guarantee for the
+            // whole bundle covers each field's components.
+            quote_spanned! {ty.span()=>
+                let #binding = unsafe { <#ty as #bundle>::from_components(ctx, func) };
+            }
+        });
+        let mut bindings = included.iter().map(|(binding, _)| binding);
+        let values: Vec<TokenStream> = self
+            .fields
+            .iter()
+            .map(|field| {
+                let ty = field.ty;
+                if field.ignored {
+                    quote_spanned! {ty.span()=> <#ty as ::core::default::Default>::default()}
+                } else {
+                    let binding = bindings.next();
+                    quote!(#binding)
+                }
+            })
+            .collect();
+        let value = match self.shape {
+            Shape::Named => {
+                let members = self.fields.iter().map(|field| &field.member);
+                quote!(Self { #(#members: #values,)* })
+            }
+            Shape::Tuple => quote!(Self(#(#values,)*)),
+            Shape::Unit => quote!(Self),
+        };
+        quote! {
+            #(#reads)*
+            #value
+        }
+    }
+
+    /// `let Self { a: __ecs_field_0, .. } = self;` binding each included
+    /// field; the ignored ones are dropped with the rest of `self`.
+    fn destructure(&self, included: &[(Ident, &BundleField)]) -> TokenStream {
+        if included.is_empty() {
+            return TokenStream::new();
+        }
+        let members = included.iter().map(|(_, field)| &field.member);
+        let bindings = included.iter().map(|(binding, _)| binding);
+        let rest = (included.len() < self.fields.len()).then(|| quote!(..));
+        quote!(let Self { #(#members: #bindings,)* #rest } = self;)
+    }
+}
+
+impl<'a> BundleField<'a> {
+    /// The keys `#[bundle(..)]` knows on a field.
+    const KEYS: &'static [&'static str] = &["ignore"];
+
+    fn parse(field: &'a Field, member: Member, errors: &mut Errors) -> Self {
+        let mut ignored = SetOnce::default();
+        for meta in attr::args_of(&field.attrs, "bundle", errors) {
+            let key = meta.path();
+            if key.is_ident("ignore") {
+                if errors
+                    .take(attr::flag(&meta, "#[bundle(ignore)]"))
+                    .is_some()
+                {
+                    ignored.set(key, (), errors);
+                }
+            } else {
+                errors.push(attr::unknown_key("bundle", key, Self::KEYS));
+            }
+        }
+        Self {
+            member,
+            ty: &field.ty,
+            ignored: ignored.get().is_some(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    fn expand(input: DeriveInput) -> syn::Result<String> {
+        derive(&input).map(|tokens| tokens.to_string())
+    }
+
+    fn messages(input: DeriveInput) -> Vec<String> {
+        let error = expand(input).unwrap_err();
+        error.into_iter().map(|error| error.to_string()).collect()
+    }
+
+    #[test]
+    fn fields_are_visited_in_declaration_order() {
+        let out = expand(parse_quote!(
+            struct B {
+                z: Z,
+                a: A,
+                m: M,
+            }
+        ))
+        .unwrap();
+        let z = out
+            .find("< Z as :: ecs :: bundle :: Bundle > :: component_ids")
+            .unwrap();
+        let a = out
+            .find("< A as :: ecs :: bundle :: Bundle > :: component_ids")
+            .unwrap();
+        let m = out
+            .find("< M as :: ecs :: bundle :: Bundle > :: component_ids")
+            .unwrap();
+        assert!(z < a && a < m, "{out}");
+    }
+
+    #[test]
+    fn ignored_fields_are_defaulted_and_not_visited() {
+        let out = expand(parse_quote!(
+            struct B(A, #[bundle(ignore)] I, C);
+        ))
+        .unwrap();
+        assert!(!out.contains("< I as :: ecs :: bundle"), "{out}");
+        assert!(
+            out.contains("< I as :: core :: default :: Default > :: default ()"),
+            "{out}"
+        );
+        assert!(
+            out.contains("let Self { 0 : __ecs_field_0 , 2 : __ecs_field_1 , .. } = self"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn empty_bundles_allow_their_unused_arguments() {
+        for input in [
+            parse_quote!(
+                struct B;
+            ),
+            parse_quote!(
+                struct B {
+                    #[bundle(ignore)]
+                    a: A,
+                }
+            ),
+        ] {
+            let out = expand(input).unwrap();
+            assert_eq!(
+                out.matches("# [allow (unused_variables)]").count(),
+                4,
+                "{out}"
+            );
+        }
+        let out = expand(parse_quote!(
+            struct B(A);
+        ))
+        .unwrap();
+        assert!(!out.contains("unused_variables"), "{out}");
+    }
+
+    #[test]
+    fn enums_and_unions_are_rejected() {
+        assert_eq!(
+            messages(parse_quote!(
+                enum E {
+                    A(A),
+                }
+            )),
+            ["`Bundle` can only be derived for structs: an enum has no fixed set of components"]
+        );
+        assert_eq!(
+            messages(parse_quote!(union U { a: A })),
+            ["`Bundle` can only be derived for structs: a union holds only one of its fields at a time"]
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let input = parse_quote! {
+            #[bundle(ignore)]
+            struct B<'w> {
+                #[bundle(ignore = true)]
+                a: &'w A,
+                #[bundle(skip)]
+                b: B,
+            }
+        };
+        assert_eq!(
+            messages(input),
+            [
+                "`Bundle` types must be 'static: remove the lifetime parameter `'w`",
+                "`#[bundle(..)]` is not allowed here: it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
+                "`ignore` takes no value: write `#[bundle(ignore)]`",
+                "unknown key `skip` in `#[bundle(..)]`: expected `ignore`",
+            ]
+        );
+    }
+}

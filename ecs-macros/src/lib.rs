@@ -1,0 +1,157 @@
+//! Derive macros of the `ecs` entity-component-system.
+//!
+//! Use them through the `ecs` crate (`use ecs::prelude::*;`), which
+//! re-exports each derive under the name of the trait it implements:
+//! [`Component`](derive@Component), [`Bundle`](derive@Bundle) and
+//! [`Resource`](derive@Resource).
+//!
+//! Each derive works in three steps, each in its own function:
+//!
+//! ```text
+//! DeriveInput ──parse──▶ model (type, fields, attributes) ──validate──▶ generate ──▶ impls
+//!                  └──────────── every problem, combined into one report ───────────┘
+//! ```
+//!
+//! A macro here never panics: each problem is a `syn::Error` on the tokens
+//! that caused it, and all of them are reported together.
+//!
+//! # Where the generated code finds the runtime
+//!
+//! Generated code names the runtime as `::ecs` by default. A crate that
+//! reaches it under another name says so with the container attribute
+//! `#[ecs(crate = path)]`, accepted by every derive here:
+//!
+//! ```ignore
+//! #[derive(Component)]
+//! #[ecs(crate = ecs_core)]
+//! struct Position { x: f32, y: f32 }
+//! ```
+
+#![warn(missing_docs)]
+
+mod attr;
+mod bundle;
+mod component;
+mod errors;
+mod generics;
+mod resource;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Implements `Component` for a struct or enum, so its values can be
+/// attached to entities.
+///
+/// Unit, tuple and named structs, enums and unions all derive. Generic
+/// parameters are kept with their bounds; since `Component` requires
+/// `Send + Sync + 'static`, each type parameter needs bounds that imply it
+/// (the compiler says which one is missing). Lifetime parameters are
+/// rejected: a component must be `'static`.
+///
+/// # Attributes
+///
+/// - `#[component(storage = "Table")]` (the default) keeps the values in a
+///   column of the entity's table: the fastest to iterate.
+/// - `#[component(storage = "SparseSet")]` keeps them in a per-component
+///   sparse set: the cheapest to add and remove.
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// Any other key is an error.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Position { x: f32, y: f32 }
+///
+/// #[derive(Component)]
+/// #[component(storage = "SparseSet")]
+/// struct Stunned;
+///
+/// #[derive(Component)]
+/// enum Team { Red, Blue }
+///
+/// #[derive(Component)]
+/// struct Tagged<T: Send + Sync + 'static>(T);
+/// ```
+#[proc_macro_derive(Component, attributes(component, ecs))]
+pub fn derive_component(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(component::derive(&input))
+}
+
+/// Implements `Bundle` for a struct whose fields are bundles, so the
+/// struct can be spawned, inserted, removed and taken as one group.
+///
+/// Each field's type must itself be a bundle: a component, a tuple of
+/// bundles, or another derived bundle, so bundles nest. The components are
+/// visited in field declaration order. Named, tuple and unit structs derive
+/// (a unit struct is the empty bundle); enums and unions do not, since they
+/// have no fixed set of components. Lifetime parameters are rejected.
+///
+/// # Attributes
+///
+/// - `#[bundle(ignore)]` on a field leaves it out of the bundle: it is not
+///   inserted, it is rebuilt with `Default::default()` when the bundle is
+///   taken back out of an entity, and it is dropped when the bundle is
+///   inserted. Its type must implement `Default`.
+/// - `#[ecs(crate = path)]` on the struct names the runtime crate when it is
+///   not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(Bundle)]
+/// struct PlayerBundle {
+///     pos: Position,
+///     vel: Velocity,
+///     marker: (Player, Named),
+///     #[bundle(ignore)]
+///     spawned_by: Option<String>,
+/// }
+///
+/// let e = world.spawn(PlayerBundle { .. }).id();
+/// let bundle: PlayerBundle = world.entity_mut(e).take().unwrap();
+/// ```
+#[proc_macro_derive(Bundle, attributes(bundle, ecs))]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(bundle::derive(&input))
+}
+
+/// Implements `Resource` for a type, so a world can hold one value of it
+/// (`World::insert_resource`, `Res<R>`, `ResMut<R>`).
+///
+/// Any struct, enum or union derives; generic parameters are kept with
+/// their bounds (which must imply `Send + Sync + 'static`), and lifetime
+/// parameters are rejected.
+///
+/// # Attributes
+///
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(Resource, Default)]
+/// struct Time { delta: f32 }
+///
+/// world.insert_resource(Time { delta: 0.016 });
+/// assert_eq!(world.resource::<Time>().delta, 0.016);
+/// ```
+#[proc_macro_derive(Resource, attributes(ecs))]
+pub fn derive_resource(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(resource::derive(&input))
+}
+
+/// The generated code, or the errors that stopped it.
+fn expand(result: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
+    result.unwrap_or_else(syn::Error::into_compile_error).into()
+}
