@@ -27,7 +27,7 @@
 //! ```
 //!
 //! Layers, lowest first: [`entity`], [`component`], [`storage`],
-//! [`archetype`], [`bundle`], [`change_detection`], [`world`].
+//! [`archetype`], [`bundle`], [`change_detection`], [`query`], [`world`].
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -38,6 +38,7 @@ pub mod bundle;
 pub mod change_detection;
 pub mod component;
 pub mod entity;
+pub mod query;
 pub mod resource;
 pub mod storage;
 mod utils;
@@ -49,6 +50,7 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
+    pub use crate::query::{Added, AnyOf, Changed, Has, Or, QueryState, With, Without};
     pub use crate::resource::Resource;
     pub use crate::world::{EntityRef, EntityWorldMut, World};
 }

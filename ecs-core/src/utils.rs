@@ -77,3 +77,49 @@ impl DropPanics {
         }
     }
 }
+
+/// Calls `$m!()` with every prefix of the given identifiers: `$m!()`,
+/// `$m!(A)`, `$m!(A, B)`, ... (tuple impls up to 16 elements).
+macro_rules! all_tuples {
+    ($m:ident; $($name:tt),*) => { $crate::utils::all_tuples!(@ $m; []; $($name),*); };
+    (@ $m:ident; [$($done:tt),*]; ) => { $m!($($done),*); };
+    (@ $m:ident; [$($done:tt),*]; $next:tt $(, $rest:tt)*) => {
+        $m!($($done),*);
+        $crate::utils::all_tuples!(@ $m; [$($done,)* $next]; $($rest),*);
+    };
+}
+pub(crate) use all_tuples;
+
+/// Like `all_tuples!`, without the empty tuple.
+macro_rules! all_tuples_nonempty {
+    ($m:ident; $first:tt $(, $name:tt)*) => { $crate::utils::all_tuples_nonempty!(@ $m; [$first]; $($name),*); };
+    (@ $m:ident; [$($done:tt),*]; ) => { $m!($($done),*); };
+    (@ $m:ident; [$($done:tt),*]; $next:tt $(, $rest:tt)*) => {
+        $m!($($done),*);
+        $crate::utils::all_tuples_nonempty!(@ $m; [$($done,)* $next]; $($rest),*);
+    };
+}
+pub(crate) use all_tuples_nonempty;
+
+/// `Option::unwrap` that is checked in debug builds (and under Miri) and
+/// unchecked in release, for values an invariant guarantees.
+pub(crate) trait DebugCheckedUnwrap {
+    type Item;
+    /// # Safety
+    /// The value must be `Some`.
+    unsafe fn debug_checked_unwrap(self) -> Self::Item;
+}
+
+impl<T> DebugCheckedUnwrap for Option<T> {
+    type Item = T;
+    #[inline(always)]
+    #[track_caller]
+    unsafe fn debug_checked_unwrap(self) -> T {
+        if cfg!(debug_assertions) {
+            self.expect("invariant violated: value must be present")
+        } else {
+            // SAFETY: guaranteed by the caller.
+            unsafe { self.unwrap_unchecked() }
+        }
+    }
+}

@@ -129,12 +129,4 @@ macro_rules! tuple_bundle {
     };
 }
 
-macro_rules! all_tuples {
-    ($m:ident; $($name:ident),*) => { all_tuples!(@ $m; []; $($name),*); };
-    (@ $m:ident; [$($done:ident),*]; ) => { $m!($($done),*); };
-    (@ $m:ident; [$($done:ident),*]; $next:ident $(, $rest:ident)*) => {
-        $m!($($done),*);
-        all_tuples!(@ $m; [$($done,)* $next]; $($rest),*);
-    };
-}
-all_tuples!(tuple_bundle; B0, B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12, B13, B14, B15);
+crate::utils::all_tuples!(tuple_bundle; B0, B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12, B13, B14, B15);

@@ -20,6 +20,11 @@ pub struct Column {
     changed_ticks: Vec<UnsafeCell<Tick>>,
 }
 
+// SAFETY: values are of `Send + Sync` component types; the tick cells are
+// written only through exclusive world access, or through query fetches
+// whose access was checked to give them exclusive use of this component.
+unsafe impl Sync for Column {}
+
 impl Column {
     pub(crate) fn new(info: &ComponentInfo, capacity: usize) -> Column {
         Column::with_layout(info.layout(), info.drop_fn(), capacity)

@@ -15,6 +15,10 @@ pub struct ResourceData {
     changed: UnsafeCell<Tick>,
 }
 
+// SAFETY: values are of `Send + Sync` resource types; the tick cells are
+// written only through exclusive world access or a checked `ResMut`.
+unsafe impl Sync for ResourceData {}
+
 impl ResourceData {
     /// Whether the resource currently has a value.
     #[inline]

@@ -10,10 +10,12 @@ mod error;
 mod integrity;
 mod resources;
 mod spawn_batch;
+mod unsafe_world_cell;
 
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use error::EntityDoesNotExistError;
 pub use spawn_batch::SpawnBatchIter;
+pub use unsafe_world_cell::UnsafeWorldCell;
 
 #[cfg(test)]
 mod tests;

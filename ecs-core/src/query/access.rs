@@ -1,0 +1,353 @@
+use fixedbitset::FixedBitSet;
+
+use crate::component::ComponentId;
+
+/// Which components something reads and writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Components read or written.
+    reads_and_writes: FixedBitSet,
+    /// Components written.
+    writes: FixedBitSet,
+    /// Reads every component and resource (`&World`).
+    reads_all: bool,
+    /// Writes every component and resource (`&mut World`).
+    writes_all: bool,
+}
+
+fn grow_insert(set: &mut FixedBitSet, index: usize) {
+    set.grow(index + 1);
+    set.insert(index);
+}
+
+impl Access {
+    /// Records a read of `id`.
+    pub fn add_read(&mut self, id: ComponentId) {
+        grow_insert(&mut self.reads_and_writes, id.index());
+    }
+
+    /// Records a write of `id`.
+    pub fn add_write(&mut self, id: ComponentId) {
+        grow_insert(&mut self.reads_and_writes, id.index());
+        grow_insert(&mut self.writes, id.index());
+    }
+
+    /// Records a read of everything.
+    pub fn read_all(&mut self) {
+        self.reads_all = true;
+    }
+
+    /// Records a write of everything.
+    pub fn write_all(&mut self) {
+        self.reads_all = true;
+        self.writes_all = true;
+    }
+
+    /// Whether `id` is read (or written).
+    #[inline]
+    pub fn has_read(&self, id: ComponentId) -> bool {
+        self.reads_all || self.reads_and_writes.contains(id.index())
+    }
+
+    /// Whether `id` is written.
+    #[inline]
+    pub fn has_write(&self, id: ComponentId) -> bool {
+        self.writes_all || self.writes.contains(id.index())
+    }
+
+    /// Whether everything is read.
+    pub fn has_read_all(&self) -> bool {
+        self.reads_all
+    }
+
+    /// Whether everything is written.
+    pub fn has_write_all(&self) -> bool {
+        self.writes_all
+    }
+
+    /// Whether nothing is written.
+    pub fn is_read_only(&self) -> bool {
+        !self.writes_all && self.writes.is_clear()
+    }
+
+    /// Adds everything `other` reads and writes.
+    pub fn extend(&mut self, other: &Access) {
+        self.reads_all |= other.reads_all;
+        self.writes_all |= other.writes_all;
+        self.reads_and_writes.union_with(&other.reads_and_writes);
+        self.writes.union_with(&other.writes);
+    }
+
+    /// Whether the two may be used at the same time: no component is
+    /// written by one and read or written by the other.
+    pub fn is_compatible(&self, other: &Access) -> bool {
+        if self.writes_all {
+            return !other.reads_all && other.reads_and_writes.is_clear();
+        }
+        if other.writes_all {
+            return !self.reads_all && self.reads_and_writes.is_clear();
+        }
+        if self.reads_all {
+            return other.writes.is_clear();
+        }
+        if other.reads_all {
+            return self.writes.is_clear();
+        }
+        self.writes.is_disjoint(&other.reads_and_writes)
+            && other.writes.is_disjoint(&self.reads_and_writes)
+    }
+
+    /// The components through which the two conflict (empty if compatible;
+    /// `None` in the list stands for "everything", from `&World` or
+    /// `&mut World`).
+    pub fn get_conflicts(&self, other: &Access) -> Vec<Option<ComponentId>> {
+        if (self.writes_all && (other.reads_all || !other.reads_and_writes.is_clear()))
+            || (other.writes_all && (self.reads_all || !self.reads_and_writes.is_clear()))
+            || (self.reads_all && !other.writes.is_clear())
+            || (other.reads_all && !self.writes.is_clear())
+        {
+            let mut all: Vec<_> = self
+                .writes
+                .union(&other.reads_and_writes)
+                .chain(other.writes.union(&self.reads_and_writes))
+                .map(|i| Some(ComponentId::new(i)))
+                .collect();
+            if all.is_empty() {
+                all.push(None);
+            }
+            all.sort();
+            all.dedup();
+            return all;
+        }
+        let mut conflicts: Vec<_> = self
+            .writes
+            .intersection(&other.reads_and_writes)
+            .chain(other.writes.intersection(&self.reads_and_writes))
+            .map(|i| Some(ComponentId::new(i)))
+            .collect();
+        conflicts.sort();
+        conflicts.dedup();
+        conflicts
+    }
+
+    /// The components read (or written).
+    pub fn reads(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.reads_and_writes.ones().map(ComponentId::new)
+    }
+
+    /// The components written.
+    pub fn writes(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.writes.ones().map(ComponentId::new)
+    }
+}
+
+/// One conjunction of a filter in disjunctive normal form: the entity has
+/// every component of `with` and none of `without`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessFilters {
+    with: FixedBitSet,
+    without: FixedBitSet,
+}
+
+impl AccessFilters {
+    /// Whether no entity can match both conjunctions.
+    fn is_ruled_out_by(&self, other: &AccessFilters) -> bool {
+        !self.with.is_disjoint(&other.without) || !self.without.is_disjoint(&other.with)
+    }
+}
+
+/// An [`Access`] with the filter under which it happens: which archetypes a
+/// query can touch, as a disjunction of with/without conjunctions. Two
+/// queries whose accesses conflict may still run together when their
+/// filters rule out any shared entity (`With<P>` beside `Without<P>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilteredAccess {
+    access: Access,
+    /// Components every matched entity has (from data terms and `With`),
+    /// used to find candidate archetypes through the component index.
+    required: FixedBitSet,
+    /// The filter in disjunctive normal form; always at least one clause.
+    filter_sets: Vec<AccessFilters>,
+}
+
+impl Default for FilteredAccess {
+    fn default() -> Self {
+        FilteredAccess {
+            access: Access::default(),
+            required: FixedBitSet::new(),
+            filter_sets: vec![AccessFilters::default()],
+        }
+    }
+}
+
+impl FilteredAccess {
+    /// The unfiltered access.
+    #[inline]
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// The unfiltered access, mutably.
+    #[inline]
+    pub fn access_mut(&mut self) -> &mut Access {
+        &mut self.access
+    }
+
+    /// Records a read of `id`, which every matched entity has.
+    pub fn add_read(&mut self, id: ComponentId) {
+        self.access.add_read(id);
+        self.add_required(id);
+        self.and_with(id);
+    }
+
+    /// Records a write of `id`, which every matched entity has.
+    pub fn add_write(&mut self, id: ComponentId) {
+        self.access.add_write(id);
+        self.add_required(id);
+        self.and_with(id);
+    }
+
+    /// Records that every matched entity has `id`.
+    pub fn add_required(&mut self, id: ComponentId) {
+        grow_insert(&mut self.required, id.index());
+    }
+
+    /// Restricts the filter to entities with `id`.
+    pub fn and_with(&mut self, id: ComponentId) {
+        for clause in &mut self.filter_sets {
+            grow_insert(&mut clause.with, id.index());
+        }
+    }
+
+    /// Restricts the filter to entities without `id`.
+    pub fn and_without(&mut self, id: ComponentId) {
+        for clause in &mut self.filter_sets {
+            grow_insert(&mut clause.without, id.index());
+        }
+    }
+
+    /// Combines as "self or other": the filter clauses are joined, the
+    /// accesses added, and only what both require stays required.
+    pub fn append_or(&mut self, other: &FilteredAccess) {
+        self.filter_sets.extend(other.filter_sets.iter().cloned());
+        self.access.extend(&other.access);
+        self.required.intersect_with(&other.required);
+    }
+
+    /// Combines as "self and other": accesses and requirements added, the
+    /// filters multiplied out.
+    pub fn extend(&mut self, other: &FilteredAccess) {
+        self.access.extend(&other.access);
+        self.required.union_with(&other.required);
+        let mut product = Vec::with_capacity(self.filter_sets.len() * other.filter_sets.len());
+        for a in &self.filter_sets {
+            for b in &other.filter_sets {
+                let mut clause = a.clone();
+                clause.with.union_with(&b.with);
+                clause.without.union_with(&b.without);
+                product.push(clause);
+            }
+        }
+        self.filter_sets = product;
+    }
+
+    /// Adds `other`'s reads and writes only, not its filter (for
+    /// `Option<D>`: it reads what `D` reads without requiring it).
+    pub fn extend_access(&mut self, other: &FilteredAccess) {
+        self.access.extend(&other.access);
+    }
+
+    /// The components every matched entity has.
+    pub fn required(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.required.ones().map(ComponentId::new)
+    }
+
+    /// Whether the two may run at once: their accesses are compatible, or
+    /// every pair of filter clauses rules out a shared entity.
+    pub fn is_compatible(&self, other: &FilteredAccess) -> bool {
+        if self.access.is_compatible(&other.access) {
+            return true;
+        }
+        self.filters_disjoint(other)
+    }
+
+    fn filters_disjoint(&self, other: &FilteredAccess) -> bool {
+        self.filter_sets
+            .iter()
+            .all(|a| other.filter_sets.iter().all(|b| a.is_ruled_out_by(b)))
+    }
+
+    /// The components through which the two conflict (empty if
+    /// compatible).
+    pub fn get_conflicts(&self, other: &FilteredAccess) -> Vec<Option<ComponentId>> {
+        if self.is_compatible(other) {
+            Vec::new()
+        } else {
+            self.access.get_conflicts(&other.access)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(i: usize) -> ComponentId {
+        ComponentId::new(i)
+    }
+
+    #[test]
+    fn reads_are_compatible_writes_are_not() {
+        let mut a = Access::default();
+        a.add_read(id(1));
+        let mut b = Access::default();
+        b.add_read(id(1));
+        assert!(a.is_compatible(&b));
+        b.add_write(id(1));
+        assert!(!a.is_compatible(&b));
+        assert_eq!(a.get_conflicts(&b), vec![Some(id(1))]);
+        let mut world_read = Access::default();
+        world_read.read_all();
+        assert!(world_read.is_compatible(&a));
+        assert!(!world_read.is_compatible(&b));
+    }
+
+    #[test]
+    fn with_and_without_make_writes_disjoint() {
+        let mut a = FilteredAccess::default();
+        a.add_write(id(0));
+        a.and_with(id(5));
+        let mut b = FilteredAccess::default();
+        b.add_write(id(0));
+        b.and_without(id(5));
+        assert!(a.is_compatible(&b));
+        let mut c = FilteredAccess::default();
+        c.add_write(id(0));
+        assert!(!a.is_compatible(&c));
+        assert_eq!(a.get_conflicts(&c), vec![Some(id(0))]);
+    }
+
+    #[test]
+    fn or_filters_keep_each_branch() {
+        // a: write 0 where (with 1) or (with 2); b: write 0 without 1 and without 2.
+        let mut left = FilteredAccess::default();
+        left.and_with(id(1));
+        let mut right = FilteredAccess::default();
+        right.and_with(id(2));
+        let mut or = left.clone();
+        or.append_or(&right);
+        let mut a = FilteredAccess::default();
+        a.add_write(id(0));
+        a.extend(&or);
+        let mut b = FilteredAccess::default();
+        b.add_write(id(0));
+        b.and_without(id(1));
+        b.and_without(id(2));
+        assert!(a.is_compatible(&b));
+        let mut c = FilteredAccess::default();
+        c.add_write(id(0));
+        c.and_without(id(1));
+        assert!(!a.is_compatible(&c), "the (with 2) branch can meet c");
+        assert_eq!(a.required().collect::<Vec<_>>(), vec![id(0)]);
+    }
+}

@@ -1,0 +1,774 @@
+//! Query data: `&T`, `&mut T`, `Ref<T>`, `Option<D>`, `Entity`, `Has<T>`,
+//! `AnyOf<(..)>` and tuples.
+
+use std::{any::type_name, cell::UnsafeCell, marker::PhantomData};
+
+use super::{FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
+use crate::{
+    archetype::Archetype,
+    change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
+    component::{Component, ComponentId, StorageType},
+    entity::Entity,
+    storage::{ComponentSparseSet, Table, TableRow},
+    utils::DebugCheckedUnwrap,
+    world::{UnsafeWorldCell, World},
+};
+
+#[track_caller]
+fn assert_no_write<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
+    assert!(
+        !access.access().has_write(id),
+        "query term `{term}` reads component `{}`, which another term of the same query writes: \
+         use one `&mut {0}` term, or split the query",
+        type_name::<T>()
+    );
+}
+
+#[track_caller]
+fn assert_no_read<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
+    assert!(
+        !access.access().has_read(id),
+        "query term `{term}` writes component `{}`, which another term of the same query also accesses: \
+         use one `&mut {0}` term, or split the query",
+        type_name::<T>()
+    );
+}
+
+// ---- &T -------------------------------------------------------------------
+
+/// The fetch of `&T`: a column pointer set per table, or the sparse set.
+pub struct ReadFetch<'w, T> {
+    column: *const T,
+    sparse_set: Option<&'w ComponentSparseSet>,
+    marker: PhantomData<&'w T>,
+}
+
+impl<T> Clone for ReadFetch<'_, T> {
+    fn clone(&self) -> Self {
+        ReadFetch {
+            column: self.column,
+            sparse_set: self.sparse_set,
+            marker: PhantomData,
+        }
+    }
+}
+
+#[inline]
+fn sparse_set_of<T: Component>(
+    world: UnsafeWorldCell<'_>,
+    id: ComponentId,
+) -> Option<&ComponentSparseSet> {
+    match T::STORAGE_TYPE {
+        StorageType::Table => None,
+        StorageType::SparseSet => world.storages().sparse_sets.get(id),
+    }
+}
+
+// SAFETY: reads `T` only, recorded as a read of `T`; matches only
+// archetypes containing `T`; dense exactly when `T` is a table component.
+unsafe impl<T: Component> WorldQuery for &T {
+    type Fetch<'w> = ReadFetch<'w, T>;
+    type State = ComponentId;
+    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
+
+    #[inline]
+    unsafe fn init_fetch<'w>(
+        world: UnsafeWorldCell<'w>,
+        &id: &ComponentId,
+        _: Tick,
+        _: Tick,
+    ) -> ReadFetch<'w, T> {
+        ReadFetch {
+            column: std::ptr::null(),
+            sparse_set: sparse_set_of::<T>(world, id),
+            marker: PhantomData,
+        }
+    }
+
+    #[inline]
+    unsafe fn set_archetype<'w>(
+        fetch: &mut ReadFetch<'w, T>,
+        id: &ComponentId,
+        _: &'w Archetype,
+        table: &'w Table,
+    ) {
+        if Self::IS_DENSE {
+            // SAFETY: forwarded; a matched archetype's table has `T`.
+            unsafe { Self::set_table(fetch, id, table) };
+        }
+    }
+
+    #[inline]
+    unsafe fn set_table<'w>(fetch: &mut ReadFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
+        // SAFETY: a matched table has a column for `T`.
+        fetch.column = unsafe { table.get_column(id).debug_checked_unwrap() }
+            .data_ptr()
+            .cast::<T>();
+    }
+
+    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+        assert_no_write::<T>(access, id, &format!("&{}", type_name::<T>()));
+        access.add_read(id);
+    }
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.register_component::<T>()
+    }
+
+    fn matches_component_set(
+        &id: &ComponentId,
+        set_contains_id: &impl Fn(ComponentId) -> bool,
+    ) -> bool {
+        set_contains_id(id)
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl<T: Component> QueryData for &T {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = &'w T;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: the fetch points at the entity's table (dense) or the
+        // component's sparse set, which holds a `T` for the entity; shared
+        // access to it was checked.
+        unsafe {
+            match T::STORAGE_TYPE {
+                StorageType::Table => &*fetch.column.add(table_row.index()),
+                StorageType::SparseSet => &*fetch
+                    .sparse_set
+                    .debug_checked_unwrap()
+                    .get(entity)
+                    .debug_checked_unwrap()
+                    .cast::<T>(),
+            }
+        }
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+
+// ---- Ref<T> -----------------------------------------------------------------
+
+/// The fetch of `Ref<T>` and `&mut T`: the column and its tick columns, or
+/// the sparse set, and the ticks to compare against.
+pub struct TickedFetch<'w, T> {
+    column: *mut T,
+    added: *const UnsafeCell<Tick>,
+    changed: *const UnsafeCell<Tick>,
+    sparse_set: Option<&'w ComponentSparseSet>,
+    last_run: Tick,
+    this_run: Tick,
+    marker: PhantomData<&'w T>,
+}
+
+impl<T> Clone for TickedFetch<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for TickedFetch<'_, T> {}
+
+impl<'w, T: Component> TickedFetch<'w, T> {
+    #[inline]
+    fn new(world: UnsafeWorldCell<'w>, id: ComponentId, last_run: Tick, this_run: Tick) -> Self {
+        TickedFetch {
+            column: std::ptr::null_mut(),
+            added: std::ptr::null(),
+            changed: std::ptr::null(),
+            sparse_set: sparse_set_of::<T>(world, id),
+            last_run,
+            this_run,
+            marker: PhantomData,
+        }
+    }
+
+    /// # Safety
+    /// `table` has a column for `id`.
+    #[inline]
+    unsafe fn set_table(&mut self, id: ComponentId, table: &'w Table) {
+        // SAFETY: guaranteed by the caller.
+        let column = unsafe { table.get_column(id).debug_checked_unwrap() };
+        self.column = column.data_ptr().cast::<T>();
+        self.added = column.added_ticks().as_ptr();
+        self.changed = column.changed_ticks().as_ptr();
+    }
+
+    /// # Safety
+    /// The fetch points at the entity's table or the component's sparse
+    /// set, which holds a `T` for the entity.
+    #[inline(always)]
+    unsafe fn get(
+        &self,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> (*mut T, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>) {
+        // SAFETY: guaranteed by the caller; tick columns are as long as the
+        // value column.
+        unsafe {
+            match T::STORAGE_TYPE {
+                StorageType::Table => {
+                    let row = table_row.index();
+                    (
+                        self.column.add(row),
+                        &*self.added.add(row),
+                        &*self.changed.add(row),
+                    )
+                }
+                StorageType::SparseSet => {
+                    let (value, added, changed) = self
+                        .sparse_set
+                        .debug_checked_unwrap()
+                        .get_with_tick_cells(entity)
+                        .debug_checked_unwrap();
+                    (value.cast::<T>(), added, changed)
+                }
+            }
+        }
+    }
+}
+
+// SAFETY: reads `T` and its ticks, recorded as a read of `T`.
+unsafe impl<T: Component> WorldQuery for Ref<'_, T> {
+    type Fetch<'w> = TickedFetch<'w, T>;
+    type State = ComponentId;
+    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
+
+    #[inline]
+    unsafe fn init_fetch<'w>(
+        world: UnsafeWorldCell<'w>,
+        &id: &ComponentId,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> TickedFetch<'w, T> {
+        TickedFetch::new(world, id, last_run, this_run)
+    }
+
+    #[inline]
+    unsafe fn set_archetype<'w>(
+        fetch: &mut TickedFetch<'w, T>,
+        &id: &ComponentId,
+        _: &'w Archetype,
+        table: &'w Table,
+    ) {
+        if Self::IS_DENSE {
+            // SAFETY: a matched archetype's table has `T`.
+            unsafe { fetch.set_table(id, table) };
+        }
+    }
+
+    #[inline]
+    unsafe fn set_table<'w>(fetch: &mut TickedFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
+        // SAFETY: a matched table has `T`.
+        unsafe { fetch.set_table(id, table) };
+    }
+
+    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+        assert_no_write::<T>(access, id, &format!("Ref<{}>", type_name::<T>()));
+        access.add_read(id);
+    }
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.register_component::<T>()
+    }
+
+    fn matches_component_set(
+        &id: &ComponentId,
+        set_contains_id: &impl Fn(ComponentId) -> bool,
+    ) -> bool {
+        set_contains_id(id)
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl<'a, T: Component> QueryData for Ref<'a, T> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = Ref<'w, T>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded; shared access to the value and ticks was
+        // checked.
+        unsafe {
+            let (value, added, changed) = fetch.get(entity, table_row);
+            Ref {
+                value: &*value,
+                ticks: Ticks {
+                    added: &*added.get(),
+                    changed: &*changed.get(),
+                    last_run: fetch.last_run,
+                    this_run: fetch.this_run,
+                },
+            }
+        }
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl<T: Component> ReadOnlyQueryData for Ref<'_, T> {}
+
+// ---- &mut T -------------------------------------------------------------------
+
+// SAFETY: writes `T` and its ticks, recorded as a write of `T`.
+unsafe impl<T: Component> WorldQuery for &mut T {
+    type Fetch<'w> = TickedFetch<'w, T>;
+    type State = ComponentId;
+    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
+
+    #[inline]
+    unsafe fn init_fetch<'w>(
+        world: UnsafeWorldCell<'w>,
+        &id: &ComponentId,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> TickedFetch<'w, T> {
+        TickedFetch::new(world, id, last_run, this_run)
+    }
+
+    #[inline]
+    unsafe fn set_archetype<'w>(
+        fetch: &mut TickedFetch<'w, T>,
+        &id: &ComponentId,
+        _: &'w Archetype,
+        table: &'w Table,
+    ) {
+        if Self::IS_DENSE {
+            // SAFETY: a matched archetype's table has `T`.
+            unsafe { fetch.set_table(id, table) };
+        }
+    }
+
+    #[inline]
+    unsafe fn set_table<'w>(fetch: &mut TickedFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
+        // SAFETY: a matched table has `T`.
+        unsafe { fetch.set_table(id, table) };
+    }
+
+    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+        assert_no_read::<T>(access, id, &format!("&mut {}", type_name::<T>()));
+        access.add_write(id);
+    }
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.register_component::<T>()
+    }
+
+    fn matches_component_set(
+        &id: &ComponentId,
+        set_contains_id: &impl Fn(ComponentId) -> bool,
+    ) -> bool {
+        set_contains_id(id)
+    }
+}
+
+// SAFETY: writes; its read-only twin `&T` reads the same component.
+unsafe impl<'a, T: Component> QueryData for &'a mut T {
+    const IS_READ_ONLY: bool = false;
+    type ReadOnly = &'a T;
+    type Item<'w> = Mut<'w, T>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded; exclusive access to this row's value and ticks
+        // was checked (the row is yielded once per iteration).
+        unsafe {
+            let (value, added, changed) = fetch.get(entity, table_row);
+            Mut {
+                value: &mut *value,
+                ticks: TicksMut {
+                    added: &mut *added.get(),
+                    changed: &mut *changed.get(),
+                    last_run: fetch.last_run,
+                    this_run: fetch.this_run,
+                },
+            }
+        }
+    }
+}
+
+// ---- Entity -------------------------------------------------------------------
+
+// SAFETY: accesses no component data; matches everything.
+unsafe impl WorldQuery for Entity {
+    type Fetch<'w> = ();
+    type State = ();
+    const IS_DENSE: bool = true;
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &(), _: Tick, _: Tick) {}
+    #[inline]
+    unsafe fn set_archetype<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Archetype, _: &'w Table) {}
+    #[inline]
+    unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
+    fn update_component_access(_: &(), _: &mut FilteredAccess) {}
+    fn init_state(_: &mut World) {}
+    fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
+        true
+    }
+}
+
+// SAFETY: reads nothing from storage.
+unsafe impl QueryData for Entity {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = Entity;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(_: &mut Self::Fetch<'w>, entity: Entity, _: TableRow) -> Self::Item<'w> {
+        entity
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl ReadOnlyQueryData for Entity {}
+
+// ---- Has<T> ---------------------------------------------------------------------
+
+/// Query data that yields whether the entity has component `T`, without
+/// reading it or filtering on it.
+pub struct Has<T>(PhantomData<T>);
+
+// SAFETY: reads no component data (only archetype membership); matches
+// everything; dense when `T` is a table component, because then
+// membership is decided by the table.
+unsafe impl<T: Component> WorldQuery for Has<T> {
+    type Fetch<'w> = bool;
+    type State = ComponentId;
+    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &ComponentId, _: Tick, _: Tick) -> bool {
+        false
+    }
+
+    #[inline]
+    unsafe fn set_archetype<'w>(
+        fetch: &mut bool,
+        &id: &ComponentId,
+        archetype: &'w Archetype,
+        _: &'w Table,
+    ) {
+        *fetch = archetype.contains(id);
+    }
+
+    #[inline]
+    unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, &id: &ComponentId, table: &'w Table) {
+        *fetch = table.has_column(id);
+    }
+
+    fn update_component_access(_: &ComponentId, _: &mut FilteredAccess) {}
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.register_component::<T>()
+    }
+
+    fn matches_component_set(_: &ComponentId, _: &impl Fn(ComponentId) -> bool) -> bool {
+        true
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl<T: Component> QueryData for Has<T> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = bool;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, _: Entity, _: TableRow) -> Self::Item<'w> {
+        *fetch
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl<T: Component> ReadOnlyQueryData for Has<T> {}
+
+// ---- Option<D> ----------------------------------------------------------------
+
+/// The fetch of `Option<D>`: `D`'s fetch and whether the current table or
+/// archetype matches `D`.
+pub struct OptionFetch<'w, D: WorldQuery> {
+    fetch: D::Fetch<'w>,
+    matches: bool,
+}
+
+impl<D: WorldQuery> Clone for OptionFetch<'_, D> {
+    fn clone(&self) -> Self {
+        OptionFetch {
+            fetch: self.fetch.clone(),
+            matches: self.matches,
+        }
+    }
+}
+
+// SAFETY: `D`'s access is recorded without its filter; `D` is only set up
+// and fetched where it matches.
+unsafe impl<D: WorldQuery> WorldQuery for Option<D> {
+    type Fetch<'w> = OptionFetch<'w, D>;
+    type State = D::State;
+    const IS_DENSE: bool = D::IS_DENSE;
+
+    #[inline]
+    unsafe fn init_fetch<'w>(
+        world: UnsafeWorldCell<'w>,
+        state: &D::State,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> OptionFetch<'w, D> {
+        OptionFetch {
+            // SAFETY: forwarded.
+            fetch: unsafe { D::init_fetch(world, state, last_run, this_run) },
+            matches: false,
+        }
+    }
+
+    #[inline]
+    unsafe fn set_archetype<'w>(
+        fetch: &mut OptionFetch<'w, D>,
+        state: &D::State,
+        archetype: &'w Archetype,
+        table: &'w Table,
+    ) {
+        fetch.matches = D::matches_component_set(state, &|id| archetype.contains(id));
+        if fetch.matches {
+            // SAFETY: `D` matches this archetype.
+            unsafe { D::set_archetype(&mut fetch.fetch, state, archetype, table) };
+        }
+    }
+
+    #[inline]
+    unsafe fn set_table<'w>(fetch: &mut OptionFetch<'w, D>, state: &D::State, table: &'w Table) {
+        fetch.matches = D::matches_component_set(state, &|id| table.has_column(id));
+        if fetch.matches {
+            // SAFETY: `D` matches this table.
+            unsafe { D::set_table(&mut fetch.fetch, state, table) };
+        }
+    }
+
+    fn update_component_access(state: &D::State, access: &mut FilteredAccess) {
+        let mut intermediate = access.clone();
+        D::update_component_access(state, &mut intermediate);
+        access.extend_access(&intermediate);
+    }
+
+    fn init_state(world: &mut World) -> D::State {
+        D::init_state(world)
+    }
+
+    fn matches_component_set(_: &D::State, _: &impl Fn(ComponentId) -> bool) -> bool {
+        true
+    }
+}
+
+// SAFETY: as `D`.
+unsafe impl<D: QueryData> QueryData for Option<D> {
+    const IS_READ_ONLY: bool = D::IS_READ_ONLY;
+    type ReadOnly = Option<D::ReadOnly>;
+    type Item<'w> = Option<D::Item<'w>>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded, only where `D` matches.
+        fetch
+            .matches
+            .then(|| unsafe { D::fetch(&mut fetch.fetch, entity, table_row) })
+    }
+}
+
+// SAFETY: as `D`.
+unsafe impl<D: ReadOnlyQueryData> ReadOnlyQueryData for Option<D> {}
+
+// ---- tuples ---------------------------------------------------------------------
+
+macro_rules! tuple_world_query {
+    ($(($name:ident, $s:ident)),*) => {
+        // SAFETY: each element's access is recorded and each element is
+        // set up and fetched exactly as its own impl requires.
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        unsafe impl<$($name: WorldQuery),*> WorldQuery for ($($name,)*) {
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            type State = ($($name::State,)*);
+            const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
+
+            #[inline]
+            unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded.
+                ($(unsafe { $name::init_fetch(world, $name, last_run, this_run) },)*)
+            }
+
+            #[inline]
+            unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                // SAFETY: forwarded.
+                $(unsafe { $name::set_archetype($name, $s, archetype, table) };)*
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                // SAFETY: forwarded.
+                $(unsafe { $name::set_table($name, $s, table) };)*
+            }
+
+            fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
+                let ($($name,)*) = state;
+                $($name::update_component_access($name, access);)*
+            }
+
+            fn init_state(world: &mut World) -> Self::State {
+                ($($name::init_state(world),)*)
+            }
+
+            fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
+                let ($($name,)*) = state;
+                true $(&& $name::matches_component_set($name, set_contains_id))*
+            }
+        }
+
+        // SAFETY: read-only exactly when every element is.
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
+            const IS_READ_ONLY: bool = true $(&& $name::IS_READ_ONLY)*;
+            type ReadOnly = ($($name::ReadOnly,)*);
+            type Item<'w> = ($($name::Item<'w>,)*);
+
+            #[inline(always)]
+            unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity, table_row: TableRow) -> Self::Item<'w> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded.
+                ($(unsafe { $name::fetch($name, entity, table_row) },)*)
+            }
+        }
+
+        // SAFETY: every element is read-only.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($name,)*) {}
+    };
+}
+
+crate::utils::all_tuples!(tuple_world_query; (F0, s0), (F1, s1), (F2, s2), (F3, s3), (F4, s4), (F5, s5), (F6, s6), (F7, s7), (F8, s8), (F9, s9), (F10, s10), (F11, s11), (F12, s12), (F13, s13), (F14, s14), (F15, s15));
+
+// ---- AnyOf ------------------------------------------------------------------------
+
+/// Query data that matches entities with at least one of the tuple's terms,
+/// yielding an `Option` for each.
+///
+/// `Query<AnyOf<(&A, &mut B)>>` yields `(Option<&A>, Option<Mut<B>>)` for
+/// every entity with an `A`, a `B`, or both.
+pub struct AnyOf<T>(PhantomData<T>);
+
+macro_rules! anyof_world_query {
+    ($(($name:ident, $s:ident)),*) => {
+        // SAFETY: each element's access is recorded (as alternatives of the
+        // filter); elements are set up and fetched only where they match.
+        #[allow(non_snake_case, unused_variables)]
+        unsafe impl<$($name: WorldQuery),*> WorldQuery for AnyOf<($($name,)*)> {
+            type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
+            type State = ($($name::State,)*);
+            const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
+
+            #[inline]
+            unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded.
+                ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
+            }
+
+            #[inline]
+            unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                $(
+                    $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
+                    if $name.1 {
+                        // SAFETY: the element matches this archetype.
+                        unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
+                    }
+                )*
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                $(
+                    $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
+                    if $name.1 {
+                        // SAFETY: the element matches this table.
+                        unsafe { $name::set_table(&mut $name.0, $s, table) };
+                    }
+                )*
+            }
+
+            fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
+                let ($($name,)*) = state;
+                // Elements must not conflict with each other either.
+                let mut together = access.clone();
+                $($name::update_component_access($name, &mut together);)*
+                let mut branches: Option<FilteredAccess> = None;
+                $(
+                    let mut branch = access.clone();
+                    $name::update_component_access($name, &mut branch);
+                    match &mut branches {
+                        None => branches = Some(branch),
+                        Some(all) => all.append_or(&branch),
+                    }
+                )*
+                if let Some(all) = branches {
+                    *access = all;
+                }
+            }
+
+            fn init_state(world: &mut World) -> Self::State {
+                ($($name::init_state(world),)*)
+            }
+
+            fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
+                let ($($name,)*) = state;
+                false $(|| $name::matches_component_set($name, set_contains_id))*
+            }
+        }
+
+        // SAFETY: read-only exactly when every element is.
+        #[allow(non_snake_case, unused_variables)]
+        unsafe impl<$($name: QueryData),*> QueryData for AnyOf<($($name,)*)> {
+            const IS_READ_ONLY: bool = true $(&& $name::IS_READ_ONLY)*;
+            type ReadOnly = AnyOf<($($name::ReadOnly,)*)>;
+            type Item<'w> = ($(Option<$name::Item<'w>>,)*);
+
+            #[inline(always)]
+            unsafe fn fetch<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity, table_row: TableRow) -> Self::Item<'w> {
+                let ($($name,)*) = fetch;
+                // SAFETY: forwarded, only where the element matches.
+                ($($name.1.then(|| unsafe { $name::fetch(&mut $name.0, entity, table_row) }),)*)
+            }
+        }
+
+        // SAFETY: every element is read-only.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for AnyOf<($($name,)*)> {}
+    };
+}
+
+crate::utils::all_tuples_nonempty!(anyof_world_query; (F0, s0), (F1, s1), (F2, s2), (F3, s3), (F4, s4), (F5, s5), (F6, s6), (F7, s7), (F8, s8), (F9, s9), (F10, s10), (F11, s11), (F12, s12), (F13, s13), (F14, s14), (F15, s15));

@@ -1,0 +1,306 @@
+use std::iter::FusedIterator;
+
+use super::{QueryData, QueryFilter, QueryState};
+use crate::{
+    archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
+    change_detection::Tick,
+    entity::Entity,
+    storage::{Table, TableId, TableRow, Tables},
+    world::UnsafeWorldCell,
+};
+
+/// The items of a query, walking the matched tables (dense queries) or
+/// archetypes (queries touching a sparse-set component).
+///
+/// ```text
+/// dense:     table 3 rows 0..n ─▶ table 7 rows 0..m ─▶ …   (column pointers
+///                                                          set once per table)
+/// archetype: archetype 4 entities (table row each) ─▶ archetype 9 …
+///            (an archetype that fills its whole table walks the table rows)
+/// ```
+///
+/// `for_each`, `fold` and `count` iterate each table in one tight loop.
+pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
+    tables: &'w Tables,
+    archetypes: &'w Archetypes,
+    state: &'s QueryState<D, F>,
+    table_ids: std::slice::Iter<'s, TableId>,
+    archetype_ids: std::slice::Iter<'s, ArchetypeId>,
+    /// The current table's entities (dense walk, or an archetype that
+    /// fills its table).
+    table_entities: &'w [Entity],
+    /// The current archetype's entities (archetype walk).
+    archetype_entities: &'w [ArchetypeEntity],
+    /// Whether the current archetype is walked by table row.
+    by_table_row: bool,
+    fetch: D::Fetch<'w>,
+    filter: F::Fetch<'w>,
+    current_len: usize,
+    current_row: usize,
+}
+
+impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
+    /// # Safety
+    /// `world` is the world `state` was built for (with its archetypes
+    /// up to date), and the caller has the access `state` records for as
+    /// long as the iterator and its items live.
+    pub(crate) unsafe fn new(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        QueryIter {
+            tables: &world.storages().tables,
+            archetypes: world.archetypes(),
+            state,
+            table_ids: state.matched_table_ids.iter(),
+            archetype_ids: state.matched_archetype_ids.iter(),
+            table_entities: &[],
+            archetype_entities: &[],
+            by_table_row: false,
+            // SAFETY: forwarded.
+            fetch: unsafe { D::init_fetch(world, &state.fetch_state, last_run, this_run) },
+            // SAFETY: forwarded.
+            filter: unsafe { F::init_fetch(world, &state.filter_state, last_run, this_run) },
+            current_len: 0,
+            current_row: 0,
+        }
+    }
+
+    /// Points the fetches at the next non-empty matched table or archetype.
+    /// Returns false when there is none.
+    #[inline]
+    fn advance_storage(&mut self) -> bool {
+        if QueryState::<D, F>::IS_DENSE {
+            for &table_id in self.table_ids.by_ref() {
+                let table = &self.tables[table_id];
+                if table.is_empty() {
+                    continue;
+                }
+                // SAFETY: the table is matched by the state (all of its
+                // archetypes match a dense query) and from its world.
+                unsafe {
+                    D::set_table(&mut self.fetch, &self.state.fetch_state, table);
+                    F::set_table(&mut self.filter, &self.state.filter_state, table);
+                }
+                self.table_entities = table.entities();
+                self.current_len = table.entity_count();
+                self.current_row = 0;
+                return true;
+            }
+        } else {
+            for &archetype_id in self.archetype_ids.by_ref() {
+                let archetype = &self.archetypes[archetype_id];
+                if archetype.is_empty() {
+                    continue;
+                }
+                let table = &self.tables[archetype.table_id()];
+                // SAFETY: the archetype is matched by the state, and `table`
+                // is its table.
+                unsafe {
+                    D::set_archetype(&mut self.fetch, &self.state.fetch_state, archetype, table);
+                    F::set_archetype(&mut self.filter, &self.state.filter_state, archetype, table);
+                }
+                // An archetype holding every row of its table is walked by
+                // table row: same entities, sequential column access.
+                self.by_table_row = archetype.len() == table.entity_count();
+                if self.by_table_row {
+                    self.table_entities = table.entities();
+                } else {
+                    self.archetype_entities = archetype.entities();
+                }
+                self.current_len = archetype.len();
+                self.current_row = 0;
+                return true;
+            }
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn current_entity(&self, row: usize) -> (Entity, TableRow) {
+        // SAFETY: `row < current_len`, the length of the slice in use.
+        unsafe {
+            if QueryState::<D, F>::IS_DENSE || self.by_table_row {
+                (*self.table_entities.get_unchecked(row), TableRow::new(row))
+            } else {
+                let e = self.archetype_entities.get_unchecked(row);
+                (e.id(), e.table_row())
+            }
+        }
+    }
+
+    /// Runs `func` over the rest of the current table or archetype.
+    #[inline(always)]
+    fn fold_current<B>(&mut self, mut acc: B, func: &mut impl FnMut(B, D::Item<'w>) -> B) -> B {
+        if QueryState::<D, F>::IS_DENSE || self.by_table_row {
+            let entities = self.table_entities;
+            for row in self.current_row..self.current_len {
+                // SAFETY: `row < len(entities)`.
+                let entity = unsafe { *entities.get_unchecked(row) };
+                let table_row = TableRow::new(row);
+                // SAFETY: the fetches point at this table; each row is
+                // yielded once.
+                unsafe {
+                    if F::filter_fetch(&mut self.filter, entity, table_row) {
+                        acc = func(acc, D::fetch(&mut self.fetch, entity, table_row));
+                    }
+                }
+            }
+        } else {
+            let entities = self.archetype_entities;
+            for e in &entities[self.current_row..self.current_len] {
+                let (entity, table_row) = (e.id(), e.table_row());
+                // SAFETY: the fetches point at this archetype; each row is
+                // yielded once.
+                unsafe {
+                    if F::filter_fetch(&mut self.filter, entity, table_row) {
+                        acc = func(acc, D::fetch(&mut self.fetch, entity, table_row));
+                    }
+                }
+            }
+        }
+        self.current_row = self.current_len;
+        acc
+    }
+
+    fn remaining_max(&self) -> usize {
+        let current = self.current_len - self.current_row;
+        if QueryState::<D, F>::IS_DENSE {
+            current
+                + self
+                    .table_ids
+                    .as_slice()
+                    .iter()
+                    .map(|&id| self.tables[id].entity_count())
+                    .sum::<usize>()
+        } else {
+            current
+                + self
+                    .archetype_ids
+                    .as_slice()
+                    .iter()
+                    .map(|&id| self.archetypes[id].len())
+                    .sum::<usize>()
+        }
+    }
+}
+
+impl<'w, D: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, D, F> {
+    type Item = D::Item<'w>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<D::Item<'w>> {
+        loop {
+            if self.current_row == self.current_len {
+                if !self.advance_storage() {
+                    return None;
+                }
+                continue;
+            }
+            let (entity, table_row) = self.current_entity(self.current_row);
+            self.current_row += 1;
+            // SAFETY: the fetches point at the current table or archetype,
+            // which holds `entity` at `table_row`; each row is yielded once.
+            unsafe {
+                if F::filter_fetch(&mut self.filter, entity, table_row) {
+                    return Some(D::fetch(&mut self.fetch, entity, table_row));
+                }
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let max = self.remaining_max();
+        if F::IS_ARCHETYPAL {
+            (max, Some(max))
+        } else {
+            (0, Some(max))
+        }
+    }
+
+    #[inline]
+    fn fold<B, Func>(mut self, init: B, mut func: Func) -> B
+    where
+        Func: FnMut(B, Self::Item) -> B,
+    {
+        let mut acc = self.fold_current(init, &mut func);
+        while self.advance_storage() {
+            acc = self.fold_current(acc, &mut func);
+        }
+        acc
+    }
+
+    #[inline]
+    fn count(self) -> usize {
+        if F::IS_ARCHETYPAL {
+            self.remaining_max()
+        } else {
+            self.fold(0, |n, _| n + 1)
+        }
+    }
+}
+
+impl<D: QueryData, F: QueryFilter> FusedIterator for QueryIter<'_, '_, D, F> {}
+
+/// Iterates the rows `rows` of one table (dense) for the parallel walk.
+///
+/// # Safety
+/// As for [`QueryIter::new`]; `table` is matched by `state`; no other
+/// iteration touches these rows at the same time.
+pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
+    world: UnsafeWorldCell<'w>,
+    state: &QueryState<D, F>,
+    table: &'w Table,
+    rows: std::ops::Range<usize>,
+    last_run: Tick,
+    this_run: Tick,
+    func: &impl Fn(D::Item<'w>),
+) {
+    // SAFETY: forwarded.
+    unsafe {
+        let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);
+        let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
+        D::set_table(&mut fetch, &state.fetch_state, table);
+        F::set_table(&mut filter, &state.filter_state, table);
+        let entities = table.entities();
+        for row in rows {
+            let entity = *entities.get_unchecked(row);
+            let table_row = TableRow::new(row);
+            if F::filter_fetch(&mut filter, entity, table_row) {
+                func(D::fetch(&mut fetch, entity, table_row));
+            }
+        }
+    }
+}
+
+/// Iterates the rows `rows` of one archetype for the parallel walk.
+///
+/// # Safety
+/// As for [`for_each_table_rows`], with an archetype.
+pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
+    world: UnsafeWorldCell<'w>,
+    state: &QueryState<D, F>,
+    archetype_id: ArchetypeId,
+    rows: std::ops::Range<usize>,
+    last_run: Tick,
+    this_run: Tick,
+    func: &impl Fn(D::Item<'w>),
+) {
+    let archetype = &world.archetypes()[archetype_id];
+    let table = &world.storages().tables[archetype.table_id()];
+    // SAFETY: forwarded.
+    unsafe {
+        let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);
+        let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
+        D::set_archetype(&mut fetch, &state.fetch_state, archetype, table);
+        F::set_archetype(&mut filter, &state.filter_state, archetype, table);
+        for e in &archetype.entities()[rows] {
+            let (entity, table_row) = (e.id(), e.table_row());
+            if F::filter_fetch(&mut filter, entity, table_row) {
+                func(D::fetch(&mut fetch, entity, table_row));
+            }
+        }
+    }
+}

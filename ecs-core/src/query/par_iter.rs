@@ -1,0 +1,141 @@
+use super::{
+    iter::{for_each_archetype_rows, for_each_table_rows},
+    QueryData, QueryFilter, QueryState,
+};
+use crate::{change_detection::Tick, world::UnsafeWorldCell};
+
+/// A parallel walk over a query's items on rayon's thread pool.
+///
+/// Each matched table (or archetype) is cut into batches of rows; the batch
+/// size comes from the total number of rows and the number of threads, so
+/// every thread gets several batches to balance load.
+pub struct QueryParIter<'w, 's, D: QueryData, F: QueryFilter> {
+    world: UnsafeWorldCell<'w>,
+    state: &'s QueryState<D, F>,
+    last_run: Tick,
+    this_run: Tick,
+    batch_size: Option<usize>,
+}
+
+/// Batches per thread when the batch size is derived.
+const BATCHES_PER_THREAD: usize = 4;
+
+impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
+    pub(crate) fn new(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        QueryParIter {
+            world,
+            state,
+            last_run,
+            this_run,
+            batch_size: None,
+        }
+    }
+
+    /// Uses batches of `batch_size` rows instead of a derived size.
+    ///
+    /// # Panics
+    /// If `batch_size` is zero.
+    pub fn batching(mut self, batch_size: usize) -> Self {
+        assert!(
+            batch_size > 0,
+            "a parallel query's batch size must be at least 1"
+        );
+        self.batch_size = Some(batch_size);
+        self
+    }
+
+    fn storage_lens(&self) -> impl Iterator<Item = usize> + '_ {
+        let (tables, archetypes) = (&self.world.storages().tables, self.world.archetypes());
+        let dense = QueryState::<D, F>::IS_DENSE;
+        let table_lens = self
+            .state
+            .matched_table_ids
+            .iter()
+            .filter(move |_| dense)
+            .map(move |&id| tables[id].entity_count());
+        let archetype_lens = self
+            .state
+            .matched_archetype_ids
+            .iter()
+            .filter(move |_| !dense)
+            .map(move |&id| archetypes[id].len());
+        table_lens.chain(archetype_lens)
+    }
+
+    /// Calls `func` with every item, on several threads at once.
+    pub fn for_each<FN>(self, func: FN)
+    where
+        FN: Fn(D::Item<'w>) + Send + Sync,
+    {
+        let threads = rayon::current_num_threads().max(1);
+        let total: usize = self.storage_lens().sum();
+        let batch_size = self
+            .batch_size
+            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
+        if threads == 1 || total <= batch_size {
+            // SAFETY: the constructor's caller had the access; one thread.
+            unsafe {
+                self.state
+                    .iter_unchecked_manual(self.world, self.last_run, self.this_run)
+            }
+            .for_each(func);
+            return;
+        }
+        let (world, state, last_run, this_run) =
+            (self.world, self.state, self.last_run, self.this_run);
+        let func = &func;
+        rayon::scope(|scope| {
+            if QueryState::<D, F>::IS_DENSE {
+                for &table_id in &state.matched_table_ids {
+                    let table = &world.storages().tables[table_id];
+                    let len = table.entity_count();
+                    let mut start = 0;
+                    while start < len {
+                        let end = (start + batch_size).min(len);
+                        // SAFETY: batches cover disjoint rows, so items of
+                        // different tasks never alias; the access was
+                        // checked by the constructor's caller.
+                        scope.spawn(move |_| unsafe {
+                            for_each_table_rows(
+                                world,
+                                state,
+                                table,
+                                start..end,
+                                last_run,
+                                this_run,
+                                func,
+                            )
+                        });
+                        start = end;
+                    }
+                }
+            } else {
+                for &archetype_id in &state.matched_archetype_ids {
+                    let len = world.archetypes()[archetype_id].len();
+                    let mut start = 0;
+                    while start < len {
+                        let end = (start + batch_size).min(len);
+                        // SAFETY: as above, with disjoint archetype rows.
+                        scope.spawn(move |_| unsafe {
+                            for_each_archetype_rows(
+                                world,
+                                state,
+                                archetype_id,
+                                start..end,
+                                last_run,
+                                this_run,
+                                func,
+                            )
+                        });
+                        start = end;
+                    }
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,521 @@
+use std::{any::type_name, marker::PhantomData};
+
+use fixedbitset::FixedBitSet;
+
+use super::{
+    iter::QueryIter, par_iter::QueryParIter, FilteredAccess, QueryData, QueryEntityError,
+    QueryFilter, QuerySingleError, ReadOnlyQueryData,
+};
+use crate::{
+    archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
+    change_detection::Tick,
+    entity::Entity,
+    storage::TableId,
+    world::{UnsafeWorldCell, World, WorldId},
+};
+
+/// The cached state of a query: its component ids, its access, and the
+/// tables and archetypes it matches.
+///
+/// The match cache is brought up to date from the last
+/// [`ArchetypeGeneration`] at each use, checking only archetypes created
+/// since, and only those that contain the query's rarest required
+/// component (found through the component index).
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Position(f32);
+/// #[derive(Component)]
+/// struct Velocity(f32);
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(2.0)));
+/// world.spawn(Position(5.0));
+/// let mut query = world.query::<(&mut Position, &Velocity)>();
+/// for (mut p, v) in query.iter_mut(&mut world) {
+///     p.0 += v.0;
+/// }
+/// let mut positions = world.query::<&Position>();
+/// let mut xs: Vec<f32> = positions.iter(&world).map(|p| p.0).collect();
+/// xs.sort_by(f32::total_cmp);
+/// assert_eq!(xs, [2.0, 5.0]);
+/// ```
+// `repr(C)`: `as_readonly` reinterprets a state as the state of the
+// read-only twin, whose fields have the same types.
+#[repr(C)]
+pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
+    world_id: WorldId,
+    archetype_generation: ArchetypeGeneration,
+    matched_tables: FixedBitSet,
+    matched_archetypes: FixedBitSet,
+    pub(crate) matched_table_ids: Vec<TableId>,
+    pub(crate) matched_archetype_ids: Vec<ArchetypeId>,
+    component_access: FilteredAccess,
+    pub(crate) fetch_state: D::State,
+    pub(crate) filter_state: F::State,
+    marker: PhantomData<fn() -> (D, F)>,
+}
+
+impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryState")
+            .field("query", &type_name::<(D, F)>())
+            .field("world_id", &self.world_id)
+            .field("matched_tables", &self.matched_table_ids.len())
+            .field("matched_archetypes", &self.matched_archetype_ids.len())
+            .finish()
+    }
+}
+
+impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
+    /// Whether iteration walks tables (no sparse-set component involved).
+    pub const IS_DENSE: bool = D::IS_DENSE && F::IS_DENSE;
+
+    /// Builds the state for `world`, registering the components involved.
+    ///
+    /// # Panics
+    /// If the query's own terms conflict (`(&mut A, &A)`), naming the
+    /// component.
+    #[track_caller]
+    pub fn new(world: &mut World) -> Self {
+        let fetch_state = D::init_state(world);
+        let filter_state = F::init_state(world);
+        let mut component_access = FilteredAccess::default();
+        D::update_component_access(&fetch_state, &mut component_access);
+        // Filters are recorded separately so that `Changed<A>` beside
+        // `&mut A` is not taken for a conflict.
+        let mut filter_access = FilteredAccess::default();
+        F::update_component_access(&filter_state, &mut filter_access);
+        component_access.extend(&filter_access);
+        let mut state = QueryState {
+            world_id: world.id(),
+            archetype_generation: ArchetypeGeneration::initial(),
+            matched_tables: FixedBitSet::new(),
+            matched_archetypes: FixedBitSet::new(),
+            matched_table_ids: Vec::new(),
+            matched_archetype_ids: Vec::new(),
+            component_access,
+            fetch_state,
+            filter_state,
+            marker: PhantomData,
+        };
+        state.update_archetypes(world);
+        state
+    }
+
+    /// The components read and written, and the filter.
+    #[inline]
+    pub fn component_access(&self) -> &FilteredAccess {
+        &self.component_access
+    }
+
+    /// The id of the world this state belongs to.
+    #[inline]
+    pub fn world_id(&self) -> WorldId {
+        self.world_id
+    }
+
+    /// The matched tables.
+    #[inline]
+    pub fn matched_tables(&self) -> &[TableId] {
+        &self.matched_table_ids
+    }
+
+    /// The matched archetypes.
+    #[inline]
+    pub fn matched_archetypes(&self) -> &[ArchetypeId] {
+        &self.matched_archetype_ids
+    }
+
+    /// Whether the state matches an archetype (as of its last update).
+    #[inline]
+    pub fn matches_archetype(&self, id: ArchetypeId) -> bool {
+        self.matched_archetypes.contains(id.index())
+    }
+
+    /// # Panics
+    /// If `world_id` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn validate_world(&self, world_id: WorldId) {
+        if self.world_id != world_id {
+            mismatched_world(type_name::<Self>(), self.world_id, world_id);
+        }
+    }
+
+    /// Brings the match cache up to date with the world's archetypes.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was built for.
+    #[inline]
+    #[track_caller]
+    pub fn update_archetypes(&mut self, world: &World) {
+        self.update_archetypes_unsafe_world_cell(UnsafeWorldCell::new_readonly(world));
+    }
+
+    /// [`QueryState::update_archetypes`] through a world cell (reads
+    /// archetype metadata only).
+    #[inline]
+    #[track_caller]
+    pub fn update_archetypes_unsafe_world_cell(&mut self, world: UnsafeWorldCell<'_>) {
+        self.validate_world(world.id());
+        let archetypes = world.archetypes();
+        let old = self.archetype_generation;
+        if old == archetypes.generation() {
+            return;
+        }
+        // Candidates: the archetypes (new since `old`) containing the
+        // required component with the fewest archetypes.
+        let rarest = self
+            .component_access
+            .required()
+            .map(|id| archetypes.containing(id))
+            .min_by_key(|records| records.len());
+        match rarest {
+            Some(records) => {
+                let start = records.partition_point(|r| r.archetype_id < old.0);
+                for record in &records[start..] {
+                    self.new_archetype(&archetypes[record.archetype_id]);
+                }
+            }
+            None => {
+                for archetype in &archetypes[old..] {
+                    self.new_archetype(archetype);
+                }
+            }
+        }
+        self.archetype_generation = archetypes.generation();
+    }
+
+    fn new_archetype(&mut self, archetype: &Archetype) {
+        let contains = |id| archetype.contains(id);
+        if !(D::matches_component_set(&self.fetch_state, &contains)
+            && F::matches_component_set(&self.filter_state, &contains))
+        {
+            return;
+        }
+        let archetype_index = archetype.id().index();
+        if !self.matched_archetypes.contains(archetype_index) {
+            self.matched_archetypes.grow(archetype_index + 1);
+            self.matched_archetypes.insert(archetype_index);
+            self.matched_archetype_ids.push(archetype.id());
+        }
+        let table_index = archetype.table_id().index();
+        if !self.matched_tables.contains(table_index) {
+            self.matched_tables.grow(table_index + 1);
+            self.matched_tables.insert(table_index);
+            self.matched_table_ids.push(archetype.table_id());
+        }
+    }
+
+    /// This state seen as the state of the read-only twin of `D`.
+    #[inline]
+    pub fn as_readonly(&self) -> &QueryState<D::ReadOnly, F> {
+        // SAFETY: `D::ReadOnly::State == D::State` (a bound of
+        // `QueryData`), so both `repr(C)` structs have the same fields of the
+        // same types; the read-only twin accesses a subset of what `D`
+        // accesses, so the recorded access stays an upper bound.
+        unsafe { &*(self as *const Self).cast::<QueryState<D::ReadOnly, F>>() }
+    }
+
+    // ---- iteration --------------------------------------------------------
+
+    /// Read-only items of every matching entity.
+    #[inline]
+    #[track_caller]
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, D::ReadOnly, F> {
+        self.update_archetypes(world);
+        // SAFETY: read-only data through a shared world borrow; the world
+        // matches (checked above).
+        unsafe {
+            self.as_readonly().iter_unchecked_manual(
+                UnsafeWorldCell::new_readonly(world),
+                world.last_change_tick(),
+                world.change_tick(),
+            )
+        }
+    }
+
+    /// Items of every matching entity, mutably.
+    #[inline]
+    #[track_caller]
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, D, F> {
+        self.update_archetypes(world);
+        let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
+        // SAFETY: exclusive world borrow; the world matches.
+        unsafe {
+            self.iter_unchecked_manual(UnsafeWorldCell::new_mutable(world), last_run, this_run)
+        }
+    }
+
+    /// Iterates with explicit ticks, without updating the match cache.
+    ///
+    /// # Safety
+    /// `world` is this state's world, already passed to
+    /// `update_archetypes*`, and the caller has the access this state
+    /// records for as long as the iterator and its items live.
+    #[inline]
+    pub unsafe fn iter_unchecked_manual<'w, 's>(
+        &'s self,
+        world: UnsafeWorldCell<'w>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> QueryIter<'w, 's, D, F> {
+        // SAFETY: forwarded.
+        unsafe { QueryIter::new(world, self, last_run, this_run) }
+    }
+
+    /// Calls `func` with the read-only item of every matching entity, on
+    /// the fast internal-iteration path.
+    #[inline]
+    #[track_caller]
+    pub fn for_each<'w>(
+        &mut self,
+        world: &'w World,
+        func: impl FnMut(<D::ReadOnly as QueryData>::Item<'w>),
+    ) {
+        self.iter(world).for_each(func);
+    }
+
+    /// Calls `func` with the item of every matching entity, mutably, on the
+    /// fast internal-iteration path.
+    #[inline]
+    #[track_caller]
+    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, func: impl FnMut(D::Item<'w>)) {
+        self.iter_mut(world).for_each(func);
+    }
+
+    /// The number of matching entities.
+    #[inline]
+    #[track_caller]
+    pub fn count(&mut self, world: &World) -> usize {
+        self.iter(world).count()
+    }
+
+    /// Whether no entity matches.
+    #[inline]
+    #[track_caller]
+    pub fn is_empty(&mut self, world: &World) -> bool {
+        self.iter(world).next().is_none()
+    }
+
+    /// A parallel iterator over read-only items (on rayon).
+    #[inline]
+    #[track_caller]
+    pub fn par_iter<'w, 's>(
+        &'s mut self,
+        world: &'w World,
+    ) -> QueryParIter<'w, 's, D::ReadOnly, F> {
+        self.update_archetypes(world);
+        QueryParIter::new(
+            UnsafeWorldCell::new_readonly(world),
+            self.as_readonly(),
+            world.last_change_tick(),
+            world.change_tick(),
+        )
+    }
+
+    /// A parallel iterator over items, mutably (on rayon).
+    #[inline]
+    #[track_caller]
+    pub fn par_iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryParIter<'w, 's, D, F> {
+        self.update_archetypes(world);
+        let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
+        QueryParIter::new(
+            UnsafeWorldCell::new_mutable(world),
+            self,
+            last_run,
+            this_run,
+        )
+    }
+
+    // ---- single entities ------------------------------------------------------
+
+    /// The read-only item of one entity.
+    #[inline]
+    #[track_caller]
+    pub fn get<'w>(
+        &mut self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<<D::ReadOnly as QueryData>::Item<'w>, QueryEntityError> {
+        self.update_archetypes(world);
+        // SAFETY: read-only data through a shared world borrow.
+        unsafe {
+            self.as_readonly().get_unchecked_manual(
+                UnsafeWorldCell::new_readonly(world),
+                entity,
+                world.last_change_tick(),
+                world.change_tick(),
+            )
+        }
+    }
+
+    /// The item of one entity, mutably.
+    #[inline]
+    #[track_caller]
+    pub fn get_mut<'w>(
+        &mut self,
+        world: &'w mut World,
+        entity: Entity,
+    ) -> Result<D::Item<'w>, QueryEntityError> {
+        self.update_archetypes(world);
+        let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
+        // SAFETY: exclusive world borrow.
+        unsafe {
+            self.get_unchecked_manual(
+                UnsafeWorldCell::new_mutable(world),
+                entity,
+                last_run,
+                this_run,
+            )
+        }
+    }
+
+    /// The items of several distinct entities at once, mutably.
+    ///
+    /// Errors if an entity is missing, does not match, or appears twice.
+    #[track_caller]
+    pub fn get_many_mut<'w, const N: usize>(
+        &mut self,
+        world: &'w mut World,
+        entities: [Entity; N],
+    ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        self.update_archetypes(world);
+        for (i, a) in entities.iter().enumerate() {
+            if entities[..i].contains(a) {
+                return Err(QueryEntityError::AliasedMutability(*a));
+            }
+        }
+        let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
+        let world = UnsafeWorldCell::new_mutable(world);
+        // Check every entity before fetching any item.
+        for &entity in &entities {
+            // SAFETY: exclusive world borrow; the items are dropped at once.
+            unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }?;
+        }
+        // SAFETY: exclusive world borrow; the entities are distinct, so the
+        // items do not alias.
+        Ok(entities.map(|entity| {
+            unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }
+                .expect("checked above")
+        }))
+    }
+
+    /// The item of one entity with explicit ticks, without updating the
+    /// match cache.
+    ///
+    /// # Safety
+    /// As for [`QueryState::iter_unchecked_manual`].
+    #[inline]
+    pub unsafe fn get_unchecked_manual<'w>(
+        &self,
+        world: UnsafeWorldCell<'w>,
+        entity: Entity,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Result<D::Item<'w>, QueryEntityError> {
+        let location = world
+            .entities()
+            .get(entity)
+            .ok_or(QueryEntityError::NoSuchEntity(entity))?;
+        if !self
+            .matched_archetypes
+            .contains(location.archetype_id.index())
+        {
+            return Err(QueryEntityError::QueryDoesNotMatch(entity));
+        }
+        let archetype = &world.archetypes()[location.archetype_id];
+        let table = &world.storages().tables[location.table_id];
+        // SAFETY: the archetype matches and `table` is its table; the
+        // caller has the access.
+        unsafe {
+            let mut fetch = D::init_fetch(world, &self.fetch_state, last_run, this_run);
+            let mut filter = F::init_fetch(world, &self.filter_state, last_run, this_run);
+            D::set_archetype(&mut fetch, &self.fetch_state, archetype, table);
+            F::set_archetype(&mut filter, &self.filter_state, archetype, table);
+            if F::filter_fetch(&mut filter, entity, location.table_row) {
+                Ok(D::fetch(&mut fetch, entity, location.table_row))
+            } else {
+                Err(QueryEntityError::QueryDoesNotMatch(entity))
+            }
+        }
+    }
+
+    /// The read-only item of the only matching entity.
+    #[inline]
+    #[track_caller]
+    pub fn single<'w>(
+        &mut self,
+        world: &'w World,
+    ) -> Result<<D::ReadOnly as QueryData>::Item<'w>, QuerySingleError> {
+        single_of(self.iter(world), type_name::<Self>())
+    }
+
+    /// The item of the only matching entity, mutably.
+    #[inline]
+    #[track_caller]
+    pub fn single_mut<'w>(
+        &mut self,
+        world: &'w mut World,
+    ) -> Result<D::Item<'w>, QuerySingleError> {
+        single_of(self.iter_mut(world), type_name::<Self>())
+    }
+}
+
+impl<D: ReadOnlyQueryData, F: QueryFilter> QueryState<D, F> {
+    /// Read-only items, without updating the match cache (for a state
+    /// shared through `&self`). Archetypes created since the last update
+    /// are not seen.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn iter_manual<'w, 's>(&'s self, world: &'w World) -> QueryIter<'w, 's, D, F> {
+        self.validate_world(world.id());
+        // SAFETY: read-only data through a shared world borrow.
+        unsafe {
+            self.iter_unchecked_manual(
+                UnsafeWorldCell::new_readonly(world),
+                world.last_change_tick(),
+                world.change_tick(),
+            )
+        }
+    }
+}
+
+pub(crate) fn single_of<I: Iterator>(
+    mut iter: I,
+    query: &'static str,
+) -> Result<I::Item, QuerySingleError> {
+    let first = iter.next().ok_or(QuerySingleError::NoEntities(query))?;
+    if iter.next().is_some() {
+        return Err(QuerySingleError::MultipleEntities(query));
+    }
+    Ok(first)
+}
+
+#[cold]
+#[track_caller]
+fn mismatched_world(query: &str, expected: WorldId, actual: WorldId) -> ! {
+    panic!(
+        "{query} was built for world {expected:?} and used with world {actual:?}: a query state belongs to the world that made it"
+    )
+}
+
+impl World {
+    /// A query state for the data `D` (no filter).
+    #[track_caller]
+    pub fn query<D: QueryData>(&mut self) -> QueryState<D, ()> {
+        QueryState::new(self)
+    }
+
+    /// A query state for the data `D` with the filter `F`.
+    #[track_caller]
+    pub fn query_filtered<D: QueryData, F: QueryFilter>(&mut self) -> QueryState<D, F> {
+        QueryState::new(self)
+    }
+}

@@ -1,0 +1,412 @@
+//! Query behaviour on table storage, sparse storage and mixes.
+
+use std::collections::BTreeSet;
+
+use crate::prelude::*;
+use crate::{
+    change_detection::Tick,
+    query::{QueryEntityError, QuerySingleError},
+};
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct A(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct B(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(storage = "SparseSet")]
+struct S(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(storage = "SparseSet")]
+struct T(u32);
+
+fn scaled(full: usize) -> usize {
+    if cfg!(miri) {
+        (full / 50).max(4)
+    } else {
+        full
+    }
+}
+
+/// Entities 0..n: A on all, B on evens, S on multiples of 3, T on
+/// multiples of 5.
+fn mixed_world(n: u32) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let entities = (0..n)
+        .map(|i| {
+            let mut e = world.spawn(A(i));
+            if i % 2 == 0 {
+                e.insert(B(i));
+            }
+            if i % 3 == 0 {
+                e.insert(S(i));
+            }
+            if i % 5 == 0 {
+                e.insert(T(i));
+            }
+            e.id()
+        })
+        .collect();
+    (world, entities)
+}
+
+fn set<I: IntoIterator<Item = u32>>(iter: I) -> BTreeSet<u32> {
+    iter.into_iter().collect()
+}
+
+#[test]
+fn reads_on_table_sparse_and_mixed() {
+    let (mut world, _) = mixed_world(30);
+    let mut q = world.query::<&A>();
+    assert_eq!(set(q.iter(&world).map(|a| a.0)), set(0..30));
+    let mut q = world.query::<(&A, &B)>();
+    assert_eq!(
+        set(q.iter(&world).map(|(a, b)| {
+            assert_eq!(a.0, b.0);
+            a.0
+        })),
+        set((0..30).step_by(2))
+    );
+    let mut q = world.query::<&S>();
+    assert_eq!(set(q.iter(&world).map(|s| s.0)), set((0..30).step_by(3)));
+    let mut q = world.query::<(&A, &S, &T)>();
+    assert_eq!(
+        set(q.iter(&world).map(|(a, s, t)| {
+            assert_eq!((a.0, s.0), (t.0, t.0));
+            a.0
+        })),
+        set((0..30).step_by(15))
+    );
+    let mut q = world.query::<(Entity, &B, &S)>();
+    for (e, b, s) in q.iter(&world) {
+        assert_eq!(b.0, s.0);
+        assert_eq!(world.get::<A>(e).unwrap().0, b.0);
+    }
+    assert_eq!(q.iter(&world).count(), 5);
+}
+
+#[test]
+fn writes_through_iter_mut_on_both_storages() {
+    let (mut world, entities) = mixed_world(30);
+    let mut q = world.query::<(&mut A, Option<&mut S>)>();
+    for (mut a, s) in q.iter_mut(&mut world) {
+        a.0 += 100;
+        if let Some(mut s) = s {
+            s.0 += 1000;
+        }
+    }
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(world.get::<A>(e).unwrap().0, i as u32 + 100);
+        if i % 3 == 0 {
+            assert_eq!(world.get::<S>(e).unwrap().0, i as u32 + 1000);
+        }
+    }
+}
+
+#[test]
+fn filters_with_without_or() {
+    let (mut world, _) = mixed_world(30);
+    let mut q = world.query_filtered::<&A, With<B>>();
+    assert_eq!(set(q.iter(&world).map(|a| a.0)), set((0..30).step_by(2)));
+    let mut q = world.query_filtered::<&A, Without<S>>();
+    assert_eq!(
+        set(q.iter(&world).map(|a| a.0)),
+        set((0..30).filter(|i| i % 3 != 0))
+    );
+    let mut q = world.query_filtered::<&A, (With<B>, Without<T>)>();
+    assert_eq!(
+        set(q.iter(&world).map(|a| a.0)),
+        set((0..30).filter(|i| i % 2 == 0 && i % 5 != 0))
+    );
+    let mut q = world.query_filtered::<&A, Or<(With<S>, With<T>)>>();
+    assert_eq!(
+        set(q.iter(&world).map(|a| a.0)),
+        set((0..30).filter(|i| i % 3 == 0 || i % 5 == 0))
+    );
+    let mut q = world.query_filtered::<&A, Or<(With<B>, Without<A>)>>();
+    assert_eq!(q.iter(&world).count(), 15);
+}
+
+#[test]
+fn option_has_anyof_with_and_without_the_component() {
+    let (mut world, _) = mixed_world(30);
+    let mut q = world.query::<(&A, Option<&B>, Has<S>, Option<&T>)>();
+    let mut seen = 0;
+    for (a, b, has_s, t) in q.iter(&world) {
+        assert_eq!(b.map(|b| b.0), (a.0 % 2 == 0).then_some(a.0));
+        assert_eq!(has_s, a.0 % 3 == 0);
+        assert_eq!(t.map(|t| t.0), (a.0 % 5 == 0).then_some(a.0));
+        seen += 1;
+    }
+    assert_eq!(seen, 30);
+    let mut q = world.query::<AnyOf<(&B, &S)>>();
+    let mut matched = BTreeSet::new();
+    for (b, s) in q.iter(&world) {
+        assert!(b.is_some() || s.is_some());
+        matched.insert(b.map(|b| b.0).or(s.map(|s| s.0)).unwrap());
+    }
+    assert_eq!(matched, set((0..30).filter(|i| i % 2 == 0 || i % 3 == 0)));
+    let mut q = world.query::<AnyOf<(&mut B, &T)>>();
+    for (b, _) in q.iter_mut(&mut world) {
+        if let Some(mut b) = b {
+            b.0 += 1;
+        }
+    }
+    let mut q = world.query::<&B>();
+    assert!(q.iter(&world).all(|b| b.0 % 2 == 1));
+}
+
+#[test]
+fn a_state_picks_up_archetypes_created_after_it() {
+    let mut world = World::new();
+    let mut q = world.query::<&A>();
+    assert_eq!(q.iter(&world).count(), 0);
+    world.spawn(A(1));
+    world.spawn((A(2), S(2)));
+    world.spawn((A(3), B(3), T(3)));
+    world.spawn(B(4));
+    assert_eq!(set(q.iter(&world).map(|a| a.0)), set([1, 2, 3]));
+    assert_eq!(q.matched_archetypes().len(), 3);
+    world.spawn((A(5), B(5)));
+    assert_eq!(q.iter(&world).count(), 4);
+}
+
+#[test]
+fn get_and_get_many_mut_errors() {
+    let (mut world, entities) = mixed_world(10);
+    let mut q = world.query::<(&mut A, &S)>();
+    let [a, b] = q
+        .get_many_mut(&mut world, [entities[0], entities[3]])
+        .unwrap();
+    assert_eq!((a.0 .0, b.0 .0), (0, 3));
+    assert_eq!(
+        q.get_many_mut(&mut world, [entities[0], entities[0]]).err(),
+        Some(QueryEntityError::AliasedMutability(entities[0]))
+    );
+    assert_eq!(
+        q.get_many_mut(&mut world, [entities[0], entities[1]]).err(),
+        Some(QueryEntityError::QueryDoesNotMatch(entities[1]))
+    );
+    world.despawn(entities[6]);
+    assert_eq!(
+        q.get_many_mut(&mut world, [entities[6], entities[3]]).err(),
+        Some(QueryEntityError::NoSuchEntity(entities[6]))
+    );
+    assert_eq!(
+        q.get(&world, entities[9]).map(|(a, s)| (a.0, s.0)),
+        Ok((9, 9))
+    );
+    let message = q.get(&world, entities[6]).unwrap_err().to_string();
+    assert!(message.contains(&format!("{:?}", entities[6])), "{message}");
+    let mut q = world.query_filtered::<&A, Changed<A>>();
+    world.clear_trackers();
+    assert!(matches!(
+        q.get(&world, entities[0]),
+        Err(QueryEntityError::QueryDoesNotMatch(_))
+    ));
+}
+
+#[test]
+fn single_errors() {
+    let mut world = World::new();
+    let mut q = world.query::<&S>();
+    assert!(matches!(
+        q.single(&world),
+        Err(QuerySingleError::NoEntities(_))
+    ));
+    world.spawn(S(1));
+    assert_eq!(q.single(&world).unwrap().0, 1);
+    q.single_mut(&mut world).unwrap();
+    world.spawn((A(0), S(2)));
+    let error = q.single(&world).unwrap_err();
+    assert!(matches!(error, QuerySingleError::MultipleEntities(_)));
+    assert!(error.to_string().contains("S"), "{error}");
+    assert!(!q.is_empty(&world));
+}
+
+fn changed_and_added_on<C: Component + Copy>(make: impl Fn(u32) -> C, bump: impl Fn(&mut C)) {
+    let mut world = World::new();
+    let old: Vec<_> = (0..4).map(|i| world.spawn(make(i)).id()).collect();
+    world.clear_trackers();
+    let new = world.spawn(make(9)).id();
+    let mut added = world.query_filtered::<Entity, Added<C>>();
+    let mut changed = world.query_filtered::<Entity, Changed<C>>();
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![new]);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![new]);
+    world.clear_trackers();
+    assert_eq!(added.iter(&world).count(), 0);
+    assert_eq!(changed.iter(&world).count(), 0);
+    // Change one through iter_mut (only the one written counts) and one
+    // through get_mut.
+    let mut q = world.query::<(Entity, &mut C)>();
+    for (e, mut c) in q.iter_mut(&mut world) {
+        if e == old[1] {
+            bump(&mut c);
+        }
+    }
+    bump(&mut world.get_mut::<C>(old[2]).unwrap());
+    let mut changed_now: Vec<_> = changed.iter(&world).collect();
+    changed_now.sort();
+    assert_eq!(changed_now, vec![old[1], old[2]]);
+    assert_eq!(added.iter(&world).count(), 0);
+    let mut r = world.query::<Ref<C>>();
+    assert_eq!(r.iter(&world).filter(|c| c.is_changed()).count(), 2);
+    assert_eq!(r.iter(&world).filter(|c| c.is_added()).count(), 0);
+    world.clear_trackers();
+    assert_eq!(changed.iter(&world).count(), 0);
+}
+
+#[test]
+fn added_and_changed_on_table_storage() {
+    changed_and_added_on(A, |a| a.0 += 1);
+}
+
+#[test]
+fn added_and_changed_on_sparse_storage() {
+    changed_and_added_on(S, |s| s.0 += 1);
+}
+
+#[test]
+fn change_detection_survives_tick_wrap_around() {
+    let mut world = World::new();
+    world.set_change_tick_for_test(Tick::new(u32::MAX - 10));
+    let e = world.spawn(A(0)).id();
+    world.spawn(S(0));
+    world.clear_trackers();
+    // Advance across u32::MAX.
+    for _ in 0..20 {
+        world.increment_change_tick();
+    }
+    assert!(world.change_tick().get() < 100, "the tick wrapped");
+    let mut changed = world.query_filtered::<Entity, Changed<A>>();
+    let mut added = world.query_filtered::<Entity, Added<S>>();
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.get_mut::<A>(e).unwrap().0 = 1;
+    let s = world.spawn(S(1)).id();
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![e]);
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![s]);
+    world.clear_trackers();
+    assert_eq!(changed.iter(&world).count(), 0);
+    assert_eq!(added.iter(&world).count(), 0);
+    // A value so old that it would wrap into "the future" is clamped by
+    // check_change_ticks and stays unchanged.
+    for _ in 0..3 {
+        world.set_change_tick_for_test(Tick::new(
+            world.change_tick().get().wrapping_add(u32::MAX / 3),
+        ));
+        world.check_change_ticks();
+    }
+    world.clear_trackers();
+    assert_eq!(changed.iter(&world).count(), 0);
+    assert_eq!(added.iter(&world).count(), 0);
+}
+
+#[test]
+fn iter_for_each_and_par_iter_agree() {
+    // 100,000 entities over 30 archetypes (fewer under Miri).
+    let mut world = World::new();
+    let n = scaled(100_000) as u32;
+    for i in 0..n {
+        let mut e = world.spawn(A(i));
+        match i % 30 {
+            k if k < 10 => {
+                e.insert(B(k));
+            }
+            k if k < 20 => {
+                e.insert((B(k), S(i)));
+            }
+            k => {
+                e.insert(T(k));
+            }
+        }
+        // Split each group into more archetypes with sparse markers.
+        if i % 3 == 0 {
+            e.insert(S(i));
+        }
+    }
+    assert!(world.archetypes().len() >= 5);
+    let mut q = world.query::<(Entity, &A, Option<&B>)>();
+    let collected: BTreeSet<_> = q
+        .iter(&world)
+        .map(|(e, a, b)| (e, a.0, b.map(|b| b.0)))
+        .collect();
+    let mut folded = BTreeSet::new();
+    q.for_each(&world, |(e, a, b)| {
+        folded.insert((e, a.0, b.map(|b| b.0)));
+    });
+    let parallel = std::sync::Mutex::new(BTreeSet::new());
+    q.par_iter(&world).for_each(|(e, a, b)| {
+        parallel.lock().unwrap().insert((e, a.0, b.map(|b| b.0)));
+    });
+    assert_eq!(collected.len(), n as usize);
+    assert_eq!(collected, folded);
+    assert_eq!(collected, parallel.into_inner().unwrap());
+    // A sparse query in parallel, mutably, with small batches.
+    let mut q = world.query::<(&mut A, &S)>();
+    q.par_iter_mut(&mut world)
+        .batching(7)
+        .for_each(|(mut a, s)| a.0 = s.0 * 2);
+    let mut check = world.query::<(&A, Option<&S>)>();
+    for (a, s) in check.iter(&world) {
+        if let Some(s) = s {
+            assert_eq!(a.0, s.0 * 2);
+        }
+    }
+}
+
+#[test]
+fn size_hint_is_exact_for_archetypal_filters() {
+    let (mut world, _) = mixed_world(30);
+    let mut q = world.query_filtered::<&A, With<B>>();
+    let mut iter = q.iter(&world);
+    assert_eq!(iter.size_hint(), (15, Some(15)));
+    iter.next();
+    assert_eq!(iter.size_hint(), (14, Some(14)));
+    let mut q = world.query_filtered::<&A, With<S>>();
+    assert_eq!(q.iter(&world).size_hint(), (10, Some(10)));
+    let mut q = world.query_filtered::<&A, Changed<A>>();
+    assert_eq!(q.iter(&world).size_hint(), (0, Some(30)));
+    assert_eq!(q.iter(&world).count(), 30);
+}
+
+#[test]
+#[should_panic(expected = "component `ecs_core::query::tests::A`")]
+fn conflicting_terms_panic_naming_the_component() {
+    let mut world = World::new();
+    world.query::<(&mut A, &A)>();
+}
+
+#[test]
+#[should_panic(expected = "component `ecs_core::query::tests::A`")]
+fn two_mutable_terms_panic() {
+    let mut world = World::new();
+    world.query::<(&mut A, &mut A)>();
+}
+
+#[test]
+fn shared_terms_and_filters_on_a_written_component_are_fine() {
+    let mut world = World::new();
+    world.query::<(&A, &A)>();
+    world.query_filtered::<&mut A, With<A>>();
+    world.query_filtered::<&mut A, Changed<A>>();
+    world.query::<(&mut A, Has<A>)>();
+}
+
+#[test]
+#[should_panic(expected = "a query state belongs to the world that made it")]
+fn a_state_refuses_another_world() {
+    let mut one = World::new();
+    let two = World::new();
+    let mut q = one.query::<&A>();
+    q.iter(&two).count();
+}
+
+#[test]
+fn dense_and_archetype_cursors_are_chosen_by_constant() {
+    let chosen = [
+        QueryState::<(&A, &mut B), With<A>>::IS_DENSE,
+        QueryState::<(&A, &S)>::IS_DENSE,
+        QueryState::<&A, With<S>>::IS_DENSE,
+        QueryState::<(Entity, Option<&B>)>::IS_DENSE,
+    ];
+    assert_eq!(chosen, [true, false, false, true]);
+}

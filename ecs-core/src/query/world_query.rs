@@ -1,0 +1,145 @@
+use crate::{
+    archetype::Archetype,
+    change_detection::Tick,
+    component::ComponentId,
+    entity::Entity,
+    storage::{Table, TableRow},
+    world::{UnsafeWorldCell, World},
+};
+
+use super::FilteredAccess;
+
+/// The plumbing shared by query data and query filters: per-query state,
+/// a fetch set once per table (dense) or per archetype, access
+/// registration and archetype matching.
+///
+/// The life of a fetch:
+///
+/// ```text
+/// init_state (once per QueryState)  -> State (component ids)
+/// init_fetch (once per iteration)   -> Fetch (world pointers, ticks)
+///   set_table / set_archetype        (once per matched table/archetype:
+///                                     column pointers)
+///     fetch / filter_fetch           (once per row)
+/// ```
+///
+/// # Safety
+/// - `update_component_access` must record every component the fetch reads
+///   or writes, and `matches_component_set` must reject every archetype in
+///   which the fetch could not do its reads and writes.
+/// - `IS_DENSE` may be `true` only if the fetch works after `set_table`
+///   alone (its components are all table components), and
+///   `matches_component_set` must then depend only on table components.
+pub unsafe trait WorldQuery {
+    /// What is held while iterating: column pointers and ticks.
+    type Fetch<'w>: Clone;
+    /// What is computed once per `QueryState`: component ids.
+    type State: Send + Sync + Sized;
+    /// Whether iteration can walk tables instead of archetypes (no
+    /// sparse-set component involved). A constant, so the branch between
+    /// the two walks disappears after inlining.
+    const IS_DENSE: bool;
+
+    /// Builds the fetch for one iteration.
+    ///
+    /// # Safety
+    /// `state` was built by [`WorldQuery::init_state`] for this world, and
+    /// the caller has the access that `update_component_access` records.
+    unsafe fn init_fetch<'w>(
+        world: UnsafeWorldCell<'w>,
+        state: &Self::State,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self::Fetch<'w>;
+
+    /// Points the fetch at an archetype (and its table).
+    ///
+    /// # Safety
+    /// `archetype` matches this query and `table` is its table, both from
+    /// the world the fetch was built for.
+    unsafe fn set_archetype<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        state: &Self::State,
+        archetype: &'w Archetype,
+        table: &'w Table,
+    );
+
+    /// Points the fetch at a table (dense iteration).
+    ///
+    /// # Safety
+    /// `table` is a table whose archetypes match this query, from the world
+    /// the fetch was built for; `IS_DENSE` holds.
+    unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table);
+
+    /// Records the components read and written, and the archetypes the
+    /// query is restricted to.
+    ///
+    /// # Panics
+    /// If the terms conflict with what `access` already holds (`(&mut A,
+    /// &A)`), naming the component.
+    fn update_component_access(state: &Self::State, access: &mut FilteredAccess);
+
+    /// Builds the state, registering the components involved.
+    fn init_state(world: &mut World) -> Self::State;
+
+    /// Whether an archetype with the components for which `set_contains_id`
+    /// is true matches.
+    fn matches_component_set(
+        state: &Self::State,
+        set_contains_id: &impl Fn(ComponentId) -> bool,
+    ) -> bool;
+}
+
+/// Types that can be fetched by a query: the `D` of `Query<D, F>`.
+///
+/// # Safety
+/// `IS_READ_ONLY` must be true only if the fetch writes nothing, and
+/// `ReadOnly` must access a subset of what `Self` accesses.
+pub unsafe trait QueryData: WorldQuery {
+    /// Whether the data only reads.
+    const IS_READ_ONLY: bool;
+    /// The read-only twin (`&T` for `&mut T`), used by `iter(&World)`.
+    type ReadOnly: ReadOnlyQueryData<State = Self::State>;
+    /// What one entity yields.
+    type Item<'w>;
+
+    /// Fetches the item of one row.
+    ///
+    /// # Safety
+    /// The fetch was pointed at the table or archetype holding `entity` at
+    /// `table_row`, and no other live item aliases a value this one writes.
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w>;
+}
+
+/// Query data that only reads, so it may be fetched through `&World` and
+/// held by several items at once.
+///
+/// # Safety
+/// The data must not write anything.
+pub unsafe trait ReadOnlyQueryData: QueryData<ReadOnly = Self> {}
+
+/// Types that select which entities a query yields: the `F` of
+/// `Query<D, F>`.
+///
+/// # Safety
+/// `IS_ARCHETYPAL` may be true only if `filter_fetch` returns true for
+/// every row of a matched archetype.
+pub unsafe trait QueryFilter: WorldQuery {
+    /// Whether the filter is decided by archetype alone (no `Added` or
+    /// `Changed`), which makes `size_hint` exact.
+    const IS_ARCHETYPAL: bool;
+
+    /// Whether the row passes.
+    ///
+    /// # Safety
+    /// As for [`QueryData::fetch`].
+    unsafe fn filter_fetch(
+        fetch: &mut Self::Fetch<'_>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> bool;
+}
