@@ -62,5 +62,58 @@ fn spawn_despawn(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, spawn_batch, add_remove, spawn_despawn);
+#[derive(Component, Clone, Copy)]
+struct Position([f32; 3]);
+#[derive(Component, Clone, Copy)]
+struct Velocity([f32; 3]);
+#[derive(Component, Clone, Copy)]
+struct Transform(#[allow(dead_code)] [f32; 16]);
+
+/// `pos += vel` over 10,000 entities: external iteration, internal
+/// iteration, and the floor (a hand-written loop over two Vecs).
+fn simple_iter(c: &mut Criterion) {
+    let mut world = World::new();
+    world.spawn_batch((0..10_000).map(|i| {
+        (
+            Transform([1.0; 16]),
+            Position([i as f32; 3]),
+            Velocity([1.0, 0.5, 0.25]),
+        )
+    }));
+    let mut query = world.query::<(&Velocity, &mut Position)>();
+    let mut group = c.benchmark_group("simple_iter");
+    group.bench_function("iter_mut", |b| {
+        b.iter(|| {
+            for (v, mut p) in query.iter_mut(&mut world) {
+                p.0[0] += v.0[0];
+                p.0[1] += v.0[1];
+                p.0[2] += v.0[2];
+            }
+        })
+    });
+    group.bench_function("for_each", |b| {
+        b.iter(|| {
+            query.iter_mut(&mut world).for_each(|(v, mut p)| {
+                p.0[0] += v.0[0];
+                p.0[1] += v.0[1];
+                p.0[2] += v.0[2];
+            })
+        })
+    });
+    let velocities = vec![Velocity([1.0, 0.5, 0.25]); 10_000];
+    let mut positions: Vec<Position> = (0..10_000).map(|i| Position([i as f32; 3])).collect();
+    group.bench_function("vec_floor", |b| {
+        b.iter(|| {
+            for (v, p) in velocities.iter().zip(positions.iter_mut()) {
+                p.0[0] += v.0[0];
+                p.0[1] += v.0[1];
+                p.0[2] += v.0[2];
+            }
+            black_box(&mut positions);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, simple_iter, spawn_batch, add_remove, spawn_despawn);
 criterion_main!(benches);

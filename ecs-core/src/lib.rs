@@ -38,9 +38,12 @@ pub mod bundle;
 pub mod change_detection;
 pub mod component;
 pub mod entity;
+pub mod observer;
 pub mod query;
 pub mod resource;
+pub mod schedule;
 pub mod storage;
+pub mod system;
 mod utils;
 pub mod world;
 
@@ -50,7 +53,14 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
-    pub use crate::query::{Added, AnyOf, Changed, Has, Or, QueryState, With, Without};
+    pub use crate::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
+    pub use crate::query::{
+        Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
+    };
     pub use crate::resource::Resource;
+    pub use crate::schedule::{IntoSystemConfigs, Schedule};
+    pub use crate::system::{
+        Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System,
+    };
     pub use crate::world::{EntityRef, EntityWorldMut, World};
 }

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Field, Fields, Generics, Member, Path, Type};
 
 use crate::attr::{self, EcsAttr, SetOnce};
+use crate::bounds::where_clause_with_bounds;
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
 
@@ -103,7 +104,7 @@ impl<'a> BundleInput<'a> {
             krate,
             ..
         } = self;
-        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let bundle = quote!(#krate::bundle::Bundle);
         let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
         let component = quote!(#krate::component);
@@ -115,13 +116,18 @@ impl<'a> BundleInput<'a> {
             .enumerate()
             .map(|(i, field)| (format_ident!("__ecs_field_{}", i), field))
             .collect();
+        // `FieldType: Bundle` for each included field, so that a field which
+        // is not a bundle is one error at its type (see `crate::bounds`).
+        let where_clause = where_clause_with_bounds(
+            generics,
+            included.iter().map(|(_, field)| field.ty),
+            &bundle,
+        );
         // An empty bundle never touches its arguments.
         let allow_unused = included
             .is_empty()
             .then(|| quote!(#[allow(unused_variables)]));
 
-        // Each call is spanned at the field's type, so that a field which is
-        // not a bundle gets its "trait bound not satisfied" error there.
         let component_ids = included.iter().map(|(_, field)| {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::component_ids(components, ids);}
@@ -324,6 +330,23 @@ mod tests {
             out.contains("let Self { 0 : __ecs_field_0 , 2 : __ecs_field_1 , .. } = self"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn included_fields_bound_both_impls() {
+        let out = expand(parse_quote!(
+            struct B<T: Component>(T, #[bundle(ignore)] I)
+            where
+                T: Clone;
+        ))
+        .unwrap();
+        assert_eq!(
+            out.matches("where T : Clone , T : :: ecs :: bundle :: Bundle {")
+                .count(),
+            2,
+            "{out}"
+        );
+        assert!(!out.contains("I : :: ecs :: bundle :: Bundle"), "{out}");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! Use them through the `ecs` crate (`use ecs::prelude::*;`), which
 //! re-exports each derive under the name of the trait it implements:
-//! [`Component`](derive@Component), [`Bundle`](derive@Bundle) and
-//! [`Resource`](derive@Resource).
+//! [`Component`](derive@Component), [`Bundle`](derive@Bundle),
+//! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData) and
+//! [`QueryFilter`](derive@QueryFilter).
 //!
 //! Each derive works in three steps, each in its own function:
 //!
@@ -30,10 +31,12 @@
 #![warn(missing_docs)]
 
 mod attr;
+mod bounds;
 mod bundle;
 mod component;
 mod errors;
 mod generics;
+mod query;
 mod resource;
 
 use proc_macro::TokenStream;
@@ -149,6 +152,96 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(resource::derive(&input))
+}
+
+/// Implements `QueryData` for a struct whose fields are query data, so the
+/// struct can be the `D` of `Query<D, F>` and each entity yields a struct of
+/// named values instead of a tuple.
+///
+/// Write each field as the query term it fetches, with `'static` where a
+/// term borrows (`&'static T`, `&'static mut T`, `Ref<'static, T>`): the
+/// derive generates, beside the struct, `{Name}Item<'w>` with the same
+/// fields holding what each term yields for one entity (`&'w T`,
+/// `Mut<'w, T>`, `Ref<'w, T>`, ..). Fields may be any query data: `Entity`,
+/// `Option<D>`, `Has<T>`, `AnyOf<(..)>`, tuples, or another derived
+/// `QueryData`. Named and tuple structs derive; enums, unions and structs
+/// without fields do not. Generic parameters are kept with their bounds,
+/// and lifetime parameters are rejected.
+///
+/// Without `#[query_data(mutable)]` the struct is read-only: every field
+/// must be `ReadOnlyQueryData` (a `&'static mut T` field is an error at the
+/// field), and the struct itself is `ReadOnlyQueryData`.
+///
+/// # Attributes
+///
+/// - `#[query_data(mutable)]` allows fields that write. It also generates
+///   the read-only twin `{Name}ReadOnly` (each field replaced by its
+///   read-only form, `&'static T` for `&'static mut T`) and its item
+///   `{Name}ReadOnlyItem<'w>`: what `QueryState::iter(&World)` yields.
+/// - `#[query_data(derive(Debug, ..))]` derives those traits for the item
+///   structs.
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(QueryData)]
+/// #[query_data(mutable)]
+/// struct Mover {
+///     entity: Entity,
+///     pos: &'static mut Position,
+///     vel: &'static Velocity,
+/// }
+///
+/// let mut query = world.query::<Mover>();
+/// for mut mover in query.iter_mut(&mut world) {
+///     // `mover` is a `MoverItem<'_>`: `pos` is a `Mut<Position>`.
+///     mover.pos.x += mover.vel.x;
+/// }
+/// for mover in query.iter(&world) {
+///     // `mover` is a `MoverReadOnlyItem<'_>`: `pos` is a `&Position`.
+///     println!("{:?} is at {}", mover.entity, mover.pos.x);
+/// }
+/// ```
+#[proc_macro_derive(QueryData, attributes(query_data, ecs))]
+pub fn derive_query_data(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(query::derive_data(&input))
+}
+
+/// Implements `QueryFilter` for a struct whose fields are query filters, so
+/// the struct can be the `F` of `Query<D, F>`: an entity passes when every
+/// field's filter passes.
+///
+/// Fields may be any filter: `With<T>`, `Without<T>`, `Or<(..)>`,
+/// `Added<T>`, `Changed<T>`, tuples, or another derived `QueryFilter`.
+/// Named, tuple and unit structs derive (a unit struct keeps every
+/// entity); enums and unions do not. Generic parameters are kept with their
+/// bounds, and lifetime parameters are rejected.
+///
+/// # Attributes
+///
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(QueryFilter)]
+/// struct LivingEnemies {
+///     _enemy: With<Enemy>,
+///     _alive: Without<Dead>,
+/// }
+///
+/// let mut query = world.query_filtered::<Entity, LivingEnemies>();
+/// ```
+#[proc_macro_derive(QueryFilter, attributes(ecs))]
+pub fn derive_query_filter(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(query::derive_filter(&input))
 }
 
 /// The generated code, or the errors that stopped it.

@@ -1,5 +1,5 @@
 use super::ArchetypeId;
-use crate::{bundle::BundleId, storage::SparseArray};
+use crate::{bundle::BundleId, component::RequiredComponent, storage::SparseArray};
 
 /// Whether a bundle's component is new to the entity or replaces a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +18,9 @@ pub struct ArchetypeAfterBundleInsert {
     pub archetype_id: ArchetypeId,
     /// Added or Existing, per bundle component.
     pub bundle_status: Box<[ComponentStatus]>,
+    /// Components required by the bundle's components that neither the
+    /// bundle nor the archetype has: made from their defaults and added.
+    pub required_components: Box<[RequiredComponent]>,
 }
 
 /// An archetype's cache of bundle transitions, keyed by dense `BundleId`:

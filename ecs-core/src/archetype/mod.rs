@@ -399,6 +399,14 @@ impl Archetypes {
             sparse_sets.get_or_insert(info);
         }
         let id = self.push(table_id, key.table.clone(), key.sparse.clone());
+        let flags = key
+            .table
+            .iter()
+            .chain(key.sparse.iter())
+            .fold(ArchetypeFlags::empty(), |flags, &c| {
+                flags | components.get_info(c).expect("registered").flags()
+            });
+        self.archetypes[id.index()].flags = flags;
         self.by_components.insert(key, id);
         id
     }
@@ -459,6 +467,15 @@ impl Archetypes {
     pub(crate) fn clear_entities(&mut self) {
         for archetype in &mut self.archetypes {
             archetype.clear_entities();
+        }
+    }
+
+    /// Sets `flags` on every archetype containing the component.
+    pub(crate) fn add_flags_for_component(&mut self, id: ComponentId, flags: ArchetypeFlags) {
+        if let Some(records) = self.by_component.get(id.index()) {
+            for record in records {
+                self.archetypes[record.archetype_id.index()].flags |= flags;
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ use hashbrown::HashMap;
 use super::Bundle;
 use crate::{
     archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
-    component::{ComponentId, Components, StorageType},
+    component::{ComponentId, Components, RequiredComponent, StorageType},
     storage::{SparseSetIndex, Storages},
     utils::TypeIdMap,
 };
@@ -68,21 +68,30 @@ impl BundleInfo {
     }
 
     /// The archetype that inserting this bundle into `archetype_id` leads
-    /// to, computed once and cached in the archetype's edges.
+    /// to, and whether required components get added on the way; computed
+    /// once and cached in the archetype's edges.
+    #[inline]
     pub(crate) fn insert_bundle_into_archetype(
         &self,
         archetypes: &mut Archetypes,
         storages: &mut Storages,
         components: &Components,
         archetype_id: ArchetypeId,
-    ) -> ArchetypeId {
+    ) -> (ArchetypeId, bool) {
         if let Some(after) = archetypes[archetype_id]
             .edges()
             .get_archetype_after_bundle_insert(self.id)
         {
-            return after.archetype_id;
+            return (after.archetype_id, !after.required_components.is_empty());
         }
-        self.compute_insert_edge(archetypes, storages, components, archetype_id)
+        let target = self.compute_insert_edge(archetypes, storages, components, archetype_id);
+        let has_required = !archetypes[archetype_id]
+            .edges()
+            .get_archetype_after_bundle_insert(self.id)
+            .expect("just cached")
+            .required_components
+            .is_empty();
+        (target, has_required)
     }
 
     #[cold]
@@ -97,15 +106,34 @@ impl BundleInfo {
         let mut bundle_status = Vec::with_capacity(self.component_ids.len());
         let mut new_table = Vec::new();
         let mut new_sparse = Vec::new();
+        let mut add_new = |id: ComponentId| {
+            // SAFETY: ids handed to this closure come from this registry.
+            match unsafe { components.get_info_unchecked(id) }.storage_type() {
+                StorageType::Table => new_table.push(id),
+                StorageType::SparseSet => new_sparse.push(id),
+            }
+        };
         for &id in self.component_ids.iter() {
             if current.contains(id) {
                 bundle_status.push(ComponentStatus::Existing);
             } else {
                 bundle_status.push(ComponentStatus::Added);
-                // SAFETY: bundle component ids come from this registry.
-                match unsafe { components.get_info_unchecked(id) }.storage_type() {
-                    StorageType::Table => new_table.push(id),
-                    StorageType::SparseSet => new_sparse.push(id),
+                add_new(id);
+            }
+        }
+        // Required components the entity will lack: a value the caller
+        // gives (in the bundle) or already has always wins.
+        let mut required: Vec<RequiredComponent> = Vec::new();
+        for &id in self.component_ids.iter() {
+            // SAFETY: bundle component ids come from this registry.
+            for requirement in unsafe { components.get_info_unchecked(id) }.required_components() {
+                let r = requirement.id;
+                if !current.contains(r)
+                    && !self.component_ids.contains(&r)
+                    && !required.iter().any(|q| q.id == r)
+                {
+                    required.push(requirement.clone());
+                    add_new(r);
                 }
             }
         }
@@ -133,6 +161,7 @@ impl BundleInfo {
                 ArchetypeAfterBundleInsert {
                     archetype_id: target,
                     bundle_status: bundle_status.into_boxed_slice(),
+                    required_components: required.into_boxed_slice(),
                 },
             );
         target

@@ -1,9 +1,10 @@
 use super::{BundleId, BundleInfo, DynamicBundle};
 use crate::{
-    archetype::{ArchetypeId, Archetypes, ComponentStatus},
+    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
     change_detection::{ComponentTicks, Tick},
-    component::{Components, StorageType},
+    component::{ComponentId, Components, StorageType},
     entity::{Entities, Entity, EntityLocation},
+    observer::{trigger_lifecycle, Lifecycle},
     storage::{SparseSets, Table, TableRow, Tables},
     utils::DropPanics,
     world::World,
@@ -102,15 +103,15 @@ pub(crate) unsafe fn move_entity(
 
 /// Writes each component of `bundle` into the entity's storage: a new
 /// table value is pushed onto its column, a new sparse value inserted, and
-/// an existing value replaced or kept by `mode`. `status` is `None` when
-/// every component is new (spawn).
+/// an existing value replaced or kept by `mode`.
 ///
 /// # Safety
 /// `table` is the entity's table with the row being built (new table
 /// components are pushed, so the entity's row must be the last) at
-/// `table_row`; `bundle_info` is the bundle's info; `status` matches the
-/// entity's archetype before the insert; every sparse-set component of the
-/// bundle has a set.
+/// `table_row`; `bundle_info` is the bundle's info; `status` (one entry
+/// per bundle component; `None` when every component is new, as at spawn)
+/// matches the entity's archetype before the insert;
+/// every sparse-set component of the bundle has a set.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
@@ -127,13 +128,18 @@ pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
     panics: &mut DropPanics,
 ) {
     let ids = bundle_info.components();
+    debug_assert!(status.is_none_or(|s| s.len() == ids.len()));
     let mut i = 0;
     bundle.get_components(&mut |storage_type, value| {
         debug_assert!(i < ids.len());
-        // SAFETY: the bundle hands out exactly `ids.len()` values.
-        let id = unsafe { *ids.get_unchecked(i) };
-        // SAFETY: as above, `status` has one entry per bundle component.
-        let status = status.map_or(ComponentStatus::Added, |s| unsafe { *s.get_unchecked(i) });
+        // SAFETY: the bundle hands out exactly `ids.len()` values, and
+        // `status` has one entry per bundle component.
+        let (id, status) = unsafe {
+            (
+                *ids.get_unchecked(i),
+                status.map_or(ComponentStatus::Added, |s| *s.get_unchecked(i)),
+            )
+        };
         i += 1;
         // SAFETY (whole block): `value` is an owned value of component
         // `id`; the caller guarantees the table has its column (table
@@ -169,12 +175,97 @@ pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
     });
 }
 
+/// The components an insert added and inserted (bundle order, then the
+/// required ones): what `on_add` and `on_insert` fire for.
+pub(crate) fn added_and_inserted(
+    bundle_info: &BundleInfo,
+    after: &ArchetypeAfterBundleInsert,
+    mode: InsertMode,
+) -> (Vec<ComponentId>, Vec<ComponentId>) {
+    let mut added = Vec::new();
+    let mut inserted = Vec::new();
+    for (&id, &status) in bundle_info
+        .components()
+        .iter()
+        .zip(after.bundle_status.iter())
+    {
+        match status {
+            ComponentStatus::Added => {
+                added.push(id);
+                inserted.push(id);
+            }
+            ComponentStatus::Existing if mode == InsertMode::Replace => inserted.push(id),
+            ComponentStatus::Existing => {}
+        }
+    }
+    for required in after.required_components.iter() {
+        added.push(required.id);
+        inserted.push(required.id);
+    }
+    (added, inserted)
+}
+
+/// Fires `on_add` / `on_insert` hooks and observers after an insert or
+/// spawn. Callers test the archetype's flags first, so this is off the
+/// hot path.
+#[cold]
+pub(crate) fn fire_after_insert(
+    world: &mut World,
+    entity: Entity,
+    archetype: ArchetypeId,
+    bundle_id: BundleId,
+    from: ArchetypeId,
+    mode: InsertMode,
+) {
+    let flags = world.archetypes[archetype].flags();
+    if !flags.intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags()) {
+        return;
+    }
+    let after = world.archetypes[from]
+        .edges()
+        .get_archetype_after_bundle_insert(bundle_id)
+        .expect("insert edge is cached");
+    let (added, inserted) = added_and_inserted(&world.bundles[bundle_id], after, mode);
+    if flags.intersects(Lifecycle::Add.any_flags()) && !added.is_empty() {
+        trigger_lifecycle(world, Lifecycle::Add, entity, &added);
+    }
+    if flags.intersects(Lifecycle::Insert.any_flags()) && !inserted.is_empty() {
+        trigger_lifecycle(world, Lifecycle::Insert, entity, &inserted);
+    }
+}
+
+/// Fires `on_replace` hooks and observers for the components of the bundle
+/// the entity already has, before they are overwritten.
+#[cold]
+fn fire_before_replace(
+    world: &mut World,
+    entity: Entity,
+    archetype: ArchetypeId,
+    bundle_id: BundleId,
+) {
+    let after = world.archetypes[archetype]
+        .edges()
+        .get_archetype_after_bundle_insert(bundle_id)
+        .expect("insert edge was just cached");
+    let replaced: Vec<ComponentId> = world.bundles[bundle_id]
+        .components()
+        .iter()
+        .zip(after.bundle_status.iter())
+        .filter(|(_, &status)| status == ComponentStatus::Existing)
+        .map(|(&id, _)| id)
+        .collect();
+    if !replaced.is_empty() {
+        trigger_lifecycle(world, Lifecycle::Replace, entity, &replaced);
+    }
+}
+
 /// Inserts a bundle into a live entity. Returns its new location.
 pub(crate) struct BundleInserter;
 
 impl BundleInserter {
     /// Inserts `bundle` (registered as `bundle_id`) into `entity`, which is
-    /// at `location`.
+    /// at `location`: `on_replace` fires first (values still in place),
+    /// `on_add` and `on_insert` after.
     ///
     /// # Safety
     /// `location` is `entity`'s current location and the world is flushed.
@@ -188,13 +279,29 @@ impl BundleInserter {
         mode: InsertMode,
     ) -> EntityLocation {
         let change_tick = world.change_tick();
-        let bundle_info = &world.bundles[bundle_id];
-        let new_archetype_id = bundle_info.insert_bundle_into_archetype(
-            &mut world.archetypes,
-            &mut world.storages,
-            &world.components,
-            location.archetype_id,
-        );
+        let (new_archetype_id, has_required) = world.bundles[bundle_id]
+            .insert_bundle_into_archetype(
+                &mut world.archetypes,
+                &mut world.storages,
+                &world.components,
+                location.archetype_id,
+            );
+        if mode == InsertMode::Replace
+            && world.archetypes[location.archetype_id]
+                .flags()
+                .intersects(Lifecycle::Replace.any_flags())
+        {
+            fire_before_replace(world, entity, location.archetype_id, bundle_id);
+        }
+        if has_required {
+            let after = world.archetypes[location.archetype_id]
+                .edges()
+                .get_archetype_after_bundle_insert(bundle_id)
+                .expect("insert edge was just cached");
+            world
+                .required_scratch
+                .make(&after.required_components, &world.components);
+        }
         let mut panics = DropPanics::default();
         let new_location = if new_archetype_id == location.archetype_id {
             location
@@ -219,16 +326,18 @@ impl BundleInserter {
             .get_archetype_after_bundle_insert(bundle_id)
             .expect("insert edge was just cached")
             .bundle_status;
+        let table = &mut world.storages.tables[new_location.table_id];
         // SAFETY: the entity's row in its (new) table is `new_location`'s
         // row, and it is the last row if the table changed (it was just
-        // pushed); `status` was computed for the old archetype.
+        // pushed); `status` was computed for the old archetype; the new
+        // archetype holds every required component made.
         unsafe {
             write_bundle(
                 bundle,
-                bundle_info,
+                &world.bundles[bundle_id],
                 Some(status),
                 entity,
-                &mut world.storages.tables[new_location.table_id],
+                table,
                 new_location.table_row,
                 &mut world.storages.sparse_sets,
                 &world.components,
@@ -236,8 +345,30 @@ impl BundleInserter {
                 mode,
                 &mut panics,
             );
+            if has_required {
+                world.required_scratch.write(
+                    entity,
+                    table,
+                    &mut world.storages.sparse_sets,
+                    change_tick,
+                    &mut panics,
+                );
+            }
         }
         panics.finish();
+        if world.archetypes[new_location.archetype_id]
+            .flags()
+            .intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags())
+        {
+            fire_after_insert(
+                world,
+                entity,
+                new_location.archetype_id,
+                bundle_id,
+                location.archetype_id,
+                mode,
+            );
+        }
         new_location
     }
 }

@@ -10,12 +10,14 @@
 mod info;
 mod insert;
 mod remove;
+mod required_scratch;
 mod spawn;
 
 pub use ecs_macros::Bundle;
 pub use info::{BundleId, BundleInfo, Bundles};
 pub(crate) use insert::{BundleInserter, InsertMode};
 pub(crate) use remove::{remove_bundle, take_bundle};
+pub(crate) use required_scratch::RequiredScratch;
 pub(crate) use spawn::BundleSpawner;
 
 use crate::component::{Component, ComponentId, Components, StorageType};
@@ -28,6 +30,11 @@ use crate::component::{Component, ComponentId, Components, StorageType};
 /// [`DynamicBundle::get_components`] must visit the same components in the
 /// same order, and each pointer handed out or read must point to a value of
 /// the component type at that position.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "not a bundle",
+    note = "a bundle is a component (derive `Component` for it), a tuple of bundles, or a struct deriving `Bundle` whose fields are bundles"
+)]
 pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
     /// Registers each component of the bundle, calling `ids` with each id in
     /// order.
@@ -51,6 +58,11 @@ pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
 }
 
 /// The by-value half of [`Bundle`]: hands each component to the world.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "not a bundle",
+    note = "a bundle is a component (derive `Component` for it), a tuple of bundles, or a struct deriving `Bundle` whose fields are bundles"
+)]
 pub trait DynamicBundle {
     /// Calls `func` with each component's storage type and a pointer to its
     /// value, in the order of [`Bundle::component_ids`]. Ownership of each

@@ -3,11 +3,50 @@ use super::{
     Bundle, BundleId,
 };
 use crate::{
-    component::StorageType,
+    component::{ComponentId, StorageType},
     entity::{Entity, EntityLocation},
+    observer::{trigger_lifecycle, Lifecycle},
     utils::DropPanics,
     world::World,
 };
+
+/// Fires `on_replace` then `on_remove` hooks and observers for the
+/// components of the bundle that the entity has, while they are still in
+/// place. Only the flag test is on the hot path.
+#[inline]
+fn fire_before_remove(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+) {
+    let flags = world.archetypes[location.archetype_id].flags();
+    if flags.intersects(Lifecycle::Replace.any_flags() | Lifecycle::Remove.any_flags()) {
+        fire_before_remove_slow(world, entity, location, bundle_id, flags);
+    }
+}
+
+#[cold]
+fn fire_before_remove_slow(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+    flags: crate::archetype::ArchetypeFlags,
+) {
+    let archetype = &world.archetypes[location.archetype_id];
+    let present: Vec<ComponentId> = world.bundles[bundle_id]
+        .components()
+        .iter()
+        .copied()
+        .filter(|&id| archetype.contains(id))
+        .collect();
+    for kind in [Lifecycle::Replace, Lifecycle::Remove] {
+        if flags.intersects(kind.any_flags()) {
+            trigger_lifecycle(world, kind, entity, &present);
+        }
+    }
+}
 
 /// Removes whatever components of the bundle `bundle_id` the entity has,
 /// dropping them. Returns the new location.
@@ -33,6 +72,8 @@ pub(crate) unsafe fn remove_bundle(
     if new_archetype_id == location.archetype_id {
         return location;
     }
+    fire_before_remove(world, entity, location, bundle_id);
+    let bundle_info = &world.bundles[bundle_id];
     let mut panics = DropPanics::default();
     let old_archetype = &world.archetypes[location.archetype_id];
     for &id in bundle_info.components() {
@@ -76,15 +117,15 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
     location: EntityLocation,
     bundle_id: BundleId,
 ) -> Option<(B, EntityLocation)> {
-    let bundle_info = &world.bundles[bundle_id];
-    let new_archetype_id = bundle_info.remove_bundle_from_archetype(
+    let new_archetype_id = world.bundles[bundle_id].remove_bundle_from_archetype(
         &mut world.archetypes,
         &mut world.storages,
         &world.components,
         location.archetype_id,
         false,
     )?;
-    let ids = bundle_info.components();
+    fire_before_remove(world, entity, location, bundle_id);
+    let ids = world.bundles[bundle_id].components();
     let old_archetype = &world.archetypes[location.archetype_id];
     let table = &world.storages.tables[location.table_id];
     let sparse_sets = &mut world.storages.sparse_sets;

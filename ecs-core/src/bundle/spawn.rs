@@ -1,9 +1,13 @@
-use super::{insert::write_bundle, BundleId, DynamicBundle};
+use super::{
+    insert::{fire_after_insert, write_bundle},
+    BundleId, DynamicBundle, InsertMode,
+};
 use crate::{
     archetype::{ArchetypeId, ArchetypeRow},
     change_detection::Tick,
     entity::{Entity, EntityLocation},
-    storage::{TableId, TableRow},
+    observer::Lifecycle,
+    storage::TableId,
     utils::DropPanics,
     world::World,
 };
@@ -15,13 +19,21 @@ pub(crate) struct BundleSpawner<'w> {
     bundle_id: BundleId,
     archetype_id: ArchetypeId,
     table_id: TableId,
+    has_required: bool,
+    /// Whether the archetype has `on_add`/`on_insert` hooks or observers.
+    /// Flags change only through `&mut World` (adding an observer,
+    /// registering hooks), which during a batch can only happen in the
+    /// commands flushed between spawns, after which this is re-read.
+    fires_lifecycle: bool,
+    /// Neither required components nor lifecycle work: the fast path.
+    plain: bool,
     change_tick: Tick,
 }
 
 impl<'w> BundleSpawner<'w> {
     #[inline]
     pub(crate) fn new(world: &'w mut World, bundle_id: BundleId, change_tick: Tick) -> Self {
-        let archetype_id = world.bundles[bundle_id].insert_bundle_into_archetype(
+        let (archetype_id, has_required) = world.bundles[bundle_id].insert_bundle_into_archetype(
             &mut world.archetypes,
             &mut world.storages,
             &world.components,
@@ -33,8 +45,12 @@ impl<'w> BundleSpawner<'w> {
             bundle_id,
             archetype_id,
             table_id,
+            has_required,
+            fires_lifecycle: false,
+            plain: false,
             change_tick,
         }
+        .with_flags_read()
     }
 
     /// Makes room for `additional` more entities in the archetype and table.
@@ -42,6 +58,28 @@ impl<'w> BundleSpawner<'w> {
         self.world.archetypes[self.archetype_id].reserve(additional);
         self.world.storages.tables[self.table_id].reserve(additional);
         self.world.entities.reserve(additional as u32);
+    }
+
+    fn with_flags_read(mut self) -> Self {
+        self.read_flags();
+        self
+    }
+
+    fn read_flags(&mut self) {
+        self.fires_lifecycle = self.world.archetypes[self.archetype_id]
+            .flags()
+            .intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags());
+        self.plain = !self.has_required && !self.fires_lifecycle;
+    }
+
+    /// Applies commands queued by hooks and observers of the last spawn
+    /// (only they queue commands during a batch).
+    #[inline]
+    pub(crate) fn flush_commands(&mut self) {
+        if self.fires_lifecycle && !self.world.command_queue.is_empty() {
+            self.world.flush_commands();
+            self.read_flags();
+        }
     }
 
     /// Allocates an entity and writes the bundle into it.
@@ -53,27 +91,106 @@ impl<'w> BundleSpawner<'w> {
     }
 
     /// Writes the bundle into `entity`, which is allocated but has no
-    /// location yet.
+    /// location yet, then fires `on_add` and `on_insert`.
     #[inline]
     pub(crate) fn spawn_non_existent<B: DynamicBundle>(
         &mut self,
         entity: Entity,
         bundle: B,
     ) -> EntityLocation {
+        if self.plain {
+            let location = self.place(entity);
+            // SAFETY: `location` is the entity's fresh, last row.
+            unsafe { self.write(entity, location, bundle) };
+            location
+        } else {
+            self.spawn_non_existent_full(entity, bundle)
+        }
+    }
+
+    /// The general path: required components and lifecycle work.
+    #[inline(never)]
+    fn spawn_non_existent_full<B: DynamicBundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> EntityLocation {
+        // Made before anything moves: their constructors may panic.
+        if self.has_required {
+            let world = &mut *self.world;
+            let after = world.archetypes[ArchetypeId::EMPTY]
+                .edges()
+                .get_archetype_after_bundle_insert(self.bundle_id)
+                .expect("the spawn edge is cached by `new`");
+            world
+                .required_scratch
+                .make(&after.required_components, &world.components);
+        }
+        let location = self.place(entity);
+        // SAFETY: `location` is the entity's fresh, last row.
+        unsafe { self.write(entity, location, bundle) };
+        if self.has_required {
+            let world = &mut *self.world;
+            let mut panics = DropPanics::default();
+            let table = &mut world.storages.tables[self.table_id];
+            // SAFETY: the archetype holds every required component; the
+            // row being built is the last one.
+            unsafe {
+                world.required_scratch.write(
+                    entity,
+                    table,
+                    &mut world.storages.sparse_sets,
+                    self.change_tick,
+                    &mut panics,
+                );
+            }
+            debug_assert!(panics.is_empty());
+        }
+        if self.fires_lifecycle {
+            fire_after_insert(
+                self.world,
+                entity,
+                self.archetype_id,
+                self.bundle_id,
+                ArchetypeId::EMPTY,
+                InsertMode::Replace,
+            );
+        }
+        location
+    }
+
+    /// Adds the entity's row to the archetype and table and records its
+    /// location.
+    #[inline]
+    fn place(&mut self, entity: Entity) -> EntityLocation {
         let world = &mut *self.world;
-        let table = &mut world.storages.tables[self.table_id];
-        let table_row = table.push_entity(entity);
+        let table_row = world.storages.tables[self.table_id].push_entity(entity);
         let archetype_row: ArchetypeRow =
             world.archetypes[self.archetype_id].allocate(entity, table_row);
         let location = EntityLocation {
             archetype_id: self.archetype_id,
             archetype_row,
             table_id: self.table_id,
-            table_row: TableRow::new(table_row.index()),
+            table_row,
         };
         // SAFETY: `entity` was just allocated and `location` is where its
         // row now is.
         unsafe { world.entities.set(entity.index(), location) };
+        location
+    }
+
+    /// Writes the bundle's values into the row just placed.
+    ///
+    /// # Safety
+    /// `location` is the entity's row, the last of its table.
+    #[inline]
+    unsafe fn write<B: DynamicBundle>(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        bundle: B,
+    ) {
+        let world = &mut *self.world;
         let mut panics = DropPanics::default();
         // SAFETY: the bundle's archetype is the spawner's archetype, so its
         // table has a column for each table component of the bundle; every
@@ -84,17 +201,16 @@ impl<'w> BundleSpawner<'w> {
                 &world.bundles[self.bundle_id],
                 None,
                 entity,
-                table,
-                table_row,
+                &mut world.storages.tables[self.table_id],
+                location.table_row,
                 &mut world.storages.sparse_sets,
                 &world.components,
                 self.change_tick,
-                super::InsertMode::Replace,
+                InsertMode::Replace,
                 &mut panics,
             );
         }
         // Spawning adds only new values: nothing was dropped.
         debug_assert!(panics.is_empty());
-        location
     }
 }

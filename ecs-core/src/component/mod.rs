@@ -15,10 +15,15 @@
 //! Components may also be registered at run time from a
 //! [`ComponentDescriptor`] without a Rust type behind them.
 
+mod hooks;
 mod registry;
+mod required;
 
 pub use ecs_macros::Component;
+pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub use registry::{ComponentDescriptor, ComponentId, ComponentInfo, Components};
+pub(crate) use required::closure as required_closure;
+pub use required::{RequiredComponent, RequiredComponentConstructor, RequiredComponentsRegistrar};
 
 /// Where the values of a component type are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -52,4 +57,17 @@ pub enum StorageType {
 pub trait Component: Send + Sync + 'static {
     /// Where values of this component are stored.
     const STORAGE_TYPE: StorageType;
+
+    /// Registers the hooks declared on the type
+    /// (`#[component(on_add = path, ...)]`).
+    fn register_component_hooks(hooks: &mut ComponentHooks) {
+        let _ = hooks;
+    }
+
+    /// Registers the components this one requires (`#[require(A, B =
+    /// expr)]`): inserting this component inserts each of them the entity
+    /// lacks.
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        let _ = required;
+    }
 }

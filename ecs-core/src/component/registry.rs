@@ -7,8 +7,12 @@ use std::{
 
 use hashbrown::HashMap;
 
-use super::{Component, StorageType};
-use crate::{resource::Resource, storage::SparseSetIndex, utils::TypeIdMap};
+use super::{
+    Component, ComponentHooks, RequiredComponent, RequiredComponentsRegistrar, StorageType,
+};
+use crate::{
+    archetype::ArchetypeFlags, resource::Resource, storage::SparseSetIndex, utils::TypeIdMap,
+};
 
 /// A dense identifier of a component (or resource) type within one
 /// [`World`](crate::world::World).
@@ -170,6 +174,13 @@ impl ComponentDescriptor {
 pub struct ComponentInfo {
     id: ComponentId,
     descriptor: ComponentDescriptor,
+    hooks: ComponentHooks,
+    /// Requirements declared by the type itself.
+    required_direct: Vec<RequiredComponent>,
+    /// Every requirement, transitively (nearest requirer's constructor).
+    required: Vec<RequiredComponent>,
+    /// Which lifecycle events have observers watching this component.
+    observer_flags: ArchetypeFlags,
 }
 
 impl ComponentInfo {
@@ -214,6 +225,30 @@ impl ComponentInfo {
     pub fn descriptor(&self) -> &ComponentDescriptor {
         &self.descriptor
     }
+
+    /// The component's hooks.
+    #[inline]
+    pub fn hooks(&self) -> &ComponentHooks {
+        &self.hooks
+    }
+
+    /// The components this one requires, transitively.
+    #[inline]
+    pub fn required_components(&self) -> &[RequiredComponent] {
+        &self.required
+    }
+
+    #[inline]
+    pub(crate) fn required_direct(&self) -> &[RequiredComponent] {
+        &self.required_direct
+    }
+
+    /// The archetype flags this component contributes: its hooks and the
+    /// observers watching it.
+    #[inline]
+    pub fn flags(&self) -> ArchetypeFlags {
+        self.hooks.flags() | self.observer_flags
+    }
 }
 
 /// The registry of every component and resource type a world knows.
@@ -239,6 +274,18 @@ impl Components {
         }
         let id = self.push(ComponentDescriptor::new::<T>());
         self.indices.insert(type_id, id);
+        T::register_component_hooks(&mut self.components[id.index()].hooks);
+        let mut registrar = RequiredComponentsRegistrar {
+            components: self,
+            direct: Vec::new(),
+        };
+        T::register_required_components(&mut registrar);
+        let direct = registrar.direct;
+        if !direct.is_empty() {
+            self.components[id.index()].required_direct = direct;
+            let closure = super::required_closure(self, id);
+            self.components[id.index()].required = closure;
+        }
         id
     }
 
@@ -279,8 +326,26 @@ impl Components {
             "too many components registered"
         );
         self.by_name.entry(descriptor.name.clone()).or_insert(id);
-        self.components.push(ComponentInfo { id, descriptor });
+        let hooks = ComponentHooks::new(descriptor.name.clone());
+        self.components.push(ComponentInfo {
+            id,
+            descriptor,
+            hooks,
+            required_direct: Vec::new(),
+            required: Vec::new(),
+            observer_flags: ArchetypeFlags::empty(),
+        });
         id
+    }
+
+    /// The hooks of a registered component, mutably.
+    pub(crate) fn hooks_mut(&mut self, id: ComponentId) -> &mut ComponentHooks {
+        &mut self.components[id.index()].hooks
+    }
+
+    /// Adds observer flags to a registered component.
+    pub(crate) fn add_observer_flags(&mut self, id: ComponentId, flags: ArchetypeFlags) {
+        self.components[id.index()].observer_flags |= flags;
     }
 
     /// The number of registered components and resources.

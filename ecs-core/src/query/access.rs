@@ -351,3 +351,61 @@ mod tests {
         assert_eq!(a.required().collect::<Vec<_>>(), vec![id(0)]);
     }
 }
+
+/// The accesses of all parameters of one system: each parameter's
+/// [`FilteredAccess`] kept apart (so `With`/`Without` can make two of them
+/// disjoint), and their combined [`Access`].
+#[derive(Debug, Clone, Default)]
+pub struct FilteredAccessSet {
+    combined: Access,
+    filtered: Vec<FilteredAccess>,
+}
+
+impl FilteredAccessSet {
+    /// Everything read and written, unfiltered.
+    #[inline]
+    pub fn combined_access(&self) -> &Access {
+        &self.combined
+    }
+
+    /// Adds one parameter's access.
+    pub fn add(&mut self, access: FilteredAccess) {
+        self.combined.extend(access.access());
+        self.filtered.push(access);
+    }
+
+    /// The components through which `access` conflicts with what this set
+    /// holds (empty if it does not).
+    pub fn get_conflicts_single(&self, access: &FilteredAccess) -> Vec<Option<ComponentId>> {
+        let mut conflicts: Vec<_> = self
+            .filtered
+            .iter()
+            .flat_map(|existing| existing.get_conflicts(access))
+            .collect();
+        conflicts.sort();
+        conflicts.dedup();
+        conflicts
+    }
+
+    /// Whether two systems with these accesses may run at the same time.
+    pub fn is_compatible(&self, other: &FilteredAccessSet) -> bool {
+        if self.combined.is_compatible(&other.combined) {
+            return true;
+        }
+        self.filtered
+            .iter()
+            .all(|a| other.filtered.iter().all(|b| a.is_compatible(b)))
+    }
+
+    /// The components through which two systems conflict.
+    pub fn get_conflicts(&self, other: &FilteredAccessSet) -> Vec<Option<ComponentId>> {
+        let mut conflicts: Vec<_> = self
+            .filtered
+            .iter()
+            .flat_map(|a| other.filtered.iter().flat_map(move |b| a.get_conflicts(b)))
+            .collect();
+        conflicts.sort();
+        conflicts.dedup();
+        conflicts
+    }
+}

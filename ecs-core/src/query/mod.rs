@@ -30,12 +30,14 @@ mod par_iter;
 mod state;
 mod world_query;
 
-pub use access::{Access, AccessFilters, FilteredAccess};
+pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
+pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};
 pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;
 pub use par_iter::QueryParIter;
+pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery};
 

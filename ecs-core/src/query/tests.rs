@@ -301,7 +301,7 @@ fn change_detection_survives_tick_wrap_around() {
 }
 
 #[test]
-fn iter_for_each_and_par_iter_agree() {
+fn parallel_iter_for_each_and_par_iter_agree() {
     // 100,000 entities over 30 archetypes (fewer under Miri).
     let mut world = World::new();
     let n = scaled(100_000) as u32;

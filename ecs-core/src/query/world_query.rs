@@ -95,6 +95,11 @@ pub unsafe trait WorldQuery {
 /// # Safety
 /// `IS_READ_ONLY` must be true only if the fetch writes nothing, and
 /// `ReadOnly` must access a subset of what `Self` accesses.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not query data",
+    label = "not query data",
+    note = "query data is `&T`, `&mut T` or `Ref<T>` for a component `T`, `Entity`, `Option<D>`, `Has<T>`, `AnyOf<(..)>`, a tuple of query data, or a struct deriving `QueryData`; filters such as `With<T>` go in the second parameter of a query"
+)]
 pub unsafe trait QueryData: WorldQuery {
     /// Whether the data only reads.
     const IS_READ_ONLY: bool;
@@ -120,6 +125,11 @@ pub unsafe trait QueryData: WorldQuery {
 ///
 /// # Safety
 /// The data must not write anything.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not read-only query data",
+    label = "not read-only query data",
+    note = "`&mut T` writes: a struct deriving `QueryData` may have fields that write only if it is marked `#[query_data(mutable)]`"
+)]
 pub unsafe trait ReadOnlyQueryData: QueryData<ReadOnly = Self> {}
 
 /// Types that select which entities a query yields: the `F` of
@@ -128,6 +138,11 @@ pub unsafe trait ReadOnlyQueryData: QueryData<ReadOnly = Self> {}
 /// # Safety
 /// `IS_ARCHETYPAL` may be true only if `filter_fetch` returns true for
 /// every row of a matched archetype.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query filter",
+    label = "not a query filter",
+    note = "filters are `With<T>`, `Without<T>`, `Or<(..)>`, `Added<T>`, `Changed<T>`, tuples of filters, or a struct deriving `QueryFilter`; query data such as `&T` goes in the first parameter of a query"
+)]
 pub unsafe trait QueryFilter: WorldQuery {
     /// Whether the filter is decided by archetype alone (no `Added` or
     /// `Changed`), which makes `size_hint` exact.

@@ -14,7 +14,12 @@ use crate::utils::DropPanics;
 /// exactly once, when it is removed with a `_drop` method, cleared, or
 /// when the vector is dropped.
 pub(crate) struct BlobVec {
+    /// The layout of one value: `size` bytes are copied in and out.
     item_layout: Layout,
+    /// The distance between items: the size padded to the alignment, so
+    /// every item stays aligned even for dynamic layouts whose size is not
+    /// a multiple of their alignment.
+    stride: usize,
     capacity: usize,
     len: usize,
     data: NonNull<u8>,
@@ -54,16 +59,11 @@ impl BlobVec {
         drop: Option<unsafe fn(*mut u8)>,
         capacity: usize,
     ) -> BlobVec {
-        // Dynamic layouts may have a size that is not a multiple of the
-        // alignment; pad so that items in an array stay aligned.
-        let item_layout = item_layout.pad_to_align();
+        let stride = item_layout.pad_to_align().size();
         let mut vec = BlobVec {
             item_layout,
-            capacity: if item_layout.size() == 0 {
-                usize::MAX
-            } else {
-                0
-            },
+            stride,
+            capacity: if stride == 0 { usize::MAX } else { 0 },
             len: 0,
             data: dangling(item_layout.align()),
             drop,
@@ -104,18 +104,18 @@ impl BlobVec {
 
     #[cold]
     fn grow_to(&mut self, new_capacity: usize) {
-        debug_assert!(self.item_layout.size() != 0, "zero-sized items never grow");
-        let new_layout = array_layout(self.item_layout, new_capacity);
+        debug_assert!(self.stride != 0, "zero-sized items never grow");
+        let new_layout = self.array_layout(new_capacity);
         // SAFETY: `new_layout` has a non-zero size (item size and capacity
         // are non-zero). When reallocating, the old allocation was made with
-        // `array_layout(item_layout, capacity)`.
+        // `array_layout(capacity)`.
         let new_data = unsafe {
             if self.capacity == 0 {
                 alloc::alloc(new_layout)
             } else {
                 alloc::realloc(
                     self.data.as_ptr(),
-                    array_layout(self.item_layout, self.capacity),
+                    self.array_layout(self.capacity),
                     new_layout.size(),
                 )
             }
@@ -133,7 +133,7 @@ impl BlobVec {
         debug_assert!(index < self.capacity);
         // SAFETY: `index` is within the allocation (or the item is a ZST and
         // the offset is zero).
-        unsafe { self.data.as_ptr().add(index * self.item_layout.size()) }
+        unsafe { self.data.as_ptr().add(index * self.stride) }
     }
 
     /// A pointer to the first item.
@@ -259,22 +259,19 @@ impl Drop for BlobVec {
     fn drop(&mut self) {
         let mut panics = DropPanics::default();
         self.clear(&mut panics);
-        if self.item_layout.size() != 0 && self.capacity != 0 {
+        if self.stride != 0 && self.capacity != 0 {
             // SAFETY: the allocation was made with this layout.
-            unsafe {
-                alloc::dealloc(
-                    self.data.as_ptr(),
-                    array_layout(self.item_layout, self.capacity),
-                )
-            };
+            unsafe { alloc::dealloc(self.data.as_ptr(), self.array_layout(self.capacity)) };
         }
         panics.finish();
     }
 }
 
-fn array_layout(item: Layout, n: usize) -> Layout {
-    let size = item.size().checked_mul(n).expect("capacity overflow");
-    Layout::from_size_align(size, item.align()).expect("capacity overflow")
+impl BlobVec {
+    fn array_layout(&self, n: usize) -> Layout {
+        let size = self.stride.checked_mul(n).expect("capacity overflow");
+        Layout::from_size_align(size, self.item_layout.align()).expect("capacity overflow")
+    }
 }
 
 #[cfg(test)]

@@ -292,13 +292,11 @@ impl ComponentSparseSet {
     #[inline]
     fn dense_row(&self, entity: Entity) -> Option<usize> {
         let row = *self.sparse.get(entity.index() as usize)?;
-        if row == NO_ROW {
+        // The generation check makes a stale handle (whose index was
+        // reused) miss instead of reaching the new entity's value.
+        if row == NO_ROW || self.entities[row as usize] != entity {
             return None;
         }
-        debug_assert_eq!(
-            self.entities[row as usize], entity,
-            "sparse set row of a stale entity"
-        );
         Some(row as usize)
     }
 

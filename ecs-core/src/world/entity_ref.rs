@@ -111,6 +111,12 @@ impl<'w> EntityRef<'w> {
     }
 }
 
+#[cold]
+#[track_caller]
+fn despawned_meanwhile(entity: Entity) -> ! {
+    panic!("entity {entity:?} was despawned (by a command a hook or observer queued); this handle can no longer change it")
+}
+
 /// A one-component bundle given by id and pointer.
 struct DynamicComponent {
     storage_type: StorageType,
@@ -223,12 +229,45 @@ impl<'w> EntityWorldMut<'w> {
         unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
     }
 
+    /// Before a structural change: entities reserved through `&World`
+    /// meanwhile are flushed (which never moves live entities), and a
+    /// despawned entity is refused.
     #[inline]
+    #[track_caller]
     fn refresh_location(&mut self) {
-        // Entities reserved through `&World` meanwhile must be flushed
-        // before a structural change; flushing never moves live entities.
         self.world.flush();
+        self.assert_not_despawned();
         debug_assert_eq!(self.world.entities.get(self.entity), Some(self.location));
+    }
+
+    #[inline]
+    #[track_caller]
+    fn assert_not_despawned(&self) {
+        if self.location.archetype_id == crate::archetype::ArchetypeId::INVALID {
+            despawned_meanwhile(self.entity);
+        }
+    }
+
+    /// After a structural change: applies the commands hooks and observers
+    /// queued, then re-reads the location (those commands may have moved,
+    /// or despawned, the entity).
+    #[inline]
+    fn after_change(&mut self) {
+        if !self.world.command_queue.is_empty() {
+            self.world.flush_commands();
+            self.location = self
+                .world
+                .entities
+                .get(self.entity)
+                .unwrap_or(EntityLocation::INVALID);
+        }
+    }
+
+    /// Whether the entity was despawned (by a command a hook or observer
+    /// queued during this handle's last operation).
+    #[inline]
+    pub fn is_despawned(&self) -> bool {
+        self.location.archetype_id == crate::archetype::ArchetypeId::INVALID
     }
 
     /// Inserts the components of `bundle`, replacing (and dropping) values
@@ -264,6 +303,7 @@ impl<'w> EntityWorldMut<'w> {
                 mode,
             )
         };
+        self.after_change();
         self
     }
 
@@ -303,6 +343,7 @@ impl<'w> EntityWorldMut<'w> {
                 InsertMode::Replace,
             )
         };
+        self.after_change();
         self
     }
 
@@ -317,6 +358,7 @@ impl<'w> EntityWorldMut<'w> {
             .register_info::<B>(&mut self.world.components);
         // SAFETY: the location is current and the world flushed.
         self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
+        self.after_change();
         self
     }
 
@@ -337,6 +379,7 @@ impl<'w> EntityWorldMut<'w> {
             .register_dynamic(&[id], &self.world.components);
         // SAFETY: the location is current and the world flushed.
         self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
+        self.after_change();
         self
     }
 
@@ -354,13 +397,16 @@ impl<'w> EntityWorldMut<'w> {
         let (bundle, location) =
             unsafe { take_bundle::<B>(self.world, self.entity, self.location, bundle_id)? };
         self.location = location;
+        self.after_change();
         Some(bundle)
     }
 
-    /// Despawns the entity, dropping its components.
+    /// Despawns the entity, dropping its components (nothing happens if a
+    /// hook's command despawned it already).
     pub fn despawn(self) {
-        let despawned = self.world.despawn(self.entity);
-        debug_assert!(despawned, "a live entity was despawned");
+        if !self.is_despawned() {
+            self.world.despawn(self.entity);
+        }
     }
 
     /// The world, mutably. The handle's location stays valid only if the
@@ -373,6 +419,7 @@ impl<'w> EntityWorldMut<'w> {
     pub fn world_scope<U>(&mut self, f: impl FnOnce(&mut World) -> U) -> U {
         let result = f(self.world);
         self.world.flush();
+        self.world.flush_commands();
         self.location = self.world.entities.get(self.entity).unwrap_or_else(|| {
             panic!(
                 "entity {:?} was despawned inside `world_scope` of an `EntityWorldMut` of {}",

@@ -5,6 +5,7 @@
 //! [`World`] or an [`EntityWorldMut`]; each resolves the bundle to a cached
 //! archetype edge and moves the entity's row once.
 
+mod deferred_world;
 mod entity_ref;
 mod error;
 mod integrity;
@@ -12,6 +13,7 @@ mod resources;
 mod spawn_batch;
 mod unsafe_world_cell;
 
+pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use error::EntityDoesNotExistError;
 pub use spawn_batch::SpawnBatchIter;
@@ -26,12 +28,16 @@ use std::{
 };
 
 use crate::{
-    archetype::{ArchetypeId, Archetypes},
-    bundle::{Bundle, BundleSpawner, Bundles},
+    archetype::{ArchetypeFlags, ArchetypeId, Archetypes},
+    bundle::{Bundle, BundleSpawner, Bundles, RequiredScratch},
     change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
-    component::{Component, ComponentDescriptor, ComponentId, Components, StorageType},
+    component::{
+        Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
+    },
     entity::{Entities, Entity, EntityLocation},
+    observer::{trigger_lifecycle, Lifecycle, Observers},
     storage::{Storages, TableRow},
+    system::CommandQueue,
     utils::DropPanics,
 };
 
@@ -73,6 +79,11 @@ pub struct World {
     pub(crate) archetypes: Archetypes,
     pub(crate) storages: Storages,
     pub(crate) bundles: Bundles,
+    /// Commands queued by hooks and observers, applied right after the
+    /// operation that ran them.
+    pub(crate) command_queue: CommandQueue,
+    pub(crate) observers: Observers,
+    pub(crate) required_scratch: RequiredScratch,
     change_tick: AtomicU32,
     last_change_tick: Tick,
     last_check_tick: Tick,
@@ -87,6 +98,9 @@ impl Default for World {
             archetypes: Archetypes::default(),
             storages: Storages::default(),
             bundles: Bundles::default(),
+            command_queue: CommandQueue::default(),
+            observers: Observers::default(),
+            required_scratch: RequiredScratch::default(),
             // Start at 1 so that values added now are newer than the
             // initial `last_change_tick` of 0.
             change_tick: AtomicU32::new(1),
@@ -168,6 +182,24 @@ impl World {
             .register_component_with_descriptor(descriptor)
     }
 
+    /// The hooks of component `T`, to register hooks at run time:
+    /// `world.register_component_hooks::<T>().on_add(f)`. Setting a kind
+    /// that is already set panics, naming the component.
+    pub fn register_component_hooks<T: Component>(&mut self) -> &mut ComponentHooks {
+        let id = self.register_component::<T>();
+        // Archetypes that exist already get every hook flag: cheap, and
+        // right whichever hooks are set now.
+        self.archetypes.add_flags_for_component(
+            id,
+            ArchetypeFlags::ON_ADD_HOOK
+                | ArchetypeFlags::ON_INSERT_HOOK
+                | ArchetypeFlags::ON_REPLACE_HOOK
+                | ArchetypeFlags::ON_REMOVE_HOOK
+                | ArchetypeFlags::ON_DESPAWN_HOOK,
+        );
+        self.components.hooks_mut(id)
+    }
+
     /// The id of the component type `T`, if registered.
     #[inline]
     pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
@@ -190,7 +222,15 @@ impl World {
 
     /// Makes entities reserved through `&World` (by commands) live, with no
     /// components.
+    #[inline]
     pub fn flush(&mut self) {
+        if self.entities.needs_flush() {
+            self.flush_reserved();
+        }
+    }
+
+    #[cold]
+    fn flush_reserved(&mut self) {
         let empty_archetype = &mut self.archetypes[ArchetypeId::EMPTY];
         let empty_table = &mut self.storages.tables[crate::storage::TableId::EMPTY];
         self.entities.flush(|entity, location| {
@@ -205,6 +245,27 @@ impl World {
         });
     }
 
+    /// Applies the commands queued by hooks and observers (and by commands
+    /// those applied), until none is left.
+    #[inline]
+    pub fn flush_commands(&mut self) {
+        if !self.command_queue.is_empty() {
+            self.flush_commands_slow();
+        }
+    }
+
+    #[cold]
+    fn flush_commands_slow(&mut self) {
+        while !self.command_queue.is_empty() {
+            let mut queue = std::mem::take(&mut self.command_queue);
+            queue.apply(self);
+            // Keep the buffer (its capacity) unless commands queued more.
+            if self.command_queue.is_empty() {
+                self.command_queue = queue;
+            }
+        }
+    }
+
     /// Spawns an entity with the components of `bundle`.
     #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityWorldMut<'_> {
@@ -212,7 +273,8 @@ impl World {
         let change_tick = self.change_tick();
         let bundle_id = self.bundles.register_info::<B>(&mut self.components);
         let entity = BundleSpawner::new(self, bundle_id, change_tick).spawn(bundle);
-        let location = self.entities.get(entity).expect("just spawned");
+        self.flush_commands();
+        let location = self.entities.get(entity).unwrap_or(EntityLocation::INVALID);
         EntityWorldMut::new(self, entity, location)
     }
 
@@ -370,11 +432,36 @@ impl World {
 
     /// Despawns an entity, dropping its components. Returns `false` if it
     /// did not exist.
+    ///
+    /// `on_despawn`, then `on_replace` and `on_remove` hooks and observers
+    /// of its components run first, while its values are still in place.
     pub fn despawn(&mut self, entity: Entity) -> bool {
+        let despawned = self.despawn_no_flush(entity);
+        self.flush_commands();
+        despawned
+    }
+
+    pub(crate) fn despawn_no_flush(&mut self, entity: Entity) -> bool {
         self.flush();
-        let Some(location) = self.entities.free(entity) else {
+        let Some(location) = self.entities.get(entity) else {
             return false;
         };
+        let flags = self.archetypes[location.archetype_id].flags();
+        if flags.intersects(
+            Lifecycle::Despawn.any_flags()
+                | Lifecycle::Replace.any_flags()
+                | Lifecycle::Remove.any_flags(),
+        ) {
+            let components: Vec<ComponentId> = self.archetypes[location.archetype_id]
+                .components()
+                .collect();
+            for kind in [Lifecycle::Despawn, Lifecycle::Replace, Lifecycle::Remove] {
+                if flags.intersects(kind.any_flags()) {
+                    trigger_lifecycle(self, kind, entity, &components);
+                }
+            }
+        }
+        let location = self.entities.free(entity).expect("hooks cannot despawn");
         let mut panics = DropPanics::default();
         let archetype = &mut self.archetypes[location.archetype_id];
         if let Some(swapped) = archetype.swap_remove(location.archetype_row).swapped_entity {

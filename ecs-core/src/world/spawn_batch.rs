@@ -34,7 +34,9 @@ where
     #[inline]
     fn next(&mut self) -> Option<Entity> {
         let bundle = self.inner.next()?;
-        Some(self.spawner.spawn(bundle))
+        let entity = self.spawner.spawn(bundle);
+        self.spawner.flush_commands();
+        Some(entity)
     }
 
     #[inline]

@@ -1,0 +1,425 @@
+use std::{any::TypeId, borrow::Cow};
+
+use super::{Event, Lifecycle, On};
+use crate::{
+    bundle::Bundle,
+    change_detection::DetectChangesMut,
+    change_detection::Tick,
+    component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
+    entity::Entity,
+    storage::SparseArray,
+    system::{CommandQueue, SystemMeta, SystemParam, SystemParamItem},
+    utils::TypeIdMap,
+    world::{DeferredWorld, EntityWorldMut, UnsafeWorldCell, World},
+};
+
+/// What an observer watches.
+#[derive(Debug, Clone)]
+enum Watch {
+    /// A lifecycle event of these components.
+    Lifecycle(Lifecycle, Vec<ComponentId>),
+    /// A custom event type.
+    Custom(TypeId),
+}
+
+/// The registry of observers: observer entities by what they watch.
+#[derive(Debug, Default)]
+pub(crate) struct Observers {
+    lifecycle: [SparseArray<ComponentId, Vec<Entity>>; 5],
+    custom: TypeIdMap<Vec<Entity>>,
+}
+
+impl Observers {
+    fn list_mut(&mut self, watch: &Watch) -> Vec<&mut Vec<Entity>> {
+        match watch {
+            Watch::Lifecycle(kind, components) => {
+                let table = &mut self.lifecycle[kind.index()];
+                // Make sure every list exists, then hand them out.
+                for &id in components {
+                    if table.get(id).is_none() {
+                        table.insert(id, Vec::new());
+                    }
+                }
+                let wanted: Vec<ComponentId> = components.clone();
+                // SparseArray cannot hand out several `&mut` at once; go
+                // through raw pointers to distinct slots.
+                wanted
+                    .iter()
+                    .map(|&id| {
+                        let list: *mut Vec<Entity> = table.get_mut(id).expect("inserted above");
+                        // SAFETY: the ids of one observer are distinct (its
+                        // bundle registered without duplicates), so the slots
+                        // are distinct and the references do not alias.
+                        unsafe { &mut *list }
+                    })
+                    .collect()
+            }
+            Watch::Custom(type_id) => vec![self.custom.entry(*type_id).or_default()],
+        }
+    }
+}
+
+/// The component that makes an entity an observer: the observer's system
+/// and what it watches. Despawning the entity (or removing this component)
+/// unregisters the observer.
+pub struct ObserverState {
+    system: Option<Box<dyn ObserverSystem>>,
+    watch: Watch,
+    /// Only events targeting one of these entities (all, when empty).
+    entities: Vec<Entity>,
+}
+
+impl std::fmt::Debug for ObserverState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObserverState")
+            .field("system", &self.system.as_ref().map(|s| s.name()))
+            .field("watch", &self.watch)
+            .field("entities", &self.entities)
+            .finish()
+    }
+}
+
+impl Component for ObserverState {
+    const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+
+    fn register_component_hooks(hooks: &mut ComponentHooks) {
+        hooks.on_remove(unregister_observer);
+    }
+}
+
+fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
+    let observer = context.entity;
+    let Some(state) = world.get::<ObserverState>(observer) else {
+        return;
+    };
+    let watch = state.watch.clone();
+    // The observer registry lives outside archetypes: unregistering changes
+    // no archetype, the one mutation this hook may make.
+    let world = world.world_mut_internal();
+    for list in world.observers.list_mut(&watch) {
+        list.retain(|&e| e != observer);
+    }
+}
+
+/// A type-erased observer system.
+trait ObserverSystem: Send + Sync + 'static {
+    fn name(&self) -> Cow<'static, str>;
+
+    /// # Safety
+    /// `event` points to a value of the event type the observer watches;
+    /// the world is the one the observer was initialised with and nothing
+    /// else accesses it meanwhile.
+    unsafe fn run(
+        &mut self,
+        world: UnsafeWorldCell<'_>,
+        event: *const u8,
+        target: Entity,
+        component: Option<ComponentId>,
+        observer: Entity,
+    );
+
+    fn queue_deferred(&mut self, queue: &mut CommandQueue);
+}
+
+/// A function usable as an observer: its first parameter is `On<E, B>`,
+/// the others are system parameters.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid observer",
+    label = "not an observer",
+    note = "an observer's first parameter is `On<E, B>` and the rest are system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...)"
+)]
+pub trait ObserverFunction<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+    /// The other parameters.
+    type Param: SystemParam;
+    /// Calls the function.
+    fn run(&mut self, on: On<'_, E, B>, param: SystemParamItem<'_, '_, Self::Param>);
+}
+
+macro_rules! impl_observer_function {
+    ($(($param:ident, $s:ident)),*) => {
+        #[allow(non_snake_case)]
+        impl<E: Event, B: Bundle, Func, $($param: SystemParam),*> ObserverFunction<E, B, fn($($param,)*)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut(On<E, B>, $($param),*) + FnMut(On<E, B>, $(SystemParamItem<$param>),*),
+        {
+            type Param = ($($param,)*);
+
+            #[inline]
+            fn run(&mut self, on: On<'_, E, B>, param: SystemParamItem<'_, '_, ($($param,)*)>) {
+                #[allow(clippy::too_many_arguments)]
+                fn call_inner<E: Event, B: Bundle, $($param),*>(mut f: impl FnMut(On<E, B>, $($param),*), on: On<E, B>, $($param: $param),*) {
+                    f(on, $($param),*)
+                }
+                let ($($param,)*) = param;
+                call_inner(self, on, $($param),*)
+            }
+        }
+    };
+}
+
+crate::utils::all_tuples!(impl_observer_function; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14));
+
+/// Keeps a function observer's type parameters without owning them.
+type ObserverMarker<E, B, M> = fn() -> (E, B, M);
+
+struct FunctionObserver<E: Event, B: Bundle, Marker, F: ObserverFunction<E, B, Marker>> {
+    func: F,
+    state: <F::Param as SystemParam>::State,
+    meta: SystemMeta,
+    marker: std::marker::PhantomData<ObserverMarker<E, B, Marker>>,
+}
+
+impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> ObserverSystem
+    for FunctionObserver<E, B, Marker, F>
+{
+    fn name(&self) -> Cow<'static, str> {
+        self.meta.name.clone()
+    }
+
+    unsafe fn run(
+        &mut self,
+        world: UnsafeWorldCell<'_>,
+        event: *const u8,
+        target: Entity,
+        component: Option<ComponentId>,
+        observer: Entity,
+    ) {
+        let change_tick = world.increment_change_tick();
+        // SAFETY: the caller guarantees `event` is an `E` and exclusive
+        // world access (observers run one at a time, from `&mut World`).
+        unsafe {
+            let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
+            let on = On::new(&*event.cast::<E>(), target, component, observer);
+            self.func.run(on, params);
+        }
+        self.meta.last_run = change_tick;
+    }
+
+    fn queue_deferred(&mut self, queue: &mut CommandQueue) {
+        F::Param::queue(&mut self.state, queue);
+    }
+}
+
+/// An observer system, type-erased, ready to be stored in its entity.
+#[doc(hidden)]
+pub struct BoxedObserver(Box<dyn ObserverSystem>);
+
+/// Conversion of a function into an observer (see [`World::add_observer`]).
+pub trait IntoObserver<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn into_boxed_observer(self, world: &mut World) -> BoxedObserver;
+}
+
+impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>>
+    IntoObserver<E, B, Marker> for F
+{
+    fn into_boxed_observer(self, world: &mut World) -> BoxedObserver {
+        let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
+        meta.last_run = Tick::new(0);
+        let state = F::Param::init_state(world, &mut meta);
+        BoxedObserver(Box::new(FunctionObserver::<E, B, Marker, F> {
+            func: self,
+            state,
+            meta,
+            marker: std::marker::PhantomData,
+        }))
+    }
+}
+
+fn spawn_observer<E: Event, B: Bundle, M>(
+    world: &mut World,
+    observer: impl IntoObserver<E, B, M>,
+    entities: Vec<Entity>,
+) -> Entity {
+    let BoxedObserver(system) = observer.into_boxed_observer(world);
+    let watch = match E::LIFECYCLE {
+        Some(kind) => {
+            let mut components = Vec::new();
+            B::component_ids(&mut world.components, &mut |id| components.push(id));
+            components.sort_unstable();
+            components.dedup();
+            assert!(
+                !components.is_empty(),
+                "observer `{}` watches a lifecycle event of no component: name the components, as in `On<Add, Player>`",
+                system.name()
+            );
+            Watch::Lifecycle(kind, components)
+        }
+        None => Watch::Custom(TypeId::of::<E>()),
+    };
+    let observer_entity = world
+        .spawn(ObserverState {
+            system: Some(system),
+            watch: watch.clone(),
+            entities,
+        })
+        .id();
+    for list in world.observers.list_mut(&watch) {
+        list.push(observer_entity);
+    }
+    if let Watch::Lifecycle(kind, components) = &watch {
+        let (_, flag) = kind.flags();
+        for &id in components {
+            world.components.add_observer_flags(id, flag);
+            world.archetypes.add_flags_for_component(id, flag);
+        }
+    }
+    observer_entity
+}
+
+/// Runs one observer entity's system for an event.
+fn run_observer(
+    world: &mut World,
+    observer: Entity,
+    event: *const u8,
+    target: Entity,
+    component: Option<ComponentId>,
+) {
+    let Some(mut state) = world.get_mut::<ObserverState>(observer) else {
+        return;
+    };
+    let state = state.bypass_change_detection();
+    if !state.entities.is_empty() && !state.entities.contains(&target) {
+        return;
+    }
+    // Taken out while it runs: an observer does not re-enter itself.
+    let Some(mut system) = state.system.take() else {
+        return;
+    };
+    // SAFETY: `event` is of the type this observer was registered for
+    // (registry keys); `&mut World` gives exclusive access.
+    unsafe {
+        system.run(
+            UnsafeWorldCell::new_mutable(world),
+            event,
+            target,
+            component,
+            observer,
+        )
+    };
+    system.queue_deferred(&mut world.command_queue);
+    // Observers cannot despawn anything directly, so the state is still
+    // there.
+    if let Some(mut state) = world.get_mut::<ObserverState>(observer) {
+        state.bypass_change_detection().system = Some(system);
+    }
+}
+
+/// Runs the hooks, then the observers, of one lifecycle event for each of
+/// `components` of `entity`.
+pub(crate) fn trigger_lifecycle(
+    world: &mut World,
+    kind: Lifecycle,
+    entity: Entity,
+    components: &[ComponentId],
+) {
+    for &id in components {
+        let hooks = world.components.get_info(id).expect("registered").hooks();
+        let hook = match kind {
+            Lifecycle::Add => hooks.on_add,
+            Lifecycle::Insert => hooks.on_insert,
+            Lifecycle::Replace => hooks.on_replace,
+            Lifecycle::Remove => hooks.on_remove,
+            Lifecycle::Despawn => hooks.on_despawn,
+        };
+        if let Some(hook) = hook {
+            hook(
+                DeferredWorld::new(world),
+                HookContext {
+                    entity,
+                    component_id: id,
+                },
+            );
+        }
+    }
+    let event: *const u8 = match kind {
+        Lifecycle::Add => (&super::Add as *const super::Add).cast(),
+        Lifecycle::Insert => (&super::Insert as *const super::Insert).cast(),
+        Lifecycle::Replace => (&super::Replace as *const super::Replace).cast(),
+        Lifecycle::Remove => (&super::Remove as *const super::Remove).cast(),
+        Lifecycle::Despawn => (&super::Despawn as *const super::Despawn).cast(),
+    };
+    for &id in components {
+        let Some(list) = world.observers.lifecycle[kind.index()].get(id) else {
+            continue;
+        };
+        if list.is_empty() {
+            continue;
+        }
+        for observer in list.clone() {
+            run_observer(world, observer, event, entity, Some(id));
+        }
+    }
+}
+
+fn trigger_custom<E: Event>(world: &mut World, event: &E, target: Entity) {
+    let Some(list) = world.observers.custom.get(&TypeId::of::<E>()) else {
+        return;
+    };
+    for observer in list.clone() {
+        run_observer(world, observer, (event as *const E).cast(), target, None);
+    }
+}
+
+impl World {
+    /// Adds a global observer: a function whose first parameter is
+    /// `On<E, B>` and whose other parameters are system parameters.
+    /// Returns the observer's entity (despawn it to remove the observer).
+    ///
+    /// # Panics
+    /// If a lifecycle observer names no component, or its parameters
+    /// conflict.
+    #[track_caller]
+    pub fn add_observer<E: Event, B: Bundle, M>(
+        &mut self,
+        observer: impl IntoObserver<E, B, M>,
+    ) -> EntityWorldMut<'_> {
+        let entity = spawn_observer(self, observer, Vec::new());
+        self.entity_mut(entity)
+    }
+
+    /// Triggers a custom event for its global observers (target
+    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued.
+    pub fn trigger<E: Event>(&mut self, event: E) {
+        self.flush();
+        trigger_custom(self, &event, Entity::PLACEHOLDER);
+        self.flush_commands();
+    }
+
+    /// Triggers a custom event targeting `entity`: its global observers and
+    /// the observers of that entity run.
+    pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
+        self.flush();
+        trigger_custom(self, &event, entity);
+        self.flush_commands();
+    }
+}
+
+impl EntityWorldMut<'_> {
+    /// Adds an observer that fires only for events targeting this entity.
+    /// Returns the entity handle (of this entity).
+    #[track_caller]
+    pub fn observe<E: Event, B: Bundle, M>(
+        &mut self,
+        observer: impl IntoObserver<E, B, M>,
+    ) -> &mut Self {
+        let target = self.id();
+        self.world_scope(|world| {
+            spawn_observer(world, observer, vec![target]);
+        });
+        self
+    }
+}
+
+impl crate::system::Commands<'_, '_> {
+    /// Queues triggering a custom event for its global observers.
+    pub fn trigger<E: Event>(&mut self, event: E) {
+        self.queue(move |world: &mut World| world.trigger(event));
+    }
+
+    /// Queues triggering a custom event targeting `entity`.
+    pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
+        self.queue(move |world: &mut World| world.trigger_targets(event, entity));
+    }
+}

@@ -1,0 +1,475 @@
+//! Hooks, observers and required components.
+
+use std::sync::Mutex;
+
+use crate::component::{ComponentHooks, HookContext, RequiredComponentsRegistrar};
+use crate::prelude::*;
+use crate::system::CommandQueue;
+use crate::world::DeferredWorld;
+
+/// A log shared by the hooks of one test (tests run in parallel, so each
+/// test uses its own component types and log).
+#[derive(Resource, Default)]
+struct Log(Vec<String>);
+
+fn log(world: &mut DeferredWorld<'_>, line: String) {
+    world.resource_mut::<Log>().0.push(line);
+}
+
+macro_rules! logged_component {
+    ($name:ident, $storage:ident) => {
+        #[derive(Debug, Clone, PartialEq)]
+        struct $name(u32);
+        impl Component for $name {
+            const STORAGE_TYPE: StorageType = StorageType::$storage;
+            fn register_component_hooks(hooks: &mut ComponentHooks) {
+                hooks
+                    .on_add(|mut w, c| {
+                        let v = w.get::<$name>(c.entity).expect("on_add: value in place").0;
+                        log(&mut w, format!("add {}", v))
+                    })
+                    .on_insert(|mut w, c| {
+                        let v = w
+                            .get::<$name>(c.entity)
+                            .expect("on_insert: value in place")
+                            .0;
+                        log(&mut w, format!("insert {}", v))
+                    })
+                    .on_replace(|mut w, c| {
+                        let v = w
+                            .get::<$name>(c.entity)
+                            .expect("on_replace: old value still there")
+                            .0;
+                        log(&mut w, format!("replace {}", v))
+                    })
+                    .on_remove(|mut w, c| {
+                        let v = w
+                            .get::<$name>(c.entity)
+                            .expect("on_remove: value still there")
+                            .0;
+                        log(&mut w, format!("remove {}", v))
+                    })
+                    .on_despawn(|mut w, c| {
+                        let v = w
+                            .get::<$name>(c.entity)
+                            .expect("on_despawn: value still there")
+                            .0;
+                        log(&mut w, format!("despawn {}", v))
+                    });
+            }
+        }
+    };
+}
+
+logged_component!(TableHooked, Table);
+logged_component!(SparseHooked, SparseSet);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Plain(u32);
+
+fn take_log(world: &mut World) -> Vec<String> {
+    std::mem::take(&mut world.resource_mut::<Log>().0)
+}
+
+fn hook_order_on_every_path<C: Component + Clone>(make: fn(u32) -> C) {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    // spawn
+    let e = world.spawn((make(1), Plain(0))).id();
+    assert_eq!(take_log(&mut world), ["add 1", "insert 1"]);
+    // insert over an existing value: replace + insert, no add/remove
+    world.entity_mut(e).insert(make(2));
+    assert_eq!(take_log(&mut world), ["replace 1", "insert 2"]);
+    // insert_if_new over an existing value: nothing
+    world.entity_mut(e).insert_if_new(make(9));
+    assert_eq!(take_log(&mut world), Vec::<String>::new());
+    // remove
+    world.entity_mut(e).remove::<C>();
+    assert_eq!(take_log(&mut world), ["replace 2", "remove 2"]);
+    // remove of an absent component: nothing
+    world.entity_mut(e).remove::<C>();
+    assert!(take_log(&mut world).is_empty());
+    // insert (new)
+    world.entity_mut(e).insert(make(3));
+    assert_eq!(take_log(&mut world), ["add 3", "insert 3"]);
+    // take
+    let taken = world.entity_mut(e).take::<C>();
+    assert!(taken.is_some());
+    assert_eq!(take_log(&mut world), ["replace 3", "remove 3"]);
+    // despawn
+    world.entity_mut(e).insert(make(4));
+    take_log(&mut world);
+    world.despawn(e);
+    assert_eq!(take_log(&mut world), ["despawn 4", "replace 4", "remove 4"]);
+    // spawn_batch
+    let n = world
+        .spawn_batch((10..13).map(|i| (make(i), Plain(i))))
+        .count();
+    assert_eq!(n, 3);
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "add 10",
+            "insert 10",
+            "add 11",
+            "insert 11",
+            "add 12",
+            "insert 12"
+        ]
+    );
+    // commands
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    let c = commands.spawn(make(20)).id();
+    commands.entity(c).insert(make(21)).remove::<C>().despawn();
+    queue.apply(&mut world);
+    assert_eq!(
+        take_log(&mut world),
+        [
+            "add 20",
+            "insert 20",
+            "replace 20",
+            "insert 21",
+            "replace 21",
+            "remove 21"
+        ]
+    );
+    world.check_integrity().unwrap();
+}
+
+#[test]
+fn hook_order_and_counts_on_table_components() {
+    hook_order_on_every_path(TableHooked);
+}
+
+#[test]
+fn hook_order_and_counts_on_sparse_components() {
+    hook_order_on_every_path(SparseHooked);
+}
+
+#[test]
+fn archetypes_without_hooks_have_no_flags() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let plain = world.spawn(Plain(1)).id();
+    let hooked = world.spawn((Plain(1), TableHooked(1))).id();
+    assert!(world.entity(plain).archetype().flags().is_empty());
+    let flags = world.entity(hooked).archetype().flags();
+    assert!(flags.contains(crate::archetype::ArchetypeFlags::ON_ADD_HOOK));
+    assert!(!flags.contains(crate::archetype::ArchetypeFlags::ON_ADD_OBSERVER));
+}
+
+#[derive(Component)]
+struct Countdown(u32);
+#[derive(Component, Debug, PartialEq)]
+struct Spawned(u32);
+
+#[test]
+fn hooks_queue_commands_and_read_other_components() {
+    fn on_insert(mut world: DeferredWorld<'_>, context: HookContext) {
+        // Read another component of the entity.
+        let plain = world.get::<Plain>(context.entity).map_or(0, |p| p.0);
+        let left = world.get::<Countdown>(context.entity).unwrap().0;
+        let entity = context.entity;
+        let mut commands = world.commands();
+        commands.spawn(Spawned(plain));
+        if left > 0 {
+            // Commands applied right after: re-inserting fires the hook again.
+            commands.entity(entity).insert(Countdown(left - 1));
+        } else {
+            commands.entity(entity).despawn();
+        }
+    }
+    let mut world = World::new();
+    world
+        .register_component_hooks::<Countdown>()
+        .on_insert(on_insert);
+    let e = world.spawn((Countdown(2), Plain(7)));
+    // The commands despawned the entity: the handle knows.
+    assert!(e.is_despawned());
+    let mut spawned = world.query::<&Spawned>();
+    assert_eq!(spawned.iter(&world).count(), 3);
+    assert!(spawned.iter(&world).all(|s| s.0 == 7));
+    assert_eq!(world.entity_count(), 3);
+}
+
+#[test]
+#[should_panic(expected = "already has an `on_add` hook")]
+fn a_second_hook_of_one_kind_panics_naming_the_component() {
+    let mut world = World::new();
+    world
+        .register_component_hooks::<TableHooked>()
+        .on_add(|_, _| {});
+}
+
+#[test]
+fn runtime_hooks_on_an_existing_archetype_fire() {
+    static SEEN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    #[derive(Component)]
+    struct Late(u32);
+    let mut world = World::new();
+    let e = world.spawn(Late(1)).id();
+    world.register_component_hooks::<Late>().on_remove(|w, c| {
+        SEEN.lock()
+            .unwrap()
+            .push(w.get::<Late>(c.entity).unwrap().0);
+    });
+    world.entity_mut(e).remove::<Late>();
+    assert_eq!(*SEEN.lock().unwrap(), [1]);
+}
+
+// ---- observers -----------------------------------------------------------------
+
+#[derive(Component, Debug)]
+struct Player(u32);
+#[derive(Component, Debug)]
+#[component(storage = "SparseSet")]
+struct Buff;
+
+#[test]
+fn observers_see_each_lifecycle_event() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world.add_observer(
+        |on: On<Add, Player>, q: Query<&Player>, mut log: ResMut<Log>| {
+            log.0.push(format!("add {}", q.get(on.entity()).unwrap().0));
+        },
+    );
+    world.add_observer(|_: On<Insert, Player>, mut log: ResMut<Log>| log.0.push("insert".into()));
+    world.add_observer(|_: On<Replace, Player>, mut log: ResMut<Log>| log.0.push("replace".into()));
+    world.add_observer(|on: On<Remove, (Player, Buff)>, mut log: ResMut<Log>| {
+        log.0.push(format!("remove {:?}", on.component().is_some()));
+    });
+    world.add_observer(|_: On<Despawn, Player>, mut log: ResMut<Log>| log.0.push("despawn".into()));
+    let e = world.spawn(Player(5)).id();
+    assert_eq!(take_log(&mut world), ["add 5", "insert"]);
+    world.entity_mut(e).insert(Player(6));
+    assert_eq!(take_log(&mut world), ["replace", "insert"]);
+    world.entity_mut(e).insert(Buff);
+    assert!(take_log(&mut world).is_empty());
+    world.entity_mut(e).remove::<Buff>();
+    assert_eq!(take_log(&mut world), ["remove true"]);
+    world.despawn(e);
+    assert_eq!(take_log(&mut world), ["despawn", "replace", "remove true"]);
+}
+
+#[derive(Debug)]
+struct Explode {
+    power: u32,
+}
+impl Event for Explode {}
+
+#[derive(Component)]
+struct Crater(u32);
+
+#[test]
+fn custom_events_entity_observers_and_spawning_observers() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    static TARGETS: Mutex<Vec<Entity>> = Mutex::new(Vec::new());
+    world.add_observer(|on: On<Explode>, mut commands: Commands| {
+        TARGETS.lock().unwrap().push(on.entity());
+        commands.spawn(Crater(on.power));
+    });
+    let bomb = world.spawn(Plain(1)).id();
+    let other = world.spawn(Plain(2)).id();
+    world
+        .entity_mut(bomb)
+        .observe(|on: On<Explode>, mut log: ResMut<Log>| {
+            log.0.push(format!(
+                "bomb {:?} went off with {}",
+                on.entity(),
+                on.event().power
+            ));
+        });
+    world.trigger(Explode { power: 3 });
+    assert_eq!(
+        world
+            .query::<&Crater>()
+            .iter(&world)
+            .map(|c| c.0)
+            .collect::<Vec<_>>(),
+        [3]
+    );
+    assert!(
+        take_log(&mut world).is_empty(),
+        "entity observers need a target"
+    );
+    world.trigger_targets(Explode { power: 4 }, other);
+    assert!(take_log(&mut world).is_empty(), "not this entity");
+    world.trigger_targets(Explode { power: 5 }, bomb);
+    assert_eq!(
+        take_log(&mut world),
+        [format!("bomb {bomb:?} went off with 5")]
+    );
+    // commands.trigger
+    let mut queue = CommandQueue::default();
+    Commands::new(&mut queue, &world).trigger(Explode { power: 6 });
+    queue.apply(&mut world);
+    assert_eq!(world.query::<&Crater>().iter(&world).count(), 4);
+    // Global observers run for every trigger; untargeted ones carry the
+    // placeholder.
+    assert_eq!(
+        *TARGETS.lock().unwrap(),
+        [Entity::PLACEHOLDER, other, bomb, Entity::PLACEHOLDER]
+    );
+}
+
+#[test]
+fn despawned_observers_no_longer_fire() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let observer = world
+        .add_observer(|_: On<Add, Player>, mut log: ResMut<Log>| log.0.push("seen".into()))
+        .id();
+    world.spawn(Player(1));
+    assert_eq!(take_log(&mut world), ["seen"]);
+    assert!(world.despawn(observer));
+    world.spawn(Player(2));
+    assert!(take_log(&mut world).is_empty());
+}
+
+#[test]
+#[should_panic(expected = "watches a lifecycle event of no component")]
+fn a_lifecycle_observer_must_name_components() {
+    let mut world = World::new();
+    world.add_observer(|_: On<Add>| {});
+}
+
+// ---- required components ------------------------------------------------------------
+
+#[derive(Component, Debug, PartialEq, Default)]
+struct Health(u32);
+#[derive(Component, Debug, PartialEq)]
+struct Armor(u32);
+#[derive(Component, Debug, PartialEq, Default)]
+#[component(storage = "SparseSet")]
+struct Tag;
+
+#[derive(Debug, PartialEq)]
+struct Soldier;
+impl Component for Soldier {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required
+            .register::<Health>(|| Health(100))
+            .register::<Armor>(|| Armor(5));
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct Captain;
+impl Component for Captain {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required
+            .register::<Soldier>(|| Soldier)
+            .register::<Tag>(Tag::default);
+    }
+}
+
+#[test]
+fn required_components_simple_transitive_and_given_values_win() {
+    let mut world = World::new();
+    let s = world.spawn(Soldier).id();
+    assert_eq!(world.get::<Health>(s), Some(&Health(100)));
+    assert_eq!(world.get::<Armor>(s), Some(&Armor(5)));
+    let c = world.spawn((Captain, Armor(50))).id();
+    assert!(world.entity(c).contains::<Soldier>());
+    assert!(world.entity(c).contains::<Tag>());
+    assert_eq!(world.get::<Health>(c), Some(&Health(100)));
+    assert_eq!(
+        world.get::<Armor>(c),
+        Some(&Armor(50)),
+        "the caller's value wins"
+    );
+    // Inserting onto an entity that already has a required component keeps it.
+    let e = world.spawn(Health(1)).id();
+    world.entity_mut(e).insert(Soldier);
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+    assert_eq!(world.get::<Armor>(e), Some(&Armor(5)));
+    // spawn_batch
+    let batch: Vec<Entity> = world.spawn_batch((0..5).map(|_| Captain)).collect();
+    for e in batch {
+        assert_eq!(world.get::<Armor>(e), Some(&Armor(5)));
+        assert!(world.entity(e).contains::<Tag>());
+    }
+    world.check_integrity().unwrap();
+}
+
+#[test]
+fn required_components_fire_their_hooks() {
+    #[derive(Debug)]
+    struct NeedsHooked;
+    impl Component for NeedsHooked {
+        const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+        fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+            required.register::<TableHooked>(|| TableHooked(42));
+        }
+    }
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world.spawn(NeedsHooked);
+    assert_eq!(take_log(&mut world), ["add 42", "insert 42"]);
+}
+
+#[derive(Debug)]
+struct CycleA;
+#[derive(Debug)]
+struct CycleB;
+impl Component for CycleA {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required.register::<CycleB>(|| CycleB);
+    }
+}
+impl Component for CycleB {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required.register::<CycleA>(|| CycleA);
+    }
+}
+
+#[test]
+fn a_requirement_cycle_panics_naming_the_components() {
+    let mut world = World::new();
+    let error = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.register_component::<CycleA>();
+    }))
+    .unwrap_err();
+    let message = error.downcast_ref::<String>().unwrap();
+    assert!(message.contains("cycle"), "{message}");
+    assert!(
+        message.contains("CycleA") && message.contains("CycleB"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_panicking_required_constructor_leaves_the_world_untouched() {
+    #[derive(Debug)]
+    struct Fragile;
+    #[derive(Debug)]
+    struct NeedsFragile(#[allow(dead_code)] String);
+    impl Component for Fragile {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+    }
+    impl Component for NeedsFragile {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+        fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+            required.register::<Health>(|| Health(1));
+            required.register::<Fragile>(|| panic!("no Fragile today"));
+        }
+    }
+    let mut world = World::new();
+    let e = world.spawn(Plain(1)).id();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.entity_mut(e).insert(NeedsFragile("x".into()));
+    }));
+    assert!(result.is_err());
+    assert!(!world.entity(e).contains::<NeedsFragile>());
+    assert!(!world.entity(e).contains::<Health>());
+    world.check_integrity().unwrap();
+    world.spawn(Plain(2));
+    world.check_integrity().unwrap();
+}

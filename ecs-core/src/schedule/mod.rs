@@ -1,0 +1,219 @@
+//! Schedules: run systems in a fixed, data-safe order, in parallel where
+//! their access allows.
+//!
+//! Building a schedule (at its first run, and again after systems are
+//! added) does all the thinking:
+//!
+//! ```text
+//! 1. explicit edges   .before / .after / .chain()        (a cycle panics)
+//! 2. apply nodes      a system with Commands gets an "apply" node, ordered
+//!                     after it and before every system ordered after it
+//! 3. total order      topological, ties broken by the order systems were
+//!                     added (apply nodes as late as allowed)
+//! 4. conflict edges   any two nodes whose access conflicts are ordered as
+//!                     in the total order; exclusive and apply nodes
+//!                     conflict with everything
+//! ```
+//!
+//! Every edge points forward in the total order, so there is no deadlock,
+//! and every pair of conflicting systems always runs in the same order: a
+//! run's result never depends on thread timing. The multi-threaded
+//! executor then starts each node once its dependencies are done, on rayon.
+
+mod config;
+mod executor;
+mod graph;
+
+pub use config::{
+    IntoSystemConfigs, IntoSystemKey, IsSystem, IsTuple, SystemConfig, SystemConfigs, SystemKey,
+};
+
+use crate::{
+    change_detection::{Tick, CHECK_TICK_THRESHOLD},
+    system::BoxedSystem,
+    world::World,
+};
+
+use graph::ExecutionGraph;
+
+/// How a schedule runs its systems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutorKind {
+    /// Non-conflicting systems run at once on rayon's thread pool.
+    #[default]
+    MultiThreaded,
+    /// Every system runs on the calling thread, in the total order.
+    SingleThreaded,
+}
+
+/// A set of systems and the order they run in.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Resource, Default)]
+/// struct Log(Vec<&'static str>);
+///
+/// fn input(mut log: ResMut<Log>) { log.0.push("input"); }
+/// fn physics(mut log: ResMut<Log>) { log.0.push("physics"); }
+/// fn render(mut log: ResMut<Log>) { log.0.push("render"); }
+///
+/// let mut world = World::new();
+/// world.init_resource::<Log>();
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems((render.after(physics), physics.after(input), input));
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Log>().0, ["input", "physics", "render"]);
+/// ```
+pub struct Schedule {
+    executor: ExecutorKind,
+    systems: Vec<BoxedSystem>,
+    keys: Vec<SystemKey>,
+    before: Vec<Vec<SystemKey>>,
+    after: Vec<Vec<SystemKey>>,
+    chain_edges: Vec<(usize, usize)>,
+    graph: Option<ExecutionGraph>,
+    last_check_tick: Tick,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule::new(ExecutorKind::MultiThreaded)
+    }
+}
+
+impl std::fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schedule")
+            .field("executor", &self.executor)
+            .field("systems", &self.system_names())
+            .finish()
+    }
+}
+
+impl Schedule {
+    /// An empty schedule with the given executor.
+    pub fn new(executor: ExecutorKind) -> Self {
+        Schedule {
+            executor,
+            systems: Vec::new(),
+            keys: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            chain_edges: Vec::new(),
+            graph: None,
+            last_check_tick: Tick::new(0),
+        }
+    }
+
+    /// An empty schedule that runs every system on the calling thread.
+    pub fn single_threaded() -> Self {
+        Schedule::new(ExecutorKind::SingleThreaded)
+    }
+
+    /// The executor.
+    pub fn executor(&self) -> ExecutorKind {
+        self.executor
+    }
+
+    /// The names of the systems, in the order they were added.
+    pub fn system_names(&self) -> Vec<String> {
+        self.systems.iter().map(|s| s.name().into_owned()).collect()
+    }
+
+    /// Adds systems (one, or a tuple, with `.before`, `.after`, `.chain()`).
+    pub fn add_systems<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
+        self.add_configs(systems.into_configs());
+        self.graph = None;
+        self
+    }
+
+    fn add_configs(&mut self, configs: SystemConfigs) -> Vec<usize> {
+        match configs {
+            SystemConfigs::One(config) => {
+                let index = self.systems.len();
+                self.keys.push(SystemKey(config.system.type_id()));
+                self.systems.push(config.system);
+                self.before.push(config.before);
+                self.after.push(config.after);
+                vec![index]
+            }
+            SystemConfigs::Many { configs, chained } => {
+                let groups: Vec<Vec<usize>> =
+                    configs.into_iter().map(|c| self.add_configs(c)).collect();
+                if chained {
+                    for pair in groups.windows(2) {
+                        for &a in &pair[0] {
+                            for &b in &pair[1] {
+                                self.chain_edges.push((a, b));
+                            }
+                        }
+                    }
+                }
+                groups.into_iter().flatten().collect()
+            }
+        }
+    }
+
+    /// Initialises new systems and builds the execution graph if needed.
+    ///
+    /// # Panics
+    /// If the ordering has a cycle (naming its systems), if `.before` or
+    /// `.after` names a system not in the schedule, or if a system's own
+    /// parameters conflict.
+    #[track_caller]
+    pub fn initialize(&mut self, world: &mut World) {
+        if self.graph.is_some() {
+            return;
+        }
+        for system in &mut self.systems {
+            system.initialize(world);
+        }
+        self.graph = Some(ExecutionGraph::build(
+            &self.systems,
+            &self.keys,
+            &self.before,
+            &self.after,
+            &self.chain_edges,
+        ));
+    }
+
+    /// Runs every system once, then applies all their commands.
+    ///
+    /// A panic in a system stops the run (systems already running finish)
+    /// and propagates; the world stays consistent and usable.
+    #[track_caller]
+    pub fn run(&mut self, world: &mut World) {
+        world.flush();
+        self.initialize(world);
+        self.check_change_ticks(world);
+        let graph = self.graph.as_ref().expect("built above");
+        match self.executor {
+            ExecutorKind::SingleThreaded => {
+                executor::run_single_threaded(graph, &mut self.systems, world)
+            }
+            ExecutorKind::MultiThreaded => {
+                executor::run_multi_threaded(graph, &mut self.systems, world)
+            }
+        }
+    }
+
+    /// Clamps old ticks in the world and in every system once the clock
+    /// has moved far enough since the last check.
+    fn check_change_ticks(&mut self, world: &mut World) {
+        let tick = world.change_tick();
+        if tick.relative_to(self.last_check_tick).get() > CHECK_TICK_THRESHOLD {
+            world.check_change_ticks_now();
+            for system in &mut self.systems {
+                system.check_change_tick(tick);
+            }
+            self.last_check_tick = tick;
+        }
+    }
+
+    /// The order the systems (and command applications) run in when run on
+    /// one thread, by name: for tests and debugging.
+    pub fn execution_order(&self) -> Option<Vec<String>> {
+        self.graph.as_ref().map(|g| g.describe_order(&self.systems))
+    }
+}

@@ -1,0 +1,263 @@
+use std::{any::type_name, borrow::Cow, marker::PhantomData};
+
+use super::{IntoSystem, System, SystemMeta, SystemParam, SystemParamItem};
+use crate::{
+    change_detection::Tick,
+    query::FilteredAccessSet,
+    world::{UnsafeWorldCell, World, WorldId},
+};
+
+/// A function usable as a system: every parameter is a [`SystemParam`].
+///
+/// Implemented for functions and closures of up to 16 parameters.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a valid system: every parameter must be a `SystemParam`",
+    label = "not a system",
+    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs; an exclusive system takes only `&mut World`"
+)]
+pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The parameters, as one tuple parameter.
+    type Param: SystemParam;
+    /// What the function returns.
+    type Out;
+    /// Calls the function.
+    fn run(&mut self, param: SystemParamItem<'_, '_, Self::Param>) -> Self::Out;
+}
+
+macro_rules! impl_system_function {
+    ($(($param:ident, $s:ident)),*) => {
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        impl<Out: 'static, Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*) -> Out> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<$param>),*) -> Out,
+        {
+            type Param = ($($param,)*);
+            type Out = Out;
+
+            #[inline]
+            fn run(&mut self, param: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
+                // Calling through a helper lets the compiler pick the
+                // `FnMut(SystemParamItem..)` impl.
+                fn call_inner<Out, $($param),*>(mut f: impl FnMut($($param),*) -> Out, $($param: $param),*) -> Out {
+                    f($($param),*)
+                }
+                let ($($param,)*) = param;
+                call_inner(self, $($param),*)
+            }
+        }
+    };
+}
+
+crate::utils::all_tuples!(impl_system_function; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));
+
+/// A system made from a function of system parameters.
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+    func: F,
+    state: Option<<F::Param as SystemParam>::State>,
+    meta: SystemMeta,
+    world_id: Option<WorldId>,
+    marker: PhantomData<fn() -> Marker>,
+}
+
+/// Marks the `IntoSystem` impl of functions of system parameters.
+#[doc(hidden)]
+pub struct IsFunctionSystem;
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<F::Out, (IsFunctionSystem, Marker)>
+    for F
+{
+    type System = FunctionSystem<Marker, F>;
+
+    fn into_system(func: Self) -> Self::System {
+        FunctionSystem {
+            func,
+            state: None,
+            meta: SystemMeta::new(Cow::Borrowed(type_name::<F>())),
+            world_id: None,
+            marker: PhantomData,
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn not_initialized(name: &str) -> ! {
+    panic!("system `{name}` was run before `initialize`")
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    type Out = F::Out;
+
+    fn name(&self) -> Cow<'static, str> {
+        self.meta.name.clone()
+    }
+
+    fn type_id(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<F>()
+    }
+
+    #[track_caller]
+    fn initialize(&mut self, world: &mut World) {
+        if let Some(id) = self.world_id {
+            assert_eq!(
+                id,
+                world.id(),
+                "system `{}` was initialised for another world",
+                self.meta.name
+            );
+            return;
+        }
+        self.world_id = Some(world.id());
+        self.meta.last_run = world
+            .change_tick()
+            .relative_to(Tick::new(crate::change_detection::MAX_CHANGE_AGE));
+        self.state = Some(F::Param::init_state(world, &mut self.meta));
+    }
+
+    fn access(&self) -> &FilteredAccessSet {
+        &self.meta.access
+    }
+
+    fn is_exclusive(&self) -> bool {
+        false
+    }
+
+    fn has_deferred(&self) -> bool {
+        self.meta.has_deferred
+    }
+
+    unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+        let change_tick = world.increment_change_tick();
+        let state = self
+            .state
+            .as_mut()
+            .unwrap_or_else(|| not_initialized(&self.meta.name));
+        // SAFETY: the caller holds this system's recorded access; the state
+        // was built for this world (checked at initialize).
+        let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
+        let out = self.func.run(params);
+        self.meta.last_run = change_tick;
+        out
+    }
+
+    fn apply_deferred(&mut self, world: &mut World) {
+        if let Some(state) = self.state.as_mut() {
+            F::Param::apply(state, world);
+        }
+    }
+
+    fn check_change_tick(&mut self, change_tick: Tick) {
+        self.meta.last_run.check_tick(change_tick);
+    }
+
+    fn last_run(&self) -> Tick {
+        self.meta.last_run
+    }
+}
+
+/// A function usable as an exclusive system: it takes `&mut World`.
+pub trait ExclusiveSystemParamFunction<Marker>: Send + Sync + 'static {
+    /// What the function returns.
+    type Out;
+    /// Calls the function.
+    fn run(&mut self, world: &mut World) -> Self::Out;
+}
+
+impl<Out: 'static, Func> ExclusiveSystemParamFunction<fn(&mut World) -> Out> for Func
+where
+    Func: Send + Sync + 'static,
+    for<'a> &'a mut Func: FnMut(&mut World) -> Out,
+{
+    type Out = Out;
+
+    #[inline]
+    fn run(&mut self, world: &mut World) -> Out {
+        fn call_inner<Out>(mut f: impl FnMut(&mut World) -> Out, world: &mut World) -> Out {
+            f(world)
+        }
+        call_inner(self, world)
+    }
+}
+
+/// A system that takes the whole world: it runs alone.
+pub struct ExclusiveFunctionSystem<Marker, F: ExclusiveSystemParamFunction<Marker>> {
+    func: F,
+    meta: SystemMeta,
+    marker: PhantomData<fn() -> Marker>,
+}
+
+/// Marks the `IntoSystem` impl of exclusive functions.
+#[doc(hidden)]
+pub struct IsExclusiveFunctionSystem;
+
+impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
+    IntoSystem<F::Out, (IsExclusiveFunctionSystem, Marker)> for F
+{
+    type System = ExclusiveFunctionSystem<Marker, F>;
+
+    fn into_system(func: Self) -> Self::System {
+        let mut meta = SystemMeta::new(Cow::Borrowed(type_name::<F>()));
+        let mut access = crate::query::FilteredAccess::default();
+        access.access_mut().write_all();
+        meta.access.add(access);
+        ExclusiveFunctionSystem {
+            func,
+            meta,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
+    for ExclusiveFunctionSystem<Marker, F>
+{
+    type Out = F::Out;
+
+    fn name(&self) -> Cow<'static, str> {
+        self.meta.name.clone()
+    }
+
+    fn type_id(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<F>()
+    }
+
+    fn initialize(&mut self, world: &mut World) {
+        self.meta.last_run = world
+            .change_tick()
+            .relative_to(Tick::new(crate::change_detection::MAX_CHANGE_AGE));
+    }
+
+    fn access(&self) -> &FilteredAccessSet {
+        &self.meta.access
+    }
+
+    fn is_exclusive(&self) -> bool {
+        true
+    }
+
+    fn has_deferred(&self) -> bool {
+        false
+    }
+
+    unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+        // SAFETY: exclusive systems run with no other access alive (the
+        // caller guarantees it) and from a mutable world cell.
+        let world = unsafe { world.world_mut() };
+        world.flush();
+        let change_tick = world.increment_change_tick();
+        let out = self.func.run(world);
+        self.meta.last_run = change_tick;
+        out
+    }
+
+    fn apply_deferred(&mut self, _: &mut World) {}
+
+    fn check_change_tick(&mut self, change_tick: Tick) {
+        self.meta.last_run.check_tick(change_tick);
+    }
+
+    fn last_run(&self) -> Tick {
+        self.meta.last_run
+    }
+}

@@ -1,0 +1,558 @@
+use std::{
+    any::type_name,
+    borrow::Cow,
+    ops::{Deref, DerefMut},
+};
+
+use super::{CommandQueue, Commands};
+use crate::{
+    change_detection::{DetectChanges, DetectChangesMut, Mut, Ref, Tick},
+    component::ComponentId,
+    query::{FilteredAccess, FilteredAccessSet, QueryData, QueryFilter, QueryState},
+    resource::Resource,
+    world::{UnsafeWorldCell, World},
+};
+
+use super::Query;
+
+/// What a system knows about itself: its name, the access of its
+/// parameters, and the tick it last ran at.
+#[derive(Debug, Clone)]
+pub struct SystemMeta {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) access: FilteredAccessSet,
+    pub(crate) last_run: Tick,
+    pub(crate) has_deferred: bool,
+}
+
+impl SystemMeta {
+    pub(crate) fn new(name: Cow<'static, str>) -> Self {
+        SystemMeta {
+            name,
+            access: FilteredAccessSet::default(),
+            last_run: Tick::new(0),
+            has_deferred: false,
+        }
+    }
+
+    /// The system's name.
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The access of all parameters.
+    #[inline]
+    pub fn access(&self) -> &FilteredAccessSet {
+        &self.access
+    }
+
+    /// The tick the system last ran at.
+    #[inline]
+    pub fn last_run(&self) -> Tick {
+        self.last_run
+    }
+
+    /// Records one parameter's access.
+    ///
+    /// # Panics
+    /// If it conflicts with an earlier parameter of the system, naming the
+    /// system, the parameter and the component.
+    #[track_caller]
+    pub fn add_param_access(&mut self, param: &str, access: FilteredAccess, world: &World) {
+        let conflicts = self.access.get_conflicts_single(&access);
+        if !conflicts.is_empty() {
+            let names: Vec<String> = conflicts
+                .iter()
+                .map(|c| match c {
+                    Some(id) => format!("`{}`", world.components().get_name(*id).unwrap_or("?")),
+                    None => "the whole world".to_owned(),
+                })
+                .collect();
+            panic!(
+                "system `{}`: parameter `{param}` conflicts with an earlier parameter on {}; \
+                 make them disjoint with `With`/`Without` filters, or merge them into one parameter",
+                self.name,
+                names.join(", ")
+            );
+        }
+        self.access.add(access);
+    }
+
+    /// Marks the system as having deferred work (commands) to apply.
+    pub fn set_has_deferred(&mut self) {
+        self.has_deferred = true;
+    }
+}
+
+/// A parameter of a system function: a query, a resource, commands…
+///
+/// `init_state` runs once (it registers the parameter's access, which the
+/// scheduler uses to run non-conflicting systems at once); `get_param` runs
+/// at every run.
+///
+/// # Safety
+/// `init_state` must record in `meta` every component and resource that
+/// `get_param` reads or writes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter",
+    label = "not a system parameter",
+    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World`, tuples of them and `#[derive(SystemParam)]` structs"
+)]
+pub unsafe trait SystemParam: Sized {
+    /// What the parameter keeps between runs.
+    type State: Send + Sync + 'static;
+    /// The parameter as the system receives it.
+    type Item<'w, 's>: SystemParam<State = Self::State>;
+
+    /// Builds the state and records the access.
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Self::State;
+
+    /// Fetches the parameter for one run.
+    ///
+    /// # Safety
+    /// `world` is the world `state` was built for, and the caller holds the
+    /// access recorded in `meta` for the item's lifetime.
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Self::Item<'w, 's>;
+
+    /// Applies deferred work (commands) with exclusive world access.
+    fn apply(state: &mut Self::State, world: &mut World) {
+        let _ = (state, world);
+    }
+
+    /// Moves deferred work (commands) onto `queue`, to be applied later
+    /// (observers: after the operation that triggered them).
+    fn queue(state: &mut Self::State, queue: &mut CommandQueue) {
+        let _ = (state, queue);
+    }
+}
+
+/// The item type of a system parameter.
+pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
+
+// ---- Query ----------------------------------------------------------------------
+
+// SAFETY: the query's component access is recorded (and checked against
+// the other parameters).
+unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, '_, D, F> {
+    type State = QueryState<D, F>;
+    type Item<'w, 's> = Query<'w, 's, D, F>;
+
+    #[track_caller]
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> QueryState<D, F> {
+        let state = QueryState::new(world);
+        meta.add_param_access(
+            type_name::<Query<D, F>>(),
+            state.component_access().clone(),
+            world,
+        );
+        state
+    }
+
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut QueryState<D, F>,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Query<'w, 's, D, F> {
+        state.update_archetypes_unsafe_world_cell(world);
+        // SAFETY: the caller holds the recorded access.
+        unsafe { Query::new(world, state, meta.last_run, change_tick) }
+    }
+}
+
+// ---- resources ------------------------------------------------------------------
+
+/// Shared access to a resource in a system, with its change ticks.
+pub struct Res<'w, R: Resource>(Ref<'w, R>);
+
+/// Mutable access to a resource in a system; writing marks it changed.
+pub struct ResMut<'w, R: Resource>(Mut<'w, R>);
+
+impl<'w, R: Resource> Res<'w, R> {
+    /// The reference, with the borrow's full lifetime.
+    pub fn into_inner(self) -> &'w R {
+        self.0.into_inner()
+    }
+}
+
+impl<'w, R: Resource> ResMut<'w, R> {
+    /// The mutable reference with the borrow's full lifetime (marks it
+    /// changed).
+    pub fn into_inner(self) -> &'w mut R {
+        self.0.into_inner()
+    }
+}
+
+impl<R: Resource> Deref for Res<'_, R> {
+    type Target = R;
+    fn deref(&self) -> &R {
+        &self.0
+    }
+}
+
+impl<R: Resource> Deref for ResMut<'_, R> {
+    type Target = R;
+    fn deref(&self) -> &R {
+        &self.0
+    }
+}
+
+impl<R: Resource> DerefMut for ResMut<'_, R> {
+    fn deref_mut(&mut self) -> &mut R {
+        &mut self.0
+    }
+}
+
+impl<R: Resource> DetectChanges for Res<'_, R> {
+    fn is_added(&self) -> bool {
+        self.0.is_added()
+    }
+    fn is_changed(&self) -> bool {
+        self.0.is_changed()
+    }
+    fn last_changed(&self) -> Tick {
+        self.0.last_changed()
+    }
+    fn added(&self) -> Tick {
+        self.0.added()
+    }
+}
+
+impl<R: Resource> DetectChanges for ResMut<'_, R> {
+    fn is_added(&self) -> bool {
+        self.0.is_added()
+    }
+    fn is_changed(&self) -> bool {
+        self.0.is_changed()
+    }
+    fn last_changed(&self) -> Tick {
+        self.0.last_changed()
+    }
+    fn added(&self) -> Tick {
+        self.0.added()
+    }
+}
+
+impl<R: Resource> DetectChangesMut for ResMut<'_, R> {
+    type Inner = R;
+    fn set_changed(&mut self) {
+        self.0.set_changed();
+    }
+    fn bypass_change_detection(&mut self) -> &mut R {
+        self.0.bypass_change_detection()
+    }
+}
+
+impl<R: Resource + std::fmt::Debug> std::fmt::Debug for Res<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Res").field(&*self.0).finish()
+    }
+}
+
+impl<R: Resource + std::fmt::Debug> std::fmt::Debug for ResMut<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ResMut").field(&*self.0).finish()
+    }
+}
+
+fn resource_access(
+    world: &mut World,
+    meta: &mut SystemMeta,
+    param: &str,
+    id: ComponentId,
+    write: bool,
+) {
+    let mut access = FilteredAccess::default();
+    if write {
+        access.access_mut().add_write(id);
+    } else {
+        access.access_mut().add_read(id);
+    }
+    meta.add_param_access(param, access, world);
+}
+
+#[cold]
+#[track_caller]
+fn missing_resource<R>(meta: &SystemMeta) -> ! {
+    panic!(
+        "resource `{}` requested by system `{}` does not exist: insert it before running the system, \
+         or take `Option<Res<{0}>>`",
+        type_name::<R>(),
+        meta.name
+    )
+}
+
+type ResourceCells<'w> = (
+    *mut u8,
+    &'w std::cell::UnsafeCell<Tick>,
+    &'w std::cell::UnsafeCell<Tick>,
+);
+
+fn resource_cells<'w>(id: ComponentId, world: UnsafeWorldCell<'w>) -> Option<ResourceCells<'w>> {
+    world.storages().resources.get(id)?.get_with_tick_cells()
+}
+
+/// # Safety
+/// The cells hold an `R`, and the caller holds read access to it.
+unsafe fn make_res<'w, R: Resource>(
+    (ptr, added, changed): ResourceCells<'w>,
+    meta: &SystemMeta,
+    this_run: Tick,
+) -> Res<'w, R> {
+    // SAFETY: guaranteed by the caller; only shared references are made.
+    unsafe {
+        Res(Ref::new(
+            &*ptr.cast::<R>(),
+            &*added.get(),
+            &*changed.get(),
+            meta.last_run,
+            this_run,
+        ))
+    }
+}
+
+/// # Safety
+/// The cells hold an `R`, and the caller holds write access to it.
+unsafe fn make_res_mut<'w, R: Resource>(
+    (ptr, added, changed): ResourceCells<'w>,
+    meta: &SystemMeta,
+    this_run: Tick,
+) -> ResMut<'w, R> {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        ResMut(Mut::new(
+            &mut *ptr.cast::<R>(),
+            &mut *added.get(),
+            &mut *changed.get(),
+            meta.last_run,
+            this_run,
+        ))
+    }
+}
+
+// SAFETY: records a read of the resource.
+unsafe impl<R: Resource> SystemParam for Res<'_, R> {
+    type State = ComponentId;
+    type Item<'w, 's> = Res<'w, R>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
+        let id = world.components.register_resource::<R>();
+        resource_access(world, meta, type_name::<Self>(), id, false);
+        id
+    }
+
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Self::Item<'w, 's> {
+        match resource_cells(*id, world) {
+            // SAFETY: `id` is `R`'s resource id; read access is recorded.
+            Some(cells) => unsafe { make_res(cells, meta, change_tick) },
+            None => missing_resource::<R>(meta),
+        }
+    }
+}
+
+// SAFETY: records a read of the resource.
+unsafe impl<R: Resource> SystemParam for Option<Res<'_, R>> {
+    type State = ComponentId;
+    type Item<'w, 's> = Option<Res<'w, R>>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
+        Res::<R>::init_state(world, meta)
+    }
+
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Self::Item<'w, 's> {
+        // SAFETY: `id` is `R`'s resource id; read access is recorded.
+        resource_cells(*id, world).map(|cells| unsafe { make_res(cells, meta, change_tick) })
+    }
+}
+
+// SAFETY: records a write of the resource.
+unsafe impl<R: Resource> SystemParam for ResMut<'_, R> {
+    type State = ComponentId;
+    type Item<'w, 's> = ResMut<'w, R>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
+        let id = world.components.register_resource::<R>();
+        resource_access(world, meta, type_name::<Self>(), id, true);
+        id
+    }
+
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Self::Item<'w, 's> {
+        match resource_cells(*id, world) {
+            // SAFETY: `id` is `R`'s resource id; write access is recorded.
+            Some(cells) => unsafe { make_res_mut(cells, meta, change_tick) },
+            None => missing_resource::<R>(meta),
+        }
+    }
+}
+
+// SAFETY: records a write of the resource.
+unsafe impl<R: Resource> SystemParam for Option<ResMut<'_, R>> {
+    type State = ComponentId;
+    type Item<'w, 's> = Option<ResMut<'w, R>>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
+        ResMut::<R>::init_state(world, meta)
+    }
+
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Self::Item<'w, 's> {
+        // SAFETY: `id` is `R`'s resource id; write access is recorded.
+        resource_cells(*id, world).map(|cells| unsafe { make_res_mut(cells, meta, change_tick) })
+    }
+}
+
+// ---- Local ------------------------------------------------------------------------
+
+/// A value private to one system, kept between its runs (starts at
+/// `Default::default()`).
+#[derive(Debug)]
+pub struct Local<'s, T: Default + Send + Sync + 'static>(&'s mut T);
+
+impl<T: Default + Send + Sync + 'static> Deref for Local<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w, 's> = Local<'s, T>;
+
+    fn init_state(_: &mut World, _: &mut SystemMeta) -> T {
+        T::default()
+    }
+
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut T,
+        _: &SystemMeta,
+        _: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> Local<'s, T> {
+        Local(state)
+    }
+}
+
+// ---- &World -------------------------------------------------------------------------
+
+// SAFETY: records a read of everything.
+unsafe impl SystemParam for &World {
+    type State = ();
+    type Item<'w, 's> = &'w World;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) {
+        let mut access = FilteredAccess::default();
+        access.access_mut().read_all();
+        meta.add_param_access("&World", access, world);
+    }
+
+    unsafe fn get_param<'w, 's>(
+        _: &'s mut Self::State,
+        _: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> Self::Item<'w, 's> {
+        // SAFETY: read access to everything is recorded, so no one writes
+        // while the system runs.
+        unsafe { world.world() }
+    }
+}
+
+// ---- Commands -------------------------------------------------------------------------
+
+// SAFETY: reads only the entity allocator (reservation is atomic); the
+// queue is the system's own state, applied with exclusive access.
+unsafe impl SystemParam for Commands<'_, '_> {
+    type State = CommandQueue;
+    type Item<'w, 's> = Commands<'w, 's>;
+
+    fn init_state(_: &mut World, meta: &mut SystemMeta) -> CommandQueue {
+        meta.set_has_deferred();
+        CommandQueue::default()
+    }
+
+    unsafe fn get_param<'w, 's>(
+        queue: &'s mut CommandQueue,
+        _: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> Commands<'w, 's> {
+        Commands::new_from_entities(queue, world.entities())
+    }
+
+    fn apply(queue: &mut CommandQueue, world: &mut World) {
+        queue.apply(world);
+    }
+
+    fn queue(state: &mut CommandQueue, queue: &mut CommandQueue) {
+        queue.append(state);
+    }
+}
+
+// ---- tuples -----------------------------------------------------------------------------
+
+macro_rules! tuple_system_param {
+    ($(($name:ident, $s:ident)),*) => {
+        // SAFETY: each element records its own access.
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
+            type State = ($($name::State,)*);
+            type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
+
+            fn init_state(world: &mut World, meta: &mut SystemMeta) -> Self::State {
+                ($($name::init_state(world, meta),)*)
+            }
+
+            #[inline]
+            unsafe fn get_param<'w, 's>(state: &'s mut Self::State, meta: &SystemMeta, world: UnsafeWorldCell<'w>, change_tick: Tick) -> Self::Item<'w, 's> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded.
+                ($(unsafe { $name::get_param($name, meta, world, change_tick) },)*)
+            }
+
+            fn apply(state: &mut Self::State, world: &mut World) {
+                let ($($name,)*) = state;
+                $($name::apply($name, world);)*
+            }
+
+            fn queue(state: &mut Self::State, queue: &mut CommandQueue) {
+                let ($($name,)*) = state;
+                $($name::queue($name, queue);)*
+            }
+        }
+    };
+}
+
+crate::utils::all_tuples!(tuple_system_param; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));

@@ -1,0 +1,105 @@
+use super::{EntityDoesNotExistError, EntityRef, World};
+use crate::{
+    change_detection::Mut, component::Component, entity::Entity, resource::Resource,
+    system::Commands,
+};
+
+/// The world as hooks and observers see it: values can be read and written
+/// and commands queued, but no archetype can change (no spawn, insert,
+/// remove or despawn). Commands queued here are applied right after the
+/// operation that ran the hook.
+pub struct DeferredWorld<'w> {
+    world: &'w mut World,
+}
+
+impl<'w> DeferredWorld<'w> {
+    #[inline]
+    pub(crate) fn new(world: &'w mut World) -> Self {
+        DeferredWorld { world }
+    }
+
+    /// The whole world, for crate-internal bookkeeping that changes no
+    /// archetype.
+    #[inline]
+    pub(crate) fn world_mut_internal(&mut self) -> &mut World {
+        self.world
+    }
+
+    /// The world, read-only.
+    #[inline]
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// A shorter-lived handle to the same world.
+    #[inline]
+    pub fn reborrow(&mut self) -> DeferredWorld<'_> {
+        DeferredWorld { world: self.world }
+    }
+
+    /// An entity's component.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        self.world.get::<T>(entity)
+    }
+
+    /// An entity's component, mutably (marks it changed when written).
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        self.world.get_mut::<T>(entity)
+    }
+
+    /// A read-only handle to an entity.
+    #[inline]
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityDoesNotExistError> {
+        self.world.get_entity(entity)
+    }
+
+    /// A read-only handle to an entity.
+    ///
+    /// # Panics
+    /// If the entity does not exist, naming it.
+    #[inline]
+    #[track_caller]
+    pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
+        self.world.entity(entity)
+    }
+
+    /// A resource.
+    ///
+    /// # Panics
+    /// If it does not exist, naming it.
+    #[inline]
+    #[track_caller]
+    pub fn resource<R: Resource>(&self) -> &R {
+        self.world.resource::<R>()
+    }
+
+    /// A resource, mutably.
+    ///
+    /// # Panics
+    /// If it does not exist, naming it.
+    #[inline]
+    #[track_caller]
+    pub fn resource_mut<R: Resource>(&mut self) -> Mut<'_, R> {
+        self.world.resource_mut::<R>()
+    }
+
+    /// A resource, if it exists.
+    #[inline]
+    pub fn get_resource<R: Resource>(&self) -> Option<&R> {
+        self.world.get_resource::<R>()
+    }
+
+    /// A resource, mutably, if it exists.
+    #[inline]
+    pub fn get_resource_mut<R: Resource>(&mut self) -> Option<Mut<'_, R>> {
+        self.world.get_resource_mut::<R>()
+    }
+
+    /// Commands, applied right after the current operation.
+    #[inline]
+    pub fn commands(&mut self) -> Commands<'_, '_> {
+        Commands::new_from_entities(&mut self.world.command_queue, &self.world.entities)
+    }
+}

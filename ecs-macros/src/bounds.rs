@@ -1,0 +1,94 @@
+//! Where clauses that turn "this field's type does not implement the trait"
+//! into one error at the field.
+//!
+//! A derive names each field's type many times (in trait calls, associated
+//! types, generated structs), and a field whose type lacks the trait would
+//! be reported once per use, often at the derive attribute. Instead, every
+//! generated item carries `FieldType: Trait` in its where clause:
+//!
+//! - for a correct input nothing changes, since each item needs those
+//!   bounds anyway;
+//! - for a field whose type lacks the trait, the compiler checks each item
+//!   assuming its bounds, and reports the bound that can never hold, which
+//!   is the same diagnostic on every item, once, at the field's type.
+
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{Generics, Type};
+
+/// `where` with the user's predicates, then `ty: bound` for each of
+/// `types`; empty when there is nothing to write.
+pub(crate) fn where_clause_with_bounds<'t>(
+    generics: &Generics,
+    types: impl IntoIterator<Item = &'t Type>,
+    bound: &TokenStream,
+) -> TokenStream {
+    let user = generics
+        .where_clause
+        .iter()
+        .flat_map(|where_clause| &where_clause.predicates)
+        .map(|predicate| quote!(#predicate));
+    let fields = types.into_iter().map(|ty| {
+        // The compiler spans a predicate from its first token to its last:
+        // the type's own tokens, then the bound respanned at the type's last
+        // token, so that the whole type is underlined.
+        let end = ty
+            .to_token_stream()
+            .into_iter()
+            .last()
+            .map_or_else(|| ty.span(), |token| token.span());
+        let bound = respan(bound.clone(), end);
+        quote!(#ty: #bound)
+    });
+    let predicates: Vec<TokenStream> = user.chain(fields).collect();
+    if predicates.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(where #(#predicates),*)
+    }
+}
+
+/// `tokens` with every token, at any depth, spanned at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    #[test]
+    fn user_predicates_come_first() {
+        let mut generics: Generics = parse_quote!(<T>);
+        generics.where_clause = Some(parse_quote!(where T: Send));
+        let types: Vec<Type> = vec![parse_quote!(&'static T), parse_quote!(u8)];
+        let out = where_clause_with_bounds(&generics, &types, &quote!(::ecs::Trait));
+        assert_eq!(
+            out.to_string(),
+            "where T : Send , & 'static T : :: ecs :: Trait , u8 : :: ecs :: Trait"
+        );
+    }
+
+    #[test]
+    fn nothing_to_bound_is_no_where_clause() {
+        let generics: Generics = parse_quote!(<T>);
+        let out = where_clause_with_bounds(&generics, &[], &quote!(::ecs::Trait));
+        assert!(out.is_empty());
+    }
+}

@@ -1,0 +1,219 @@
+//! The `WorldQuery` half both derives share: a hidden state struct, a
+//! hidden fetch struct, and an impl whose every method visits the fields in
+//! declaration order and delegates to each field type's own impl, as a
+//! tuple of the field types would.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{all, with_world_lifetime, world_lifetime, QueryStruct};
+
+/// A field type as one generated impl names it, with the span of the
+/// user's field type so that errors about it point there.
+pub(super) struct TermType {
+    pub(super) tokens: TokenStream,
+    pub(super) span: Span,
+}
+
+impl TermType {
+    /// The user's own field types.
+    pub(super) fn fields(query: &QueryStruct) -> Vec<Self> {
+        query
+            .fields
+            .iter()
+            .map(|field| {
+                let ty = field.ty;
+                Self {
+                    tokens: quote!(#ty),
+                    span: ty.span(),
+                }
+            })
+            .collect()
+    }
+
+    /// `<Self as Trait>::item`, spanned at the field type.
+    pub(super) fn item(&self, trait_path: &TokenStream, item: TokenStream) -> TokenStream {
+        let Self { tokens, span } = self;
+        quote_spanned! {*span=> <#tokens as #trait_path>::#item}
+    }
+}
+
+/// The hidden struct holding each field's `WorldQuery::State`.
+///
+/// A query data struct and its read-only twin share it, as `QueryData`
+/// requires (`ReadOnly: ReadOnlyQueryData<State = Self::State>`), so its
+/// fields are always the user's field types' states.
+pub(super) fn state_struct(query: &QueryStruct, state: &Ident) -> TokenStream {
+    let krate = &query.krate;
+    let world_query = quote!(#krate::query::WorldQuery);
+    let vis = query.vis;
+    let generics = query.generics;
+    let where_clause = &query.where_clause;
+    let names = query.fields.iter().map(|field| &field.name);
+    let types = TermType::fields(query)
+        .into_iter()
+        .map(|ty| ty.item(&world_query, quote!(State)));
+    quote! {
+        #[doc(hidden)]
+        #vis struct #state #generics #where_clause {
+            #(#names: #types,)*
+        }
+    }
+}
+
+/// One `WorldQuery` impl, for the user's struct or its read-only twin.
+pub(super) struct WorldQueryImpl<'q, 'a> {
+    pub(super) query: &'q QueryStruct<'a>,
+    /// The type the impl is for, with the user's generics.
+    pub(super) self_ident: &'q Ident,
+    /// The field types this impl delegates to, in field order.
+    pub(super) types: &'q [TermType],
+    /// The hidden fetch struct to generate for this impl.
+    pub(super) fetch: &'q Ident,
+    /// The state struct (see [`state_struct`]).
+    pub(super) state: &'q Ident,
+}
+
+impl WorldQueryImpl<'_, '_> {
+    /// The fetch struct, its `Clone` impl and the `WorldQuery` impl.
+    pub(super) fn generate(&self) -> TokenStream {
+        let Self {
+            query,
+            self_ident,
+            types,
+            fetch,
+            state,
+        } = self;
+        let krate = &query.krate;
+        let world_query = quote!(#krate::query::WorldQuery);
+        let vis = query.vis;
+        let w = world_lifetime();
+        let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
+        let where_clause = &query.where_clause;
+        let fetch_generics = with_world_lifetime(query.generics);
+        let (fetch_impl_generics, fetch_ty_generics, _) = fetch_generics.split_for_impl();
+        let names: Vec<&Ident> = query.fields.iter().map(|field| &field.name).collect();
+        // A query without terms ignores its arguments.
+        let allow_unused = names.is_empty().then(|| quote!(#[allow(unused_variables)]));
+
+        let fetch_types = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(Fetch<#w>)));
+        let is_dense = all(types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(IS_DENSE))));
+        let init_fetch = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(init_fetch)));
+        let set_archetype = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(set_archetype)));
+        let set_table = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(set_table)));
+        let update_component_access = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(update_component_access)));
+        let init_state = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(init_state)));
+        let matches_component_set = all(types.iter().zip(&names).map(|(ty, name)| {
+            let matches = ty.item(&world_query, quote!(matches_component_set));
+            quote!(#matches(&state.#name, set_contains_id))
+        }));
+
+        let archetype = quote!(#krate::archetype::Archetype);
+        let table = quote!(#krate::storage::Table);
+        let tick = quote!(#krate::change_detection::Tick);
+        let marker = quote!(::core::marker::PhantomData);
+        quote! {
+            #[doc(hidden)]
+            #vis struct #fetch #fetch_generics #where_clause {
+                #(#names: #fetch_types,)*
+                __ecs_world: #marker<&#w ()>,
+            }
+
+            #[automatically_derived]
+            impl #fetch_impl_generics ::core::clone::Clone for #fetch #fetch_ty_generics #where_clause {
+                #[inline]
+                fn clone(&self) -> Self {
+                    Self {
+                        #(#names: ::core::clone::Clone::clone(&self.#names),)*
+                        __ecs_world: #marker,
+                    }
+                }
+            }
+
+            // SAFETY: every method visits the fields in declaration order and
+            // delegates to the field type's own `WorldQuery` impl with that
+            // field's state and fetch, exactly as a tuple of the field types
+            // does: the access recorded is the union of the fields' accesses,
+            // an archetype matches only if every field matches it, and the
+            // query is dense only if every field is.
+            #[automatically_derived]
+            unsafe impl #impl_generics #world_query for #self_ident #ty_generics #where_clause {
+                type Fetch<#w> = #fetch #fetch_ty_generics;
+                type State = #state #ty_generics;
+                const IS_DENSE: ::core::primitive::bool = #is_dense;
+
+                #[inline]
+                #allow_unused
+                unsafe fn init_fetch<#w>(
+                    world: #krate::world::UnsafeWorldCell<#w>,
+                    state: &Self::State,
+                    last_run: #tick,
+                    this_run: #tick,
+                ) -> Self::Fetch<#w> {
+                    #fetch {
+                        // SAFETY: forwarded; the caller's guarantee for the
+                        // struct covers each field.
+                        #(#names: unsafe { #init_fetch(world, &state.#names, last_run, this_run) },)*
+                        __ecs_world: #marker,
+                    }
+                }
+
+                #[inline]
+                #allow_unused
+                unsafe fn set_archetype<#w>(
+                    fetch: &mut Self::Fetch<#w>,
+                    state: &Self::State,
+                    archetype: &#w #archetype,
+                    table: &#w #table,
+                ) {
+                    // SAFETY: forwarded; an archetype the struct matches is
+                    // matched by every field.
+                    #(unsafe { #set_archetype(&mut fetch.#names, &state.#names, archetype, table) };)*
+                }
+
+                #[inline]
+                #allow_unused
+                unsafe fn set_table<#w>(fetch: &mut Self::Fetch<#w>, state: &Self::State, table: &#w #table) {
+                    // SAFETY: forwarded; the struct is dense only if every
+                    // field is.
+                    #(unsafe { #set_table(&mut fetch.#names, &state.#names, table) };)*
+                }
+
+                #allow_unused
+                fn update_component_access(state: &Self::State, access: &mut #krate::query::FilteredAccess) {
+                    #(#update_component_access(&state.#names, access);)*
+                }
+
+                #allow_unused
+                fn init_state(world: &mut #krate::world::World) -> Self::State {
+                    #state {
+                        #(#names: #init_state(world),)*
+                    }
+                }
+
+                #allow_unused
+                fn matches_component_set(
+                    state: &Self::State,
+                    set_contains_id: &impl ::core::ops::Fn(#krate::component::ComponentId) -> ::core::primitive::bool,
+                ) -> ::core::primitive::bool {
+                    #matches_component_set
+                }
+            }
+        }
+    }
+}

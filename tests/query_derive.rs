@@ -1,0 +1,498 @@
+//! Behaviour of `#[derive(QueryData)]` and `#[derive(QueryFilter)]`
+//! through the `World`: what each derived query yields, which entities it
+//! matches, and that the read-only twin, generics, nesting, sparse-set
+//! components and `#[ecs(crate = ..)]` all work as the plain tuple query
+//! would.
+
+use ecs::change_detection::{Mut, Ref};
+use ecs::prelude::*;
+use ecs::query::{
+    Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, ReadOnlyQueryData, With, Without,
+    WorldQuery,
+};
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Velocity {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Health(u32);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Stunned(u32);
+
+#[derive(Component)]
+struct Enemy;
+
+#[derive(Component)]
+struct Dead;
+
+/// The example of the API contract.
+#[derive(QueryData)]
+#[query_data(mutable, derive(Debug))]
+struct Mover {
+    entity: Entity,
+    pos: &'static mut Position,
+    vel: &'static Velocity,
+}
+
+#[derive(QueryFilter)]
+struct Enemies {
+    _enemy: With<Enemy>,
+    _alive: Without<Dead>,
+}
+
+const fn pos(x: f32, y: f32) -> Position {
+    Position { x, y }
+}
+
+const fn vel(x: f32, y: f32) -> Velocity {
+    Velocity { x, y }
+}
+
+/// Three movers (one of them also an `Enemy`, so in another table) and an
+/// entity without `Velocity`, which `Mover` does not match.
+fn movers() -> (World, [Entity; 3], Entity) {
+    let mut world = World::new();
+    let a = world.spawn((pos(0.0, 0.0), vel(1.0, 2.0))).id();
+    let b = world.spawn((pos(10.0, 10.0), vel(-1.0, 0.0))).id();
+    let c = world.spawn((pos(5.0, 5.0), vel(0.5, 0.5), Enemy)).id();
+    let still = world.spawn(pos(7.0, 7.0)).id();
+    (world, [a, b, c], still)
+}
+
+#[test]
+fn iter_mut_yields_items_that_write() {
+    let (mut world, [a, b, c], still) = movers();
+    let mut query = world.query::<Mover>();
+    let mut seen = Vec::new();
+    for mut mover in query.iter_mut(&mut world) {
+        let item: &mut MoverItem<'_> = &mut mover;
+        let _: &mut Mut<'_, Position> = &mut item.pos;
+        let _: &&Velocity = &item.vel;
+        mover.pos.x += mover.vel.x;
+        mover.pos.y += mover.vel.y;
+        seen.push(mover.entity);
+    }
+    seen.sort();
+    assert_eq!(seen, [a, b, c]);
+    assert_eq!(world.get::<Position>(a), Some(&pos(1.0, 2.0)));
+    assert_eq!(world.get::<Position>(b), Some(&pos(9.0, 10.0)));
+    assert_eq!(world.get::<Position>(c), Some(&pos(5.5, 5.5)));
+    assert_eq!(world.get::<Position>(still), Some(&pos(7.0, 7.0)));
+}
+
+#[test]
+fn iter_yields_the_read_only_twin() {
+    let (mut world, [a, ..], _) = movers();
+    let mut query = world.query::<Mover>();
+    let mut total = 0.0;
+    for mover in query.iter(&world) {
+        let mover: MoverReadOnlyItem<'_> = mover;
+        let _: &Position = mover.pos;
+        let _: &Velocity = mover.vel;
+        total += mover.pos.x;
+    }
+    assert_eq!(total, 15.0);
+    let item = query.get(&world, a).unwrap();
+    assert_eq!(
+        (item.entity, *item.pos, *item.vel),
+        (a, pos(0.0, 0.0), vel(1.0, 2.0))
+    );
+    // Several read-only items may be alive at once.
+    let items: Vec<MoverReadOnlyItem<'_>> = query.iter(&world).collect();
+    assert_eq!(items.len(), 3);
+
+    // The twin is a query of its own, and read-only.
+    let mut twin = world.query::<MoverReadOnly>();
+    assert_eq!(twin.iter(&world).count(), 3);
+    assert_read_only::<MoverReadOnly>();
+    const { assert!(!<Mover as QueryData>::IS_READ_ONLY) };
+    const { assert!(<MoverReadOnly as QueryData>::IS_READ_ONLY) };
+}
+
+fn assert_read_only<D: ReadOnlyQueryData>() {}
+
+#[test]
+fn query_filtered_with_a_derived_filter() {
+    let mut world = World::new();
+    let alive = world.spawn((Enemy, Health(3))).id();
+    let _dead = world.spawn((Enemy, Dead, Health(0))).id();
+    let _friend = world.spawn(Health(5)).id();
+    let also_alive = world.spawn(Enemy).id();
+
+    let mut query = world.query_filtered::<Entity, Enemies>();
+    let mut enemies: Vec<Entity> = query.iter(&world).collect();
+    enemies.sort();
+    assert_eq!(enemies, [alive, also_alive]);
+    const { assert!(<Enemies as QueryFilter>::IS_ARCHETYPAL) };
+
+    // Derived data and a derived filter together.
+    let mut query = world.query_filtered::<ReadHealth, Enemies>();
+    let healths: Vec<u32> = query.iter(&world).map(|item| item.health.0).collect();
+    assert_eq!(healths, [3]);
+}
+
+#[derive(QueryData)]
+struct ReadHealth {
+    health: &'static Health,
+}
+
+/// A generic read-only query: one field per type parameter.
+#[derive(QueryData)]
+struct Pair<A: Component, B: Component> {
+    first: &'static A,
+    second: Option<&'static B>,
+}
+
+/// A generic query over any query data, with a read-only twin.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Tagged<D>
+where
+    D: QueryData + 'static,
+{
+    entity: Entity,
+    data: D,
+}
+
+#[test]
+fn generic_derived_queries() {
+    let mut world = World::new();
+    let a = world.spawn((Health(1), Stunned(2))).id();
+    let b = world.spawn(Health(3)).id();
+
+    let mut query = world.query::<Pair<Health, Stunned>>();
+    let mut pairs: Vec<(u32, Option<u32>)> = query
+        .iter(&world)
+        .map(|item: PairItem<'_, Health, Stunned>| (item.first.0, item.second.map(|s| s.0)))
+        .collect();
+    pairs.sort();
+    assert_eq!(pairs, [(1, Some(2)), (3, None)]);
+
+    let mut query = world.query::<Tagged<&mut Health>>();
+    for mut item in query.iter_mut(&mut world) {
+        let item: &mut TaggedItem<'_, &mut Health> = &mut item;
+        item.data.0 += item.entity.index();
+    }
+    let read: Vec<(Entity, u32)> = query
+        .iter(&world)
+        .map(|item: TaggedReadOnlyItem<'_, &mut Health>| (item.entity, item.data.0))
+        .collect();
+    assert_eq!(read.len(), 2);
+    assert_eq!(world.get::<Health>(a), Some(&Health(1 + a.index())));
+    assert_eq!(world.get::<Health>(b), Some(&Health(3 + b.index())));
+    assert_read_only::<TaggedReadOnly<&mut Health>>();
+    const { assert!(<Tagged<&Health> as QueryData>::IS_READ_ONLY) };
+}
+
+/// A tuple struct with a where clause, and a defaulted type parameter.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Bump<C>(&'static mut C, Entity)
+where
+    C: Component;
+
+#[derive(QueryData)]
+struct ReadDefault<C: Component = Health> {
+    r#type: &'static C,
+}
+
+#[derive(QueryFilter)]
+struct Having<C>(With<C>)
+where
+    C: Component;
+
+#[test]
+fn where_clauses_defaults_and_raw_identifiers() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1), Enemy)).id();
+    world.spawn(Enemy);
+    let mut query = world.query_filtered::<Bump<Health>, Having<Enemy>>();
+    for mut item in query.iter_mut(&mut world) {
+        item.0 .0 += 1;
+        assert_eq!(item.1, e);
+    }
+    let mut query = world.query::<ReadDefault>();
+    let healths: Vec<u32> = query.iter(&world).map(|item| item.r#type.0).collect();
+    assert_eq!(healths, [2]);
+}
+
+/// Derived queries nest: a field may itself be a derived `QueryData`.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Unit {
+    mover: Mover,
+    health: &'static mut Health,
+    stunned: Option<&'static Stunned>,
+}
+
+/// A read-only struct may nest the read-only twin of a mutable one.
+#[derive(QueryData)]
+struct UnitView {
+    mover: MoverReadOnly,
+    health: Ref<'static, Health>,
+}
+
+#[test]
+fn nested_derived_queries() {
+    let (mut world, [a, b, c], _) = movers();
+    world.entity_mut(a).insert(Health(10));
+    world.entity_mut(b).insert((Health(20), Stunned(1)));
+
+    let mut query = world.query::<Unit>();
+    for mut unit in query.iter_mut(&mut world) {
+        if unit.stunned.is_none() {
+            unit.mover.pos.x += unit.mover.vel.x;
+        }
+        unit.health.0 -= 1;
+    }
+    assert_eq!(world.get::<Position>(a), Some(&pos(1.0, 0.0)));
+    assert_eq!(world.get::<Position>(b), Some(&pos(10.0, 10.0)));
+    assert_eq!(
+        world.get::<Position>(c),
+        Some(&pos(5.0, 5.0)),
+        "c has no Health"
+    );
+    assert_eq!(world.get::<Health>(b), Some(&Health(19)));
+
+    let mut view = world.query::<UnitView>();
+    let mut seen: Vec<(Entity, u32)> = view
+        .iter(&world)
+        .map(|unit| (unit.mover.entity, unit.health.0))
+        .collect();
+    seen.sort();
+    assert_eq!(seen, [(a, 9), (b, 19)]);
+
+    // The nested item's fields are the nested items.
+    let unit = query.get(&world, a).unwrap();
+    let _: &MoverReadOnlyItem<'_> = &unit.mover;
+    assert_eq!(unit.mover.pos, &pos(1.0, 0.0));
+}
+
+/// Table components (`Position`) and a sparse-set one (`Stunned`) in one
+/// struct: the query can no longer walk tables, and must walk archetypes.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct StunnedMover {
+    pos: &'static mut Position,
+    stunned: &'static mut Stunned,
+}
+
+#[test]
+fn table_and_sparse_set_components_mixed() {
+    const { assert!(<Mover as WorldQuery>::IS_DENSE) };
+    const { assert!(!<StunnedMover as WorldQuery>::IS_DENSE) };
+    const { assert!(!<StunnedMoverReadOnly as WorldQuery>::IS_DENSE) };
+
+    let (mut world, [a, b, c], still) = movers();
+    // `Stunned` lives in a sparse set: `a` and `still` keep their tables
+    // (shared with entities without it), so the query walks archetypes.
+    world.entity_mut(a).insert(Stunned(2));
+    world.entity_mut(still).insert(Stunned(1));
+    let mut query = world.query::<StunnedMover>();
+    for mut item in query.iter_mut(&mut world) {
+        item.pos.y -= 1.0;
+        item.stunned.0 -= 1;
+    }
+    assert_eq!(world.get::<Position>(a), Some(&pos(0.0, -1.0)));
+    assert_eq!(world.get::<Position>(still), Some(&pos(7.0, 6.0)));
+    assert_eq!(world.get::<Position>(b), Some(&pos(10.0, 10.0)));
+    assert_eq!(world.get::<Position>(c), Some(&pos(5.0, 5.0)));
+    assert_eq!(world.get::<Stunned>(a), Some(&Stunned(1)));
+    assert_eq!(world.get::<Stunned>(still), Some(&Stunned(0)));
+
+    // A filter on a sparse-set component: archetypal, but not dense.
+    #[derive(QueryFilter)]
+    struct IsStunned(With<Stunned>);
+    const { assert!(!<IsStunned as WorldQuery>::IS_DENSE) };
+    let mut query = world.query_filtered::<Entity, IsStunned>();
+    let mut stunned: Vec<Entity> = query.iter(&world).collect();
+    stunned.sort();
+    assert_eq!(stunned, [a, still]);
+}
+
+/// Tuple structs derive too; their items are tuple structs.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Kinematics(&'static mut Position, &'static Velocity);
+
+#[derive(QueryFilter)]
+struct Moving(With<Velocity>, Without<Enemy>);
+
+/// A unit filter keeps every entity.
+#[derive(QueryFilter)]
+struct Everything;
+
+#[test]
+fn tuple_and_unit_structs() {
+    let (mut world, [a, b, _], _) = movers();
+    let mut query = world.query_filtered::<Kinematics, Moving>();
+    for mut item in query.iter_mut(&mut world) {
+        let item: &mut KinematicsItem<'_> = &mut item;
+        item.0.x = item.1.x * 100.0;
+    }
+    assert_eq!(world.get::<Position>(a), Some(&pos(100.0, 0.0)));
+    assert_eq!(world.get::<Position>(b), Some(&pos(-100.0, 10.0)));
+    let read: Vec<KinematicsReadOnlyItem<'_>> = query.iter(&world).collect();
+    assert_eq!(read.len(), 2);
+
+    let mut all = world.query_filtered::<Entity, Everything>();
+    assert_eq!(all.iter(&world).count(), 4);
+    const { assert!(<Everything as QueryFilter>::IS_ARCHETYPAL) };
+}
+
+/// Every kind of query term as a field.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Everyone {
+    entity: Entity,
+    health: Option<&'static mut Health>,
+    is_enemy: Has<Enemy>,
+    any: AnyOf<(&'static Velocity, &'static Stunned)>,
+    pos: Ref<'static, Position>,
+    pair: (Entity, Option<&'static Stunned>),
+}
+
+#[derive(QueryFilter)]
+struct Interesting {
+    _changed: Or<(Changed<Position>, Added<Health>)>,
+}
+
+#[test]
+fn every_kind_of_term_and_change_detection() {
+    let (mut world, [a, b, c], _) = movers();
+    world.entity_mut(b).insert(Stunned(4));
+    world.clear_trackers();
+    world.entity_mut(a).insert(Health(1));
+
+    let mut query = world.query::<Everyone>();
+    for mut item in query.iter_mut(&mut world) {
+        assert_eq!(item.entity, item.pair.0);
+        assert_eq!(item.is_enemy, item.entity == c);
+        let (velocity, stunned) = item.any;
+        assert!(velocity.is_some() || stunned.is_some());
+        assert_eq!(stunned.map(|s| s.0), item.pair.1.map(|s| s.0));
+        if let Some(health) = &mut item.health {
+            health.0 += 1;
+        }
+        assert!(!item.pos.is_changed());
+    }
+    assert_eq!(world.get::<Health>(a), Some(&Health(2)));
+    const { assert!(!<Interesting as QueryFilter>::IS_ARCHETYPAL) };
+
+    let mut interesting = world.query_filtered::<Entity, Interesting>();
+    assert_eq!(interesting.iter(&world).collect::<Vec<_>>(), [a]);
+    world.clear_trackers();
+    assert_eq!(interesting.iter(&world).count(), 0);
+    let mut movers = world.query::<Mover>();
+    let mover = movers.get_mut(&mut world, b).unwrap();
+    let mut moved = mover.pos;
+    moved.x = -3.0;
+    assert_eq!(interesting.iter(&world).collect::<Vec<_>>(), [b]);
+}
+
+#[test]
+fn single_get_many_and_internal_iteration() {
+    let (mut world, [a, b, c], _) = movers();
+    let mut query = world.query_filtered::<Mover, Without<Enemy>>();
+    let [mut first, mut second] = query.get_many_mut(&mut world, [a, b]).unwrap();
+    std::mem::swap(&mut *first.pos, &mut *second.pos);
+    assert_eq!(world.get::<Position>(a), Some(&pos(10.0, 10.0)));
+    assert!(query.get(&world, c).is_err());
+
+    let mut enemy = world.query_filtered::<Mover, With<Enemy>>();
+    assert_eq!(enemy.single(&world).unwrap().entity, c);
+    enemy.single_mut(&mut world).unwrap().pos.x = 0.0;
+    assert_eq!(world.get::<Position>(c), Some(&pos(0.0, 5.0)));
+
+    let mut sum = 0.0;
+    query.for_each(&world, |mover| sum += mover.vel.x);
+    assert_eq!(sum, 0.0);
+    query.for_each_mut(&mut world, |mut mover| mover.pos.y = 1.0);
+    assert_eq!(world.get::<Position>(b).map(|p| p.y), Some(1.0));
+    assert_eq!(query.count(&world), 2);
+}
+
+#[test]
+#[should_panic(expected = "Position")]
+fn conflicting_fields_panic_naming_the_component() {
+    #[derive(QueryData)]
+    #[query_data(mutable)]
+    struct Conflict {
+        writes: &'static mut Position,
+        reads: &'static Position,
+    }
+    let mut world = World::new();
+    let _ = world.query::<Conflict>();
+}
+
+#[test]
+fn debug_derive_on_items() {
+    let (mut world, [a, ..], _) = movers();
+    let mut query = world.query::<Mover>();
+    let item = query.get(&world, a).unwrap();
+    let text = format!("{item:?}");
+    assert!(text.starts_with("MoverReadOnlyItem"), "{text}");
+    assert!(text.contains("pos: Position { x: 0.0, y: 0.0 }"), "{text}");
+    let item = query.get_mut(&mut world, a).unwrap();
+    let text = format!("{item:?}");
+    assert!(text.starts_with("MoverItem"), "{text}");
+    assert!(
+        text.contains("pos: Mut(Position { x: 0.0, y: 0.0 })"),
+        "{text}"
+    );
+}
+
+/// `#[ecs(crate = ..)]` names the runtime: here the facade by a path
+/// without the leading `::`, and through a module that re-exports it.
+mod renamed {
+    pub mod engine {
+        pub use ecs::*;
+    }
+
+    use ecs::prelude::*;
+    use ecs::query::{QueryData, QueryFilter, With};
+
+    use super::{Enemy, Health};
+
+    #[derive(QueryData)]
+    #[query_data(mutable)]
+    #[ecs(crate = ecs)]
+    pub struct Hurt {
+        pub health: &'static mut Health,
+    }
+
+    #[derive(QueryFilter)]
+    #[ecs(crate = self::engine)]
+    pub struct Hostile(With<Enemy>);
+
+    #[test]
+    fn crate_path() {
+        let mut world = World::new();
+        let enemy = world.spawn((Enemy, Health(5))).id();
+        world.spawn(Health(5));
+        let mut query = world.query_filtered::<Hurt, Hostile>();
+        for mut hurt in query.iter_mut(&mut world) {
+            hurt.health.0 -= 5;
+        }
+        assert_eq!(world.get::<Health>(enemy), Some(&Health(0)));
+        assert_eq!(
+            world
+                .query::<&Health>()
+                .iter(&world)
+                .map(|h| h.0)
+                .sum::<u32>(),
+            5
+        );
+    }
+}

@@ -1,0 +1,8 @@
+use ecs::prelude::*;
+
+#[derive(Component)]
+struct Name<'a> {
+    name: &'a str,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use ecs::prelude::*;
+
+#[derive(Component)]
+#[component(storge = "SparseSet")]
+struct Health(u32);
+
+fn main() {}
