@@ -76,7 +76,7 @@ impl<'w> BundleSpawner<'w> {
     /// (only they queue commands during a batch).
     #[inline]
     pub(crate) fn flush_commands(&mut self) {
-        if self.fires_lifecycle && !self.world.command_queue.is_empty() {
+        if !self.plain && self.fires_lifecycle && !self.world.command_queue.is_empty() {
             self.world.flush_commands();
             self.read_flags();
         }
@@ -98,18 +98,49 @@ impl<'w> BundleSpawner<'w> {
         entity: Entity,
         bundle: B,
     ) -> EntityLocation {
-        if self.plain {
-            let location = self.place(entity);
-            // SAFETY: `location` is the entity's fresh, last row.
-            unsafe { self.write(entity, location, bundle) };
-            location
-        } else {
-            self.spawn_non_existent_full(entity, bundle)
+        if !self.plain {
+            return self.spawn_non_existent_full(entity, bundle);
         }
+        let world = &mut *self.world;
+        let table = &mut world.storages.tables[self.table_id];
+        let table_row = table.push_entity(entity);
+        let archetype_row: ArchetypeRow =
+            world.archetypes[self.archetype_id].allocate(entity, table_row);
+        let location = EntityLocation {
+            archetype_id: self.archetype_id,
+            archetype_row,
+            table_id: self.table_id,
+            table_row,
+        };
+        // SAFETY: `entity` was just allocated and `location` is where its
+        // row now is.
+        unsafe { world.entities.set(entity.index(), location) };
+        let mut panics = DropPanics::default();
+        // SAFETY: the bundle's archetype is the spawner's archetype, so its
+        // table has a column for each table component of the bundle; every
+        // component is new to the entity.
+        unsafe {
+            write_bundle(
+                bundle,
+                &world.bundles[self.bundle_id],
+                None,
+                entity,
+                table,
+                table_row,
+                &mut world.storages.sparse_sets,
+                &world.components,
+                self.change_tick,
+                InsertMode::Replace,
+                &mut panics,
+            );
+        }
+        // Spawning adds only new values: nothing was dropped.
+        debug_assert!(panics.is_empty());
+        location
     }
 
     /// The general path: required components and lifecycle work.
-    #[inline(never)]
+    #[cold]
     fn spawn_non_existent_full<B: DynamicBundle>(
         &mut self,
         entity: Entity,

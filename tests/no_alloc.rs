@@ -1,0 +1,102 @@
+//! After warm-up, inserting and removing a bundle allocates nothing: the
+//! archetype edges are cached and rows move by memcpy into columns that
+//! already have room. A counting global allocator checks it (this test
+//! binary has no other tests, so nothing else allocates meanwhile).
+
+use std::{
+    alloc::{GlobalAlloc, Layout, System},
+    sync::atomic::{AtomicBool, AtomicUsize, Ordering},
+};
+
+use ecs::prelude::*;
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[derive(Component, Clone, Copy)]
+struct A(#[allow(dead_code)] f32);
+#[derive(Component, Clone, Copy)]
+struct B(#[allow(dead_code)] [f32; 4]);
+#[derive(Component, Clone, Copy)]
+#[component(storage = "SparseSet")]
+struct S(#[allow(dead_code)] u64);
+#[derive(Bundle, Clone, Copy)]
+struct Pair {
+    b: B,
+    s: S,
+}
+
+#[test]
+fn insert_and_remove_allocate_nothing_after_warm_up() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..1_000).map(|i| A(i as f32))).collect();
+    let cycle = |world: &mut World| {
+        for &e in &entities {
+            world.entity_mut(e).insert(B([1.0; 4]));
+            world.entity_mut(e).insert(S(1));
+            world.entity_mut(e).insert(Pair {
+                b: B([2.0; 4]),
+                s: S(2),
+            });
+        }
+        for &e in &entities {
+            world.entity_mut(e).remove::<Pair>();
+            world.entity_mut(e).insert(Pair {
+                b: B([3.0; 4]),
+                s: S(3),
+            });
+            let taken = world.entity_mut(e).take::<B>();
+            assert!(taken.is_some());
+            world.entity_mut(e).remove::<S>();
+        }
+    };
+    // Warm-up: archetypes, tables, edges and column capacity get built.
+    cycle(&mut world);
+    cycle(&mut world);
+    // The counter sees allocations (control).
+    COUNTING.store(true, Ordering::SeqCst);
+    std::hint::black_box(Vec::<u8>::with_capacity(16));
+    assert!(
+        ALLOCATIONS.swap(0, Ordering::SeqCst) > 0,
+        "the counter must see allocations"
+    );
+    for _ in 0..5 {
+        cycle(&mut world);
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::SeqCst),
+        0,
+        "insert/remove allocated after warm-up"
+    );
+    world.check_integrity().unwrap();
+}
