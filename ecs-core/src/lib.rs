@@ -60,7 +60,7 @@ pub mod prelude {
     pub use crate::resource::Resource;
     pub use crate::schedule::{IntoSystemConfigs, Schedule};
     pub use crate::system::{
-        Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System,
+        Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System, SystemParam,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, World};
 }

@@ -28,6 +28,8 @@
 
 mod runner;
 
+pub use ecs_macros::Event;
+
 pub(crate) use runner::{trigger_lifecycle, Observers};
 pub use runner::{BoxedObserver, IntoObserver, ObserverFunction, ObserverState};
 

@@ -185,8 +185,20 @@ fn hooks_queue_commands_and_read_other_components() {
         .register_component_hooks::<Countdown>()
         .on_insert(on_insert);
     let e = world.spawn((Countdown(2), Plain(7)));
-    // The commands despawned the entity: the handle knows.
+    // The commands despawned the entity: the handle knows, and refuses
+    // further use with a message naming the entity.
     assert!(e.is_despawned());
+    let id = e.id();
+    let message = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        e.get::<Countdown>().is_some()
+    }))
+    .unwrap_err()
+    .downcast::<String>()
+    .unwrap();
+    assert!(
+        message.contains(&format!("{id:?}")) && message.contains("despawned"),
+        "{message}"
+    );
     let mut spawned = world.query::<&Spawned>();
     assert_eq!(spawned.iter(&world).count(), 3);
     assert!(spawned.iter(&world).all(|s| s.0 == 7));

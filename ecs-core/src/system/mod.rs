@@ -15,6 +15,7 @@ mod query;
 
 pub use command_queue::CommandQueue;
 pub use commands::{Command, Commands, EntityCommands};
+pub use ecs_macros::SystemParam;
 pub use function_system::{
     ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem,
     IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,

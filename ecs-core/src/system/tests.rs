@@ -562,3 +562,41 @@ fn parallel_bench_suite_schedule_scenario() {
     let order = schedule.execution_order().unwrap();
     assert_eq!(order.len(), 3);
 }
+
+/// Captures `log` records (one logger per process: only this test sets it).
+struct Capture(Mutex<Vec<(log::Level, String)>>);
+
+impl log::Log for Capture {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((record.level(), record.args().to_string()));
+    }
+    fn flush(&self) {}
+}
+
+static CAPTURE: Capture = Capture(Mutex::new(Vec::new()));
+
+#[test]
+fn commands_on_a_despawned_entity_warn_through_log() {
+    log::set_logger(&CAPTURE).expect("only this test sets a logger");
+    log::set_max_level(log::LevelFilter::Warn);
+    let mut world = World::new();
+    let gone = world.spawn(A(1)).id();
+    world.despawn(gone);
+    let mut queue = CommandQueue::default();
+    Commands::new(&mut queue, &world).entity(gone).insert(B(2));
+    queue.apply(&mut world);
+    let records = CAPTURE.0.lock().unwrap();
+    let warning = records
+        .iter()
+        .find(|(level, message)| {
+            *level == log::Level::Warn && message.contains(&format!("{gone:?}"))
+        })
+        .unwrap_or_else(|| panic!("no warning naming {gone:?}: {records:?}"));
+    assert!(warning.1.contains("insert"), "{warning:?}");
+}

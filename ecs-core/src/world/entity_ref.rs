@@ -156,7 +156,9 @@ impl<'w> EntityWorldMut<'w> {
     }
 
     #[inline]
+    #[track_caller]
     fn as_ref(&self) -> EntityRef<'_> {
+        self.assert_not_despawned();
         EntityRef::new(self.world, self.entity, self.location)
     }
 
@@ -174,7 +176,9 @@ impl<'w> EntityWorldMut<'w> {
 
     /// The entity's archetype.
     #[inline]
+    #[track_caller]
     pub fn archetype(&self) -> &Archetype {
+        self.assert_not_despawned();
         &self.world.archetypes[self.location.archetype_id]
     }
 
@@ -216,7 +220,9 @@ impl<'w> EntityWorldMut<'w> {
 
     /// The entity's component `T`, mutably; writing marks it changed.
     #[inline]
+    #[track_caller]
     pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+        self.assert_not_despawned();
         // SAFETY: `self.location` is kept current by every method here.
         unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
     }
@@ -224,7 +230,9 @@ impl<'w> EntityWorldMut<'w> {
     /// Like [`EntityWorldMut::get_mut`], borrowing for the handle's whole
     /// lifetime.
     #[inline]
+    #[track_caller]
     pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
+        self.assert_not_despawned();
         // SAFETY: as in `get_mut`.
         unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
     }
