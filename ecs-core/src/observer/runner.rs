@@ -30,31 +30,19 @@ pub(crate) struct Observers {
 }
 
 impl Observers {
-    fn list_mut(&mut self, watch: &Watch) -> Vec<&mut Vec<Entity>> {
+    /// Calls `f` with each observer list that `watch` names, one at a time.
+    fn for_each_list(&mut self, watch: &Watch, mut f: impl FnMut(&mut Vec<Entity>)) {
         match watch {
             Watch::Lifecycle(kind, components) => {
                 let table = &mut self.lifecycle[kind.index()];
-                // Make sure every list exists, then hand them out.
                 for &id in components {
                     if table.get(id).is_none() {
                         table.insert(id, Vec::new());
                     }
+                    f(table.get_mut(id).expect("inserted above"));
                 }
-                let wanted: Vec<ComponentId> = components.clone();
-                // SparseArray cannot hand out several `&mut` at once; go
-                // through raw pointers to distinct slots.
-                wanted
-                    .iter()
-                    .map(|&id| {
-                        let list: *mut Vec<Entity> = table.get_mut(id).expect("inserted above");
-                        // SAFETY: the ids of one observer are distinct (its
-                        // bundle registered without duplicates), so the slots
-                        // are distinct and the references do not alias.
-                        unsafe { &mut *list }
-                    })
-                    .collect()
             }
-            Watch::Custom(type_id) => vec![self.custom.entry(*type_id).or_default()],
+            Watch::Custom(type_id) => f(self.custom.entry(*type_id).or_default()),
         }
     }
 }
@@ -96,9 +84,9 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     // The observer registry lives outside archetypes: unregistering changes
     // no archetype, the one mutation this hook may make.
     let world = world.world_mut_internal();
-    for list in world.observers.list_mut(&watch) {
-        list.retain(|&e| e != observer);
-    }
+    world
+        .observers
+        .for_each_list(&watch, |list| list.retain(|&e| e != observer));
 }
 
 /// A type-erased observer system.
@@ -255,9 +243,9 @@ fn spawn_observer<E: Event, B: Bundle, M>(
             entities,
         })
         .id();
-    for list in world.observers.list_mut(&watch) {
-        list.push(observer_entity);
-    }
+    world
+        .observers
+        .for_each_list(&watch, |list| list.push(observer_entity));
     if let Watch::Lifecycle(kind, components) = &watch {
         let (_, flag) = kind.flags();
         for &id in components {
