@@ -24,21 +24,25 @@ pub(crate) fn where_clause_with_bounds<'t>(
     types: impl IntoIterator<Item = &'t Type>,
     bound: &TokenStream,
 ) -> TokenStream {
+    where_clause_with_type_bounds(generics, types.into_iter().map(|ty| (ty, bound.clone())))
+}
+
+/// [`where_clause_with_bounds`], with a bound of its own for each type (as
+/// when the bound names the type's associated types).
+pub(crate) fn where_clause_with_type_bounds<'t>(
+    generics: &Generics,
+    bounds: impl IntoIterator<Item = (&'t Type, TokenStream)>,
+) -> TokenStream {
     let user = generics
         .where_clause
         .iter()
         .flat_map(|where_clause| &where_clause.predicates)
         .map(|predicate| quote!(#predicate));
-    let fields = types.into_iter().map(|ty| {
+    let fields = bounds.into_iter().map(|(ty, bound)| {
         // The compiler spans a predicate from its first token to its last:
         // the type's own tokens, then the bound respanned at the type's last
         // token, so that the whole type is underlined.
-        let end = ty
-            .to_token_stream()
-            .into_iter()
-            .last()
-            .map_or_else(|| ty.span(), |token| token.span());
-        let bound = respan(bound.clone(), end);
+        let bound = respan(bound, last_token_span(ty));
         quote!(#ty: #bound)
     });
     let predicates: Vec<TokenStream> = user.chain(fields).collect();
@@ -49,8 +53,17 @@ pub(crate) fn where_clause_with_bounds<'t>(
     }
 }
 
+/// The span of the last token of `ty`: with the span of its first token
+/// (`ty.span()` on stable), what makes the compiler underline all of it.
+pub(crate) fn last_token_span(ty: &Type) -> Span {
+    ty.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(|| ty.span(), |token| token.span())
+}
+
 /// `tokens` with every token, at any depth, spanned at `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|token| match token {
@@ -82,6 +95,24 @@ mod tests {
         assert_eq!(
             out.to_string(),
             "where T : Send , & 'static T : :: ecs :: Trait , u8 : :: ecs :: Trait"
+        );
+    }
+
+    #[test]
+    fn each_type_may_have_its_own_bound() {
+        let generics: Generics = parse_quote!(<T>);
+        let a: Type = parse_quote!(A<T>);
+        let b: Type = parse_quote!(B);
+        let out = where_clause_with_type_bounds(
+            &generics,
+            [
+                (&a, quote!(Trait<Item = A<T>>)),
+                (&b, quote!(Trait<Item = B>)),
+            ],
+        );
+        assert_eq!(
+            out.to_string(),
+            "where A < T > : Trait < Item = A < T >> , B : Trait < Item = B >"
         );
     }
 

@@ -3,8 +3,9 @@
 //! Use them through the `ecs` crate (`use ecs::prelude::*;`), which
 //! re-exports each derive under the name of the trait it implements:
 //! [`Component`](derive@Component), [`Bundle`](derive@Bundle),
-//! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData) and
-//! [`QueryFilter`](derive@QueryFilter).
+//! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData),
+//! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event) and
+//! [`SystemParam`](derive@SystemParam).
 //!
 //! Each derive works in three steps, each in its own function:
 //!
@@ -35,9 +36,11 @@ mod bounds;
 mod bundle;
 mod component;
 mod errors;
+mod event;
 mod generics;
 mod query;
 mod resource;
+mod system_param;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
@@ -57,6 +60,16 @@ use syn::{parse_macro_input, DeriveInput};
 ///   column of the entity's table: the fastest to iterate.
 /// - `#[component(storage = "SparseSet")]` keeps them in a per-component
 ///   sparse set: the cheapest to add and remove.
+/// - `#[component(on_add = path, on_insert = path, on_replace = path,
+///   on_remove = path, on_despawn = path)]` registers lifecycle hooks: each
+///   path names a `fn(DeferredWorld, HookContext)`. Each key may be given
+///   once.
+/// - `#[require(A, B = expr, C(..))]` makes inserting this component also
+///   insert each listed component the entity lacks, made by
+///   `Default::default()`, by `expr`, or (the shorthand `C(..)` or
+///   `C { .. }`) by that value. Requirements are transitive; a cycle of them
+///   panics, naming the components, when the component is first
+///   registered. The attribute may be repeated.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 ///
 /// Any other key is an error.
@@ -65,6 +78,8 @@ use syn::{parse_macro_input, DeriveInput};
 ///
 /// ```ignore
 /// use ecs::prelude::*;
+/// use ecs::component::HookContext;
+/// use ecs::world::DeferredWorld;
 ///
 /// #[derive(Component)]
 /// struct Position { x: f32, y: f32 }
@@ -74,12 +89,19 @@ use syn::{parse_macro_input, DeriveInput};
 /// struct Stunned;
 ///
 /// #[derive(Component)]
+/// #[component(on_add = count_health)]
+/// #[require(Position { x: 0.0, y: 0.0 }, Team = Team::Red)]
+/// struct Health(u32);
+///
+/// fn count_health(mut world: DeferredWorld, context: HookContext) { /* .. */ }
+///
+/// #[derive(Component)]
 /// enum Team { Red, Blue }
 ///
 /// #[derive(Component)]
 /// struct Tagged<T: Send + Sync + 'static>(T);
 /// ```
-#[proc_macro_derive(Component, attributes(component, ecs))]
+#[proc_macro_derive(Component, attributes(component, require, ecs))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(component::derive(&input))
@@ -242,6 +264,86 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 pub fn derive_query_filter(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(query::derive_filter(&input))
+}
+
+/// Implements `Event` for a type, so it can be triggered
+/// (`World::trigger`, `Commands::trigger`) and watched by observers
+/// (`On<E>`).
+///
+/// Structs, enums and unions derive. Generic parameters are kept with their
+/// bounds (which must imply `Send + Sync + 'static`); lifetime parameters
+/// are rejected.
+///
+/// # Attributes
+///
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(Event)]
+/// struct Explode { radius: f32 }
+///
+/// world.add_observer(|ev: On<Explode>| println!("boom: {}", ev.radius));
+/// world.trigger(Explode { radius: 2.0 });
+/// ```
+#[proc_macro_derive(Event, attributes(ecs))]
+pub fn derive_event(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(event::derive(&input))
+}
+
+/// Implements `SystemParam` for a struct whose fields are system
+/// parameters, so a system can take the whole struct as one parameter.
+///
+/// The struct has at most two lifetime parameters: `'w`, for what the
+/// fields borrow from the world (`Res<'w, R>`, `Query<'w, 's, D>`), and
+/// `'s`, for what they borrow from the system's own state (`Local<'s, T>`,
+/// `Commands<'w, 's>`); any other lifetime is an error. Fields may be any
+/// parameter: `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`,
+/// `Local`, `Commands`, `&'w World`, tuples, or another derived
+/// `SystemParam`. A field that is not one, or that is one with the wrong
+/// lifetime (`Res<'s, R>`), is an error at its type; when the field's type
+/// names a type parameter of the struct, that error only comes where the
+/// struct is used with the parameter known. Named, tuple and unit structs
+/// derive; enums and unions do not. Generic type parameters are kept with
+/// their bounds.
+///
+/// The fields record their access as separate parameters of the system
+/// would: two fields that conflict, or a field that conflicts with another
+/// parameter of the system, panic when the system is initialised, naming
+/// the system.
+///
+/// # Attributes
+///
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```ignore
+/// use ecs::prelude::*;
+///
+/// #[derive(SystemParam)]
+/// struct Movers<'w, 's> {
+///     query: Query<'w, 's, (&'static mut Position, &'static Velocity)>,
+///     time: Res<'w, Time>,
+///     commands: Commands<'w, 's>,
+///     moved: Local<'s, u32>,
+/// }
+///
+/// fn movement(mut movers: Movers) {
+///     for (mut position, velocity) in &mut movers.query {
+///         position.x += velocity.x * movers.time.delta;
+///         *movers.moved += 1;
+///     }
+/// }
+/// ```
+#[proc_macro_derive(SystemParam, attributes(ecs))]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(system_param::derive(&input))
 }
 
 /// The generated code, or the errors that stopped it.

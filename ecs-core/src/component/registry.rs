@@ -181,6 +181,10 @@ pub struct ComponentInfo {
     required: Vec<RequiredComponent>,
     /// Which lifecycle events have observers watching this component.
     observer_flags: ArchetypeFlags,
+    /// Set when the type's requirements form a cycle: every later use of
+    /// the component panics with this message, so it is never used with
+    /// requirements silently missing.
+    required_cycle: Option<String>,
 }
 
 impl ComponentInfo {
@@ -267,9 +271,13 @@ pub struct Components {
 impl Components {
     /// Registers the component type `T` (once) and returns its id.
     #[inline]
+    #[track_caller]
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
         let type_id = TypeId::of::<T>();
         if let Some(&id) = self.indices.get(&type_id) {
+            if let Some(cycle) = &self.components[id.index()].required_cycle {
+                panic!("{cycle}");
+            }
             return id;
         }
         let id = self.push(ComponentDescriptor::new::<T>());
@@ -283,8 +291,13 @@ impl Components {
         let direct = registrar.direct;
         if !direct.is_empty() {
             self.components[id.index()].required_direct = direct;
-            let closure = super::required_closure(self, id);
-            self.components[id.index()].required = closure;
+            match super::required_closure(self, id) {
+                Ok(closure) => self.components[id.index()].required = closure,
+                Err(cycle) => {
+                    self.components[id.index()].required_cycle = Some(cycle.clone());
+                    panic!("{cycle}");
+                }
+            }
         }
         id
     }
@@ -334,6 +347,7 @@ impl Components {
             required_direct: Vec::new(),
             required: Vec::new(),
             observer_flags: ArchetypeFlags::empty(),
+            required_cycle: None,
         });
         id
     }

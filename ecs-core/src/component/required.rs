@@ -70,10 +70,12 @@ impl RequiredComponentsRegistrar<'_> {
 /// Computes the transitive requirements of `id` from the direct ones:
 /// breadth-first, so the constructor of the nearest requirer wins.
 ///
-/// # Panics
-/// If the requirements form a cycle, naming its components.
-#[track_caller]
-pub(crate) fn closure(components: &Components, id: ComponentId) -> Vec<RequiredComponent> {
+/// Returns an error naming the components if the requirements form a
+/// cycle.
+pub(crate) fn closure(
+    components: &Components,
+    id: ComponentId,
+) -> Result<Vec<RequiredComponent>, String> {
     let mut result: Vec<RequiredComponent> = Vec::new();
     let mut frontier: Vec<(ComponentId, Vec<ComponentId>)> = vec![(id, vec![id])];
     while !frontier.is_empty() {
@@ -87,10 +89,10 @@ pub(crate) fn closure(components: &Components, id: ComponentId) -> Vec<RequiredC
                         .map(|&c| components.get_name(c).unwrap_or("?"))
                         .collect();
                     names.push(components.get_name(required.id).unwrap_or("?"));
-                    panic!(
+                    return Err(format!(
                         "required components form a cycle: {}",
                         names.join(" requires ")
-                    );
+                    ));
                 }
                 if !result.iter().any(|r| r.id == required.id) {
                     result.push(required.clone());
@@ -102,5 +104,5 @@ pub(crate) fn closure(components: &Components, id: ComponentId) -> Vec<RequiredC
         }
         frontier = next;
     }
-    result
+    Ok(result)
 }

@@ -1,13 +1,28 @@
-//! `#[derive(Component)]`: read the type and its `#[component(..)]`
-//! attribute into a [`ComponentInput`], then generate the impl.
+//! `#[derive(Component)]`: read the type, its `#[component(..)]` and
+//! `#[require(..)]` attributes into a [`ComponentInput`], then generate the
+//! impl.
+//!
+//! ```text
+//! #[component(storage = "SparseSet", on_add = f)]  ─▶ const STORAGE_TYPE
+//!                                                    fn register_component_hooks
+//! #[require(Position, Velocity = Velocity(1.0))]   ─▶ fn register_required_components
+//! ```
+//!
+//! A hook or requirement the user did not write generates nothing: the
+//! trait's default methods register none.
+
+mod require;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput, Generics, LitStr, Path};
 
 use crate::attr::{self, EcsAttr, SetOnce};
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
+
+use require::Required;
 
 /// Expands `#[derive(Component)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
@@ -20,6 +35,8 @@ struct ComponentInput<'a> {
     generics: &'a Generics,
     krate: Path,
     attr: ComponentAttr,
+    /// Every `#[require(..)]` entry, in the order written.
+    required: Vec<Required>,
 }
 
 impl<'a> ComponentInput<'a> {
@@ -28,12 +45,19 @@ impl<'a> ComponentInput<'a> {
         let mut errors = Errors::default();
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
         let attr = ComponentAttr::parse(&input.attrs, &mut errors);
+        let required = require::parse(&input.attrs, &input.ident, &mut errors);
         reject_lifetimes(&input.generics, "Component", &mut errors);
         for attrs in inner_attrs(&input.data) {
             attr::reject_misplaced(
                 attrs,
                 "component",
                 "it configures the whole type, so put it above the type",
+                &mut errors,
+            );
+            attr::reject_misplaced(
+                attrs,
+                "require",
+                "it lists the components the whole type requires, so put it above the type",
                 &mut errors,
             );
         }
@@ -43,6 +67,7 @@ impl<'a> ComponentInput<'a> {
             generics: &input.generics,
             krate,
             attr,
+            required,
         })
     }
 
@@ -52,9 +77,12 @@ impl<'a> ComponentInput<'a> {
             generics,
             krate,
             attr,
+            required,
         } = self;
         let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
         let storage = attr.storage.variant();
+        let hooks = generate_hooks(&attr.hooks, krate);
+        let required = require::generate(required, krate);
         // The trait's supertraits (`Send + Sync + 'static`) are checked by the
         // compiler against the user's own bounds: adding them here would
         // hide a missing bound instead of reporting it.
@@ -63,13 +91,43 @@ impl<'a> ComponentInput<'a> {
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
                 const STORAGE_TYPE: #krate::component::StorageType =
                     #krate::component::StorageType::#storage;
+                #hooks
+                #required
             }
         }
     }
 }
 
-/// The attributes of every variant and field, where `#[component(..)]`
-/// means nothing.
+/// `fn register_component_hooks` setting each hook the user named; nothing
+/// when there is none.
+///
+/// Each path is passed as written, so a path that is not a
+/// `fn(DeferredWorld, HookContext)` is the compiler's type error at the
+/// path.
+fn generate_hooks(hooks: &[Hook], krate: &Path) -> TokenStream {
+    if hooks.is_empty() {
+        return TokenStream::new();
+    }
+    // A prefixed name, so that a hook path the user wrote never resolves to
+    // the generated parameter.
+    let registry = Ident::new("__ecs_hooks", Span::call_site());
+    let calls = hooks.iter().map(|Hook { kind, path }| {
+        // The whole call at the path, so that a path of the wrong type is
+        // one error there.
+        let span = path.span();
+        let registry = Ident::new(&registry.to_string(), span);
+        let setter = Ident::new(kind.key(), span);
+        quote_spanned!(span=> #registry.#setter(#path);)
+    });
+    quote! {
+        fn register_component_hooks(#registry: &mut #krate::component::ComponentHooks) {
+            #(#calls)*
+        }
+    }
+}
+
+/// The attributes of every variant and field, where `#[component(..)]` and
+/// `#[require(..)]` mean nothing.
 fn inner_attrs(data: &Data) -> Vec<&[Attribute]> {
     let mut attrs = Vec::new();
     match data {
@@ -92,14 +150,25 @@ fn inner_attrs(data: &Data) -> Vec<&[Attribute]> {
 #[derive(Default)]
 struct ComponentAttr {
     storage: Storage,
+    /// The hooks named, at most one of each kind, in [`HookKind::ALL`]
+    /// order.
+    hooks: Vec<Hook>,
 }
 
 impl ComponentAttr {
     /// The keys `#[component(..)]` knows, for the unknown-key message.
-    const KEYS: &'static [&'static str] = &["storage"];
+    const KEYS: &'static [&'static str] = &[
+        "storage",
+        "on_add",
+        "on_insert",
+        "on_replace",
+        "on_remove",
+        "on_despawn",
+    ];
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut storage = SetOnce::default();
+        let mut hooks: [SetOnce<Path>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
             if key.is_ident("storage") {
@@ -108,13 +177,71 @@ impl ComponentAttr {
                 if let Some(value) = errors.take(value) {
                     storage.set(key, value, errors);
                 }
+            } else if let Some(kind) = HookKind::from_key(key) {
+                let usage = format!("{} = path::to::hook", kind.key());
+                if let Some(path) = errors.take(attr::path_value(&meta, &usage)) {
+                    hooks[kind as usize].set(key, path, errors);
+                }
             } else {
                 errors.push(attr::unknown_key("component", key, Self::KEYS));
             }
         }
+        let hooks = HookKind::ALL
+            .into_iter()
+            .zip(hooks)
+            .filter_map(|(kind, path)| {
+                Some(Hook {
+                    kind,
+                    path: path.get()?,
+                })
+            })
+            .collect();
         Self {
             storage: storage.get().unwrap_or_default(),
+            hooks,
         }
+    }
+}
+
+/// `on_add = path` and its siblings: a hook to register.
+struct Hook {
+    kind: HookKind,
+    /// A `fn(DeferredWorld, HookContext)`.
+    path: Path,
+}
+
+/// The hook keys, mirroring the setters of `ComponentHooks` in the runtime.
+#[derive(Clone, Copy)]
+enum HookKind {
+    Add,
+    Insert,
+    Replace,
+    Remove,
+    Despawn,
+}
+
+impl HookKind {
+    const ALL: [Self; 5] = [
+        Self::Add,
+        Self::Insert,
+        Self::Replace,
+        Self::Remove,
+        Self::Despawn,
+    ];
+
+    /// The attribute key, which is also the name of the runtime's setter.
+    fn key(self) -> &'static str {
+        match self {
+            Self::Add => "on_add",
+            Self::Insert => "on_insert",
+            Self::Replace => "on_replace",
+            Self::Remove => "on_remove",
+            Self::Despawn => "on_despawn",
+        }
+    }
+
+    fn from_key(key: &Path) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| key.is_ident(kind.key()))
     }
 }
 
@@ -220,9 +347,11 @@ mod tests {
     #[test]
     fn every_problem_is_reported_at_once() {
         let input = parse_quote! {
-            #[component(storage = "Tabel", storage = "Table", on_add = f)]
+            #[component(storage = "Tabel", storage = "Table", on_ad = f, on_add = 1)]
+            #[require()]
             struct S<'a, 'b> {
                 #[component(storage = "Table")]
+                #[require(A)]
                 name: &'a &'b str,
             }
         };
@@ -230,10 +359,16 @@ mod tests {
             messages(input),
             [
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
-                "unknown key `on_add` in `#[component(..)]`: expected `storage`",
+                "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
+                 `on_insert`, `on_replace`, `on_remove`, `on_despawn`",
+                "expected a path: `on_add = path::to::hook`",
+                "`#[require(..)]` needs at least one component: \
+                 `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
                 "`Component` types must be 'static: remove the lifetime parameter `'a`",
                 "`Component` types must be 'static: remove the lifetime parameter `'b`",
                 "`#[component(..)]` is not allowed here: it configures the whole type, so put it above the type",
+                "`#[require(..)]` is not allowed here: it lists the components the whole type requires, \
+                 so put it above the type",
             ]
         );
     }
@@ -246,6 +381,65 @@ mod tests {
             struct S;
         );
         assert_eq!(messages(input), ["duplicate key `storage`"]);
+    }
+
+    #[test]
+    fn hooks_are_registered_by_their_setters() {
+        let out = expand(parse_quote!(
+            #[component(on_remove = hooks::removed, storage = "SparseSet")]
+            #[component(on_add = "added", on_despawn = despawned::<Self>)]
+            struct S;
+        ))
+        .unwrap();
+        assert!(
+            out.contains(
+                "fn register_component_hooks (__ecs_hooks : & mut :: ecs :: component :: ComponentHooks) { \
+                 __ecs_hooks . on_add (added) ; \
+                 __ecs_hooks . on_remove (hooks :: removed) ; \
+                 __ecs_hooks . on_despawn (despawned :: < Self >) ; }"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("register_required_components"), "{out}");
+    }
+
+    #[test]
+    fn no_hooks_or_requirements_keep_the_default_methods() {
+        let out = expand(parse_quote!(
+            struct S;
+        ))
+        .unwrap();
+        assert!(!out.contains("register_component_hooks"), "{out}");
+        assert!(!out.contains("register_required_components"), "{out}");
+    }
+
+    #[test]
+    fn requirements_are_registered() {
+        let out = expand(parse_quote!(
+            #[require(A, B = B(2))]
+            #[require(C(3))]
+            struct S;
+        ))
+        .unwrap();
+        assert!(
+            out.contains("fn register_required_components (__ecs_required : & mut :: ecs :: component :: RequiredComponentsRegistrar < '_ > ,)"),
+            "{out}"
+        );
+        let a = out.find("register :: < A >").unwrap();
+        let b = out.find("register :: < B > (|| B (2))").unwrap();
+        let c = out.find("register :: < C > (|| C (3))").unwrap();
+        assert!(a < b && b < c, "{out}");
+    }
+
+    #[test]
+    fn duplicate_hook_is_an_error_at_the_second_key() {
+        let input = parse_quote!(
+            #[component(on_insert = a)]
+            #[component(on_insert = b)]
+            struct S;
+        );
+        let error = expand(input).unwrap_err();
+        assert_eq!(error.to_string(), "duplicate key `on_insert`");
     }
 
     #[test]

@@ -1,0 +1,6 @@
+use ecs::prelude::*;
+
+#[derive(Event)]
+struct Said<'a>(&'a str);
+
+fn main() {}

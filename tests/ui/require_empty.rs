@@ -1,0 +1,7 @@
+use ecs::prelude::*;
+
+#[derive(Component)]
+#[require()]
+struct Body;
+
+fn main() {}
