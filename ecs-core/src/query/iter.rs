@@ -120,6 +120,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
 
     #[inline(always)]
     fn current_entity(&self, row: usize) -> (Entity, TableRow) {
+        // SAFETY: table and archetype rows are `u32`s (see `fold_current`).
+        unsafe { std::hint::assert_unchecked(row <= u32::MAX as usize) };
         // SAFETY: `row < current_len`, the length of the slice in use.
         unsafe {
             if QueryState::<D, F>::IS_DENSE || self.by_table_row {
@@ -137,6 +139,10 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         if QueryState::<D, F>::IS_DENSE || self.by_table_row {
             let entities = self.table_entities;
             for row in self.current_row..self.current_len {
+                // SAFETY: table rows are `u32`s (`TableRow`), so every row
+                // index fits; telling the optimiser lets it keep one
+                // induction variable instead of re-widening the row.
+                unsafe { std::hint::assert_unchecked(row <= u32::MAX as usize) };
                 // SAFETY: `row < len(entities)`.
                 let entity = unsafe { *entities.get_unchecked(row) };
                 let table_row = TableRow::new(row);
@@ -266,6 +272,8 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
         F::set_table(&mut filter, &state.filter_state, table);
         let entities = table.entities();
         for row in rows {
+            // SAFETY: table rows are `u32`s, as in `fold_current`.
+            std::hint::assert_unchecked(row <= u32::MAX as usize);
             let entity = *entities.get_unchecked(row);
             let table_row = TableRow::new(row);
             if F::filter_fetch(&mut filter, entity, table_row) {
