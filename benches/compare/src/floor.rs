@@ -1,0 +1,84 @@
+//! Hand-written loops over plain `Vec`s: what the same work costs with no
+//! ECS at all. The data is laid out as an ECS lays it out (one `Vec` per
+//! component, one set of `Vec`s per archetype), so the floor measures the
+//! loop, not a better layout.
+
+use crate::harness::{case, Case};
+use crate::{approx_eq, heavy_work, FRAG_PER_TYPE, HEAVY_N, SIMPLE_N};
+use glam::{Mat4, Vec3};
+use rayon::prelude::*;
+
+struct SimpleIter {
+    velocities: Vec<Vec3>,
+    positions: Vec<Vec3>,
+}
+
+fn simple_iter_run(s: &mut SimpleIter) {
+    for (velocity, position) in s.velocities.iter().zip(s.positions.iter_mut()) {
+        *position += *velocity;
+    }
+}
+
+pub fn simple_iter() -> Box<dyn Case> {
+    let state = SimpleIter {
+        velocities: vec![Vec3::X; SIMPLE_N],
+        positions: vec![Vec3::X; SIMPLE_N],
+    };
+    case(state, simple_iter_run, |s| {
+        let before = s.positions.clone();
+        simple_iter_run(s);
+        assert_eq!(before.len(), SIMPLE_N);
+        assert!(before
+            .iter()
+            .zip(&s.positions)
+            .all(|(b, a)| *a == *b + Vec3::X));
+    })
+}
+
+/// 26 "archetypes" of 20 values each.
+fn frag_run(tables: &mut [Vec<f32>]) {
+    for table in tables.iter_mut() {
+        for data in table.iter_mut() {
+            *data *= 2.0;
+        }
+    }
+}
+
+pub fn frag_iter() -> Box<dyn Case> {
+    let tables = vec![vec![1.0f32; FRAG_PER_TYPE]; 26];
+    case(
+        tables,
+        |t| frag_run(t),
+        |t| {
+            t.iter_mut().flatten().for_each(|d| *d = 1.0);
+            frag_run(t);
+            assert_eq!(t.iter().flatten().count(), 26 * FRAG_PER_TYPE);
+            assert!(t.iter().flatten().all(|&d| d == 2.0));
+        },
+    )
+}
+
+struct Heavy {
+    positions: Vec<Vec3>,
+    transforms: Vec<Mat4>,
+}
+
+fn heavy_run(s: &mut Heavy) {
+    s.positions
+        .par_iter_mut()
+        .zip(s.transforms.par_iter_mut())
+        .for_each(|(pos, mat)| heavy_work(pos, mat));
+}
+
+pub fn heavy_compute() -> Box<dyn Case> {
+    let state = Heavy {
+        positions: vec![Vec3::X; HEAVY_N],
+        transforms: vec![Mat4::from_rotation_x(1.2); HEAVY_N],
+    };
+    case(state, heavy_run, |s| {
+        s.positions.iter_mut().for_each(|p| *p = Vec3::Y);
+        heavy_run(s);
+        let expected = Mat4::from_rotation_x(1.2).transform_vector3(Vec3::Y);
+        assert!(s.positions.iter().all(|&p| approx_eq(p, expected)));
+    })
+}

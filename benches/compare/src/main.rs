@@ -1,0 +1,338 @@
+//! The ecs_bench_suite scenarios on `ecs` (ours), bevy_ecs and hecs, side
+//! by side, plus a hand-written `Vec` loop (the floor) where one exists.
+//!
+//! ```text
+//! cargo run --release --manifest-path benches/compare/Cargo.toml
+//! ```
+//!
+//! Every scenario runs on every library interleaved in one process: round
+//! r takes one sample of each library (in an order that rotates from round
+//! to round), each sample times a batch of iterations, and the table
+//! reports the median sample per library and the ratios of ours to the best
+//! peer and to the floor. The table goes to stdout, `docs/compare.md` and,
+//! as a bar chart, `docs/compare.svg`.
+//!
+//! Flags: `--quick` (a short, noisier run that writes nothing unless
+//! `--write` is given), `--rounds N`, `--only NAME` (scenarios whose name
+//! contains NAME; writes nothing unless `--write`), `--no-write`.
+
+/// Asserts that every item of a query satisfies a predicate and that there
+/// are `n` of them. Works on ours and on bevy_ecs, whose `World::query`,
+/// `World::query_filtered` and `QueryState::iter` are spelled alike.
+macro_rules! check_all {
+    ($w:expr, $d:ty, filter $f:ty, $pat:pat => $pred:expr, $n:expr) => {{
+        let mut q = $w.query_filtered::<$d, $f>();
+        let mut count = 0usize;
+        for $pat in q.iter($w) {
+            assert!($pred);
+            count += 1;
+        }
+        assert_eq!(count, $n);
+    }};
+    ($w:expr, $d:ty, $pat:pat => $pred:expr, $n:expr) => {{
+        let mut q = $w.query::<$d>();
+        let mut count = 0usize;
+        for $pat in q.iter($w) {
+            assert!($pred);
+            count += 1;
+        }
+        assert_eq!(count, $n);
+    }};
+}
+
+mod bevy;
+mod floor;
+mod harness;
+mod hecs_lib;
+mod ours;
+mod report;
+
+use glam::{Mat4, Vec3};
+use harness::{measure, Lib, Plan, Scenario, Target};
+use std::time::{Duration, Instant};
+
+/// Entities in `simple_insert`, `simple_iter` and `spawn_despawn`.
+pub const SIMPLE_N: usize = 10_000;
+/// Entities per marker type in `frag_iter` (26 types).
+pub const FRAG_PER_TYPE: usize = 20;
+/// Entities in `heavy_compute`.
+pub const HEAVY_N: usize = 1_000;
+/// Entities in `add_remove` and `sparse_add_remove`.
+pub const ADD_REMOVE_N: usize = 10_000;
+/// Entities per archetype in `schedule` (four archetypes).
+pub const SCHEDULE_N: usize = 10_000;
+
+/// The body of `heavy_compute`, shared by every library: invert the matrix
+/// 100 times, then transform the position by it.
+#[inline]
+pub fn heavy_work(pos: &mut Vec3, mat: &mut Mat4) {
+    for _ in 0..100 {
+        *mat = mat.inverse();
+    }
+    *pos = mat.transform_vector3(*pos);
+}
+
+pub fn approx_eq(a: Vec3, b: Vec3) -> bool {
+    (a - b).abs().max_element() < 1e-3
+}
+
+fn scenarios() -> Vec<Scenario> {
+    use Lib::*;
+    vec![
+        Scenario {
+            name: "simple_insert",
+            what: "spawn_batch 10,000 × (Transform, Position, Rotation, Velocity) into a new world",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::simple_insert),
+                (Bevy, bevy::simple_insert),
+                (Hecs, hecs_lib::simple_insert),
+            ],
+        },
+        Scenario {
+            name: "simple_iter",
+            what: "position += velocity over 10,000 entities",
+            peers: &[Bevy, Hecs],
+            target: Target::Floor(1.1),
+            cases: vec![
+                (Ours, ours::simple_iter),
+                (Bevy, bevy::simple_iter),
+                (Hecs, hecs_lib::simple_iter),
+                (Floor, floor::simple_iter),
+            ],
+        },
+        Scenario {
+            name: "frag_iter",
+            what: "Data *= 2 over 26 archetypes × 20 entities",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::frag_iter),
+                (Bevy, bevy::frag_iter),
+                (Hecs, hecs_lib::frag_iter),
+                (Floor, floor::frag_iter),
+            ],
+        },
+        Scenario {
+            name: "heavy_compute",
+            what: "1,000 entities, 100 Mat4 inversions each, in parallel",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(1.0),
+            cases: vec![
+                (Ours, ours::heavy_compute),
+                (Bevy, bevy::heavy_compute),
+                (Hecs, hecs_lib::heavy_compute),
+                (Floor, floor::heavy_compute),
+            ],
+        },
+        Scenario {
+            name: "add_remove",
+            what: "insert B on 10,000 entities with A, then remove it",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::add_remove),
+                (Bevy, bevy::add_remove),
+                (Hecs, hecs_lib::add_remove),
+            ],
+        },
+        Scenario {
+            name: "sparse_add_remove",
+            what: "the same with B a sparse-set component (not on hecs)",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::sparse_add_remove),
+                (Bevy, bevy::sparse_add_remove),
+            ],
+        },
+        Scenario {
+            name: "schedule",
+            what: "systems (A,B), (C,D), (C,E) on a parallel schedule, 4 × 10,000 entities",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::schedule),
+                (Bevy, bevy::schedule),
+                (Hecs, hecs_lib::schedule),
+            ],
+        },
+        Scenario {
+            name: "spawn_despawn",
+            what: "10,000 single spawns of 3 components, then despawn all",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Ours, ours::spawn_despawn),
+                (Bevy, bevy::spawn_despawn),
+                (Hecs, hecs_lib::spawn_despawn),
+            ],
+        },
+    ]
+}
+
+struct Args {
+    plan: Plan,
+    quick: bool,
+    only: Option<String>,
+    write: bool,
+    /// `--profile NAME`: run one scenario on one library only, for a
+    /// profiler (no interleaving, no table).
+    profile: Option<String>,
+    lib: Lib,
+    iters: u32,
+}
+
+fn parse_args() -> Args {
+    let mut quick = false;
+    let mut rounds = None;
+    let mut only = None;
+    let mut write = None;
+    let mut profile = None;
+    let mut lib = Lib::Ours;
+    let mut iters = 20;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--rounds" => {
+                let n = args.next().and_then(|n| n.parse().ok());
+                rounds = Some(
+                    n.filter(|&n| n > 0)
+                        .expect("--rounds takes a positive number"),
+                );
+            }
+            "--only" => only = Some(args.next().expect("--only takes a scenario name")),
+            "--write" => write = Some(true),
+            "--no-write" => write = Some(false),
+            "--profile" => profile = Some(args.next().expect("--profile takes a scenario name")),
+            "--lib" => {
+                let name = args.next().expect("--lib takes ours, bevy, hecs or floor");
+                lib = *Lib::ALL
+                    .iter()
+                    .find(|l| l.short() == name)
+                    .expect("--lib takes ours, bevy, hecs or floor");
+            }
+            "--iters" => {
+                let n = args.next().and_then(|n| n.parse().ok());
+                iters = n
+                    .filter(|&n| n > 0)
+                    .expect("--iters takes a positive number");
+            }
+            "-h" | "--help" => {
+                println!(
+                    "usage: ecs-compare [--quick] [--rounds N] [--only NAME] [--write | --no-write]\n       \
+                     ecs-compare --profile NAME [--lib ours|bevy|hecs|floor] [--iters N]"
+                );
+                std::process::exit(0);
+            }
+            other => panic!("unknown argument {other:?} (try --help)"),
+        }
+    }
+    let plan = if quick {
+        Plan {
+            rounds: rounds.unwrap_or(9),
+            sample_target: Duration::from_millis(4),
+        }
+    } else {
+        Plan {
+            rounds: rounds.unwrap_or(101),
+            sample_target: Duration::from_millis(15),
+        }
+    };
+    let write = write.unwrap_or(!quick && only.is_none());
+    Args {
+        plan,
+        quick,
+        only,
+        write,
+        profile,
+        lib,
+        iters,
+    }
+}
+
+/// Runs one scenario on one library: build, two warm-up iterations, then
+/// `iters` iterations in one batch (`run_batch`, the function to restrict a
+/// profiler to, e.g. `valgrind --tool=callgrind --toggle-collect='*run_batch*'`).
+fn profile(name: &str, lib: Lib, iters: u32) {
+    let scenario = scenarios()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no scenario named {name:?}"));
+    let &(_, build) = scenario
+        .cases
+        .iter()
+        .find(|(l, _)| *l == lib)
+        .unwrap_or_else(|| panic!("{name} does not run on {}", lib.name()));
+    let mut case = build();
+    case.run_batch(2);
+    let t = case.run_batch(iters);
+    eprintln!(
+        "{name} on {}: {:.1} µs per iteration ({iters} iterations)",
+        lib.name(),
+        t.as_secs_f64() * 1e6 / f64::from(iters)
+    );
+}
+
+fn main() {
+    let args = parse_args();
+    if let Some(name) = &args.profile {
+        bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+        profile(name, args.lib, args.iters);
+        return;
+    }
+    // bevy's parallel query and multi-threaded executor run on its compute
+    // task pool; ours and hecs (through rayon) use rayon's global pool. Both
+    // get one thread per core.
+    bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    eprintln!(
+        "ecs-compare: {} rounds, ~{} ms per sample, {} cores, rayon {} threads, bevy {} threads",
+        args.plan.rounds,
+        args.plan.sample_target.as_millis(),
+        threads,
+        rayon::current_num_threads(),
+        bevy_tasks::ComputeTaskPool::get().thread_num(),
+    );
+
+    let start = Instant::now();
+    let mut results = Vec::new();
+    for scenario in scenarios() {
+        if let Some(only) = &args.only {
+            if !scenario.name.contains(only.as_str()) {
+                continue;
+            }
+        }
+        eprintln!("{} ...", scenario.name);
+        let t = Instant::now();
+        let measured = measure(&scenario, args.plan);
+        eprintln!(
+            "  {} x {} iterations per sample, {:.1} s",
+            args.plan.rounds,
+            measured.iters,
+            t.elapsed().as_secs_f64()
+        );
+        results.push((scenario, measured));
+    }
+    let total = start.elapsed();
+
+    let rows = report::rows(&results);
+    println!();
+    println!("{}", report::console_table(&rows));
+    println!("total {:.1} s", total.as_secs_f64());
+
+    if args.write {
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs");
+        std::fs::create_dir_all(docs).expect("create docs/");
+        let md = report::markdown(&rows, args.plan, args.quick, threads);
+        std::fs::write(format!("{docs}/compare.md"), &md).expect("write docs/compare.md");
+        std::fs::write(format!("{docs}/compare.svg"), report::svg(&rows))
+            .expect("write docs/compare.svg");
+        report::splice_into(&format!("{docs}/PERFORMANCE.md"), &md);
+        eprintln!("wrote docs/compare.md, docs/compare.svg and the table in docs/PERFORMANCE.md");
+    } else {
+        eprintln!("(docs/ not written: pass --write)");
+    }
+}

@@ -1,0 +1,323 @@
+//! The scenarios on `ecs` (this repository).
+
+use crate::harness::{case, Case};
+use crate::{approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N};
+use ecs::prelude::*;
+use glam::{Mat4, Vec3};
+use std::hint::black_box;
+
+#[derive(Component, Clone, Copy)]
+struct Transform(Mat4);
+#[derive(Component, Clone, Copy)]
+struct Position(Vec3);
+#[derive(Component, Clone, Copy)]
+struct Rotation(#[allow(dead_code)] Vec3);
+#[derive(Component, Clone, Copy)]
+struct Velocity(Vec3);
+
+#[derive(Component, Clone, Copy)]
+struct A(f32);
+#[derive(Component, Clone, Copy)]
+struct B(f32);
+#[derive(Component, Clone, Copy)]
+struct C(f32);
+#[derive(Component, Clone, Copy)]
+struct D(f32);
+#[derive(Component, Clone, Copy)]
+struct E(f32);
+#[derive(Component, Clone, Copy)]
+#[component(storage = "SparseSet")]
+struct SparseB(#[allow(dead_code)] f32);
+
+fn spawn_simple(world: &mut World, n: usize) {
+    world.spawn_batch((0..n).map(|_| {
+        (
+            Transform(Mat4::from_scale(Vec3::ONE)),
+            Position(Vec3::X),
+            Rotation(Vec3::X),
+            Velocity(Vec3::X),
+        )
+    }));
+}
+
+pub fn simple_insert() -> Box<dyn Case> {
+    case(
+        (),
+        |_| {
+            let mut world = World::new();
+            spawn_simple(&mut world, SIMPLE_N);
+            black_box(&world);
+        },
+        |_| {
+            let mut world = World::new();
+            spawn_simple(&mut world, SIMPLE_N);
+            let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
+            assert_eq!(q.iter(&world).count(), SIMPLE_N);
+            assert!(q
+                .iter(&world)
+                .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
+        },
+    )
+}
+
+struct SimpleIter {
+    world: World,
+    query: QueryState<(&'static Velocity, &'static mut Position)>,
+}
+
+pub fn simple_iter() -> Box<dyn Case> {
+    let mut world = World::new();
+    spawn_simple(&mut world, SIMPLE_N);
+    let query = world.query::<(&Velocity, &mut Position)>();
+    case(
+        SimpleIter { world, query },
+        |s| {
+            s.query
+                .for_each_mut(&mut s.world, |(velocity, mut position)| {
+                    position.0 += velocity.0;
+                });
+        },
+        |s| {
+            let mut read = s.world.query::<&Position>();
+            let before: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
+            s.query
+                .for_each_mut(&mut s.world, |(velocity, mut position)| {
+                    position.0 += velocity.0;
+                });
+            let after: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
+            assert_eq!(before.len(), SIMPLE_N);
+            assert!(before.iter().zip(&after).all(|(b, a)| *a == *b + Vec3::X));
+        },
+    )
+}
+
+#[derive(Component, Clone, Copy)]
+struct Data(f32);
+
+macro_rules! frag_world {
+    ($($t:ident),*) => {{
+        let mut world = World::new();
+        $(
+            #[derive(Component, Clone, Copy)]
+            struct $t(#[allow(dead_code)] f32);
+            world.spawn_batch((0..FRAG_PER_TYPE).map(|_| ($t(0.0), Data(1.0))));
+        )*
+        world
+    }};
+}
+
+struct FragIter {
+    world: World,
+    query: QueryState<&'static mut Data>,
+}
+
+pub fn frag_iter() -> Box<dyn Case> {
+    let mut world =
+        frag_world!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+    let query = world.query::<&mut Data>();
+    case(
+        FragIter { world, query },
+        |s| s.query.for_each_mut(&mut s.world, |mut data| data.0 *= 2.0),
+        |s| {
+            s.query.for_each_mut(&mut s.world, |mut data| data.0 = 1.0);
+            s.query.for_each_mut(&mut s.world, |mut data| data.0 *= 2.0);
+            let mut read = s.world.query::<&Data>();
+            assert_eq!(read.iter(&s.world).count(), 26 * FRAG_PER_TYPE);
+            assert!(read.iter(&s.world).all(|d| d.0 == 2.0));
+        },
+    )
+}
+
+struct Heavy {
+    world: World,
+    query: QueryState<(&'static mut Position, &'static mut Transform)>,
+}
+
+fn heavy_run(s: &mut Heavy) {
+    s.query
+        .par_iter_mut(&mut s.world)
+        .for_each(|(mut pos, mut mat)| heavy_work(&mut pos.0, &mut mat.0));
+}
+
+pub fn heavy_compute() -> Box<dyn Case> {
+    let mut world = World::new();
+    world.spawn_batch((0..HEAVY_N).map(|_| {
+        (
+            Transform(Mat4::from_rotation_x(1.2)),
+            Position(Vec3::X),
+            Rotation(Vec3::X),
+            Velocity(Vec3::X),
+        )
+    }));
+    let query = world.query::<(&mut Position, &mut Transform)>();
+    case(Heavy { world, query }, heavy_run, |s| {
+        s.query
+            .for_each_mut(&mut s.world, |(mut pos, _)| pos.0 = Vec3::Y);
+        heavy_run(s);
+        let expected = Mat4::from_rotation_x(1.2).transform_vector3(Vec3::Y);
+        let mut read = s.world.query::<&Position>();
+        assert_eq!(read.iter(&s.world).count(), HEAVY_N);
+        assert!(read.iter(&s.world).all(|p| approx_eq(p.0, expected)));
+    })
+}
+
+struct AddRemove {
+    world: World,
+    entities: Vec<Entity>,
+}
+
+fn add_remove_setup() -> AddRemove {
+    let mut world = World::new();
+    let entities = world
+        .spawn_batch((0..ADD_REMOVE_N).map(|_| A(0.0)))
+        .collect();
+    AddRemove { world, entities }
+}
+
+fn insert_all<T: Component + Copy>(s: &mut AddRemove, value: T) {
+    for &e in &s.entities {
+        s.world.entity_mut(e).insert(value);
+    }
+}
+
+fn remove_all<T: Component>(s: &mut AddRemove) {
+    for &e in &s.entities {
+        s.world.entity_mut(e).remove::<T>();
+    }
+    s.world.clear_trackers();
+}
+
+fn verify_add_remove<T: Component + Copy>(s: &mut AddRemove, value: T) {
+    insert_all(s, value);
+    assert_eq!(
+        s.world.query::<(&A, &T)>().iter(&s.world).count(),
+        ADD_REMOVE_N
+    );
+    remove_all::<T>(s);
+    assert_eq!(s.world.query::<&T>().iter(&s.world).count(), 0);
+    assert_eq!(s.world.query::<&A>().iter(&s.world).count(), ADD_REMOVE_N);
+}
+
+pub fn add_remove() -> Box<dyn Case> {
+    case(
+        add_remove_setup(),
+        |s| {
+            insert_all(s, B(0.0));
+            remove_all::<B>(s);
+        },
+        |s| verify_add_remove(s, B(0.0)),
+    )
+}
+
+pub fn sparse_add_remove() -> Box<dyn Case> {
+    case(
+        add_remove_setup(),
+        |s| {
+            insert_all(s, SparseB(0.0));
+            remove_all::<SparseB>(s);
+        },
+        |s| verify_add_remove(s, SparseB(0.0)),
+    )
+}
+
+fn ab(mut query: Query<(&mut A, &mut B)>) {
+    for (mut a, mut b) in &mut query {
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+}
+
+fn cd(mut query: Query<(&mut C, &mut D)>) {
+    for (mut c, mut d) in &mut query {
+        std::mem::swap(&mut c.0, &mut d.0);
+    }
+}
+
+fn ce(mut query: Query<(&mut C, &mut E)>) {
+    for (mut c, mut e) in &mut query {
+        std::mem::swap(&mut c.0, &mut e.0);
+    }
+}
+
+struct Sched {
+    world: World,
+    schedule: Schedule,
+}
+
+pub fn schedule() -> Box<dyn Case> {
+    let mut world = World::new();
+    world.spawn_batch((0..SCHEDULE_N).map(|_| (A(0.0), B(0.0))));
+    world.spawn_batch((0..SCHEDULE_N).map(|_| (A(0.0), B(0.0), C(0.0))));
+    world.spawn_batch((0..SCHEDULE_N).map(|_| (A(0.0), B(0.0), C(0.0), D(0.0))));
+    world.spawn_batch((0..SCHEDULE_N).map(|_| (A(0.0), B(0.0), C(0.0), E(0.0))));
+    let mut schedule = Schedule::default();
+    schedule.add_systems((ab, cd, ce));
+    case(
+        Sched { world, schedule },
+        |s| s.schedule.run(&mut s.world),
+        |s| {
+            let w = &mut s.world;
+            for (mut a, mut b) in w.query::<(&mut A, &mut B)>().iter_mut(w) {
+                a.0 = 1.0;
+                b.0 = 2.0;
+            }
+            for mut c in w.query::<&mut C>().iter_mut(w) {
+                c.0 = 3.0;
+            }
+            for mut d in w.query::<&mut D>().iter_mut(w) {
+                d.0 = 4.0;
+            }
+            for mut e in w.query::<&mut E>().iter_mut(w) {
+                e.0 = 5.0;
+            }
+            s.schedule.run(w);
+            check_all!(w, (&A, &B), (a, b) => a.0 == 2.0 && b.0 == 1.0, 4 * SCHEDULE_N);
+            check_all!(w, (&C, &D), (c, d) => c.0 == 4.0 && d.0 == 3.0, SCHEDULE_N);
+            check_all!(w, (&C, &E), (c, e) => c.0 == 5.0 && e.0 == 3.0, SCHEDULE_N);
+            check_all!(w, &C, filter (Without<D>, Without<E>), c => c.0 == 3.0, SCHEDULE_N);
+        },
+    )
+}
+
+struct SpawnDespawn {
+    world: World,
+    entities: Vec<Entity>,
+}
+
+fn spawn_all(s: &mut SpawnDespawn) {
+    for _ in 0..SIMPLE_N {
+        let e = s
+            .world
+            .spawn((Position(Vec3::X), Rotation(Vec3::X), Velocity(Vec3::X)))
+            .id();
+        s.entities.push(e);
+    }
+}
+
+fn despawn_all(s: &mut SpawnDespawn) {
+    for e in s.entities.drain(..) {
+        s.world.despawn(e);
+    }
+    s.world.clear_trackers();
+}
+
+pub fn spawn_despawn() -> Box<dyn Case> {
+    let state = SpawnDespawn {
+        world: World::new(),
+        entities: Vec::with_capacity(SIMPLE_N),
+    };
+    case(
+        state,
+        |s| {
+            spawn_all(s);
+            despawn_all(s);
+        },
+        |s| {
+            spawn_all(s);
+            assert_eq!(s.world.entity_count(), SIMPLE_N);
+            let mut q = s.world.query::<(&Position, &Rotation, &Velocity)>();
+            assert_eq!(q.iter(&s.world).count(), SIMPLE_N);
+            despawn_all(s);
+            assert_eq!(s.world.entity_count(), 0);
+        },
+    )
+}
