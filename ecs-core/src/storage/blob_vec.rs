@@ -229,13 +229,54 @@ impl BlobVec {
         index: usize,
         panics: &mut DropPanics,
     ) {
-        // SAFETY: forwarded.
-        let removed = unsafe { self.swap_remove_and_forget_unchecked(index) };
-        if let Some(drop) = self.drop {
-            // SAFETY: the removed value is owned by us and no longer counted
-            // in `len`, so it is dropped exactly once.
-            unsafe { panics.drop_value(drop, removed) };
+        debug_assert!(index < self.len);
+        let last = self.len - 1;
+        // The length goes down first, so whatever the `Drop` does, the
+        // value at `index` can never be dropped twice.
+        self.len = last;
+        // SAFETY: `index <= last < capacity`; the value at `index` is owned
+        // by us and dropped once (a panic is caught); then the last value
+        // moves into its slot (one copy, not a swap).
+        unsafe {
+            let hole = self.get_unchecked(index);
+            if let Some(drop) = self.drop {
+                panics.drop_value(drop, hole);
+            }
+            if index != last {
+                std::ptr::copy_nonoverlapping(
+                    self.get_unchecked(last),
+                    hole,
+                    self.item_layout.size(),
+                );
+            }
         }
+    }
+
+    /// Moves the value at `index` onto the end of `dst` and the last value
+    /// into its place: two copies, where a swap-remove then push takes
+    /// four.
+    ///
+    /// # Safety
+    /// `index < len`; `dst` holds values of the same type.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_into_unchecked(&mut self, index: usize, dst: &mut BlobVec) {
+        debug_assert!(index < self.len);
+        debug_assert_eq!(self.item_layout, dst.item_layout);
+        let last = self.len - 1;
+        // SAFETY: the value at `index` moves (bitwise) into `dst`, another
+        // allocation; then the last value fills the hole.
+        unsafe {
+            let hole = self.get_unchecked(index);
+            dst.push(hole);
+            if index != last {
+                std::ptr::copy_nonoverlapping(
+                    self.get_unchecked(last),
+                    hole,
+                    self.item_layout.size(),
+                );
+            }
+        }
+        self.len = last;
     }
 
     /// Drops every value and sets the length to zero, keeping the

@@ -112,6 +112,19 @@ impl Column {
         self.changed_ticks.swap_remove(row);
     }
 
+    /// Moves the value at `row` (and its ticks) onto the end of `dst`,
+    /// moving the last value into its place.
+    ///
+    /// # Safety
+    /// `row < len`; `dst` holds the same component.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
+        // SAFETY: forwarded.
+        unsafe { self.data.swap_remove_into_unchecked(row, &mut dst.data) };
+        dst.added_ticks.push(self.added_ticks.swap_remove(row));
+        dst.changed_ticks.push(self.changed_ticks.swap_remove(row));
+    }
+
     /// Removes the value at `row`, swapping in the last one, and returns a
     /// pointer to it (valid until the next push) and its ticks. The caller
     /// owns the value.

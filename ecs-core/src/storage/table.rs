@@ -219,11 +219,7 @@ impl Table {
             debug_assert!(new_column.is_some(), "destination table is a superset");
             // SAFETY: the destination is a superset; `row` is valid; the
             // removed value moves straight into the other table's column.
-            unsafe {
-                let new_column = new_column.unwrap_unchecked();
-                let (value, ticks) = column.swap_remove_and_forget(row.index());
-                new_column.push(value, ticks);
-            }
+            unsafe { column.swap_remove_into(row.index(), new_column.unwrap_unchecked()) };
         }
         TableMoveResult {
             swapped_entity: self.swap_remove_entity(row),
@@ -252,8 +248,7 @@ impl Table {
             // SAFETY: `row` is valid in every column.
             unsafe {
                 if let Some(new_column) = new_table.columns.get_mut(*id) {
-                    let (value, ticks) = column.swap_remove_and_forget(row.index());
-                    new_column.push(value, ticks);
+                    column.swap_remove_into(row.index(), new_column);
                 } else if drop_missing {
                     column.swap_remove_and_drop(row.index(), panics);
                 } else {
