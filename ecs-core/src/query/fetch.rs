@@ -588,10 +588,12 @@ unsafe impl<D: QueryData> QueryData for Option<D> {
         entity: Entity,
         table_row: TableRow,
     ) -> Self::Item<'w> {
-        // SAFETY: forwarded, only where `D` matches.
-        fetch
-            .matches
-            .then(|| unsafe { D::fetch(&mut fetch.fetch, entity, table_row) })
+        if fetch.matches {
+            // SAFETY: forwarded, only where `D` matches.
+            Some(unsafe { D::fetch(&mut fetch.fetch, entity, table_row) })
+        } else {
+            None
+        }
     }
 }
 

@@ -396,9 +396,9 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             // SAFETY: exclusive world borrow; the items are dropped at once.
             unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }?;
         }
-        // SAFETY: exclusive world borrow; the entities are distinct, so the
-        // items do not alias.
         Ok(entities.map(|entity| {
+            // SAFETY: exclusive world borrow; the entities are distinct, so
+            // the items do not alias.
             unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }
                 .expect("checked above")
         }))

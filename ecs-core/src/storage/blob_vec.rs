@@ -363,6 +363,7 @@ mod tests {
             vec.replace_unchecked(0, (&mut *replacement as *mut Counted).cast(), &mut panics)
         };
         assert_eq!(drops.get(), 3);
+        // SAFETY: index 0 < len.
         let removed = unsafe { vec.swap_remove_and_forget_unchecked(0) };
         // SAFETY: the removed value is owned by us; read it out once.
         let removed = unsafe { removed.cast::<Counted>().read() };

@@ -29,9 +29,12 @@ impl ResourceData {
     /// A pointer to the value, if present.
     #[inline]
     pub fn get_data(&self) -> Option<*mut u8> {
-        // SAFETY: index 0 holds the value when present.
-        self.is_present()
-            .then(|| unsafe { self.data.get_unchecked(0) })
+        if self.is_present() {
+            // SAFETY: index 0 holds the value when present.
+            Some(unsafe { self.data.get_unchecked(0) })
+        } else {
+            None
+        }
     }
 
     /// The value's ticks, if present.
@@ -97,10 +100,8 @@ impl ResourceData {
             changed: *self.changed.get_mut(),
         };
         // SAFETY: index 0 holds the value.
-        Some((
-            unsafe { self.data.swap_remove_and_forget_unchecked(0) },
-            ticks,
-        ))
+        let value = unsafe { self.data.swap_remove_and_forget_unchecked(0) };
+        Some((value, ticks))
     }
 
     fn check_change_ticks(&mut self, change_tick: Tick) {

@@ -127,8 +127,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
                     .get_unchecked_manual(world, entity, self.last_run, self.this_run)
             }?;
         }
-        // SAFETY: distinct entities, so the items do not alias.
         Ok(entities.map(|entity| {
+            // SAFETY: distinct entities, so the items do not alias.
             unsafe {
                 self.state
                     .get_unchecked_manual(world, entity, self.last_run, self.this_run)

@@ -402,8 +402,8 @@ impl<'w> EntityWorldMut<'w> {
             .register_info::<B>(&mut self.world.components);
         // SAFETY: the location is current, the world flushed, and
         // `bundle_id` is `B`'s.
-        let (bundle, location) =
-            unsafe { take_bundle::<B>(self.world, self.entity, self.location, bundle_id)? };
+        let taken = unsafe { take_bundle::<B>(self.world, self.entity, self.location, bundle_id) };
+        let (bundle, location) = taken?;
         self.location = location;
         self.after_change();
         Some(bundle)

@@ -480,9 +480,8 @@ impl World {
         }
         let table = &mut self.storages.tables[location.table_id];
         // SAFETY: `location.table_row` was the entity's row.
-        if let Some(swapped) =
-            unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) }
-        {
+        let swapped = unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) };
+        if let Some(swapped) = swapped {
             let mut swapped_location = self.entities.get(swapped).expect("swapped entity is live");
             swapped_location.table_row = location.table_row;
             self.archetypes[swapped_location.archetype_id]
