@@ -236,58 +236,71 @@ impl<'w, T: Component> TickedFetch<'w, T> {
     }
 }
 
-// SAFETY: reads `T` and its ticks, recorded as a read of `T`.
-unsafe impl<T: Component> WorldQuery for Ref<'_, T> {
-    type Fetch<'w> = TickedFetch<'w, T>;
-    type State = ComponentId;
-    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
+/// The `WorldQuery` of `Ref<T>` and `&mut T`: the same fetch (value and
+/// tick columns), differing only in the access they record.
+macro_rules! ticked_world_query {
+    ($ty:ty, $term:literal, $check:ident, $record:ident) => {
+        // SAFETY: touches `T` and its ticks only, recorded by `$record`
+        // (a read for `Ref`, a write for `&mut`); matches only archetypes
+        // with `T`; dense exactly when `T` is a table component.
+        unsafe impl<T: Component> WorldQuery for $ty {
+            type Fetch<'w> = TickedFetch<'w, T>;
+            type State = ComponentId;
+            const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
 
-    #[inline]
-    unsafe fn init_fetch<'w>(
-        world: UnsafeWorldCell<'w>,
-        &id: &ComponentId,
-        last_run: Tick,
-        this_run: Tick,
-    ) -> TickedFetch<'w, T> {
-        TickedFetch::new(world, id, last_run, this_run)
-    }
+            #[inline]
+            unsafe fn init_fetch<'w>(
+                world: UnsafeWorldCell<'w>,
+                &id: &ComponentId,
+                last_run: Tick,
+                this_run: Tick,
+            ) -> TickedFetch<'w, T> {
+                TickedFetch::new(world, id, last_run, this_run)
+            }
 
-    #[inline]
-    unsafe fn set_archetype<'w>(
-        fetch: &mut TickedFetch<'w, T>,
-        &id: &ComponentId,
-        _: &'w Archetype,
-        table: &'w Table,
-    ) {
-        if Self::IS_DENSE {
-            // SAFETY: a matched archetype's table has `T`.
-            unsafe { fetch.set_table(id, table) };
+            #[inline]
+            unsafe fn set_archetype<'w>(
+                fetch: &mut TickedFetch<'w, T>,
+                &id: &ComponentId,
+                _: &'w Archetype,
+                table: &'w Table,
+            ) {
+                if Self::IS_DENSE {
+                    // SAFETY: a matched archetype's table has `T`.
+                    unsafe { fetch.set_table(id, table) };
+                }
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(
+                fetch: &mut TickedFetch<'w, T>,
+                &id: &ComponentId,
+                table: &'w Table,
+            ) {
+                // SAFETY: a matched table has `T`.
+                unsafe { fetch.set_table(id, table) };
+            }
+
+            fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+                $check::<T>(access, id, &format!($term, type_name::<T>()));
+                access.$record(id);
+            }
+
+            fn init_state(world: &mut World) -> ComponentId {
+                world.register_component::<T>()
+            }
+
+            fn matches_component_set(
+                &id: &ComponentId,
+                set_contains_id: &impl Fn(ComponentId) -> bool,
+            ) -> bool {
+                set_contains_id(id)
+            }
         }
-    }
-
-    #[inline]
-    unsafe fn set_table<'w>(fetch: &mut TickedFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
-        // SAFETY: a matched table has `T`.
-        unsafe { fetch.set_table(id, table) };
-    }
-
-    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
-        assert_no_write::<T>(access, id, &format!("Ref<{}>", type_name::<T>()));
-        access.add_read(id);
-    }
-
-    fn init_state(world: &mut World) -> ComponentId {
-        world.register_component::<T>()
-    }
-
-    fn matches_component_set(
-        &id: &ComponentId,
-        set_contains_id: &impl Fn(ComponentId) -> bool,
-    ) -> bool {
-        set_contains_id(id)
-    }
+    };
 }
 
+ticked_world_query!(Ref<'_, T>, "Ref<{}>", assert_no_write, add_read);
 // SAFETY: reads only.
 unsafe impl<'a, T: Component> QueryData for Ref<'a, T> {
     const IS_READ_ONLY: bool = true;
@@ -322,58 +335,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for Ref<'_, T> {}
 
 // ---- &mut T -------------------------------------------------------------------
 
-// SAFETY: writes `T` and its ticks, recorded as a write of `T`.
-unsafe impl<T: Component> WorldQuery for &mut T {
-    type Fetch<'w> = TickedFetch<'w, T>;
-    type State = ComponentId;
-    const IS_DENSE: bool = matches!(T::STORAGE_TYPE, StorageType::Table);
-
-    #[inline]
-    unsafe fn init_fetch<'w>(
-        world: UnsafeWorldCell<'w>,
-        &id: &ComponentId,
-        last_run: Tick,
-        this_run: Tick,
-    ) -> TickedFetch<'w, T> {
-        TickedFetch::new(world, id, last_run, this_run)
-    }
-
-    #[inline]
-    unsafe fn set_archetype<'w>(
-        fetch: &mut TickedFetch<'w, T>,
-        &id: &ComponentId,
-        _: &'w Archetype,
-        table: &'w Table,
-    ) {
-        if Self::IS_DENSE {
-            // SAFETY: a matched archetype's table has `T`.
-            unsafe { fetch.set_table(id, table) };
-        }
-    }
-
-    #[inline]
-    unsafe fn set_table<'w>(fetch: &mut TickedFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
-        // SAFETY: a matched table has `T`.
-        unsafe { fetch.set_table(id, table) };
-    }
-
-    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
-        assert_no_read::<T>(access, id, &format!("&mut {}", type_name::<T>()));
-        access.add_write(id);
-    }
-
-    fn init_state(world: &mut World) -> ComponentId {
-        world.register_component::<T>()
-    }
-
-    fn matches_component_set(
-        &id: &ComponentId,
-        set_contains_id: &impl Fn(ComponentId) -> bool,
-    ) -> bool {
-        set_contains_id(id)
-    }
-}
-
+ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write);
 // SAFETY: writes; its read-only twin `&T` reads the same component.
 unsafe impl<'a, T: Component> QueryData for &'a mut T {
     const IS_READ_ONLY: bool = false;
