@@ -2,9 +2,24 @@ use std::any::TypeId;
 
 use crate::system::{BoxedSystem, IntoSystem};
 
-/// The identity of a system for ordering: its function's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SystemKey(pub(crate) TypeId);
+/// The identity of a system for ordering: its function's type (and name,
+/// for messages).
+#[derive(Debug, Clone, Copy)]
+pub struct SystemKey(pub(crate) TypeId, pub(crate) &'static str);
+
+impl PartialEq for SystemKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for SystemKey {}
+
+impl std::hash::Hash for SystemKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 /// Something `.before` / `.after` can name: a system function.
 pub trait IntoSystemKey<Marker> {
@@ -14,7 +29,7 @@ pub trait IntoSystemKey<Marker> {
 
 impl<F: IntoSystem<(), Marker> + 'static, Marker> IntoSystemKey<Marker> for F {
     fn into_system_key(self) -> SystemKey {
-        SystemKey(TypeId::of::<F>())
+        SystemKey(TypeId::of::<F>(), std::any::type_name::<F>())
     }
 }
 

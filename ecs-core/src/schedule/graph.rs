@@ -43,8 +43,9 @@ impl ExecutionGraph {
             let found: Vec<usize> = (0..n).filter(|&i| keys[i] == key).collect();
             if found.is_empty() {
                 panic!(
-                    "system `{}` is ordered {relation} a system that is not in this schedule",
-                    systems[from].name()
+                    "system `{}` is ordered {relation} `{}`, which is not in this schedule",
+                    systems[from].name(),
+                    key.1
                 );
             }
             found

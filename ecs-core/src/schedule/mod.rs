@@ -73,6 +73,7 @@ pub struct Schedule {
     after: Vec<Vec<SystemKey>>,
     chain_edges: Vec<(usize, usize)>,
     graph: Option<ExecutionGraph>,
+    world_id: Option<crate::world::WorldId>,
     last_check_tick: Tick,
 }
 
@@ -102,6 +103,7 @@ impl Schedule {
             after: Vec::new(),
             chain_edges: Vec::new(),
             graph: None,
+            world_id: None,
             last_check_tick: Tick::new(0),
         }
     }
@@ -132,7 +134,7 @@ impl Schedule {
         match configs {
             SystemConfigs::One(config) => {
                 let index = self.systems.len();
-                self.keys.push(SystemKey(config.system.type_id()));
+                self.keys.push(SystemKey(config.system.type_id(), ""));
                 self.systems.push(config.system);
                 self.before.push(config.before);
                 self.after.push(config.after);
@@ -163,6 +165,12 @@ impl Schedule {
     /// parameters conflict.
     #[track_caller]
     pub fn initialize(&mut self, world: &mut World) {
+        match self.world_id {
+            Some(id) if id != world.id() => panic!(
+                "a schedule initialised for world {id:?} was run on another world: its systems belong to the first"
+            ),
+            _ => self.world_id = Some(world.id()),
+        }
         if self.graph.is_some() {
             return;
         }

@@ -86,6 +86,17 @@ fn not_initialized(name: &str) -> ! {
     panic!("system `{name}` was run before `initialize`")
 }
 
+#[cold]
+#[track_caller]
+fn wrong_world(name: &str, initialized_for: Option<WorldId>) -> ! {
+    match initialized_for {
+        None => not_initialized(name),
+        Some(id) => panic!(
+            "system `{name}` was initialised for world {id:?} and run on another world: a system belongs to the world it was initialised with"
+        ),
+    }
+}
+
 impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
     type Out = F::Out;
 
@@ -128,13 +139,18 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
     }
 
     unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+        // The parameters' state (component and resource ids) is only
+        // meaningful in the world it was built for.
+        if self.world_id != Some(world.id()) {
+            wrong_world(&self.meta.name, self.world_id);
+        }
         let change_tick = world.increment_change_tick();
         let state = self
             .state
             .as_mut()
             .unwrap_or_else(|| not_initialized(&self.meta.name));
         // SAFETY: the caller holds this system's recorded access; the state
-        // was built for this world (checked at initialize).
+        // was built for this world (checked just above).
         let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
         let out = self.func.run(params);
         self.meta.last_run = change_tick;

@@ -234,7 +234,9 @@ fn a_cycle_panics_naming_its_systems() {
 }
 
 #[test]
-#[should_panic(expected = "is ordered after a system that is not in this schedule")]
+#[should_panic(
+    expected = "is ordered after `ecs_core::system::tests::second`, which is not in this schedule"
+)]
 fn ordering_against_a_missing_system_panics() {
     let mut schedule = Schedule::default();
     schedule.add_systems(first.after(second));
@@ -599,4 +601,39 @@ fn commands_on_a_despawned_entity_warn_through_log() {
         })
         .unwrap_or_else(|| panic!("no warning naming {gone:?}: {records:?}"));
     assert!(warning.1.contains("insert"), "{warning:?}");
+}
+
+#[test]
+fn a_system_refuses_a_world_it_was_not_initialised_for() {
+    #[derive(Resource)]
+    struct Score(u32);
+    #[derive(Resource)]
+    struct Decoy(#[allow(dead_code)] u32);
+    fn read(score: Res<Score>) -> u32 {
+        score.0
+    }
+    let mut a = World::new();
+    a.insert_resource(Score(1));
+    let mut b = World::new();
+    b.insert_resource(Decoy(666));
+    b.insert_resource(Score(2));
+    let mut system = IntoSystem::into_system(read);
+    system.initialize(&mut a);
+    assert_eq!(system.run(&mut a), 1);
+    let error = catch_unwind(AssertUnwindSafe(|| system.run(&mut b))).unwrap_err();
+    let message = error.downcast_ref::<String>().unwrap();
+    assert!(
+        message.contains("tests::") && message.contains("another world"),
+        "{message}"
+    );
+    // A schedule refuses too.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems(first);
+    let mut world = trace_world();
+    schedule.run(&mut world);
+    let error = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut trace_world()))).unwrap_err();
+    assert!(error
+        .downcast_ref::<String>()
+        .unwrap()
+        .contains("another world"));
 }
