@@ -167,7 +167,8 @@ impl Schedule {
     pub fn initialize(&mut self, world: &mut World) {
         match self.world_id {
             Some(id) if id != world.id() => panic!(
-                "a schedule initialised for world {id:?} was run on another world: its systems belong to the first"
+                "a schedule initialised for world {id:?} was run on another world: its systems ({}) belong to the first",
+                self.system_names().join(", ")
             ),
             _ => self.world_id = Some(world.id()),
         }
