@@ -1,0 +1,332 @@
+//! Load test: 1,000,000 entities over 4,096 archetypes (twelve marker
+//! components, six in tables and six in sparse sets: every one of the
+//! 2^12 combinations), then query, insert/remove churn for several
+//! cycles, despawn everything, and spawn the whole population again.
+//!
+//! After each phase it prints the resident set (`VmRSS`) and its peak
+//! (`VmHWM`) from `/proc/self/status`, and it asserts that repeated churn
+//! cycles do not grow memory (freed rows and entity indices are reused):
+//! every churn cycle after the first, the second population and a second
+//! world must stay within 2% (+ 8 MiB) of the figures the first churn cycle
+//! left, and dropping the second world must leave RSS where dropping the
+//! first did.
+//!
+//! ```text
+//! cargo run --release --example load
+//! /usr/bin/time -v target/release/examples/load
+//! ```
+
+use std::time::Instant;
+
+use ecs::prelude::*;
+
+const ENTITIES: u32 = 1_000_000;
+const MARKERS: u32 = 12;
+const COMBOS: u32 = 1 << MARKERS;
+const CHURN_CYCLES: usize = 6;
+
+#[derive(Component, Clone, Copy)]
+struct Pos {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Copy)]
+struct Vel {
+    x: f32,
+    y: f32,
+}
+
+/// An id to check values survive the moves.
+#[derive(Component, Clone, Copy, PartialEq, Debug)]
+#[component(storage = "SparseSet")]
+struct Id(u32);
+
+macro_rules! markers {
+    ($($table:ident),* ; $($sparse:ident),*) => {
+        $(
+            #[derive(Component, Default)]
+            struct $table;
+        )*
+        $(
+            #[derive(Component, Default)]
+            #[component(storage = "SparseSet")]
+            struct $sparse;
+        )*
+
+        /// Inserts marker `bit` (0..12).
+        fn insert_marker(e: &mut EntityWorldMut<'_>, bit: u32) {
+            let mut i = 0;
+            $( if bit == i { e.insert($table); return; } i += 1; )*
+            $( if bit == i { e.insert($sparse); return; } i += 1; )*
+            unreachable!("marker {bit} of {i}");
+        }
+
+        /// Removes marker `bit` (0..12).
+        fn remove_marker(e: &mut EntityWorldMut<'_>, bit: u32) {
+            let mut i = 0;
+            $( if bit == i { e.remove::<$table>(); return; } i += 1; )*
+            $( if bit == i { e.remove::<$sparse>(); return; } i += 1; )*
+            unreachable!("marker {bit} of {i}");
+        }
+
+        /// Whether the entity has marker `bit`.
+        fn has_marker(world: &World, e: Entity, bit: u32) -> bool {
+            let r = world.entity(e);
+            let mut i = 0;
+            $( if bit == i { return r.contains::<$table>(); } i += 1; )*
+            $( if bit == i { return r.contains::<$sparse>(); } i += 1; )*
+            unreachable!("marker {bit} of {i}");
+        }
+
+        /// How many entities have each marker, through `With<M>` queries.
+        fn count_markers(world: &mut World) -> Vec<usize> {
+            vec![
+                $( world.query_filtered::<(), With<$table>>().iter(world).count(), )*
+                $( world.query_filtered::<(), With<$sparse>>().iter(world).count(), )*
+            ]
+        }
+    };
+}
+
+markers!(T0, T1, T2, T3, T4, T5; S0, S1, S2, S3, S4, S5);
+
+/// `(VmRSS, VmHWM)` in KiB.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn report(phase: &str, world: &World, started: Instant) -> (u64, u64) {
+    let (rss, hwm) = memory();
+    println!(
+        "{phase:<28} entities {:>9}  archetypes {:>5}  VmRSS {:>8.1} MiB  VmHWM {:>8.1} MiB  ({:.2?})",
+        world.entity_count(),
+        world.archetypes().len(),
+        rss as f64 / 1024.0,
+        hwm as f64 / 1024.0,
+        started.elapsed(),
+    );
+    (rss, hwm)
+}
+
+/// Spawns the population: entity `i` has the markers of the bits of
+/// `i % 4096`.
+fn populate(world: &mut World) -> Vec<Entity> {
+    let entities: Vec<Entity> = world
+        .spawn_batch((0..ENTITIES).map(|i| {
+            (
+                Pos {
+                    x: i as f32,
+                    y: 0.0,
+                },
+                Vel { x: 1.0, y: 2.0 },
+                Id(i),
+            )
+        }))
+        .collect();
+    for (i, &e) in entities.iter().enumerate() {
+        let combo = i as u32 % COMBOS;
+        let mut em = world.entity_mut(e);
+        for bit in 0..MARKERS {
+            if combo & (1 << bit) != 0 {
+                insert_marker(&mut em, bit);
+            }
+        }
+    }
+    entities
+}
+
+fn expected_marker_counts() -> Vec<usize> {
+    (0..MARKERS)
+        .map(|bit| {
+            (0..ENTITIES)
+                .filter(|i| (i % COMBOS) & (1 << bit) != 0)
+                .count()
+        })
+        .collect()
+}
+
+fn check(world: &mut World, entities: &[Entity], expected: &[usize]) {
+    assert_eq!(world.entity_count(), entities.len());
+    assert_eq!(count_markers(world), expected, "marker counts");
+    if let Err(msg) = world.check_integrity() {
+        panic!("check_integrity: {msg}");
+    }
+    // Spot-check values and markers of every 997th entity.
+    for (i, &e) in entities.iter().enumerate().step_by(997) {
+        assert_eq!(world.get::<Id>(e), Some(&Id(i as u32)));
+        let combo = i as u32 % COMBOS;
+        for bit in 0..MARKERS {
+            assert_eq!(has_marker(world, e, bit), combo & (1 << bit) != 0);
+        }
+    }
+}
+
+/// One churn cycle: every entity gains or loses one marker (so the whole
+/// population moves to a neighbouring archetype), then moves back; 10% of
+/// the entities are despawned and respawned (their rows and indices are
+/// reused); then a query pass. Every cycle does the same work, so once
+/// the first has grown each table to its peak, nothing may grow.
+fn churn(world: &mut World, entities: &mut [Entity]) {
+    let bit_of = |i: usize| (i / 7) as u32 % MARKERS;
+    for (i, &e) in entities.iter().enumerate() {
+        let bit = bit_of(i);
+        let mut em = world.entity_mut(e);
+        if (i as u32 % COMBOS) & (1 << bit) != 0 {
+            remove_marker(&mut em, bit);
+        } else {
+            insert_marker(&mut em, bit);
+        }
+    }
+    for (i, &e) in entities.iter().enumerate() {
+        let bit = bit_of(i);
+        let mut em = world.entity_mut(e);
+        if (i as u32 % COMBOS) & (1 << bit) != 0 {
+            insert_marker(&mut em, bit);
+        } else {
+            remove_marker(&mut em, bit);
+        }
+    }
+    // Despawn and respawn every 10th entity, with the same markers.
+    for i in (3..entities.len()).step_by(10) {
+        assert!(world.despawn(entities[i]));
+        let combo = i as u32 % COMBOS;
+        let mut em = world.spawn((
+            Pos {
+                x: i as f32,
+                y: 0.0,
+            },
+            Vel { x: 1.0, y: 2.0 },
+            Id(i as u32),
+        ));
+        for bit in 0..MARKERS {
+            if combo & (1 << bit) != 0 {
+                insert_marker(&mut em, bit);
+            }
+        }
+        entities[i] = em.id();
+    }
+    // A full query pass.
+    let mut q = world.query::<(&mut Pos, &Vel)>();
+    q.for_each_mut(world, |(mut p, v)| {
+        p.x += v.x;
+        p.y += v.y;
+    });
+}
+
+fn within(now: u64, base: u64) -> bool {
+    now <= base + base / 50 + 8 * 1024
+}
+
+fn main() {
+    let started = Instant::now();
+    let expected = expected_marker_counts();
+    let mut world = World::new();
+    report("start", &world, started);
+
+    let mut entities = populate(&mut world);
+    check(&mut world, &entities, &expected);
+    assert_eq!(
+        world
+            .archetypes()
+            .iter()
+            .filter(|a| !a.is_empty() && a.components().count() >= 3)
+            .count(),
+        COMBOS as usize,
+        "every marker combination is a populated archetype"
+    );
+    report("spawned 1M / 4096 archetypes", &world, started);
+
+    let mut q = world.query::<(&Pos, &Vel, &Id)>();
+    let sum: f64 = q.iter(&world).map(|(p, v, _)| (p.x + v.x) as f64).sum();
+    assert!(sum > 0.0);
+    report("queried", &world, started);
+
+    let mut after_first = None;
+    for cycle in 0..CHURN_CYCLES {
+        churn(&mut world, &mut entities);
+        check(&mut world, &entities, &expected);
+        let (rss, hwm) = report(&format!("churn cycle {}", cycle + 1), &world, started);
+        match after_first {
+            None => after_first = Some((rss, hwm)),
+            Some((rss1, hwm1)) => {
+                assert!(
+                    within(rss, rss1),
+                    "VmRSS grew across churn cycles: {rss} KiB after cycle {} vs {rss1} KiB after cycle 1",
+                    cycle + 1
+                );
+                assert!(
+                    within(hwm, hwm1),
+                    "VmHWM grew across churn cycles: {hwm} KiB after cycle {} vs {hwm1} KiB after cycle 1",
+                    cycle + 1
+                );
+            }
+        }
+    }
+
+    for &e in &entities {
+        assert!(world.despawn(e));
+    }
+    assert_eq!(world.entity_count(), 0);
+    assert_eq!(count_markers(&mut world), vec![0; MARKERS as usize]);
+    if let Err(msg) = world.check_integrity() {
+        panic!("check_integrity: {msg}");
+    }
+    report("despawned all", &world, started);
+
+    // The second population reuses the tables, sparse sets and indices.
+    let archetypes_before = world.archetypes().len();
+    drop(std::mem::take(&mut entities));
+    entities = populate(&mut world);
+    check(&mut world, &entities, &expected);
+    assert_eq!(
+        world.archetypes().len(),
+        archetypes_before,
+        "no new archetypes"
+    );
+    let (rss, hwm) = report("respawned 1M", &world, started);
+    let (rss1, hwm1) = after_first.expect("at least one churn cycle");
+    assert!(
+        within(rss, rss1),
+        "VmRSS grew on respawn: {rss} vs {rss1} KiB"
+    );
+    assert!(
+        within(hwm, hwm1),
+        "VmHWM grew on respawn: {hwm} vs {hwm1} KiB"
+    );
+
+    world.clear_entities();
+    report("clear_entities", &world, started);
+    drop(world);
+    drop(entities);
+    let (rss_dropped, _) = report("world dropped", &World::new(), started);
+
+    // A second world, populated and dropped: what the first one freed is
+    // reused (the allocator keeps it, so RSS does not fall to zero, but it
+    // must not grow either).
+    let mut world = World::new();
+    let entities = populate(&mut world);
+    check(&mut world, &entities, &expected);
+    let (_, hwm) = report("second world, 1M spawned", &world, started);
+    assert!(
+        within(hwm, hwm1),
+        "VmHWM grew with a second world: {hwm} vs {hwm1} KiB"
+    );
+    drop(world);
+    drop(entities);
+    let (rss, _) = report("second world dropped", &World::new(), started);
+    assert!(
+        within(rss, rss_dropped),
+        "VmRSS after dropping a second world: {rss} vs {rss_dropped} KiB"
+    );
+    println!("load OK");
+}

@@ -1,0 +1,674 @@
+//! Bad input: one test per error and panic of the public API contract
+//! (`/work/shared/design/API.md`), asserting that what the user gets names
+//! the entity, component, resource, query or system at fault — and that
+//! the world is unchanged and consistent afterwards. Inputs that are
+//! refused quietly (a `bool`, an `Option`, a command that does nothing)
+//! are here too. docs/RELIABILITY.md lists every test as one row of a
+//! table: input, what the user gets.
+
+use std::any::{type_name, Any};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use ecs::component::{HookContext, RequiredComponentsRegistrar};
+use ecs::prelude::*;
+use ecs::query::{QueryEntityError, QuerySingleError};
+use ecs::system::CommandQueue;
+use ecs::world::{DeferredWorld, EntityDoesNotExistError};
+
+// ---- fixtures --------------------------------------------------------------------------
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Health(u32);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Stunned(u32);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Mana(u32);
+
+#[derive(Resource, Debug, Default, PartialEq)]
+struct Score(u32);
+
+/// A drop-counted component: shows that refused input leaks nothing and
+/// drops nothing twice.
+#[derive(Component)]
+struct Counted(Arc<Mutex<u32>>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+}
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else {
+        String::from("<non-string panic payload>")
+    }
+}
+
+/// Runs `f`, expecting a panic; returns its message.
+#[track_caller]
+fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(_) => panic!("expected a panic, but the call returned"),
+        Err(payload) => panic_message(payload),
+    }
+}
+
+/// Asserts that `msg` contains every one of `parts`.
+#[track_caller]
+fn assert_names(msg: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(msg.contains(part), "message does not name `{part}`: {msg}");
+    }
+}
+
+#[track_caller]
+fn integrity(world: &World) {
+    if let Err(msg) = world.check_integrity() {
+        panic!("check_integrity: {msg}");
+    }
+}
+
+/// A world with one live entity and one despawned (stale) handle.
+fn world_with_stale() -> (World, Entity, Entity) {
+    let mut world = World::new();
+    let stale = world.spawn(Health(1)).id();
+    world.despawn(stale);
+    let live = world.spawn((Health(2), Stunned(3))).id();
+    (world, live, stale)
+}
+
+// ---- entities ---------------------------------------------------------------------------
+
+#[test]
+fn entity_of_a_despawned_entity_panics_naming_it() {
+    let (world, live, stale) = world_with_stale();
+    // The index was reused by `live`; the stale handle still names itself.
+    assert_eq!(live.index(), stale.index());
+    let msg = expect_panic(|| world.entity(stale).id());
+    assert_names(&msg, &[&format!("{stale:?}"), "does not exist"]);
+    assert_eq!(world.entity(live).get::<Health>(), Some(&Health(2)));
+}
+
+#[test]
+fn entity_mut_of_a_never_spawned_entity_panics_naming_it() {
+    let mut world = World::new();
+    let ghost = Entity::from_raw(42);
+    let msg = expect_panic(|| world.entity_mut(ghost).id());
+    assert_names(&msg, &["42v1", "does not exist"]);
+    assert_eq!(world.entity_count(), 0);
+    integrity(&world);
+}
+
+#[test]
+fn get_entity_and_get_entity_mut_return_an_error_naming_the_entity() {
+    let (mut world, _, stale) = world_with_stale();
+    let err = world.get_entity(stale).unwrap_err();
+    assert_eq!(err, EntityDoesNotExistError { entity: stale });
+    assert_names(&err.to_string(), &[&format!("{stale:?}")]);
+    let err = world.get_entity_mut(stale).unwrap_err();
+    assert_eq!(err.entity, stale);
+    assert_names(&err.to_string(), &[&format!("{stale:?}"), "does not exist"]);
+}
+
+#[test]
+fn a_stale_handle_never_reaches_the_entity_that_reused_its_index() {
+    let (mut world, live, stale) = world_with_stale();
+    assert!(stale.generation() < live.generation());
+    assert!(!world.contains_entity(stale));
+    assert_eq!(world.get::<Health>(stale), None);
+    assert!(world.get_mut::<Health>(stale).is_none());
+    assert!(
+        !world.despawn(stale),
+        "despawn of a stale handle returns false"
+    );
+    let mut q = world.query::<&Health>();
+    assert!(matches!(
+        q.get(&world, stale),
+        Err(QueryEntityError::NoSuchEntity(e)) if e == stale
+    ));
+    assert_eq!(world.get::<Health>(live), Some(&Health(2)));
+    assert_eq!(world.entity_count(), 1);
+    integrity(&world);
+}
+
+#[test]
+fn entity_from_bits_with_a_zero_generation_panics() {
+    // `from_bits` is a `const fn`, so its message cannot format the value.
+    let msg = expect_panic(|| Entity::from_bits(7));
+    assert_names(&msg, &["invalid entity bits", "generation"]);
+    assert_eq!(Entity::try_from_bits(7), None);
+    let e = Entity::from_raw(7);
+    assert_eq!(Entity::from_bits(e.to_bits()), e);
+}
+
+// ---- bundles ----------------------------------------------------------------------------
+
+#[test]
+fn a_bundle_naming_a_component_twice_panics_naming_it() {
+    let drops = Arc::new(Mutex::new(0));
+    let mut world = World::new();
+    let e = world.spawn(Mana(1)).id();
+    let health = type_name::<Health>();
+    let counted = type_name::<Counted>();
+
+    let msg = expect_panic(|| world.spawn((Health(1), Health(2))).id());
+    assert_names(&msg, &["duplicate component", health]);
+    // Nested, through insert, with drop-counted values: the refused
+    // bundle's values are dropped once, the entity is unchanged.
+    let msg = expect_panic(|| {
+        world.entity_mut(e).insert((
+            (Counted(drops.clone()), Health(1)),
+            (Stunned(2), Counted(drops.clone())),
+        ));
+    });
+    assert_names(&msg, &["duplicate component", counted]);
+    assert_eq!(*drops.lock().unwrap(), 2, "each refused value dropped once");
+    let msg = expect_panic(|| {
+        world.entity_mut(e).remove::<(Stunned, Stunned)>();
+    });
+    assert_names(&msg, &["duplicate component", type_name::<Stunned>()]);
+    let msg = expect_panic(|| {
+        world
+            .spawn_batch((0..3).map(|i| (Mana(i), Mana(i))))
+            .count()
+    });
+    assert_names(&msg, &["duplicate component", type_name::<Mana>()]);
+    assert_eq!(world.entity_count(), 1);
+    assert_eq!(world.get::<Mana>(e), Some(&Mana(1)));
+    assert!(!world.entity(e).contains::<Health>());
+    integrity(&world);
+}
+
+// ---- resources ----------------------------------------------------------------------------
+
+#[test]
+fn resource_and_resource_mut_of_an_absent_resource_panic_naming_it() {
+    let mut world = World::new();
+    let score = type_name::<Score>();
+    let msg = expect_panic(|| world.resource::<Score>().0);
+    assert_names(&msg, &[score, "does not exist"]);
+    let msg = expect_panic(|| world.resource_mut::<Score>().0);
+    assert_names(&msg, &[score, "does not exist"]);
+    // Removed resources are absent again.
+    world.insert_resource(Score(1));
+    assert_eq!(world.remove_resource::<Score>(), Some(Score(1)));
+    let msg = expect_panic(|| world.resource::<Score>().0);
+    assert_names(&msg, &[score]);
+}
+
+#[test]
+fn the_fallible_resource_accessors_return_none() {
+    let mut world = World::new();
+    assert!(world.get_resource::<Score>().is_none());
+    assert!(world.get_resource_mut::<Score>().is_none());
+    assert!(world.remove_resource::<Score>().is_none());
+    assert!(!world.contains_resource::<Score>());
+}
+
+#[test]
+fn resource_scope_of_an_absent_resource_panics_naming_it() {
+    let mut world = World::new();
+    let msg = expect_panic(|| world.resource_scope(|_, s: Mut<Score>| s.0));
+    assert_names(&msg, &[type_name::<Score>(), "does not exist"]);
+}
+
+#[test]
+fn resource_scope_reinserting_its_resource_panics_naming_it() {
+    let mut world = World::new();
+    world.insert_resource(Score(1));
+    let msg = expect_panic(|| {
+        world.resource_scope(|world, mut s: Mut<Score>| {
+            s.0 = 5;
+            world.insert_resource(Score(9));
+        })
+    });
+    assert_names(&msg, &[type_name::<Score>(), "resource_scope"]);
+    // The scoped value was kept.
+    assert_eq!(world.resource::<Score>(), &Score(5));
+}
+
+// ---- queries ----------------------------------------------------------------------------
+
+#[test]
+fn query_get_errors_name_the_entity() {
+    let (mut world, live, stale) = world_with_stale();
+    let bare = world.spawn(Mana(1)).id();
+    let mut q = world.query::<(&Health, &Stunned)>();
+    let err = q.get(&world, stale).unwrap_err();
+    assert_eq!(err, QueryEntityError::NoSuchEntity(stale));
+    assert_names(&err.to_string(), &[&format!("{stale:?}"), "does not exist"]);
+    let err = q.get(&world, bare).unwrap_err();
+    assert_eq!(err, QueryEntityError::QueryDoesNotMatch(bare));
+    assert_names(&err.to_string(), &[&format!("{bare:?}"), "does not match"]);
+    let mut qm = world.query::<&mut Health>();
+    let err = qm.get_mut(&mut world, bare).map(|_| ()).unwrap_err();
+    assert_eq!(err, QueryEntityError::QueryDoesNotMatch(bare));
+    assert!(q.get(&world, live).is_ok());
+    // A filter that rejects the entity is a mismatch too.
+    let mut qf = world.query_filtered::<&Health, Without<Stunned>>();
+    assert_eq!(
+        qf.get(&world, live).unwrap_err(),
+        QueryEntityError::QueryDoesNotMatch(live)
+    );
+}
+
+#[test]
+fn query_get_many_mut_errors_name_the_entity() {
+    let (mut world, live, stale) = world_with_stale();
+    let other = world.spawn(Health(5)).id();
+    let bare = world.spawn(Mana(1)).id();
+    let mut q = world.query::<&mut Health>();
+    let err = q
+        .get_many_mut(&mut world, [live, live])
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err, QueryEntityError::AliasedMutability(live));
+    assert_names(&err.to_string(), &[&format!("{live:?}"), "twice"]);
+    let err = q
+        .get_many_mut(&mut world, [live, stale])
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err, QueryEntityError::NoSuchEntity(stale));
+    let err = q
+        .get_many_mut(&mut world, [bare, live])
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err, QueryEntityError::QueryDoesNotMatch(bare));
+    // A refused call changes nothing; a valid one hands out both.
+    let [mut a, mut b] = q.get_many_mut(&mut world, [live, other]).unwrap();
+    a.0 += 10;
+    b.0 += 10;
+    assert_eq!(world.get::<Health>(live), Some(&Health(12)));
+    assert_eq!(world.get::<Health>(other), Some(&Health(15)));
+}
+
+#[test]
+fn query_single_errors_name_the_query() {
+    let mut world = World::new();
+    let mut q = world.query::<&Health>();
+    let err = q.single(&world).unwrap_err();
+    assert!(matches!(err, QuerySingleError::NoEntities(_)));
+    assert_names(
+        &err.to_string(),
+        &["no entity matches", type_name::<Health>()],
+    );
+    world.spawn(Health(1));
+    assert_eq!(q.single(&world), Ok(&Health(1)));
+    world.spawn(Health(2));
+    let err = q.single(&world).unwrap_err();
+    assert!(matches!(err, QuerySingleError::MultipleEntities(_)));
+    assert_names(
+        &err.to_string(),
+        &["more than one entity", type_name::<Health>()],
+    );
+    let mut qm = world.query::<&mut Health>();
+    let err = qm.single_mut(&mut world).map(|_| ()).unwrap_err();
+    assert!(matches!(err, QuerySingleError::MultipleEntities(_)));
+}
+
+#[test]
+fn conflicting_query_terms_panic_naming_the_component() {
+    let mut world = World::new();
+    let health = type_name::<Health>();
+    let msg = expect_panic(|| world.query::<(&mut Health, &Health)>());
+    assert_names(&msg, &[health]);
+    let msg = expect_panic(|| world.query::<(&Health, &mut Health)>());
+    assert_names(&msg, &[health]);
+    let msg = expect_panic(|| world.query::<(&mut Health, &mut Health)>());
+    assert_names(&msg, &[health]);
+    let msg = expect_panic(|| world.query::<(&mut Stunned, Option<&Stunned>)>());
+    assert_names(&msg, &[type_name::<Stunned>()]);
+    let msg = expect_panic(|| world.query::<(Entity, (Ref<Mana>, &mut Mana))>());
+    assert_names(&msg, &[type_name::<Mana>()]);
+    // Not conflicts: two reads, a write beside a filter on it.
+    world.query::<(&Health, &Health)>();
+    world.query_filtered::<&mut Health, With<Health>>();
+    world.query_filtered::<&mut Health, Changed<Health>>();
+    world.query::<(&mut Health, Has<Health>)>();
+}
+
+#[test]
+fn a_query_state_used_with_another_world_panics() {
+    let mut a = World::new();
+    let mut b = World::new();
+    a.spawn(Health(1));
+    b.spawn(Health(2));
+    let mut q = a.query::<&Health>();
+    let msg = expect_panic(|| q.iter(&b).count());
+    assert_names(&msg, &[type_name::<Health>(), "world"]);
+    let msg = expect_panic(|| q.iter_mut(&mut b).count());
+    assert_names(&msg, &[type_name::<Health>(), "world"]);
+    let e = b.spawn(Health(3)).id();
+    let msg = expect_panic(|| q.get(&b, e).map(|h| h.0));
+    assert_names(&msg, &[type_name::<Health>()]);
+    // Still fine with its own world.
+    assert_eq!(q.iter(&a).count(), 1);
+}
+
+#[test]
+fn par_iter_with_a_zero_batch_size_panics() {
+    let mut world = World::new();
+    world.spawn(Health(1));
+    let mut q = world.query::<&Health>();
+    let msg = expect_panic(|| q.par_iter(&world).batching(0).for_each(|_| {}));
+    assert_names(&msg, &["batch size"]);
+}
+
+// ---- systems and schedules --------------------------------------------------------------
+
+fn write_and_read(_: Query<&mut Health>, _: Query<&Health>) {}
+
+fn res_and_res_mut(_: Res<Score>, _: ResMut<Score>) {}
+
+fn disjoint(_: Query<&mut Health, With<Stunned>>, _: Query<&mut Health, Without<Stunned>>) {}
+
+#[test]
+fn conflicting_system_parameters_panic_naming_system_and_component() {
+    let mut world = World::new();
+    world.init_resource::<Score>();
+    let msg = expect_panic(|| world.run_system_once(write_and_read));
+    assert_names(
+        &msg,
+        &["write_and_read", type_name::<Health>(), "conflicts"],
+    );
+    let msg = expect_panic(|| world.run_system_once(res_and_res_mut));
+    assert_names(&msg, &["res_and_res_mut", type_name::<Score>()]);
+    // In a schedule, the panic comes when it is initialised.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(write_and_read);
+    let msg = expect_panic(|| schedule.run(&mut world));
+    assert_names(&msg, &["write_and_read", type_name::<Health>()]);
+    // Disjoint filters make the same pair fine.
+    world.run_system_once(disjoint);
+    integrity(&world);
+}
+
+fn needs_score(s: Res<Score>) -> u32 {
+    s.0
+}
+
+fn needs_score_mut(mut s: ResMut<Score>) {
+    s.0 += 1;
+}
+
+fn maybe_score(s: Option<Res<Score>>) -> Option<u32> {
+    s.map(|s| s.0)
+}
+
+#[test]
+fn a_missing_resource_in_a_system_panics_naming_it_and_the_system() {
+    let mut world = World::new();
+    let msg = expect_panic(|| world.run_system_once(needs_score));
+    assert_names(
+        &msg,
+        &[type_name::<Score>(), "needs_score", "does not exist"],
+    );
+    let msg = expect_panic(|| world.run_system_once(needs_score_mut));
+    assert_names(&msg, &[type_name::<Score>(), "needs_score_mut"]);
+    let mut schedule = Schedule::default();
+    schedule.add_systems(needs_score_mut);
+    let msg = expect_panic(|| schedule.run(&mut world));
+    assert_names(&msg, &[type_name::<Score>(), "needs_score_mut"]);
+    // `Option<Res<R>>` is how a system says "if present".
+    assert_eq!(world.run_system_once(maybe_score), None);
+    world.insert_resource(Score(4));
+    assert_eq!(world.run_system_once(maybe_score), Some(4));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Score>().0, 5);
+}
+
+fn first() {}
+fn second() {}
+fn third() {}
+
+#[test]
+fn a_cycle_in_a_schedule_panics_naming_its_systems() {
+    let mut world = World::new();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((first.after(third), second.after(first), third.after(second)));
+    let msg = expect_panic(|| schedule.run(&mut world));
+    assert_names(&msg, &["cycle", "first", "second", "third"]);
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems((first.before(second), second.before(first)));
+    let msg = expect_panic(|| schedule.initialize(&mut world));
+    assert_names(&msg, &["cycle", "first", "second"]);
+}
+
+#[test]
+fn ordering_against_a_system_not_in_the_schedule_panics_naming_it() {
+    let mut world = World::new();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(first.after(second));
+    let msg = expect_panic(|| schedule.run(&mut world));
+    assert_names(&msg, &["first", "not in this schedule"]);
+}
+
+#[test]
+fn a_system_run_before_initialize_panics_naming_it() {
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(first);
+    let msg = expect_panic(|| system.run(&mut world));
+    assert_names(&msg, &["first", "initialize"]);
+}
+
+#[test]
+fn a_system_initialised_for_another_world_panics_naming_it() {
+    let mut a = World::new();
+    let mut b = World::new();
+    let mut system = IntoSystem::into_system(write_and_read_ok);
+    system.initialize(&mut a);
+    let msg = expect_panic(|| system.initialize(&mut b));
+    assert_names(&msg, &["write_and_read_ok", "another world"]);
+}
+
+fn write_and_read_ok(mut q: Query<&mut Health>) {
+    for mut h in &mut q {
+        h.0 += 1;
+    }
+}
+
+#[test]
+fn a_schedule_with_a_query_run_on_a_second_world_panics_naming_the_query() {
+    // Component ids differ between the two worlds (registration order), so
+    // a schedule initialised for `a` must not touch `b`'s columns with
+    // `a`'s ids. The schedule refuses the other world before any system
+    // runs; the message names its systems.
+    let mut a = World::new();
+    a.register_component::<Health>();
+    a.register_component::<Mana>();
+    let ea = a.spawn((Health(1), Mana(100))).id();
+    let mut b = World::new();
+    b.register_component::<Mana>();
+    b.register_component::<Health>();
+    let eb = b.spawn((Mana(200), Health(2))).id();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(write_and_read_ok);
+    schedule.run(&mut a);
+    assert_eq!(a.get::<Health>(ea), Some(&Health(2)));
+    let msg = expect_panic(|| schedule.run(&mut b));
+    assert_names(&msg, &["write_and_read_ok", "another world"]);
+    assert_eq!(b.get::<Mana>(eb), Some(&Mana(200)));
+    assert_eq!(b.get::<Health>(eb), Some(&Health(2)));
+    integrity(&b);
+}
+
+/// A resource of `b` with `Score`'s layout, registered first, so that it
+/// gets the id `Score` has in `a`.
+#[derive(Resource, Debug, PartialEq)]
+struct Decoy(u32);
+
+fn read_score(s: Res<Score>, mut seen: Local<Vec<u32>>) -> Vec<u32> {
+    seen.push(s.0);
+    seen.clone()
+}
+
+#[test]
+fn a_system_with_res_run_on_a_second_world_panics_naming_it() {
+    let mut a = World::new();
+    a.insert_resource(Score(1));
+    let mut b = World::new();
+    b.insert_resource(Decoy(666));
+    b.insert_resource(Score(2));
+
+    // Through a schedule.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems(move |s: Res<Score>| sink.lock().unwrap().push(s.0));
+    schedule.run(&mut a);
+    match catch_unwind(AssertUnwindSafe(|| schedule.run(&mut b))) {
+        Ok(()) => panic!(
+            "ran on another world and saw {:?} (b's Score is 2)",
+            seen.lock().unwrap()
+        ),
+        Err(payload) => assert_names(&panic_message(payload), &["world"]),
+    }
+
+    // Through `System::run`.
+    let mut system = IntoSystem::into_system(read_score);
+    system.initialize(&mut a);
+    assert_eq!(system.run(&mut a), [1]);
+    let result = catch_unwind(AssertUnwindSafe(|| system.run(&mut b)));
+    match result {
+        Ok(seen) => panic!("ran on another world and saw {seen:?} (b's Score is 2)"),
+        Err(payload) => assert_names(&panic_message(payload), &["read_score", "world"]),
+    }
+}
+
+// ---- commands ---------------------------------------------------------------------------
+
+#[test]
+fn commands_aimed_at_a_despawned_entity_do_nothing() {
+    let drops = Arc::new(Mutex::new(0));
+    let (mut world, live, stale) = world_with_stale();
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(stale).insert(Counted(drops.clone()));
+    commands.entity(stale).insert_if_new(Counted(drops.clone()));
+    commands.entity(stale).remove::<Health>();
+    commands.entity(stale).despawn();
+    commands.entity(stale).queue(|mut e: EntityWorldMut| {
+        e.insert(Mana(1));
+    });
+    // A spawned entity despawned, then aimed at, in the same queue.
+    let gone = commands.spawn(Health(9)).id();
+    commands.entity(gone).despawn();
+    commands.entity(gone).insert(Counted(drops.clone()));
+    queue.apply(&mut world);
+    assert_eq!(
+        *drops.lock().unwrap(),
+        3,
+        "each unapplied value dropped once"
+    );
+    assert!(!world.contains_entity(stale) && !world.contains_entity(gone));
+    assert_eq!(world.entity_count(), 1);
+    assert_eq!(world.get::<Health>(live), Some(&Health(2)));
+    integrity(&world);
+}
+
+// ---- entity handles -----------------------------------------------------------------------
+
+#[test]
+fn world_scope_despawning_the_entity_panics_naming_it() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    let msg = expect_panic(|| {
+        let mut em = world.entity_mut(e);
+        em.world_scope(|w| w.despawn(e));
+    });
+    assert_names(&msg, &[&format!("{e:?}"), "despawned", "world_scope"]);
+    assert!(!world.contains_entity(e));
+    integrity(&world);
+}
+
+#[test]
+fn remove_by_id_of_an_unregistered_component_panics_naming_the_id() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    let id = ComponentId::new(4_000);
+    let msg = expect_panic(|| {
+        world.entity_mut(e).remove_by_id(id);
+    });
+    assert_names(&msg, &[&format!("{id:?}"), "not registered"]);
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+    integrity(&world);
+}
+
+#[test]
+fn take_of_a_partly_present_bundle_returns_none_and_changes_nothing() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1), Stunned(2))).id();
+    assert_eq!(
+        world.entity_mut(e).take::<(Health, Mana)>().map(|_| ()),
+        None
+    );
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+    assert_eq!(world.get::<Stunned>(e), Some(&Stunned(2)));
+    // `remove` of the same bundle removes what is there.
+    world.entity_mut(e).remove::<(Health, Mana)>();
+    assert_eq!(world.get::<Health>(e), None);
+    integrity(&world);
+}
+
+// ---- hooks, required components, observers ------------------------------------------------
+
+fn noop_hook(_: DeferredWorld, _: HookContext) {}
+
+#[test]
+fn a_second_hook_of_one_kind_panics_naming_the_component() {
+    let mut world = World::new();
+    let msg = expect_panic(|| {
+        world
+            .register_component_hooks::<Health>()
+            .on_add(noop_hook)
+            .on_add(noop_hook);
+    });
+    assert_names(&msg, &[type_name::<Health>(), "on_add"]);
+}
+
+// What `#[require(CycleB)] struct CycleA;` and `#[require(CycleA)] struct
+// CycleB;` declare, written out by hand.
+struct CycleA;
+
+impl Component for CycleA {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required.register(|| CycleB);
+    }
+}
+
+struct CycleB;
+
+impl Component for CycleB {
+    const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required.register(|| CycleA);
+    }
+}
+
+#[test]
+fn required_components_forming_a_cycle_panic_naming_them() {
+    let mut world = World::new();
+    let msg = expect_panic(|| world.spawn(CycleA).id());
+    assert_names(
+        &msg,
+        &["cycle", type_name::<CycleA>(), type_name::<CycleB>()],
+    );
+}
+
+#[test]
+fn an_observer_of_a_lifecycle_event_of_no_component_panics_naming_it() {
+    let mut world = World::new();
+    let msg = expect_panic(|| {
+        world.add_observer(|_: On<Add>| {});
+    });
+    assert_names(&msg, &["observer", "no component"]);
+}

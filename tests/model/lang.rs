@@ -1,0 +1,1859 @@
+//! The operation language of the model test, shared by `tests/model.rs`
+//! (proptest generates the operations) and `fuzz/` (libFuzzer bytes are
+//! decoded into operations by [`decode`]).
+//!
+//! A [`Harness`] owns a [`World`] and a plain reference [`Model`]: a map
+//! from entity to one optional value per component type, with the
+//! `Added`/`Changed` state of each value since the last `clear_trackers`.
+//! [`Harness::apply`] runs one [`Op`] on both; [`Harness::check`] then
+//! compares every entity handle ever seen (live and stale), every
+//! component value, the entity count, the result of every query and the
+//! drop count of every drop-tracked value, and calls
+//! `World::check_integrity`. [`Harness::finish`] drops the world and checks
+//! that every tracked value was dropped exactly once.
+//!
+//! The file has no dependency besides `ecs` and `std`, so the fuzz crate
+//! includes it with `#[path]`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use ecs::prelude::*;
+use ecs::query::QueryEntityError;
+use ecs::system::CommandQueue;
+
+// ---- component types ------------------------------------------------------------------
+
+/// The number of component types in the language.
+pub const N: usize = 10;
+
+/// Their names, by index (for messages).
+pub const NAMES: [&str; N] = [
+    "Pos", "Sp", "Zst", "SZst", "Al", "SAl", "Dt", "DSp", "Name", "Big",
+];
+
+/// Which component types are zero-sized (their model value is always 0).
+pub const ZST: [bool; N] = [
+    false, false, true, true, false, false, false, false, false, false,
+];
+
+/// Which component types carry a drop-tracked payload.
+pub const TRACKED: [bool; N] = [
+    false, false, false, false, false, false, true, true, false, false,
+];
+
+/// Counts drops per tracked id.
+#[derive(Clone, Default)]
+pub struct DropLog(Arc<Mutex<Vec<u32>>>);
+
+impl DropLog {
+    fn record(&self, tid: u32) {
+        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let i = tid as usize;
+        if counts.len() <= i {
+            counts.resize(i + 1, 0);
+        }
+        counts[i] += 1;
+    }
+
+    /// How often each tracked id was dropped, by id.
+    pub fn counts(&self) -> Vec<u32> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// A drop-counting payload.
+pub struct Tracked {
+    tid: u32,
+    log: DropLog,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.log.record(self.tid);
+    }
+}
+
+/// Table, plain.
+#[derive(Component, Debug, PartialEq)]
+pub struct Pos(pub u32);
+
+/// Sparse set, plain.
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+pub struct Sp(pub u64);
+
+/// Table, zero-sized.
+#[derive(Component, Debug, PartialEq)]
+pub struct Zst;
+
+/// Sparse set, zero-sized.
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+pub struct SZst;
+
+/// Table, over-aligned.
+#[derive(Component, Debug, PartialEq)]
+#[repr(align(64))]
+pub struct Al(pub u32);
+
+/// Sparse set, over-aligned.
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+#[repr(align(64))]
+pub struct SAl(pub u32, pub u8);
+
+/// Table, drop-counting.
+#[derive(Component)]
+pub struct Dt {
+    pub val: u32,
+    t: Tracked,
+}
+
+/// Sparse set, drop-counting.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+pub struct DSp {
+    pub val: u32,
+    t: Tracked,
+}
+
+/// Table, owns a heap `String`.
+#[derive(Component, Debug, PartialEq)]
+pub struct Name(pub String);
+
+/// Table, 1 KiB.
+#[derive(Component)]
+pub struct Big(pub [u8; 1024]);
+
+/// The identity of one value: its number and, for tracked types, its
+/// tracked id (0 otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell {
+    pub val: u32,
+    pub tid: u32,
+}
+
+/// One optional value per component type.
+pub type Cells = [Option<Cell>; N];
+
+/// A component type of the language.
+pub trait MC: Component + Sized {
+    /// Its index in [`NAMES`].
+    const IDX: usize;
+    /// Builds a value.
+    fn make(val: u32, tid: u32, log: &DropLog) -> Self;
+    /// The value's number (checks the value's internal consistency and
+    /// alignment on the way).
+    fn val(&self) -> u32;
+    /// The tracked id, 0 for untracked types.
+    fn tid(&self) -> u32 {
+        0
+    }
+    /// Overwrites the value's number.
+    fn set_val(&mut self, val: u32);
+    /// The value's identity.
+    fn cell(&self) -> Cell {
+        Cell {
+            val: self.val(),
+            tid: self.tid(),
+        }
+    }
+}
+
+fn assert_aligned<T>(value: &T) {
+    let addr = value as *const T as usize;
+    assert_eq!(
+        addr % std::mem::align_of::<T>(),
+        0,
+        "a {} lives at a misaligned address {addr:#x}",
+        std::any::type_name::<T>()
+    );
+}
+
+impl MC for Pos {
+    const IDX: usize = 0;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        Pos(val)
+    }
+    fn val(&self) -> u32 {
+        self.0
+    }
+    fn set_val(&mut self, val: u32) {
+        self.0 = val;
+    }
+}
+
+impl MC for Sp {
+    const IDX: usize = 1;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        Sp(u64::from(val) << 32 | u64::from(!val))
+    }
+    fn val(&self) -> u32 {
+        let val = (self.0 >> 32) as u32;
+        assert_eq!(self.0 as u32, !val, "Sp value torn: {:#x}", self.0);
+        val
+    }
+    fn set_val(&mut self, val: u32) {
+        *self = <Sp as MC>::make(val, 0, &DropLog::default());
+    }
+}
+
+impl MC for Zst {
+    const IDX: usize = 2;
+    fn make(_: u32, _: u32, _: &DropLog) -> Self {
+        Zst
+    }
+    fn val(&self) -> u32 {
+        assert_aligned(self);
+        0
+    }
+    fn set_val(&mut self, _: u32) {}
+}
+
+impl MC for SZst {
+    const IDX: usize = 3;
+    fn make(_: u32, _: u32, _: &DropLog) -> Self {
+        SZst
+    }
+    fn val(&self) -> u32 {
+        assert_aligned(self);
+        0
+    }
+    fn set_val(&mut self, _: u32) {}
+}
+
+impl MC for Al {
+    const IDX: usize = 4;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        Al(val)
+    }
+    fn val(&self) -> u32 {
+        assert_aligned(self);
+        self.0
+    }
+    fn set_val(&mut self, val: u32) {
+        self.0 = val;
+    }
+}
+
+impl MC for SAl {
+    const IDX: usize = 5;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        SAl(val, val as u8 ^ 0x5a)
+    }
+    fn val(&self) -> u32 {
+        assert_aligned(self);
+        assert_eq!(self.1, self.0 as u8 ^ 0x5a, "SAl value torn");
+        self.0
+    }
+    fn set_val(&mut self, val: u32) {
+        *self = <SAl as MC>::make(val, 0, &DropLog::default());
+    }
+}
+
+impl MC for Dt {
+    const IDX: usize = 6;
+    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
+        Dt {
+            val,
+            t: Tracked {
+                tid,
+                log: log.clone(),
+            },
+        }
+    }
+    fn val(&self) -> u32 {
+        self.val
+    }
+    fn tid(&self) -> u32 {
+        self.t.tid
+    }
+    fn set_val(&mut self, val: u32) {
+        self.val = val;
+    }
+}
+
+impl MC for DSp {
+    const IDX: usize = 7;
+    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
+        DSp {
+            val,
+            t: Tracked {
+                tid,
+                log: log.clone(),
+            },
+        }
+    }
+    fn val(&self) -> u32 {
+        self.val
+    }
+    fn tid(&self) -> u32 {
+        self.t.tid
+    }
+    fn set_val(&mut self, val: u32) {
+        self.val = val;
+    }
+}
+
+impl MC for Name {
+    const IDX: usize = 8;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        Name(format!("name-{val}"))
+    }
+    fn val(&self) -> u32 {
+        self.0
+            .strip_prefix("name-")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("Name value corrupt: {:?}", self.0))
+    }
+    fn set_val(&mut self, val: u32) {
+        use std::fmt::Write;
+        self.0.clear();
+        write!(self.0, "name-{val}").unwrap();
+    }
+}
+
+impl MC for Big {
+    const IDX: usize = 9;
+    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+        let mut bytes = [0u8; 1024];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = (val as u8).wrapping_add((i as u8).wrapping_mul(31));
+        }
+        bytes[..4].copy_from_slice(&val.to_le_bytes());
+        bytes[1020..].copy_from_slice(&val.to_be_bytes());
+        Big(bytes)
+    }
+    fn val(&self) -> u32 {
+        let val = u32::from_le_bytes(self.0[..4].try_into().unwrap());
+        let expected = <Big as MC>::make(val, 0, &DropLog::default());
+        assert!(self.0 == expected.0, "Big value {val} corrupt");
+        val
+    }
+    fn set_val(&mut self, val: u32) {
+        *self = <Big as MC>::make(val, 0, &DropLog::default());
+    }
+}
+
+// ---- bundles ----------------------------------------------------------------------------
+
+/// A bundle of the language: its component indices, how to build it from
+/// prepared cells and how to read a taken one back.
+pub trait MB: Bundle + Sized {
+    /// Appends the component indices, in order.
+    fn comps(out: &mut Vec<usize>);
+    /// Builds the bundle from the prepared cell of each of its components.
+    fn make(cells: &Cells, log: &DropLog) -> Self;
+    /// Appends the identity of each value.
+    fn read(&self, out: &mut Vec<(usize, Cell)>);
+}
+
+macro_rules! mb_component {
+    ($($t:ty),*) => {$(
+        impl MB for $t {
+            fn comps(out: &mut Vec<usize>) {
+                out.push(<$t as MC>::IDX);
+            }
+            fn make(cells: &Cells, log: &DropLog) -> Self {
+                let c = cells[<$t as MC>::IDX].expect("cell prepared for every bundle component");
+                <$t as MC>::make(c.val, c.tid, log)
+            }
+            fn read(&self, out: &mut Vec<(usize, Cell)>) {
+                out.push((<$t as MC>::IDX, self.cell()));
+            }
+        }
+    )*};
+}
+mb_component!(Pos, Sp, Zst, SZst, Al, SAl, Dt, DSp, Name, Big);
+
+macro_rules! mb_tuple {
+    ($($n:ident),*) => {
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        impl<$($n: MB),*> MB for ($($n,)*) {
+            fn comps(out: &mut Vec<usize>) {
+                $($n::comps(out);)*
+            }
+            fn make(cells: &Cells, log: &DropLog) -> Self {
+                ($($n::make(cells, log),)*)
+            }
+            fn read(&self, out: &mut Vec<(usize, Cell)>) {
+                let ($($n,)*) = self;
+                $($n.read(out);)*
+            }
+        }
+    };
+}
+mb_tuple!();
+mb_tuple!(A, B);
+mb_tuple!(A, B, C);
+mb_tuple!(A, B, C, D);
+mb_tuple!(A, B, C, D, E, F, G, H, I, J);
+
+/// Something done with one static bundle type of the catalogue.
+pub trait BundleVisitor {
+    type Out;
+    fn visit<B: MB>(self) -> Self::Out;
+}
+
+/// The number of bundle shapes in the catalogue.
+pub const BUNDLES: u8 = 20;
+
+/// Calls `v` with the bundle type number `i` of the catalogue: each single
+/// component, some pairs and triples mixing storages, a nested tuple, all
+/// ten at once, and the empty bundle.
+pub fn with_bundle<V: BundleVisitor>(i: u8, v: V) -> V::Out {
+    match i % BUNDLES {
+        0 => v.visit::<Pos>(),
+        1 => v.visit::<Sp>(),
+        2 => v.visit::<Zst>(),
+        3 => v.visit::<SZst>(),
+        4 => v.visit::<Al>(),
+        5 => v.visit::<SAl>(),
+        6 => v.visit::<Dt>(),
+        7 => v.visit::<DSp>(),
+        8 => v.visit::<Name>(),
+        9 => v.visit::<Big>(),
+        10 => v.visit::<(Pos, Sp)>(),
+        11 => v.visit::<(Zst, Dt, Name)>(),
+        12 => v.visit::<(Al, SAl, DSp)>(),
+        13 => v.visit::<(Big, SZst)>(),
+        14 => v.visit::<((Pos, Sp), (Dt, DSp))>(),
+        15 => v.visit::<(Pos, Sp, Zst, SZst, Al, SAl, Dt, DSp, Name, Big)>(),
+        16 => v.visit::<(Name, Big, Al)>(),
+        17 => v.visit::<(SZst, Sp)>(),
+        18 => v.visit::<()>(),
+        _ => v.visit::<(DSp, (Zst, (Pos, Big)))>(),
+    }
+}
+
+/// The component indices of catalogue bundle `i`.
+pub fn bundle_comps(i: u8) -> Vec<usize> {
+    struct Comps;
+    impl BundleVisitor for Comps {
+        type Out = Vec<usize>;
+        fn visit<B: MB>(self) -> Vec<usize> {
+            let mut out = Vec::new();
+            B::comps(&mut out);
+            out
+        }
+    }
+    with_bundle(i, Comps)
+}
+
+/// Something done with one component type.
+pub trait CompVisitor {
+    type Out;
+    fn visit<T: MC>(self) -> Self::Out;
+}
+
+/// Calls `v` with component type number `i`.
+pub fn with_comp<V: CompVisitor>(i: usize, v: V) -> V::Out {
+    match i % N {
+        0 => v.visit::<Pos>(),
+        1 => v.visit::<Sp>(),
+        2 => v.visit::<Zst>(),
+        3 => v.visit::<SZst>(),
+        4 => v.visit::<Al>(),
+        5 => v.visit::<SAl>(),
+        6 => v.visit::<Dt>(),
+        7 => v.visit::<DSp>(),
+        8 => v.visit::<Name>(),
+        _ => v.visit::<Big>(),
+    }
+}
+
+// ---- operations -----------------------------------------------------------------------
+
+/// An entity handle: an index into every handle the run has seen (live or
+/// stale); one extra slot past the end is a handle that was never spawned.
+pub type Target = u16;
+
+/// An operation on the world.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `world.spawn(bundle)`.
+    Spawn { bundle: u8, val: u32 },
+    /// `world.spawn_empty()`.
+    SpawnEmpty,
+    /// `world.spawn_batch(..)` of `n` bundles; `exact`: an exact-size
+    /// iterator (else one with no size hint); `read`: collect the ids (else
+    /// drop the returned iterator unread: every entity is spawned anyway).
+    SpawnBatch {
+        bundle: u8,
+        n: u8,
+        val: u32,
+        exact: bool,
+        read: bool,
+    },
+    /// `entity_mut(e).insert(bundle)`: new components and replacement.
+    Insert { e: Target, bundle: u8, val: u32 },
+    /// `entity_mut(e).insert_if_new(bundle)`.
+    InsertIfNew { e: Target, bundle: u8, val: u32 },
+    /// `entity_mut(e).remove::<bundle>()`.
+    Remove { e: Target, bundle: u8 },
+    /// `entity_mut(e).take::<bundle>()`, all or nothing.
+    Take { e: Target, bundle: u8 },
+    /// `insert(a).remove::<b>().insert_if_new(a)` on one handle, checking
+    /// the handle's view after the chain.
+    Chain { e: Target, a: u8, b: u8, val: u32 },
+    /// `world.despawn(e)` or (`handle`) `entity_mut(e).despawn()`.
+    Despawn { e: Target, handle: bool },
+    /// `world.clear_entities()`.
+    ClearEntities,
+    /// `get_ref` of one component, checking `is_added`/`is_changed`.
+    Get { e: Target, comp: u8 },
+    /// `get_mut` of one component (through the world or the entity
+    /// handle), checking its ticks; writes `val` if `write`.
+    GetMut {
+        e: Target,
+        comp: u8,
+        val: u32,
+        write: bool,
+        handle: bool,
+    },
+    /// Writes through `iter_mut` (or `par_iter_mut`) of
+    /// `(Entity, &mut Pos, Option<&mut SAl>)`.
+    QueryWrite { val: u32, par: bool },
+    /// `QueryState::get` of one query for one entity.
+    QueryGet { q: u8, e: Target },
+    /// `get_many_mut([a, b])` of `(&mut Pos, &Sp)`-less `&mut Pos` query,
+    /// writing `val` into both.
+    GetManyMut { a: Target, b: Target, val: u32 },
+    /// `world.clear_trackers()`.
+    ClearTrackers,
+    /// Commands queued on a `CommandQueue`, applied at the end of the op.
+    Commands(Vec<Cmd>),
+}
+
+/// An entity for a command: a handle as for [`Target`], or (`New`) one
+/// spawned by an earlier command of the same queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CTarget {
+    Old(Target),
+    New(u8),
+}
+
+/// One command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    Spawn { bundle: u8, val: u32 },
+    SpawnEmpty,
+    Insert { e: CTarget, bundle: u8, val: u32 },
+    InsertIfNew { e: CTarget, bundle: u8, val: u32 },
+    Remove { e: CTarget, bundle: u8 },
+    Despawn { e: CTarget },
+}
+
+/// The number of queries of the catalogue.
+pub const QUERIES: u8 = 12;
+
+// ---- decoding bytes (the fuzzer's input) ------------------------------------------------
+
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_le_bytes([self.u8()?, self.u8()?]))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from(self.u16()?) | u32::from(self.u16()?) << 16)
+    }
+    fn bool(&mut self) -> Option<bool> {
+        Some(self.u8()? & 1 == 1)
+    }
+    fn ctarget(&mut self) -> Option<CTarget> {
+        let b = self.u8()?;
+        Some(if b & 0x80 != 0 {
+            CTarget::New(b & 0x7f)
+        } else {
+            CTarget::Old(u16::from(b) << 8 | u16::from(self.u8()?))
+        })
+    }
+    fn cmd(&mut self) -> Option<Cmd> {
+        Some(match self.u8()? % 6 {
+            0 => Cmd::Spawn {
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            1 => Cmd::SpawnEmpty,
+            2 => Cmd::Insert {
+                e: self.ctarget()?,
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            3 => Cmd::InsertIfNew {
+                e: self.ctarget()?,
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            4 => Cmd::Remove {
+                e: self.ctarget()?,
+                bundle: self.u8()?,
+            },
+            _ => Cmd::Despawn { e: self.ctarget()? },
+        })
+    }
+    fn op(&mut self) -> Option<Op> {
+        Some(match self.u8()? % 18 {
+            0 => Op::Spawn {
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            1 => Op::SpawnEmpty,
+            2 => Op::SpawnBatch {
+                bundle: self.u8()?,
+                n: self.u8()? % 17,
+                val: self.u32()?,
+                exact: self.bool()?,
+                read: self.bool()?,
+            },
+            3 => Op::Insert {
+                e: self.u16()?,
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            4 => Op::InsertIfNew {
+                e: self.u16()?,
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+            5 => Op::Remove {
+                e: self.u16()?,
+                bundle: self.u8()?,
+            },
+            6 => Op::Take {
+                e: self.u16()?,
+                bundle: self.u8()?,
+            },
+            7 => Op::Chain {
+                e: self.u16()?,
+                a: self.u8()?,
+                b: self.u8()?,
+                val: self.u32()?,
+            },
+            8 => Op::Despawn {
+                e: self.u16()?,
+                handle: self.bool()?,
+            },
+            // Rare: most inputs would otherwise keep nothing alive.
+            9 => {
+                if self.u8()? < 16 {
+                    Op::ClearEntities
+                } else {
+                    Op::SpawnEmpty
+                }
+            }
+            10 => Op::Get {
+                e: self.u16()?,
+                comp: self.u8()?,
+            },
+            11 => Op::GetMut {
+                e: self.u16()?,
+                comp: self.u8()?,
+                val: self.u32()?,
+                write: self.bool()?,
+                handle: self.bool()?,
+            },
+            12 => Op::QueryWrite {
+                val: self.u32()?,
+                par: self.bool()?,
+            },
+            13 => Op::QueryGet {
+                q: self.u8()?,
+                e: self.u16()?,
+            },
+            14 => Op::GetManyMut {
+                a: self.u16()?,
+                b: self.u16()?,
+                val: self.u32()?,
+            },
+            15 => Op::ClearTrackers,
+            16 => {
+                let n = self.u8()? % 9;
+                let mut cmds = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    cmds.push(self.cmd()?);
+                }
+                Op::Commands(cmds)
+            }
+            _ => Op::Spawn {
+                bundle: self.u8()?,
+                val: self.u32()?,
+            },
+        })
+    }
+}
+
+/// Decodes bytes into operations (at most `max_ops`); a truncated last
+/// operation is dropped.
+pub fn decode(data: &[u8], max_ops: usize) -> Vec<Op> {
+    let mut bytes = Bytes(data);
+    let mut ops = Vec::new();
+    while ops.len() < max_ops {
+        match bytes.op() {
+            Some(op) => ops.push(op),
+            None => break,
+        }
+    }
+    ops
+}
+
+// ---- the reference model --------------------------------------------------------------
+
+/// A value in the model: its identity and its change state since the last
+/// `clear_trackers`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MCell {
+    pub cell: Cell,
+    pub added: bool,
+    pub changed: bool,
+}
+
+/// One entity's values in the model.
+pub type MRow = [Option<MCell>; N];
+
+/// The reference model: live entities and their values, and how often
+/// each tracked value must have been dropped so far.
+#[derive(Default, Debug)]
+pub struct Model {
+    pub live: BTreeMap<Entity, MRow>,
+    pub expected_drops: Vec<u32>,
+}
+
+impl Model {
+    fn drop_cell(&mut self, cell: Cell) {
+        if cell.tid != 0 {
+            let i = cell.tid as usize;
+            if self.expected_drops.len() <= i {
+                self.expected_drops.resize(i + 1, 0);
+            }
+            self.expected_drops[i] += 1;
+        }
+    }
+
+    fn spawn(&mut self, e: Entity, cells: &Cells) {
+        let mut row: MRow = [None; N];
+        for (slot, cell) in row.iter_mut().zip(cells) {
+            *slot = cell.map(|cell| MCell {
+                cell,
+                added: true,
+                changed: true,
+            });
+        }
+        let old = self.live.insert(e, row);
+        assert!(
+            old.is_none(),
+            "entity {e:?} spawned while live in the model"
+        );
+    }
+
+    /// Insert (`keep`: insert_if_new) into a live entity.
+    fn insert(&mut self, e: Entity, cells: &Cells, keep: bool) {
+        let mut dropped = Vec::new();
+        let row = self.live.get_mut(&e).expect("insert into a live entity");
+        for (slot, cell) in row.iter_mut().zip(cells) {
+            let Some(cell) = *cell else { continue };
+            match slot {
+                // insert_if_new: the old value stays, the new one is dropped.
+                Some(_) if keep => dropped.push(cell),
+                Some(old) => {
+                    dropped.push(old.cell);
+                    old.cell = cell;
+                    old.changed = true;
+                }
+                None => {
+                    *slot = Some(MCell {
+                        cell,
+                        added: true,
+                        changed: true,
+                    })
+                }
+            }
+        }
+        for cell in dropped {
+            self.drop_cell(cell);
+        }
+    }
+
+    fn remove(&mut self, e: Entity, comps: &[usize]) {
+        let row = self.live.get_mut(&e).expect("remove from a live entity");
+        let mut dropped = Vec::new();
+        for &c in comps {
+            if let Some(old) = row[c].take() {
+                dropped.push(old.cell);
+            }
+        }
+        for cell in dropped {
+            self.drop_cell(cell);
+        }
+    }
+
+    fn despawn(&mut self, e: Entity) -> bool {
+        match self.live.remove(&e) {
+            Some(row) => {
+                for cell in row.iter().flatten() {
+                    self.drop_cell(cell.cell);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn val(row: &MRow, c: usize) -> Option<u32> {
+        row[c].map(|m| m.cell.val)
+    }
+
+    fn has(row: &MRow, c: usize) -> bool {
+        row[c].is_some()
+    }
+
+    /// What query `q` of the catalogue yields for an entity, if it matches.
+    pub fn query_row(q: u8, row: &MRow) -> Option<[Option<u32>; 3]> {
+        let v = |c| Self::val(row, c);
+        let has = |c| Self::has(row, c);
+        let changed = |c: usize| row[c].is_some_and(|m| m.changed);
+        let added = |c: usize| row[c].is_some_and(|m| m.added);
+        match q % QUERIES {
+            // (Entity, &Pos)
+            0 => has(0).then(|| [v(0), None, None]),
+            // Entity, (With<Sp>, Without<Zst>)
+            1 => (has(1) && !has(2)).then_some([None; 3]),
+            // (Entity, &Name, Option<&DSp>)
+            2 => has(8).then(|| [v(8), v(7), None]),
+            // (Entity, &Al), Changed<Al>
+            3 => changed(4).then(|| [v(4), None, None]),
+            // Entity, Added<DSp>
+            4 => added(7).then_some([None; 3]),
+            // (Entity, Option<&Big>, Option<&SAl>)
+            5 => Some([v(9), v(5), None]),
+            // (Entity, &Sp), Changed<Sp>
+            6 => changed(1).then(|| [v(1), None, None]),
+            // (Entity, &Dt), (With<SZst>, Without<Name>)
+            7 => (has(6) && has(3) && !has(8)).then(|| [v(6), None, None]),
+            // Entity, Or<(With<Zst>, With<SZst>)>
+            8 => (has(2) || has(3)).then_some([None; 3]),
+            // (Entity, Has<Big>), Without<Pos>
+            9 => (!has(0)).then(|| [Some(u32::from(has(9))), None, None]),
+            // Entity, (Changed<Dt>, With<Sp>)
+            10 => (changed(6) && has(1)).then_some([None; 3]),
+            // (Entity, Option<&Zst>, Ref<SAl>) reporting is_added/is_changed
+            _ => has(5).then(|| {
+                [
+                    v(2),
+                    Some(u32::from(added(5)) << 1 | u32::from(changed(5))),
+                    v(5),
+                ]
+            }),
+        }
+    }
+
+    /// Every query's sorted result set.
+    pub fn query_results(&self, q: u8) -> Vec<QRow> {
+        self.live
+            .iter()
+            .filter_map(|(&e, row)| Self::query_row(q, row).map(|r| (e, r)))
+            .collect()
+    }
+}
+
+/// One item of a catalogue query: the entity and up to three numbers.
+pub type QRow = (Entity, [Option<u32>; 3]);
+
+// ---- the queries --------------------------------------------------------------------
+
+type MutQuery = QueryState<(Entity, &'static mut Pos, Option<&'static mut SAl>)>;
+
+/// Every query of the catalogue, built once and kept for the whole run, so
+/// their caches must follow the archetypes created meanwhile.
+#[allow(clippy::type_complexity)] // the query types are the point
+pub struct Queries {
+    q0: QueryState<(Entity, &'static Pos)>,
+    q1: QueryState<Entity, (With<Sp>, Without<Zst>)>,
+    q2: QueryState<(Entity, &'static Name, Option<&'static DSp>)>,
+    q3: QueryState<(Entity, &'static Al), Changed<Al>>,
+    q4: QueryState<Entity, Added<DSp>>,
+    q5: QueryState<(Entity, Option<&'static Big>, Option<&'static SAl>)>,
+    q6: QueryState<(Entity, &'static Sp), Changed<Sp>>,
+    q7: QueryState<(Entity, &'static Dt), (With<SZst>, Without<Name>)>,
+    q8: QueryState<Entity, Or<(With<Zst>, With<SZst>)>>,
+    q9: QueryState<(Entity, Has<Big>), Without<Pos>>,
+    q10: QueryState<Entity, (Changed<Dt>, With<Sp>)>,
+    q11: QueryState<(Entity, Option<&'static Zst>, Ref<'static, SAl>)>,
+    write: MutQuery,
+    pos_mut: QueryState<&'static mut Pos>,
+    all: QueryState<Entity>,
+}
+
+fn ref_flags(r: &Ref<'_, SAl>) -> u32 {
+    u32::from(r.is_added()) << 1 | u32::from(r.is_changed())
+}
+
+/// Runs `$body` with `$item` bound to each item of a query (`iter`), or
+/// to one entity's item (`get`).
+macro_rules! each_query {
+    ($qs:expr, $q:expr, |$st:ident, $f:ident| $body:expr) => {
+        match $q % QUERIES {
+            0 => {
+                let $st = &mut $qs.q0;
+                let $f = |(e, p): (Entity, &Pos)| (e, [Some(p.val()), None, None]);
+                $body
+            }
+            1 => {
+                let $st = &mut $qs.q1;
+                let $f = |e: Entity| (e, [None; 3]);
+                $body
+            }
+            2 => {
+                let $st = &mut $qs.q2;
+                let $f = |(e, n, d): (Entity, &Name, Option<&DSp>)| {
+                    (e, [Some(n.val()), d.map(|d| d.val()), None])
+                };
+                $body
+            }
+            3 => {
+                let $st = &mut $qs.q3;
+                let $f = |(e, a): (Entity, &Al)| (e, [Some(a.val()), None, None]);
+                $body
+            }
+            4 => {
+                let $st = &mut $qs.q4;
+                let $f = |e: Entity| (e, [None; 3]);
+                $body
+            }
+            5 => {
+                let $st = &mut $qs.q5;
+                let $f = |(e, b, s): (Entity, Option<&Big>, Option<&SAl>)| {
+                    (e, [b.map(|b| b.val()), s.map(|s| s.val()), None])
+                };
+                $body
+            }
+            6 => {
+                let $st = &mut $qs.q6;
+                let $f = |(e, s): (Entity, &Sp)| (e, [Some(s.val()), None, None]);
+                $body
+            }
+            7 => {
+                let $st = &mut $qs.q7;
+                let $f = |(e, d): (Entity, &Dt)| (e, [Some(d.val()), None, None]);
+                $body
+            }
+            8 => {
+                let $st = &mut $qs.q8;
+                let $f = |e: Entity| (e, [None; 3]);
+                $body
+            }
+            9 => {
+                let $st = &mut $qs.q9;
+                let $f = |(e, h): (Entity, bool)| (e, [Some(u32::from(h)), None, None]);
+                $body
+            }
+            10 => {
+                let $st = &mut $qs.q10;
+                let $f = |e: Entity| (e, [None; 3]);
+                $body
+            }
+            _ => {
+                let $st = &mut $qs.q11;
+                let $f = |(e, z, s): (Entity, Option<&Zst>, Ref<'_, SAl>)| {
+                    (e, [z.map(|z| z.val()), Some(ref_flags(&s)), Some(s.val())])
+                };
+                $body
+            }
+        }
+    };
+}
+
+impl Queries {
+    fn new(world: &mut World) -> Self {
+        Queries {
+            q0: world.query(),
+            q1: world.query_filtered(),
+            q2: world.query(),
+            q3: world.query_filtered(),
+            q4: world.query_filtered(),
+            q5: world.query(),
+            q6: world.query_filtered(),
+            q7: world.query_filtered(),
+            q8: world.query_filtered(),
+            q9: world.query_filtered(),
+            q10: world.query_filtered(),
+            q11: world.query(),
+            write: world.query(),
+            pos_mut: world.query(),
+            all: world.query(),
+        }
+    }
+
+    /// Query `q`'s items, sorted, checking on the way that `iter`,
+    /// `for_each`, `count` and (for archetypal filters) `size_hint` agree.
+    fn results(&mut self, q: u8, world: &World) -> Vec<QRow> {
+        let archetypal = !matches!(q % QUERIES, 3 | 4 | 6 | 10);
+        each_query!(self, q, |st, f| {
+            let iter = st.iter(world);
+            let hint = iter.size_hint();
+            let mut rows: Vec<QRow> = iter.map(f).collect();
+            let n = rows.len();
+            if archetypal {
+                assert_eq!(hint, (n, Some(n)), "size_hint of query {q}");
+            } else {
+                assert!(
+                    hint.0 <= n && hint.1.is_none_or(|h| h >= n),
+                    "size_hint {hint:?} of query {q} excludes its {n} items"
+                );
+            }
+            assert_eq!(st.count(world), n, "count() of query {q}");
+            let mut via_for_each = Vec::with_capacity(n);
+            st.for_each(world, |item| via_for_each.push(f(item)));
+            rows.sort();
+            via_for_each.sort();
+            assert_eq!(rows, via_for_each, "for_each and iter of query {q} differ");
+            rows
+        })
+    }
+
+    /// Query `q`'s item for one entity.
+    fn get(&mut self, q: u8, world: &World, e: Entity) -> Result<QRow, QueryEntityError> {
+        each_query!(self, q, |st, f| st.get(world, e).map(f))
+    }
+}
+
+// ---- the harness -----------------------------------------------------------------------
+
+/// A world, its reference model and every handle seen so far.
+pub struct Harness {
+    pub world: Option<World>,
+    pub model: Model,
+    /// Every entity handle ever handed out, in order (live and stale).
+    pub pool: Vec<Entity>,
+    pool_set: HashSet<Entity>,
+    log: DropLog,
+    next_tid: u32,
+    queries: Queries,
+    /// The number of operations applied.
+    pub steps: usize,
+}
+
+/// Formats an entity the way error messages must name it.
+fn named(e: Entity) -> String {
+    format!("{e:?}")
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        let mut world = World::new();
+        let queries = Queries::new(&mut world);
+        Harness {
+            world: Some(world),
+            model: Model::default(),
+            pool: Vec::new(),
+            pool_set: HashSet::new(),
+            log: DropLog::default(),
+            next_tid: 1,
+            queries,
+            steps: 0,
+        }
+    }
+
+    fn world(&mut self) -> &mut World {
+        self.world.as_mut().expect("world alive")
+    }
+
+    /// Resolves a target: a seen handle, or one never spawned.
+    pub fn target(&self, t: Target) -> Entity {
+        let n = self.pool.len();
+        let i = t as usize % (n + 1);
+        if i == n {
+            Entity::from_raw(3_000_000 + u32::from(t))
+        } else {
+            self.pool[i]
+        }
+    }
+
+    fn adopt(&mut self, e: Entity) {
+        assert!(
+            self.pool_set.insert(e),
+            "new entity {e:?} reuses a handle seen before (a stale handle would reach it)"
+        );
+        self.pool.push(e);
+    }
+
+    /// Fresh cells for the components of a bundle (tracked ones get new
+    /// tracked ids).
+    fn cells(&mut self, comps: &[usize], val: u32) -> Cells {
+        let mut cells: Cells = [None; N];
+        for &c in comps {
+            let tid = if TRACKED[c] {
+                self.next_tid += 1;
+                self.next_tid - 1
+            } else {
+                0
+            };
+            let val = if ZST[c] {
+                0
+            } else {
+                val.wrapping_add(c as u32 * 7919)
+            };
+            cells[c] = Some(Cell { val, tid });
+        }
+        cells
+    }
+
+    /// Runs one operation on the world and the model.
+    pub fn apply(&mut self, op: &Op) {
+        self.steps += 1;
+        match *op {
+            Op::Spawn { bundle, val } => {
+                let comps = bundle_comps(bundle);
+                let cells = self.cells(&comps, val);
+                struct V<'a>(&'a mut World, &'a Cells, &'a DropLog);
+                impl BundleVisitor for V<'_> {
+                    type Out = Entity;
+                    fn visit<B: MB>(self) -> Entity {
+                        self.0.spawn(B::make(self.1, self.2)).id()
+                    }
+                }
+                let log = self.log.clone();
+                let e = with_bundle(bundle, V(self.world(), &cells, &log));
+                self.adopt(e);
+                self.model.spawn(e, &cells);
+            }
+            Op::SpawnEmpty => {
+                let e = self.world().spawn_empty().id();
+                self.adopt(e);
+                self.model.spawn(e, &[None; N]);
+            }
+            Op::SpawnBatch {
+                bundle,
+                n,
+                val,
+                exact,
+                read,
+            } => self.spawn_batch(bundle, n, val, exact, read),
+            Op::Insert { e, bundle, val } => self.insert(self.target(e), bundle, val, false),
+            Op::InsertIfNew { e, bundle, val } => self.insert(self.target(e), bundle, val, true),
+            Op::Remove { e, bundle } => {
+                let e = self.target(e);
+                let live = self.model.live.contains_key(&e);
+                struct V<'a>(&'a mut World, Entity);
+                impl BundleVisitor for V<'_> {
+                    type Out = Result<(), String>;
+                    fn visit<B: MB>(self) -> Result<(), String> {
+                        let mut em = self.0.get_entity_mut(self.1).map_err(|e| e.to_string())?;
+                        em.remove::<B>();
+                        Ok(())
+                    }
+                }
+                let result = with_bundle(bundle, V(self.world(), e));
+                self.expect_live(e, live, result);
+                if live {
+                    self.model.remove(e, &bundle_comps(bundle));
+                }
+            }
+            Op::Take { e, bundle } => self.take(self.target(e), bundle),
+            Op::Chain { e, a, b, val } => self.chain(self.target(e), a, b, val),
+            Op::Despawn { e, handle } => {
+                let e = self.target(e);
+                let live = self.model.live.contains_key(&e);
+                let world = self.world();
+                let despawned = if handle {
+                    match world.get_entity_mut(e) {
+                        Ok(em) => {
+                            em.despawn();
+                            true
+                        }
+                        Err(err) => {
+                            assert!(err.to_string().contains(&named(e)), "{err}");
+                            false
+                        }
+                    }
+                } else {
+                    world.despawn(e)
+                };
+                assert_eq!(despawned, live, "despawn({e:?}) result vs model");
+                self.model.despawn(e);
+            }
+            Op::ClearEntities => {
+                self.world().clear_entities();
+                let all: Vec<Entity> = self.model.live.keys().copied().collect();
+                for e in all {
+                    self.model.despawn(e);
+                }
+            }
+            Op::Get { e, comp } => {
+                let e = self.target(e);
+                let expected = self
+                    .model
+                    .live
+                    .get(&e)
+                    .map(|row| row[comp as usize % N].map(|m| (m.cell, m.added, m.changed)));
+                struct V<'a>(&'a World, Entity);
+                impl CompVisitor for V<'_> {
+                    type Out = Option<Option<(Cell, bool, bool)>>;
+                    fn visit<T: MC>(self) -> Self::Out {
+                        let er = self.0.get_entity(self.1).ok()?;
+                        let r = er.get_ref::<T>();
+                        assert_eq!(r.is_some(), er.contains::<T>(), "get_ref vs contains");
+                        Some(r.map(|r| (r.cell(), r.is_added(), r.is_changed())))
+                    }
+                }
+                let world = self.world.as_ref().expect("world alive");
+                let got = with_comp(comp as usize, V(world, e));
+                assert_eq!(
+                    got,
+                    expected,
+                    "get_ref::<{}>({e:?}): (value, is_added, is_changed)",
+                    NAMES[comp as usize % N]
+                );
+            }
+            Op::GetMut {
+                e,
+                comp,
+                val,
+                write,
+                handle,
+            } => self.get_mut(self.target(e), comp as usize % N, val, write, handle),
+            Op::QueryWrite { val, par } => {
+                let world = self.world.as_mut().expect("world alive");
+                let q = &mut self.queries.write;
+                let write = |(e, mut p, s): (Entity, Mut<'_, Pos>, Option<Mut<'_, SAl>>)| {
+                    p.set_val(val ^ e.index());
+                    if let Some(mut s) = s {
+                        s.set_val(val.wrapping_add(e.index()));
+                    }
+                };
+                if par && !cfg!(miri) {
+                    q.par_iter_mut(world).for_each(write);
+                } else if par {
+                    q.for_each_mut(world, write);
+                } else {
+                    q.iter_mut(world).for_each(write);
+                }
+                for (e, row) in self.model.live.iter_mut() {
+                    if let Some(p) = &mut row[0] {
+                        p.cell.val = val ^ e.index();
+                        p.changed = true;
+                        if let Some(s) = &mut row[5] {
+                            s.cell.val = val.wrapping_add(e.index());
+                            s.changed = true;
+                        }
+                    }
+                }
+            }
+            Op::QueryGet { q, e } => {
+                let e = self.target(e);
+                let world = self.world.as_ref().expect("world alive");
+                let got = self.queries.get(q, world, e);
+                let expected = match self.model.live.get(&e) {
+                    None => Err(QueryEntityError::NoSuchEntity(e)),
+                    Some(row) => Model::query_row(q, row)
+                        .map(|r| (e, r))
+                        .ok_or(QueryEntityError::QueryDoesNotMatch(e)),
+                };
+                assert_eq!(got, expected, "query {q} get({e:?})");
+                if let Err(err) = got {
+                    assert!(err.to_string().contains(&named(e)), "{err}");
+                }
+            }
+            Op::GetManyMut { a, b, val } => {
+                let (a, b) = (self.target(a), self.target(b));
+                let check = |e: Entity| match self.model.live.get(&e) {
+                    None => Err(QueryEntityError::NoSuchEntity(e)),
+                    Some(row) if row[0].is_none() => Err(QueryEntityError::QueryDoesNotMatch(e)),
+                    Some(_) => Ok(()),
+                };
+                let expected = if a == b {
+                    Err(QueryEntityError::AliasedMutability(a))
+                } else {
+                    check(a).and(check(b))
+                };
+                let world = self.world.as_mut().expect("world alive");
+                let got = match self.queries.pos_mut.get_many_mut(world, [a, b]) {
+                    Ok([mut pa, mut pb]) => {
+                        pa.set_val(val);
+                        pb.set_val(!val);
+                        Ok(())
+                    }
+                    Err(err) => Err(err),
+                };
+                assert_eq!(got, expected, "get_many_mut([{a:?}, {b:?}])");
+                if got.is_ok() {
+                    for (e, v) in [(a, val), (b, !val)] {
+                        let p = self.model.live.get_mut(&e).unwrap()[0].as_mut().unwrap();
+                        p.cell.val = v;
+                        p.changed = true;
+                    }
+                }
+            }
+            Op::ClearTrackers => {
+                self.world().clear_trackers();
+                for row in self.model.live.values_mut() {
+                    for m in row.iter_mut().flatten() {
+                        m.added = false;
+                        m.changed = false;
+                    }
+                }
+            }
+            Op::Commands(ref cmds) => self.commands(cmds),
+        }
+    }
+
+    /// Asserts that a world call on `e` succeeded exactly when the model
+    /// has `e` live, and that a refusal names the entity.
+    fn expect_live(&self, e: Entity, live: bool, result: Result<(), String>) {
+        match result {
+            Ok(()) => assert!(live, "an operation on dead entity {e:?} was accepted"),
+            Err(msg) => {
+                assert!(
+                    !live,
+                    "an operation on live entity {e:?} was refused: {msg}"
+                );
+                assert!(msg.contains(&named(e)), "error does not name {e:?}: {msg}");
+            }
+        }
+    }
+
+    fn spawn_batch(&mut self, bundle: u8, n: u8, val: u32, exact: bool, read: bool) {
+        let comps = bundle_comps(bundle);
+        let all_cells: Vec<Cells> = (0..n)
+            .map(|i| self.cells(&comps, val.wrapping_add(u32::from(i) * 104_729)))
+            .collect();
+        struct V<'a>(&'a mut World, &'a [Cells], &'a DropLog, bool, bool);
+        impl BundleVisitor for V<'_> {
+            type Out = Option<Vec<Entity>>;
+            fn visit<B: MB>(self) -> Option<Vec<Entity>> {
+                let V(world, cells, log, exact, read) = self;
+                let bundles: Vec<B> = cells.iter().map(|c| B::make(c, log)).collect();
+                if exact {
+                    let it = world.spawn_batch(bundles);
+                    read.then(|| it.collect())
+                } else {
+                    // No size hint: a filter hides the length.
+                    let it = world.spawn_batch(bundles.into_iter().filter(|_| true));
+                    read.then(|| it.collect())
+                }
+            }
+        }
+        let log = self.log.clone();
+        let got = with_bundle(
+            bundle,
+            V(
+                self.world.as_mut().expect("world alive"),
+                &all_cells,
+                &log,
+                exact,
+                read,
+            ),
+        );
+        let spawned = match got {
+            Some(ids) => {
+                assert_eq!(ids.len(), all_cells.len(), "spawn_batch yielded ids");
+                ids.into_iter().zip(all_cells).collect::<Vec<_>>()
+            }
+            None => {
+                // Dropped unread: find the new entities and pair them with
+                // the bundles by value (the multisets must agree).
+                let world = self.world.as_ref().expect("world alive");
+                let mut new: Vec<Entity> = self
+                    .queries
+                    .all
+                    .iter(world)
+                    .filter(|e| !self.model.live.contains_key(e))
+                    .collect();
+                new.sort();
+                assert_eq!(
+                    new.len(),
+                    all_cells.len(),
+                    "spawn_batch dropped unread must still spawn every bundle"
+                );
+                let mut read_back: Vec<(Cells, Entity)> = new
+                    .iter()
+                    .map(|&e| (read_cells(world.entity(e)), e))
+                    .collect();
+                read_back.sort();
+                let mut expected = all_cells.clone();
+                expected.sort();
+                let got: Vec<Cells> = read_back.iter().map(|(c, _)| *c).collect();
+                assert_eq!(got, expected, "values spawned by an unread spawn_batch");
+                read_back.into_iter().map(|(c, e)| (e, c)).collect()
+            }
+        };
+        for (e, cells) in spawned {
+            self.adopt(e);
+            self.model.spawn(e, &cells);
+        }
+    }
+
+    fn insert(&mut self, e: Entity, bundle: u8, val: u32, keep: bool) {
+        let live = self.model.live.contains_key(&e);
+        // Values are only built for a live entity; a refused insert never
+        // sees them.
+        let comps = bundle_comps(bundle);
+        let cells = if live {
+            self.cells(&comps, val)
+        } else {
+            [None; N]
+        };
+        struct V<'a>(&'a mut World, Entity, &'a Cells, &'a DropLog, bool);
+        impl BundleVisitor for V<'_> {
+            type Out = Result<(), String>;
+            fn visit<B: MB>(self) -> Result<(), String> {
+                let V(world, e, cells, log, keep) = self;
+                let mut em = world.get_entity_mut(e).map_err(|e| e.to_string())?;
+                let b = B::make(cells, log);
+                if keep {
+                    em.insert_if_new(b);
+                } else {
+                    em.insert(b);
+                }
+                Ok(())
+            }
+        }
+        let log = self.log.clone();
+        let result = with_bundle(
+            bundle,
+            V(
+                self.world.as_mut().expect("world alive"),
+                e,
+                &cells,
+                &log,
+                keep,
+            ),
+        );
+        self.expect_live(e, live, result);
+        if live {
+            self.model.insert(e, &cells, keep);
+        }
+    }
+
+    fn take(&mut self, e: Entity, bundle: u8) {
+        let live = self.model.live.contains_key(&e);
+        struct V<'a>(&'a mut World, Entity);
+        impl BundleVisitor for V<'_> {
+            type Out = Result<Option<Vec<(usize, Cell)>>, String>;
+            fn visit<B: MB>(self) -> Self::Out {
+                let mut em = self.0.get_entity_mut(self.1).map_err(|e| e.to_string())?;
+                Ok(em.take::<B>().map(|b| {
+                    let mut out = Vec::new();
+                    b.read(&mut out);
+                    out
+                    // `b` is dropped here: the model counts the drop.
+                }))
+            }
+        }
+        let result = with_bundle(bundle, V(self.world(), e));
+        let taken = match result {
+            Ok(t) => {
+                self.expect_live(e, live, Ok(()));
+                t
+            }
+            Err(msg) => {
+                self.expect_live(e, live, Err(msg));
+                return;
+            }
+        };
+        let comps = bundle_comps(bundle);
+        let row = self.model.live[&e];
+        let has_all = comps.iter().all(|&c| row[c].is_some());
+        match taken {
+            None => assert!(
+                !has_all,
+                "take of {comps:?} refused though {e:?} has them all"
+            ),
+            Some(values) => {
+                assert!(
+                    has_all,
+                    "take of {comps:?} from {e:?} succeeded without them all"
+                );
+                let expected: Vec<(usize, Cell)> =
+                    comps.iter().map(|&c| (c, row[c].unwrap().cell)).collect();
+                assert_eq!(values, expected, "values taken from {e:?}");
+                self.model.remove(e, &comps);
+            }
+        }
+    }
+
+    fn chain(&mut self, e: Entity, a: u8, b: u8, val: u32) {
+        let live = self.model.live.contains_key(&e);
+        let (ca, cb) = (bundle_comps(a), bundle_comps(b));
+        let (cells1, cells2) = if live {
+            (self.cells(&ca, val), self.cells(&ca, val ^ 0xffff))
+        } else {
+            ([None; N], [None; N])
+        };
+        if live {
+            self.model.insert(e, &cells1, false);
+            self.model.remove(e, &cb);
+            self.model.insert(e, &cells2, true);
+        }
+        let expected = self.model.live.get(&e).map(model_cells);
+        let log = self.log.clone();
+        let world = self.world.as_mut().expect("world alive");
+        let result = match world.get_entity_mut(e) {
+            Err(err) => Err(err.to_string()),
+            Ok(mut em) => {
+                struct Ins<'a, 'w>(&'a mut EntityWorldMut<'w>, &'a Cells, &'a DropLog, bool);
+                impl BundleVisitor for Ins<'_, '_> {
+                    type Out = ();
+                    fn visit<B: MB>(self) {
+                        if self.3 {
+                            self.0.insert_if_new(B::make(self.1, self.2));
+                        } else {
+                            self.0.insert(B::make(self.1, self.2));
+                        }
+                    }
+                }
+                struct Rem<'a, 'w>(&'a mut EntityWorldMut<'w>);
+                impl BundleVisitor for Rem<'_, '_> {
+                    type Out = ();
+                    fn visit<B: MB>(self) {
+                        self.0.remove::<B>();
+                    }
+                }
+                with_bundle(a, Ins(&mut em, &cells1, &log, false));
+                with_bundle(b, Rem(&mut em));
+                with_bundle(a, Ins(&mut em, &cells2, &log, true));
+                // The handle's own view after the chain.
+                let seen = read_cells_mut(&em);
+                assert_eq!(
+                    Some(seen),
+                    expected,
+                    "the handle's view of {e:?} after a chain"
+                );
+                Ok(())
+            }
+        };
+        self.expect_live(e, live, result);
+    }
+
+    fn get_mut(&mut self, e: Entity, comp: usize, val: u32, write: bool, handle: bool) {
+        let expected = self
+            .model
+            .live
+            .get(&e)
+            .map(|row| row[comp].map(|m| (m.cell, m.added, m.changed)));
+        struct V<'a>(&'a mut World, Entity, u32, bool, bool);
+        impl CompVisitor for V<'_> {
+            type Out = Option<Option<(Cell, bool, bool)>>;
+            fn visit<T: MC>(self) -> Self::Out {
+                let V(world, e, val, write, handle) = self;
+                let mut em;
+                let m = if handle {
+                    em = world.get_entity_mut(e).ok()?;
+                    em.get_mut::<T>()
+                } else {
+                    if !world.contains_entity(e) {
+                        assert!(world.get_mut::<T>(e).is_none(), "get_mut of a dead entity");
+                        return None;
+                    }
+                    world.get_mut::<T>(e)
+                };
+                Some(m.map(|mut m| {
+                    let seen = (m.cell(), m.is_added(), m.is_changed());
+                    if write {
+                        m.set_val(val);
+                    }
+                    seen
+                }))
+            }
+        }
+        let world = self.world.as_mut().expect("world alive");
+        let got = with_comp(comp, V(world, e, val, write, handle));
+        assert_eq!(
+            got, expected,
+            "get_mut::<{}>({e:?}): (value, is_added, is_changed)",
+            NAMES[comp]
+        );
+        if write {
+            if let Some(Some(m)) = self.model.live.get_mut(&e).map(|row| &mut row[comp]) {
+                if !ZST[comp] {
+                    m.cell.val = val;
+                }
+                m.changed = true;
+            }
+        }
+    }
+
+    fn commands(&mut self, cmds: &[Cmd]) {
+        enum Pending {
+            Spawn(Entity, Cells),
+            Insert(Entity, Cells, bool),
+            Remove(Entity, Vec<usize>),
+            Despawn(Entity),
+        }
+        let log = self.log.clone();
+        let mut queue = CommandQueue::default();
+        let mut reserved: Vec<Entity> = Vec::new();
+        let mut pending = Vec::new();
+        // Cells are prepared first (they need `&mut self`), then queued.
+        let mut prepared = Vec::new();
+        for cmd in cmds {
+            prepared.push(match *cmd {
+                Cmd::Spawn { bundle, val }
+                | Cmd::Insert { bundle, val, .. }
+                | Cmd::InsertIfNew { bundle, val, .. } => self.cells(&bundle_comps(bundle), val),
+                _ => [None; N],
+            });
+        }
+        {
+            let world = self.world.as_ref().expect("world alive");
+            let mut commands = Commands::new(&mut queue, world);
+            for (cmd, cells) in cmds.iter().zip(&prepared) {
+                let resolve = |t: CTarget, reserved: &[Entity]| match t {
+                    CTarget::Old(t) => self.target(t),
+                    CTarget::New(i) if !reserved.is_empty() => {
+                        reserved[i as usize % reserved.len()]
+                    }
+                    CTarget::New(i) => self.target(u16::from(i)),
+                };
+                match *cmd {
+                    Cmd::Spawn { bundle, .. } => {
+                        struct V<'a, 'w, 's>(&'a mut Commands<'w, 's>, &'a Cells, &'a DropLog);
+                        impl BundleVisitor for V<'_, '_, '_> {
+                            type Out = Entity;
+                            fn visit<B: MB>(self) -> Entity {
+                                self.0.spawn(B::make(self.1, self.2)).id()
+                            }
+                        }
+                        let e = with_bundle(bundle, V(&mut commands, cells, &log));
+                        reserved.push(e);
+                        pending.push(Pending::Spawn(e, *cells));
+                    }
+                    Cmd::SpawnEmpty => {
+                        let e = commands.spawn_empty().id();
+                        reserved.push(e);
+                        pending.push(Pending::Spawn(e, [None; N]));
+                    }
+                    Cmd::Insert { e, bundle, .. } | Cmd::InsertIfNew { e, bundle, .. } => {
+                        let keep = matches!(cmd, Cmd::InsertIfNew { .. });
+                        let e = resolve(e, &reserved);
+                        struct V<'a, 'w, 's>(
+                            &'a mut Commands<'w, 's>,
+                            Entity,
+                            &'a Cells,
+                            &'a DropLog,
+                            bool,
+                        );
+                        impl BundleVisitor for V<'_, '_, '_> {
+                            type Out = ();
+                            fn visit<B: MB>(self) {
+                                let b = B::make(self.2, self.3);
+                                if self.4 {
+                                    self.0.entity(self.1).insert_if_new(b);
+                                } else {
+                                    self.0.entity(self.1).insert(b);
+                                }
+                            }
+                        }
+                        with_bundle(bundle, V(&mut commands, e, cells, &log, keep));
+                        pending.push(Pending::Insert(e, *cells, keep));
+                    }
+                    Cmd::Remove { e, bundle } => {
+                        let e = resolve(e, &reserved);
+                        struct V<'a, 'w, 's>(&'a mut Commands<'w, 's>, Entity);
+                        impl BundleVisitor for V<'_, '_, '_> {
+                            type Out = ();
+                            fn visit<B: MB>(self) {
+                                self.0.entity(self.1).remove::<B>();
+                            }
+                        }
+                        with_bundle(bundle, V(&mut commands, e));
+                        pending.push(Pending::Remove(e, bundle_comps(bundle)));
+                    }
+                    Cmd::Despawn { e } => {
+                        let e = resolve(e, &reserved);
+                        commands.entity(e).despawn();
+                        pending.push(Pending::Despawn(e));
+                    }
+                }
+            }
+        }
+        queue.apply(self.world());
+        assert!(queue.is_empty(), "apply empties the queue");
+        // The model: reserved entities become live (empty) first, then the
+        // commands run in order; commands on dead entities drop their
+        // values.
+        for &e in &reserved {
+            self.adopt(e);
+            self.model.spawn(e, &[None; N]);
+        }
+        for p in pending {
+            match p {
+                Pending::Spawn(e, cells) | Pending::Insert(e, cells, false) => {
+                    if self.model.live.contains_key(&e) {
+                        self.model.insert(e, &cells, false);
+                    } else {
+                        cells
+                            .iter()
+                            .flatten()
+                            .for_each(|&c| self.model.drop_cell(c));
+                    }
+                }
+                Pending::Insert(e, cells, true) => {
+                    if self.model.live.contains_key(&e) {
+                        self.model.insert(e, &cells, true);
+                    } else {
+                        cells
+                            .iter()
+                            .flatten()
+                            .for_each(|&c| self.model.drop_cell(c));
+                    }
+                }
+                Pending::Remove(e, comps) => {
+                    if self.model.live.contains_key(&e) {
+                        self.model.remove(e, &comps);
+                    }
+                }
+                Pending::Despawn(e) => {
+                    self.model.despawn(e);
+                }
+            }
+        }
+    }
+
+    /// Compares the world with the model: every handle seen, every value,
+    /// the entity count, every query, every drop count, and the storage
+    /// invariants.
+    pub fn check(&mut self) {
+        let step = self.steps;
+        let world = self.world.as_ref().expect("world alive");
+        if let Err(msg) = world.check_integrity() {
+            panic!("check_integrity after step {step}: {msg}");
+        }
+        assert_eq!(
+            world.entity_count(),
+            self.model.live.len(),
+            "entity_count after step {step}"
+        );
+        for &e in &self.pool {
+            let expected = self.model.live.get(&e);
+            assert_eq!(
+                world.contains_entity(e),
+                expected.is_some(),
+                "contains_entity({e:?}) after step {step}"
+            );
+            match (world.get_entity(e), expected) {
+                (Ok(er), Some(row)) => {
+                    assert_eq!(er.id(), e);
+                    let got = read_cells(er);
+                    assert_eq!(
+                        got,
+                        model_cells(row),
+                        "values of {e:?} after step {step} (order: {NAMES:?})"
+                    );
+                    // The world's own accessors agree with the handle's.
+                    assert_eq!(world.get::<Pos>(e).map(MC::cell), got[0]);
+                    assert_eq!(world.get::<DSp>(e).map(MC::cell), got[7]);
+                }
+                (Err(err), None) => {
+                    assert!(err.to_string().contains(&named(e)), "{err}");
+                    assert!(world.get::<Pos>(e).is_none());
+                    assert!(world.get::<SZst>(e).is_none());
+                }
+                (Ok(_), None) => panic!("stale handle {e:?} reaches an entity after step {step}"),
+                (Err(err), Some(_)) => panic!("live {e:?} refused after step {step}: {err}"),
+            }
+        }
+        for q in 0..QUERIES {
+            let got = self.queries.results(q, world);
+            let expected = self.model.query_results(q);
+            assert_eq!(got, expected, "query {q} results after step {step}");
+        }
+        let mut got = self.log.counts();
+        let mut expected = self.model.expected_drops.clone();
+        let len = got.len().max(expected.len());
+        got.resize(len, 0);
+        expected.resize(len, 0);
+        if got != expected {
+            let diff: Vec<(usize, u32, u32)> = got
+                .iter()
+                .zip(&expected)
+                .enumerate()
+                .filter(|(_, (g, e))| g != e)
+                .map(|(i, (g, e))| (i, *g, *e))
+                .collect();
+            panic!(
+                "drop counts after step {step} differ as (tracked id, dropped, expected): {diff:?}"
+            );
+        }
+    }
+
+    /// Drops the world and checks that every tracked value created was
+    /// dropped exactly once.
+    pub fn finish(mut self) {
+        let world = self.world.take().expect("world alive");
+        drop(self.queries);
+        drop(world);
+        let counts = self.log.counts();
+        for tid in 1..self.next_tid {
+            let n = counts.get(tid as usize).copied().unwrap_or(0);
+            assert_eq!(
+                n, 1,
+                "tracked value {tid} was dropped {n} times by the end (expected exactly once)"
+            );
+        }
+        assert!(
+            counts.len() <= self.next_tid as usize,
+            "a drop of a value never created"
+        );
+    }
+}
+
+fn model_cells(row: &MRow) -> Cells {
+    let mut cells = [None; N];
+    for (c, m) in cells.iter_mut().zip(row) {
+        *c = m.map(|m| m.cell);
+    }
+    cells
+}
+
+/// Every value of one entity, through an `EntityRef`.
+pub fn read_cells(er: EntityRef<'_>) -> Cells {
+    struct V<'a, 'w>(&'a EntityRef<'w>);
+    impl CompVisitor for V<'_, '_> {
+        type Out = Option<Cell>;
+        fn visit<T: MC>(self) -> Option<Cell> {
+            let v = self.0.get::<T>().map(MC::cell);
+            assert_eq!(v.is_some(), self.0.contains::<T>(), "get vs contains");
+            v
+        }
+    }
+    std::array::from_fn(|c| with_comp(c, V(&er)))
+}
+
+/// Every value of one entity, through an `EntityWorldMut`.
+fn read_cells_mut(em: &EntityWorldMut<'_>) -> Cells {
+    struct V<'a, 'w>(&'a EntityWorldMut<'w>);
+    impl CompVisitor for V<'_, '_> {
+        type Out = Option<Cell>;
+        fn visit<T: MC>(self) -> Option<Cell> {
+            let v = self.0.get::<T>().map(MC::cell);
+            assert_eq!(v.is_some(), self.0.contains::<T>(), "get vs contains");
+            v
+        }
+    }
+    std::array::from_fn(|c| with_comp(c, V(em)))
+}
+
+/// Runs operations on a fresh harness, checking after each, then drops
+/// the world and checks drop counts.
+pub fn run(ops: &[Op]) {
+    let mut h = Harness::new();
+    for op in ops {
+        h.apply(op);
+        h.check();
+    }
+    h.finish();
+}

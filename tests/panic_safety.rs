@@ -1,0 +1,750 @@
+//! Panic safety: a `Drop` that panics during remove, despawn,
+//! insert-over-existing (and a rejected `insert_if_new`), `clear_entities`
+//! and the world's own drop; an input iterator that panics half way
+//! through `spawn_batch`; a system that panics in the multi-threaded
+//! schedule; a closure that panics inside `par_iter_mut`; a command that
+//! panics while a queue applies.
+//!
+//! After each caught panic: `check_integrity()` is Ok, every entity holds
+//! exactly the values expected, every value was dropped at most once (and
+//! exactly once by the time the world is gone), and the world stays
+//! usable (spawn, insert, remove, query after the panic).
+//!
+//! Tests that start rayon threads are named `parallel_*`, so a Miri pass
+//! under Stacked Borrows can `--skip parallel_` (crossbeam-epoch, which
+//! rayon uses, does not pass Stacked Borrows); the rest run under both
+//! Stacked and Tree Borrows.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use ecs::prelude::*;
+use ecs::system::CommandQueue;
+
+// ---- drop accounting --------------------------------------------------------------------
+
+/// The ids dropped so far, in drop order.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<u32>>>);
+
+impl Log {
+    fn record(&self, id: u32) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+    }
+
+    fn counts(&self) -> HashMap<u32, usize> {
+        let mut counts = HashMap::new();
+        for &id in self.0.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            *counts.entry(id).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    fn times_dropped(&self, id: u32) -> usize {
+        self.counts().get(&id).copied().unwrap_or(0)
+    }
+
+    /// Asserts that every id in `ids` was dropped exactly once, and that
+    /// no id was dropped twice.
+    #[track_caller]
+    fn assert_dropped_once(&self, ids: &[u32]) {
+        let counts = self.counts();
+        for &id in ids {
+            let n = counts.get(&id).copied().unwrap_or(0);
+            assert_eq!(n, 1, "value {id} drop count");
+        }
+        self.assert_no_double_drop();
+    }
+
+    #[track_caller]
+    fn assert_not_dropped(&self, ids: &[u32]) {
+        let counts = self.counts();
+        for &id in ids {
+            assert!(!counts.contains_key(&id), "value {id} dropped too early");
+        }
+    }
+
+    #[track_caller]
+    fn assert_no_double_drop(&self) {
+        if let Some((id, n)) = self.counts().into_iter().find(|&(_, n)| n > 1) {
+            panic!("value {id} dropped {n} times");
+        }
+    }
+}
+
+/// A drop-counted value; an armed one panics in its `Drop` (after it is
+/// logged: the value counts as dropped).
+struct Payload {
+    id: u32,
+    armed: bool,
+    log: Log,
+}
+
+impl Payload {
+    fn new(id: u32, log: &Log) -> Self {
+        Payload {
+            id,
+            armed: false,
+            log: log.clone(),
+        }
+    }
+
+    fn armed(id: u32, log: &Log) -> Self {
+        Payload {
+            id,
+            armed: true,
+            log: log.clone(),
+        }
+    }
+}
+
+impl Drop for Payload {
+    fn drop(&mut self) {
+        self.log.record(self.id);
+        // Never panic while already unwinding: that would abort the test
+        // binary instead of failing the test.
+        if self.armed && !std::thread::panicking() {
+            panic!("bomb {} exploded", self.id);
+        }
+    }
+}
+
+/// Table component that may panic on drop.
+#[derive(Component)]
+struct Bomb(Payload);
+
+/// Sparse-set component that may panic on drop.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SBomb(Payload);
+
+/// Table component, drop-counted, never armed here.
+#[derive(Component)]
+struct Keep(Payload);
+
+/// Sparse-set component, drop-counted, never armed here.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SKeep(Payload);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Pos(u32);
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Tag(u32);
+
+#[derive(Resource)]
+struct ResBomb(#[allow(dead_code)] Payload);
+
+// ---- helpers ----------------------------------------------------------------------------
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else {
+        String::from("<non-string panic payload>")
+    }
+}
+
+/// Runs `f`, expecting a panic; returns its message.
+#[track_caller]
+fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(_) => panic!("expected a panic, but the call returned"),
+        Err(payload) => panic_message(payload),
+    }
+}
+
+#[track_caller]
+fn integrity(world: &World) {
+    if let Err(msg) = world.check_integrity() {
+        panic!("check_integrity: {msg}");
+    }
+}
+
+fn keep_id(world: &World, e: Entity) -> Option<u32> {
+    world.get::<Keep>(e).map(|k| k.0.id)
+}
+
+fn skeep_id(world: &World, e: Entity) -> Option<u32> {
+    world.get::<SKeep>(e).map(|k| k.0.id)
+}
+
+/// The world still works: structural changes, queries and the values of
+/// untouched entities.
+#[track_caller]
+fn assert_usable(world: &mut World, log: &Log) {
+    let e = world
+        .spawn((Pos(1), Keep(Payload::new(9_000, log)), Tag(2)))
+        .id();
+    world.entity_mut(e).insert(SKeep(Payload::new(9_001, log)));
+    world.entity_mut(e).remove::<Tag>();
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1)));
+    assert_eq!(keep_id(world, e), Some(9_000));
+    assert_eq!(skeep_id(world, e), Some(9_001));
+    let mut q = world.query::<(Entity, &Pos, &Keep)>();
+    assert!(q
+        .iter(world)
+        .any(|(x, p, k)| x == e && *p == Pos(1) && k.0.id == 9_000));
+    integrity(world);
+    assert!(world.despawn(e));
+    log.assert_dropped_once(&[9_000, 9_001]);
+    integrity(world);
+}
+
+/// Three bystanders around the victim, so that swap-removes move rows.
+fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
+    (0..3)
+        .map(|i| {
+            world
+                .spawn((
+                    Pos(first_id + i),
+                    Keep(Payload::new(first_id + i, log)),
+                    SKeep(Payload::new(first_id + 100 + i, log)),
+                ))
+                .id()
+        })
+        .collect()
+}
+
+#[track_caller]
+fn assert_bystanders(world: &World, es: &[Entity], first_id: u32) {
+    for (i, &e) in es.iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(first_id + i)), "{e:?}");
+        assert_eq!(keep_id(world, e), Some(first_id + i), "{e:?}");
+        assert_eq!(skeep_id(world, e), Some(first_id + 100 + i), "{e:?}");
+    }
+}
+
+// ---- remove --------------------------------------------------------------------------------
+
+#[test]
+fn panicking_drop_during_remove_of_a_table_component() {
+    let log = Log::default();
+    let mut world = World::new();
+    let before = bystanders(&mut world, &log, 10);
+    let e = world
+        .spawn((
+            Pos(7),
+            Bomb(Payload::armed(1, &log)),
+            Keep(Payload::new(2, &log)),
+            SKeep(Payload::new(3, &log)),
+        ))
+        .id();
+    let after = bystanders(&mut world, &log, 20);
+
+    let msg = expect_panic(|| {
+        world.entity_mut(e).remove::<Bomb>();
+    });
+    assert!(msg.contains("bomb 1 exploded"), "{msg}");
+    integrity(&world);
+    log.assert_dropped_once(&[1]);
+    log.assert_not_dropped(&[2, 3]);
+    // The removal completed before the panic propagated.
+    assert!(!world.entity(e).contains::<Bomb>());
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
+    assert_eq!(keep_id(&world, e), Some(2));
+    assert_eq!(skeep_id(&world, e), Some(3));
+    assert_bystanders(&world, &before, 10);
+    assert_bystanders(&world, &after, 20);
+    assert_eq!(world.entity_count(), 7);
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[
+        1, 2, 3, 10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122,
+    ]);
+}
+
+#[test]
+fn panicking_drops_during_remove_of_a_mixed_bundle() {
+    let log = Log::default();
+    let mut world = World::new();
+    let before = bystanders(&mut world, &log, 10);
+    let e = world
+        .spawn((
+            Pos(7),
+            Bomb(Payload::armed(1, &log)),
+            SBomb(Payload::armed(2, &log)),
+            Keep(Payload::new(3, &log)),
+        ))
+        .id();
+    let msg = expect_panic(|| {
+        world.entity_mut(e).remove::<(Bomb, SBomb, Tag)>();
+    });
+    // Both values were dropped; one panic propagates.
+    assert!(msg.contains("exploded"), "{msg}");
+    integrity(&world);
+    log.assert_dropped_once(&[1, 2]);
+    log.assert_not_dropped(&[3]);
+    let er = world.entity(e);
+    assert!(!er.contains::<Bomb>() && !er.contains::<SBomb>());
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
+    assert_eq!(keep_id(&world, e), Some(3));
+    assert_bystanders(&world, &before, 10);
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3, 10, 11, 12, 110, 111, 112]);
+}
+
+// ---- despawn -------------------------------------------------------------------------------
+
+#[test]
+fn panicking_drops_during_despawn() {
+    for through_handle in [false, true] {
+        let log = Log::default();
+        let mut world = World::new();
+        let before = bystanders(&mut world, &log, 10);
+        let e = world
+            .spawn((
+                Pos(7),
+                Bomb(Payload::armed(1, &log)),
+                SBomb(Payload::armed(2, &log)),
+                Keep(Payload::new(3, &log)),
+                SKeep(Payload::new(4, &log)),
+            ))
+            .id();
+        let after = bystanders(&mut world, &log, 20);
+        let msg = expect_panic(|| {
+            if through_handle {
+                world.entity_mut(e).despawn();
+            } else {
+                world.despawn(e);
+            }
+        });
+        assert!(msg.contains("exploded"), "{msg}");
+        integrity(&world);
+        // Every value of the entity was dropped once, the armed ones
+        // included; the entity is gone and its handle is stale.
+        log.assert_dropped_once(&[1, 2, 3, 4]);
+        assert!(!world.contains_entity(e));
+        assert!(world.get_entity(e).is_err());
+        assert!(!world.despawn(e), "a second despawn must be refused");
+        assert_eq!(world.entity_count(), 6);
+        assert_bystanders(&world, &before, 10);
+        assert_bystanders(&world, &after, 20);
+        assert_usable(&mut world, &log);
+        drop(world);
+        log.assert_dropped_once(&[1, 2, 3, 4]);
+        log.assert_dropped_once(&[10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122]);
+    }
+}
+
+// ---- insert over existing ----------------------------------------------------------------
+
+#[test]
+fn panicking_drop_of_a_replaced_value_during_insert() {
+    let log = Log::default();
+    let mut world = World::new();
+    let before = bystanders(&mut world, &log, 10);
+    let e = world
+        .spawn((
+            Pos(7),
+            Bomb(Payload::armed(1, &log)),
+            SBomb(Payload::armed(2, &log)),
+        ))
+        .id();
+    // Replace both bombs and add two new components in one insert: the
+    // entity moves to a new archetype while the old values' drops panic.
+    let msg = expect_panic(|| {
+        world.entity_mut(e).insert((
+            Bomb(Payload::new(3, &log)),
+            SBomb(Payload::new(4, &log)),
+            Keep(Payload::new(5, &log)),
+            Tag(6),
+        ));
+    });
+    assert!(msg.contains("exploded"), "{msg}");
+    integrity(&world);
+    log.assert_dropped_once(&[1, 2]);
+    log.assert_not_dropped(&[3, 4, 5]);
+    assert_eq!(world.get::<Bomb>(e).map(|b| b.0.id), Some(3));
+    assert_eq!(world.get::<SBomb>(e).map(|b| b.0.id), Some(4));
+    assert_eq!(keep_id(&world, e), Some(5));
+    assert_eq!(world.get::<Tag>(e), Some(&Tag(6)));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
+    assert_bystanders(&world, &before, 10);
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3, 4, 5, 10, 11, 12, 110, 111, 112]);
+}
+
+#[test]
+fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
+    let log = Log::default();
+    let mut world = World::new();
+    let e = world
+        .spawn((Bomb(Payload::new(1, &log)), SKeep(Payload::new(2, &log))))
+        .id();
+    let msg = expect_panic(|| {
+        world.entity_mut(e).insert_if_new((
+            Bomb(Payload::armed(3, &log)),
+            SKeep(Payload::new(4, &log)),
+            Keep(Payload::new(5, &log)),
+        ));
+    });
+    assert!(msg.contains("bomb 3 exploded"), "{msg}");
+    integrity(&world);
+    // The old values stay, the rejected new ones were dropped once, the
+    // new component was added.
+    log.assert_dropped_once(&[3, 4]);
+    log.assert_not_dropped(&[1, 2, 5]);
+    assert_eq!(world.get::<Bomb>(e).map(|b| b.0.id), Some(1));
+    assert_eq!(skeep_id(&world, e), Some(2));
+    assert_eq!(keep_id(&world, e), Some(5));
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+}
+
+// ---- clear_entities and world drop ---------------------------------------------------------
+
+#[test]
+fn panicking_drops_during_clear_entities() {
+    let log = Log::default();
+    let mut world = World::new();
+    let mut ids = Vec::new();
+    let mut entities = Vec::new();
+    for i in 0..20u32 {
+        let id = 100 + 10 * i;
+        let e = match i % 4 {
+            0 => world.spawn((Bomb(Payload::armed(id, &log)), Pos(i))),
+            1 => world.spawn((
+                SBomb(Payload::armed(id, &log)),
+                Keep(Payload::new(id + 1, &log)),
+            )),
+            2 => world.spawn((
+                Keep(Payload::new(id, &log)),
+                SKeep(Payload::new(id + 1, &log)),
+            )),
+            _ => world.spawn((Tag(i), SKeep(Payload::new(id, &log)))),
+        };
+        entities.push(e.id());
+        ids.push(id);
+        if i % 4 == 1 || i % 4 == 2 {
+            ids.push(id + 1);
+        }
+    }
+    let msg = expect_panic(|| world.clear_entities());
+    assert!(msg.contains("exploded"), "{msg}");
+    integrity(&world);
+    log.assert_dropped_once(&ids);
+    assert_eq!(world.entity_count(), 0);
+    for &e in &entities {
+        assert!(!world.contains_entity(e), "{e:?} survived clear_entities");
+    }
+    let mut q = world.query::<Entity>();
+    assert_eq!(q.iter(&world).count(), 0);
+    assert_usable(&mut world, &log);
+    // The old archetypes are reused.
+    let e = world.spawn((Bomb(Payload::new(1, &log)), Pos(3))).id();
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(3)));
+    integrity(&world);
+    drop(world);
+    log.assert_dropped_once(&[1]);
+    log.assert_dropped_once(&ids);
+}
+
+#[test]
+fn panicking_drops_during_world_drop() {
+    let log = Log::default();
+    let mut world = World::new();
+    let mut ids = Vec::new();
+    for i in 0..12u32 {
+        let id = 100 + 10 * i;
+        match i % 3 {
+            0 => world.spawn((
+                Bomb(Payload::armed(id, &log)),
+                SKeep(Payload::new(id + 1, &log)),
+            )),
+            1 => world.spawn((
+                SBomb(Payload::armed(id, &log)),
+                Keep(Payload::new(id + 1, &log)),
+            )),
+            _ => world.spawn((
+                Keep(Payload::new(id, &log)),
+                SKeep(Payload::new(id + 1, &log)),
+            )),
+        };
+        ids.extend([id, id + 1]);
+    }
+    world.insert_resource(ResBomb(Payload::armed(7, &log)));
+    ids.push(7);
+    let msg = expect_panic(move || drop(world));
+    assert!(msg.contains("exploded"), "{msg}");
+    // Every component and the resource dropped exactly once, despite the
+    // panics: nothing leaked, nothing dropped twice.
+    log.assert_dropped_once(&ids);
+    assert_eq!(log.0.lock().unwrap().len(), ids.len());
+}
+
+// ---- spawn_batch with a panicking iterator ---------------------------------------------------
+
+/// Yields `(Pos, Keep, SKeep)` bundles and panics at item `panic_at`. Its
+/// lower size bound claims `hint` items.
+struct Faulty {
+    next: u32,
+    panic_at: u32,
+    hint: usize,
+    log: Log,
+}
+
+impl Iterator for Faulty {
+    type Item = (Pos, Keep, SKeep);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.next;
+        if i == self.panic_at {
+            panic!("input iterator failed at item {i}");
+        }
+        self.next += 1;
+        Some((
+            Pos(i),
+            Keep(Payload::new(1_000 + i, &self.log)),
+            SKeep(Payload::new(2_000 + i, &self.log)),
+        ))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.hint, None)
+    }
+}
+
+#[test]
+fn an_iterator_panicking_half_way_through_spawn_batch() {
+    // read: the ids are collected; unread: the returned iterator is
+    // dropped, which spawns the rest (and meets the panic in its `Drop`).
+    for read in [true, false] {
+        for hint in [0, 10, 1_000] {
+            let log = Log::default();
+            let mut world = World::new();
+            let before = bystanders(&mut world, &log, 10);
+            let msg = expect_panic(|| {
+                let it = world.spawn_batch(Faulty {
+                    next: 0,
+                    panic_at: 5,
+                    hint,
+                    log: log.clone(),
+                });
+                if read {
+                    let _ids: Vec<Entity> = it.collect();
+                } else {
+                    drop(it);
+                }
+            });
+            assert!(msg.contains("input iterator failed at item 5"), "{msg}");
+            integrity(&world);
+            // The five bundles produced before the panic are complete
+            // entities; nothing was dropped.
+            assert_eq!(world.entity_count(), 3 + 5, "read={read} hint={hint}");
+            let mut q = world.query::<(&Pos, &Keep, &SKeep)>();
+            let mut seen: Vec<(u32, u32, u32)> = q
+                .iter(&world)
+                .map(|(p, k, s)| (p.0, k.0.id, s.0.id))
+                .filter(|&(p, ..)| p < 10)
+                .collect();
+            seen.sort_unstable();
+            let expected: Vec<(u32, u32, u32)> =
+                (0..5).map(|i| (i, 1_000 + i, 2_000 + i)).collect();
+            assert_eq!(seen, expected, "read={read} hint={hint}");
+            log.assert_not_dropped(&[1_000, 1_001, 1_002, 1_003, 1_004, 2_000, 2_004]);
+            assert_bystanders(&world, &before, 10);
+            // A later batch into the same (partly reserved) table works.
+            let more: Vec<Entity> = world
+                .spawn_batch((10..13).map(|i| {
+                    (
+                        Pos(i),
+                        Keep(Payload::new(1_000 + i, &log)),
+                        SKeep(Payload::new(2_000 + i, &log)),
+                    )
+                }))
+                .collect();
+            assert_eq!(more.len(), 3);
+            assert_eq!(q.iter(&world).count(), 3 + 5 + 3);
+            integrity(&world);
+            assert_usable(&mut world, &log);
+            drop(world);
+            let mut all: Vec<u32> = (0..5).flat_map(|i| [1_000 + i, 2_000 + i]).collect();
+            all.extend((10..13).flat_map(|i| [1_000 + i, 2_000 + i]));
+            all.extend([10, 11, 12, 110, 111, 112]);
+            log.assert_dropped_once(&all);
+        }
+    }
+}
+
+// ---- systems, parallel iteration, commands ---------------------------------------------------
+
+#[derive(Resource)]
+struct Armed(bool);
+
+#[derive(Resource, Clone)]
+struct LogRes(Log);
+
+#[derive(Resource, Default)]
+struct Ran(Vec<&'static str>);
+
+#[derive(Component)]
+struct Other(u32);
+
+fn writer(mut q: Query<&mut Pos>) {
+    for mut p in &mut q {
+        p.0 += 1000;
+    }
+}
+
+/// Spawns one drop-counted value per run: 500, 501, ...
+fn spawner(mut commands: Commands, log: Res<LogRes>, mut runs: Local<u32>) {
+    commands.spawn((Pos(1), Keep(Payload::new(500 + *runs, &log.0))));
+    *runs += 1;
+}
+
+fn boom(armed: Res<Armed>, q: Query<&Other>) {
+    if armed.0 && q.iter().count() > 0 {
+        panic!("system `boom` failed");
+    }
+}
+
+fn bystander(mut q: Query<&mut Other>) {
+    for mut o in &mut q {
+        o.0 += 1;
+    }
+}
+
+fn late(mut ran: ResMut<Ran>) {
+    ran.0.push("late");
+}
+
+#[test]
+fn parallel_a_panicking_system_in_the_multi_threaded_schedule() {
+    let log = Log::default();
+    let mut world = World::new();
+    world.insert_resource(Armed(true));
+    world.insert_resource(LogRes(log.clone()));
+    world.init_resource::<Ran>();
+    let es: Vec<Entity> = (0..8u32)
+        .map(|i| {
+            world
+                .spawn((Pos(i), Other(i), Keep(Payload::new(i, &log))))
+                .id()
+        })
+        .collect();
+
+    let mut schedule = Schedule::default();
+    schedule.add_systems((
+        writer,
+        spawner,
+        boom.after(writer).after(spawner),
+        bystander,
+        late.after(boom),
+    ));
+    let msg = expect_panic(|| schedule.run(&mut world));
+    assert!(msg.contains("system `boom` failed"), "{msg}");
+    integrity(&world);
+    // `writer` ran before `boom`; `late`, ordered after it, never ran.
+    for (i, &e) in es.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(i as u32 + 1000)));
+        assert_eq!(keep_id(&world, e), Some(i as u32));
+    }
+    assert!(
+        world.resource::<Ran>().0.is_empty(),
+        "a system after the panic ran"
+    );
+    // The spawner's command was either applied (a new entity holding value
+    // 500) or dropped unapplied (value 500 dropped once); never both.
+    let applied = world.entity_count() == 9;
+    assert_eq!(log.times_dropped(500), usize::from(!applied));
+    log.assert_no_double_drop();
+
+    // Disarmed, the same schedule runs to completion on the same world.
+    world.resource_mut::<Armed>().0 = false;
+    schedule.run(&mut world);
+    integrity(&world);
+    assert_eq!(world.resource::<Ran>().0, ["late"]);
+    for (i, &e) in es.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(i as u32 + 2000)));
+    }
+    assert_eq!(world.entity_count(), if applied { 10 } else { 9 });
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[0, 1, 2, 3, 4, 5, 6, 7, 500, 501]);
+}
+
+#[test]
+fn parallel_a_panic_inside_par_iter_mut() {
+    // Enough rows for several batches; fewer under Miri.
+    let (n, victim) = if cfg!(miri) {
+        (200u32, 123u32)
+    } else {
+        (2_000, 1_234)
+    };
+    let log = Log::default();
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..n)
+        .map(|i| {
+            let e = world.spawn((Pos(i), Keep(Payload::new(i, &log))));
+            e.id()
+        })
+        .collect();
+    let mut q = world.query::<(&mut Pos, &Keep)>();
+    let msg = expect_panic(|| {
+        q.par_iter_mut(&mut world).for_each(|(mut p, k)| {
+            if k.0.id == victim {
+                panic!("closure failed on {victim}");
+            }
+            p.0 += 1;
+        })
+    });
+    assert!(
+        msg.contains(&format!("closure failed on {victim}")),
+        "{msg}"
+    );
+    integrity(&world);
+    for (i, &e) in es.iter().enumerate() {
+        let p = world.get::<Pos>(e).unwrap().0;
+        assert!(p == i as u32 || p == i as u32 + 1, "{e:?} holds {p}");
+        assert_eq!(keep_id(&world, e), Some(i as u32));
+    }
+    assert_eq!(world.get::<Pos>(es[victim as usize]), Some(&Pos(victim)));
+    log.assert_no_double_drop();
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&(0..n).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_command_panicking_while_the_queue_applies() {
+    let log = Log::default();
+    let mut world = World::new();
+    let target = world.spawn((Pos(1), Keep(Payload::new(1, &log)))).id();
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    let spawned = commands.spawn((Pos(2), Keep(Payload::new(2, &log)))).id();
+    commands.entity(target).insert(SKeep(Payload::new(3, &log)));
+    commands.queue(|_: &mut World| panic!("command failed"));
+    commands.entity(target).insert(Keep(Payload::new(4, &log)));
+    let unspawned = commands.spawn((Pos(5), Keep(Payload::new(5, &log)))).id();
+    let msg = expect_panic(|| queue.apply(&mut world));
+    assert!(msg.contains("command failed"), "{msg}");
+    integrity(&world);
+    // Commands before the panic applied; those after were dropped
+    // unapplied (their values dropped once).
+    assert_eq!(world.get::<Pos>(spawned), Some(&Pos(2)));
+    assert_eq!(skeep_id(&world, target), Some(3));
+    assert_eq!(keep_id(&world, target), Some(1));
+    log.assert_dropped_once(&[4, 5]);
+    log.assert_not_dropped(&[1, 2, 3]);
+    assert!(queue.is_empty());
+    // The entity reserved by the unapplied spawn was made live (empty)
+    // before the commands ran, as `CommandQueue::apply` documents.
+    if let Ok(er) = world.get_entity(unspawned) {
+        assert!(!er.contains::<Pos>() && !er.contains::<Keep>());
+    }
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+}
