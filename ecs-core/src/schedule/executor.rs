@@ -2,6 +2,7 @@ use std::{
     any::Any,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
     sync::mpsc,
+    time::{Duration, Instant},
 };
 
 use super::graph::{ExecutionGraph, Node};
@@ -12,26 +13,73 @@ use crate::{
 
 type Panic = Box<dyn Any + Send + 'static>;
 
+/// What the executor measures per system when timing is on.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TimingSlot {
+    pub(crate) runs: u64,
+    pub(crate) total: Duration,
+    pub(crate) max: Duration,
+    pub(crate) apply_total: Duration,
+}
+
+/// The schedule's systems and, when timing is on, one slot per system.
+#[derive(Clone, Copy)]
+pub(crate) struct Nodes {
+    systems: SyncPtr<BoxedSystem>,
+    /// Null when timing is off; otherwise as long as `systems`.
+    timings: SyncPtr<TimingSlot>,
+}
+
+impl Nodes {
+    pub(crate) fn new(systems: &mut [BoxedSystem], timings: Option<&mut [TimingSlot]>) -> Self {
+        let timings = match timings {
+            Some(slots) => {
+                assert_eq!(slots.len(), systems.len(), "one timing slot per system");
+                SyncPtr(slots.as_mut_ptr())
+            }
+            None => SyncPtr(std::ptr::null_mut()),
+        };
+        Nodes {
+            systems: SyncPtr(systems.as_mut_ptr()),
+            timings,
+        }
+    }
+}
+
 /// Runs one node.
 ///
 /// # Safety
-/// `systems` points to the schedule's systems, none of which is in use by
-/// another thread for node's system; the caller holds the node's access
-/// (for exclusive and apply nodes: no other node is running).
-unsafe fn run_node(
-    node: Node,
-    systems: SyncPtr<BoxedSystem>,
-    world: UnsafeWorldCell<'_>,
-) -> Result<(), Panic> {
-    catch_unwind(AssertUnwindSafe(|| {
+/// `nodes` points to the schedule's systems (and timing slots), and the
+/// node's system (and slot) is not in use by another thread; the caller
+/// holds the node's access (for exclusive and apply nodes: no other node
+/// is running).
+unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Result<(), Panic> {
+    let start = (!nodes.timings.0.is_null()).then(Instant::now);
+    let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: guaranteed by the caller.
         unsafe {
             match node {
-                Node::System(i) => (*systems.0.add(i)).run_unsafe(world),
-                Node::Apply(i) => (*systems.0.add(i)).apply_deferred(world.world_mut()),
+                Node::System(i) => (*nodes.systems.0.add(i)).run_unsafe(world),
+                Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
             }
         }
-    }))
+    }));
+    if let Some(start) = start {
+        let elapsed = start.elapsed();
+        let (Node::System(i) | Node::Apply(i)) = node;
+        // SAFETY: timing is on, so `timings` has a slot per system, and the
+        // caller guarantees this node's slot is used by this thread alone.
+        let slot = unsafe { &mut *nodes.timings.0.add(i) };
+        match node {
+            Node::System(_) => {
+                slot.runs += 1;
+                slot.total += elapsed;
+                slot.max = slot.max.max(elapsed);
+            }
+            Node::Apply(_) => slot.apply_total += elapsed,
+        }
+    }
+    result
 }
 
 /// A raw pointer that may cross threads: the executor guarantees each
@@ -50,12 +98,7 @@ unsafe impl<T> Send for SyncPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for SyncPtr<T> {}
 
-pub(crate) fn run_single_threaded(
-    graph: &ExecutionGraph,
-    systems: &mut [BoxedSystem],
-    world: &mut World,
-) {
-    let systems = SyncPtr(systems.as_mut_ptr());
+pub(crate) fn run_single_threaded(graph: &ExecutionGraph, systems: Nodes, world: &mut World) {
     let cell = UnsafeWorldCell::new_mutable(world);
     for &node in &graph.order {
         // SAFETY: one node at a time, on this thread, with `&mut World`.
@@ -65,16 +108,11 @@ pub(crate) fn run_single_threaded(
     }
 }
 
-pub(crate) fn run_multi_threaded(
-    graph: &ExecutionGraph,
-    systems: &mut [BoxedSystem],
-    world: &mut World,
-) {
+pub(crate) fn run_multi_threaded(graph: &ExecutionGraph, systems: Nodes, world: &mut World) {
     let count = graph.order.len();
     if count == 0 {
         return;
     }
-    let systems = SyncPtr(systems.as_mut_ptr());
     let cell = UnsafeWorldCell::new_mutable(world);
     let mut remaining = graph.dependency_counts.clone();
     // Ready positions, kept sorted so launches follow the total order.

@@ -34,7 +34,38 @@ use crate::{
     world::World,
 };
 
+use executor::{Nodes, TimingSlot};
 use graph::ExecutionGraph;
+
+/// How long one system of a [`Schedule`] has taken, summed over the runs
+/// since timing was turned on ([`Schedule::set_timing`]).
+///
+/// `total` and `max` cover the system's own runs; the time spent applying
+/// its commands (the "apply" step after it) is `apply_total`, kept apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemTiming {
+    /// The system's name (its function's path).
+    pub name: String,
+    /// How many times the system ran.
+    pub runs: u64,
+    /// The time of all those runs together.
+    pub total: std::time::Duration,
+    /// The longest single run.
+    pub max: std::time::Duration,
+    /// The time spent applying the system's commands, all runs together.
+    pub apply_total: std::time::Duration,
+}
+
+impl SystemTiming {
+    /// The mean time of a run (zero before the first).
+    pub fn mean(&self) -> std::time::Duration {
+        if self.runs == 0 {
+            std::time::Duration::ZERO
+        } else {
+            self.total.div_f64(self.runs as f64)
+        }
+    }
+}
 
 /// How a schedule runs its systems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -75,6 +106,8 @@ pub struct Schedule {
     graph: Option<ExecutionGraph>,
     world_id: Option<crate::world::WorldId>,
     last_check_tick: Tick,
+    /// One slot per system while timing is on.
+    timings: Option<Vec<TimingSlot>>,
 }
 
 impl Default for Schedule {
@@ -105,6 +138,7 @@ impl Schedule {
             graph: None,
             world_id: None,
             last_check_tick: Tick::new(0),
+            timings: None,
         }
     }
 
@@ -123,9 +157,63 @@ impl Schedule {
         self.systems.iter().map(|s| s.name().into_owned()).collect()
     }
 
+    /// Turns per-system timing on (clearing what was measured) or off.
+    ///
+    /// While on, every run reads the clock twice per system and once more
+    /// per command application; [`Schedule::system_timings`] reports the
+    /// sums.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// fn tick() {}
+    ///
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems(tick);
+    /// schedule.set_timing(true);
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// let timings = schedule.system_timings();
+    /// assert_eq!(timings.len(), 1);
+    /// assert!(timings[0].name.ends_with("tick"));
+    /// assert_eq!(timings[0].runs, 2);
+    /// assert!(timings[0].max <= timings[0].total);
+    /// ```
+    pub fn set_timing(&mut self, on: bool) {
+        self.timings = on.then(|| vec![TimingSlot::default(); self.systems.len()]);
+    }
+
+    /// Whether per-system timing is on.
+    pub fn timing(&self) -> bool {
+        self.timings.is_some()
+    }
+
+    /// What timing has measured, one entry per system in the order they
+    /// were added; empty while timing is off.
+    pub fn system_timings(&self) -> Vec<SystemTiming> {
+        let Some(slots) = &self.timings else {
+            return Vec::new();
+        };
+        self.systems
+            .iter()
+            .zip(slots)
+            .map(|(system, slot)| SystemTiming {
+                name: system.name().into_owned(),
+                runs: slot.runs,
+                total: slot.total,
+                max: slot.max,
+                apply_total: slot.apply_total,
+            })
+            .collect()
+    }
+
     /// Adds systems (one, or a tuple, with `.before`, `.after`, `.chain()`).
     pub fn add_systems<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
         self.add_configs(systems.into_configs());
+        if let Some(slots) = &mut self.timings {
+            slots.resize(self.systems.len(), TimingSlot::default());
+        }
         self.graph = None;
         self
     }
@@ -197,13 +285,10 @@ impl Schedule {
         self.initialize(world);
         self.check_change_ticks(world);
         let graph = self.graph.as_ref().expect("built above");
+        let nodes = Nodes::new(&mut self.systems, self.timings.as_deref_mut());
         match self.executor {
-            ExecutorKind::SingleThreaded => {
-                executor::run_single_threaded(graph, &mut self.systems, world)
-            }
-            ExecutorKind::MultiThreaded => {
-                executor::run_multi_threaded(graph, &mut self.systems, world)
-            }
+            ExecutorKind::SingleThreaded => executor::run_single_threaded(graph, nodes, world),
+            ExecutorKind::MultiThreaded => executor::run_multi_threaded(graph, nodes, world),
         }
     }
 

@@ -637,3 +637,63 @@ fn a_system_refuses_a_world_it_was_not_initialised_for() {
         .unwrap()
         .contains("another world"));
 }
+
+fn timing_schedule(executor: ExecutorKind) -> (World, Schedule) {
+    fn slow(mut t: ResMut<Trace>) {
+        std::thread::sleep(Duration::from_millis(20));
+        t.0.push("slow");
+    }
+    fn spawns(mut commands: Commands) {
+        commands.spawn(A(1));
+    }
+    fn reads(q: Query<&A>, mut seen: Local<usize>) {
+        *seen = q.iter().count();
+    }
+    let mut world = trace_world();
+    let mut schedule = Schedule::new(executor);
+    schedule.add_systems((slow, spawns.before(reads)));
+    assert!(schedule.system_timings().is_empty(), "timing starts off");
+    schedule.set_timing(true);
+    assert!(schedule.timing());
+    // A system added after timing was turned on gets its own slot.
+    schedule.add_systems(reads);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    (world, schedule)
+}
+
+fn check_timings(schedule: &mut Schedule) {
+    let timings = schedule.system_timings();
+    let names: Vec<&str> = timings
+        .iter()
+        .map(|t| t.name.rsplit("::").next().unwrap())
+        .collect();
+    assert_eq!(names, ["slow", "spawns", "reads"]);
+    for t in &timings {
+        assert_eq!(t.runs, 3, "{}", t.name);
+        assert!(t.max <= t.total && t.mean() <= t.max, "{t:?}");
+    }
+    assert!(timings[0].total >= Duration::from_millis(60), "{timings:?}");
+    assert!(timings[0].max >= Duration::from_millis(20), "{timings:?}");
+    assert!(timings[0].total > timings[2].total, "{timings:?}");
+    // Only `spawns` has commands to apply.
+    assert!(timings[1].apply_total > Duration::ZERO, "{timings:?}");
+    assert_eq!(timings[0].apply_total, Duration::ZERO);
+    schedule.set_timing(false);
+    assert!(schedule.system_timings().is_empty());
+}
+
+#[test]
+fn schedule_timing_measures_each_system() {
+    let (world, mut schedule) = timing_schedule(ExecutorKind::SingleThreaded);
+    assert_eq!(world.resource::<Trace>().0, ["slow"; 3]);
+    check_timings(&mut schedule);
+}
+
+#[test]
+fn parallel_schedule_timing_measures_each_system() {
+    let (world, mut schedule) = timing_schedule(ExecutorKind::MultiThreaded);
+    assert_eq!(world.resource::<Trace>().0, ["slow"; 3]);
+    check_timings(&mut schedule);
+}
