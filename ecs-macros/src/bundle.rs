@@ -107,6 +107,7 @@ impl<'a> BundleInput<'a> {
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let bundle = quote!(#krate::bundle::Bundle);
         let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
+        let sink = quote!(#krate::bundle::ComponentSink);
         let component = quote!(#krate::component);
 
         let included: Vec<(Ident, &BundleField)> = self
@@ -138,7 +139,7 @@ impl<'a> BundleInput<'a> {
         });
         let get_components = included.iter().map(|(binding, field)| {
             let ty = field.ty;
-            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, func);}
+            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
         });
         let destructure = self.destructure(&included);
         let construct = self.construct(&included, &bundle);
@@ -186,7 +187,7 @@ impl<'a> BundleInput<'a> {
                 #allow_unused
                 fn get_components(
                     self,
-                    func: &mut impl ::core::ops::FnMut(#component::StorageType, *mut ::core::primitive::u8),
+                    sink: &mut impl #sink,
                 ) {
                     #destructure
                     #(#get_components)*

@@ -1,8 +1,10 @@
-use super::{BundleId, BundleInfo, DynamicBundle};
+use std::mem::ManuallyDrop;
+
+use super::{BundleId, BundleInfo, ComponentSink, DynamicBundle};
 use crate::{
     archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
     change_detection::{ComponentTicks, Tick},
-    component::{ComponentId, Components, StorageType},
+    component::{Component, ComponentId, Components, StorageType},
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
     storage::{SparseSets, Table, TableRow, Tables},
@@ -129,50 +131,143 @@ pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
 ) {
     let ids = bundle_info.components();
     debug_assert!(status.is_none_or(|s| s.len() == ids.len()));
-    let mut i = 0;
-    bundle.get_components(&mut |storage_type, value| {
-        debug_assert!(i < ids.len());
-        // SAFETY: the bundle hands out exactly `ids.len()` values, and
-        // `status` has one entry per bundle component.
-        let (id, status) = unsafe {
-            (
-                *ids.get_unchecked(i),
-                status.map_or(ComponentStatus::Added, |s| *s.get_unchecked(i)),
-            )
-        };
-        i += 1;
-        // SAFETY (whole block): `value` is an owned value of component
-        // `id`; the caller guarantees the table has its column (table
-        // component) or a sparse set exists (sparse component).
+    let mut writer = BundleWriter {
+        ids,
+        status,
+        next: 0,
+        entity,
+        table,
+        table_row,
+        sparse_sets,
+        components,
+        tick,
+        mode,
+        panics,
+    };
+    bundle.get_components(&mut writer);
+    debug_assert_eq!(
+        writer.next,
+        ids.len(),
+        "the bundle handed out every component"
+    );
+}
+
+/// The [`ComponentSink`] of [`write_bundle`]: its arguments, and the index
+/// of the next component.
+///
+/// Invariant: the safety conditions of `write_bundle` hold, and the bundle
+/// hands out exactly `ids.len()` values, in the order of `ids`.
+struct BundleWriter<'a> {
+    ids: &'a [ComponentId],
+    status: Option<&'a [ComponentStatus]>,
+    next: usize,
+    entity: Entity,
+    table: &'a mut Table,
+    table_row: TableRow,
+    sparse_sets: &'a mut SparseSets,
+    components: &'a Components,
+    tick: Tick,
+    mode: InsertMode,
+    panics: &'a mut DropPanics,
+}
+
+impl BundleWriter<'_> {
+    /// The id and status of the next component.
+    #[inline(always)]
+    fn next(&mut self) -> (ComponentId, ComponentStatus) {
+        let i = self.next;
+        debug_assert!(i < self.ids.len());
+        self.next += 1;
+        // SAFETY: the bundle hands out exactly `ids.len()` values (type
+        // invariant), and `status` has one entry per bundle component.
         unsafe {
-            match (status, mode) {
+            (
+                *self.ids.get_unchecked(i),
+                self.status
+                    .map_or(ComponentStatus::Added, |s| *s.get_unchecked(i)),
+            )
+        }
+    }
+
+    /// Stores or drops one value by pointer.
+    ///
+    /// # Safety
+    /// `value` is an owned value of component `id`, of `storage_type`.
+    #[inline(always)]
+    unsafe fn write_ptr(
+        &mut self,
+        id: ComponentId,
+        status: ComponentStatus,
+        storage_type: StorageType,
+        value: *mut u8,
+    ) {
+        // SAFETY (whole block): `value` is an owned value of component
+        // `id` (caller); the table has its column (table component) or a
+        // sparse set exists (sparse component), by `write_bundle`'s
+        // contract.
+        unsafe {
+            match (status, self.mode) {
                 (ComponentStatus::Existing, InsertMode::Keep) => {
-                    if let Some(drop) = components.get_info_unchecked(id).drop_fn() {
-                        panics.drop_value(drop, value);
+                    if let Some(drop) = self.components.get_info_unchecked(id).drop_fn() {
+                        self.panics.drop_value(drop, value);
                     }
                 }
                 (ComponentStatus::Added, _) => match storage_type {
-                    StorageType::Table => table.push_value(id, value, ComponentTicks::new(tick)),
-                    StorageType::SparseSet => sparse_sets
+                    StorageType::Table => {
+                        self.table
+                            .push_value(id, value, ComponentTicks::new(self.tick))
+                    }
+                    StorageType::SparseSet => self
+                        .sparse_sets
                         .get_mut(id)
                         .unwrap_unchecked()
-                        .insert(entity, value, tick, panics),
+                        .insert(self.entity, value, self.tick, self.panics),
                 },
                 (ComponentStatus::Existing, InsertMode::Replace) => match storage_type {
-                    StorageType::Table => table.get_column_mut(id).unwrap_unchecked().replace(
-                        table_row.index(),
+                    StorageType::Table => self.table.get_column_mut(id).unwrap_unchecked().replace(
+                        self.table_row.index(),
                         value,
-                        tick,
-                        panics,
+                        self.tick,
+                        self.panics,
                     ),
-                    StorageType::SparseSet => sparse_sets
+                    StorageType::SparseSet => self
+                        .sparse_sets
                         .get_mut(id)
                         .unwrap_unchecked()
-                        .insert(entity, value, tick, panics),
+                        .insert(self.entity, value, self.tick, self.panics),
                 },
             }
         }
-    });
+    }
+}
+
+impl ComponentSink for BundleWriter<'_> {
+    #[inline(always)]
+    fn put<C: Component>(&mut self, value: C) {
+        let (id, status) = self.next();
+        if C::STORAGE_TYPE == StorageType::Table && status == ComponentStatus::Added {
+            // The common case (every spawn): a typed write onto the column.
+            // SAFETY: the table has a column for `id` (`write_bundle`'s
+            // contract), and the bundle's order makes `C` its component.
+            unsafe {
+                self.table
+                    .push_typed(id, value, ComponentTicks::new(self.tick))
+            };
+        } else {
+            let mut value = ManuallyDrop::new(value);
+            // SAFETY: `value` is an owned `C`, the component `id`, whose
+            // ownership moves on (it is never dropped here).
+            unsafe { self.write_ptr(id, status, C::STORAGE_TYPE, (&mut *value as *mut C).cast()) };
+        }
+    }
+
+    #[inline]
+    unsafe fn put_ptr(&mut self, storage_type: StorageType, value: *mut u8) {
+        let (id, status) = self.next();
+        // SAFETY: the caller hands an owned value of the next component,
+        // which is `id`.
+        unsafe { self.write_ptr(id, status, storage_type, value) };
+    }
 }
 
 /// The components an insert added and inserted (bundle order, then the

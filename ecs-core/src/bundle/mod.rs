@@ -64,11 +64,27 @@ pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
     note = "a bundle is a component (derive `Component` for it), a tuple of bundles, or a struct deriving `Bundle` whose fields are bundles"
 )]
 pub trait DynamicBundle {
-    /// Calls `func` with each component's storage type and a pointer to its
-    /// value, in the order of [`Bundle::component_ids`]. Ownership of each
-    /// value moves to `func`, which must move it out (copy its bytes) or
-    /// drop it before returning; the bundle never drops it.
-    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8));
+    /// Hands each component to `sink`, by value and in the order of
+    /// [`Bundle::component_ids`]. Typed bundles call
+    /// [`ComponentSink::put`], so the world writes each value with its own
+    /// type (no type-erased copy).
+    fn get_components(self, sink: &mut impl ComponentSink);
+}
+
+/// Receives the components of a bundle, one at a time, in the bundle's
+/// order (see [`DynamicBundle::get_components`]).
+pub trait ComponentSink {
+    /// Takes the next component by value.
+    fn put<C: Component>(&mut self, value: C);
+
+    /// Takes the next component by pointer: for values whose type is known
+    /// only at run time.
+    ///
+    /// # Safety
+    /// `value` points to an owned, valid value of the next component, whose
+    /// storage type is `storage_type`; ownership moves to the sink (the
+    /// caller must not drop or read it again).
+    unsafe fn put_ptr(&mut self, storage_type: StorageType, value: *mut u8);
 }
 
 // SAFETY: one component, visited once, by its own type.
@@ -94,10 +110,9 @@ unsafe impl<C: Component> Bundle for C {
 }
 
 impl<C: Component> DynamicBundle for C {
-    #[inline]
-    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
-        let mut value = core::mem::ManuallyDrop::new(self);
-        func(C::STORAGE_TYPE, (&mut *value as *mut C).cast::<u8>());
+    #[inline(always)]
+    fn get_components(self, sink: &mut impl ComponentSink) {
+        sink.put(self);
     }
 }
 
@@ -131,11 +146,11 @@ macro_rules! tuple_bundle {
         }
 
         impl<$($name: Bundle),*> DynamicBundle for ($($name,)*) {
-            #[inline]
+            #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
-            fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
+            fn get_components(self, sink: &mut impl ComponentSink) {
                 let ($($name,)*) = self;
-                $($name.get_components(func);)*
+                $($name.get_components(sink);)*
             }
         }
     };

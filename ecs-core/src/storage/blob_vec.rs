@@ -163,6 +163,22 @@ impl BlobVec {
         self.len += 1;
     }
 
+    /// Moves `value` onto the end, with a typed write.
+    ///
+    /// # Safety
+    /// `T` is this vector's item type (its layout is the item layout, and
+    /// `drop` drops a `T`).
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed<T>(&mut self, value: T) {
+        debug_assert_eq!(std::alloc::Layout::new::<T>(), self.item_layout);
+        self.reserve(1);
+        // SAFETY: room was reserved for index `len`, which is aligned for
+        // `T` (the item layout is `T`'s); for a zero-sized `T` the pointer
+        // is the aligned dangling one, valid for a zero-sized write.
+        unsafe { self.get_unchecked(self.len).cast::<T>().write(value) };
+        self.len += 1;
+    }
+
     /// Replaces the value at `index` with the one at `value`, dropping the
     /// old one. A panic from the old value's `Drop` is caught into `panics`
     /// and the new value is still written.

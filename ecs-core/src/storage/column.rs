@@ -82,6 +82,18 @@ impl Column {
         self.changed_ticks.push(UnsafeCell::new(ticks.changed));
     }
 
+    /// Moves a value of type `T` onto the end.
+    ///
+    /// # Safety
+    /// `T` is this column's component type.
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed<T>(&mut self, value: T, ticks: ComponentTicks) {
+        // SAFETY: forwarded.
+        unsafe { self.data.push_typed(value) };
+        self.added_ticks.push(UnsafeCell::new(ticks.added));
+        self.changed_ticks.push(UnsafeCell::new(ticks.changed));
+    }
+
     /// Replaces the value at `row`, marking it changed at `change_tick`.
     ///
     /// # Safety

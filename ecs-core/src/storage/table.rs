@@ -283,6 +283,27 @@ impl Table {
         };
     }
 
+    /// Pushes a value of type `T` onto the column of `id` for the row being
+    /// built.
+    ///
+    /// # Safety
+    /// The table has a column for `id`, and `T` is that component's type.
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed<T>(
+        &mut self,
+        id: ComponentId,
+        value: T,
+        ticks: ComponentTicks,
+    ) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            self.columns
+                .get_mut(id)
+                .unwrap_unchecked()
+                .push_typed(value, ticks)
+        };
+    }
+
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
         self.entities.clear();
         for column in self.columns.values_mut() {

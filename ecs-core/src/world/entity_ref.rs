@@ -3,7 +3,10 @@ use std::any::type_name;
 use super::World;
 use crate::{
     archetype::Archetype,
-    bundle::{remove_bundle, take_bundle, Bundle, BundleInserter, DynamicBundle, InsertMode},
+    bundle::{
+        remove_bundle, take_bundle, Bundle, BundleInserter, ComponentSink, DynamicBundle,
+        InsertMode,
+    },
     change_detection::{Mut, Ref},
     component::{Component, ComponentId, StorageType},
     entity::{Entity, EntityLocation},
@@ -125,8 +128,11 @@ struct DynamicComponent {
 
 impl DynamicBundle for DynamicComponent {
     #[inline]
-    fn get_components(self, func: &mut impl FnMut(StorageType, *mut u8)) {
-        func(self.storage_type, self.value);
+    fn get_components(self, sink: &mut impl ComponentSink) {
+        // SAFETY: whoever builds a `DynamicComponent` (`insert_by_id`, whose
+        // caller guarantees it) gives an owned, valid value of the bundle's
+        // one component, of that storage type; it is handed out once.
+        unsafe { sink.put_ptr(self.storage_type, self.value) }
     }
 }
 
