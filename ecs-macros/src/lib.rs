@@ -7,15 +7,27 @@
 //! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event) and
 //! [`SystemParam`](derive@SystemParam).
 //!
-//! Each derive works in three steps, each in its own function:
+//! Each derive is one small model type with two methods: `parse` reads the
+//! input and validates it, `generate` turns the validated model into code
+//! and cannot fail.
 //!
 //! ```text
-//! DeriveInput ──parse──▶ model (type, fields, attributes) ──validate──▶ generate ──▶ impls
-//!                  └──────────── every problem, combined into one report ───────────┘
+//! DeriveInput ──parse (read + validate)──▶ model (type, fields, attributes) ──generate──▶ impls
+//!                  │
+//!                  └──▶ every problem found, combined into one report
 //! ```
 //!
 //! A macro here never panics: each problem is a `syn::Error` on the tokens
-//! that caused it, and all of them are reported together.
+//! that caused it, and all of them are reported together. What only the
+//! type checker knows (a field type that is not a bundle, query term or
+//! system parameter; a type parameter without the `Send + Sync + 'static`
+//! bounds a component needs) is left to it. For fields, the generated code
+//! bounds each field's type by the trait it must implement, spanned at that
+//! field, so the compiler's error points there.
+//!
+//! The examples below are not compiled as doctests here (they need the
+//! `ecs` runtime, which this crate does not depend on); they show what a
+//! user of the `ecs` crate writes.
 //!
 //! # Where the generated code finds the runtime
 //!

@@ -1,3 +1,22 @@
+//! [`Edges`]: an archetype's cache of where each bundle leads.
+//!
+//! ```text
+//!  bundle ids: 0 = Position, 1 = Velocity, 2 = (Velocity, Stunned)
+//!
+//!  Archetype 1 {Position}
+//!  ├─ insert_bundle[0] ─▶ archetype 1, [Existing]       (has it already: no move)
+//!  ├─ insert_bundle[1] ─▶ archetype 2, [Added]
+//!  ├─ insert_bundle[2] ─▶ archetype 3, [Added, Added]
+//!  ├─ remove_bundle[1] ─▶ archetype 1                   (nothing of it present)
+//!  └─ take_bundle[1]   ─▶ None                          (cannot take what is absent)
+//! ```
+//!
+//! Each map is a [`SparseArray`] indexed by [`BundleId`], so a cached
+//! transition costs a bounds check and an `Option` test. The entries are
+//! written by `BundleInfo` the first time a bundle meets an archetype and
+//! never change afterwards: archetypes are never removed, and an
+//! archetype's component set is fixed.
+
 use super::ArchetypeId;
 use crate::{bundle::BundleId, component::RequiredComponent, storage::SparseArray};
 
@@ -25,6 +44,14 @@ pub struct ArchetypeAfterBundleInsert {
 
 /// An archetype's cache of bundle transitions, keyed by dense `BundleId`:
 /// lookups are one bounds check, no hashing.
+///
+/// Three maps, each filled on the first insert, remove or take of a bundle
+/// from this archetype: insert ([`ArchetypeAfterBundleInsert`]: the target
+/// and each component's [`ComponentStatus`]), remove (the target after
+/// removing whatever part of the bundle is present) and take (the target
+/// after moving the whole bundle out, `None` if part of it is missing). See
+/// the [module docs](crate::archetype#the-archetype-graph-and-its-cached-edges)
+/// for the graph they form.
 #[derive(Debug, Default)]
 pub struct Edges {
     insert_bundle: SparseArray<BundleId, ArchetypeAfterBundleInsert>,

@@ -1,25 +1,190 @@
-//! Archetypes: the sets of components entities have.
+//! Archetypes: the sets of components entities have, and the graph of
+//! moves between them.
 //!
-//! Every entity belongs to exactly one [`Archetype`], the set of its
-//! component types. An archetype maps to one [`Table`](crate::storage::Table)
-//! holding its table components; archetypes that differ only in sparse-set
+//! # What an archetype is
+//!
+//! Every entity belongs to exactly one [`Archetype`]: the set of its
+//! component types. Entities with the same set share the archetype, in
+//! whatever order their components were given or inserted; an archetype
+//! holds the list of its entities and the ids of its components, not the
+//! values.
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! struct Velocity(f32);
+//!
+//! let mut world = World::new();
+//! let a = world.spawn((Position(0.0), Velocity(1.0))).id();
+//! let b = world.spawn((Velocity(2.0), Position(5.0))).id();
+//! let c = world.spawn(Position(0.0)).id();
+//!
+//! let archetype = |e| world.entity(e).archetype().id();
+//! assert_eq!(archetype(a), archetype(b)); // same set, same archetype
+//! assert_ne!(archetype(a), archetype(c));
+//! assert_eq!(world.entity(a).archetype().len(), 2);
+//! ```
+//!
+//! Archetypes are created on first need (by a spawn, insert or remove that
+//! leads to a new set) and never removed, so an [`ArchetypeId`] stays valid
+//! for the life of the world and ids only grow. [`ArchetypeId::EMPTY`], the
+//! archetype of entities with no components, always exists.
+//!
+//! # Archetypes and tables
+//!
+//! The values live in storage (see [`storage`](crate::storage)), chosen per
+//! component type by its [`StorageType`]: table components in a
+//! [`Table`](crate::storage::Table), one column per component, sparse-set
+//! components in one [`ComponentSparseSet`](crate::storage::ComponentSparseSet)
+//! per component. An archetype maps to the one table whose columns are its
+//! table components, so archetypes that differ only in sparse-set
 //! components share that table:
 //!
 //! ```text
 //!  Archetype 1 {Position, Velocity}           \
 //!  Archetype 2 {Position, Velocity, Stunned*}  >--> Table 1 {Position, Velocity}
 //!  Archetype 3 {Position}                     ---> Table 2 {Position}
+//!  Archetype 4 {Stunned*}                     ---> Table 0 {} (the empty table)
 //!                                    (* sparse-set component)
 //! ```
 //!
-//! Each archetype caches [`Edges`]: where inserting or removing a given
-//! bundle leads, keyed by the dense [`BundleId`](crate::bundle::BundleId).
-//! The first `insert::<Stunned>()` from archetype 1 computes "archetype 2,
-//! Stunned is Added"; every later one reads it from a `SparseArray`.
+//! An archetype's entity list records, for each entity, its row in the
+//! shared table ([`ArchetypeEntity`]). The two row orders are independent:
+//! an entity's [`EntityLocation`](crate::entity::EntityLocation) holds its
+//! archetype row *and* its table row.
 //!
-//! [`Archetypes`] also keeps a component index (component → archetypes that
-//! contain it, with the table column) so that queries find new matching
-//! archetypes without scanning all of them.
+//! ```text
+//!  Table 1                                Archetype 1 {Position, Velocity}
+//!  row | entity | Position | Velocity      row | entity | table row
+//!   0  |  0v1   |  (0, 0)  |  (1, 0)        0  |  0v1   |  0
+//!   1  |  1v1   |  (3, 1)  |  (0, 1)        1  |  2v1   |  2
+//!   2  |  2v1   |  (5, 5)  |  (1, 1)
+//!                                         Archetype 2 {Position, Velocity, Stunned*}
+//!                                          row | entity | table row
+//!                                           0  |  1v1   |  1
+//!
+//!  location of 1v1: archetype 2, archetype row 0, table 1, table row 1
+//! ```
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! #[component(storage = "SparseSet")]
+//! struct Stunned;
+//!
+//! let mut world = World::new();
+//! let a = world.spawn(Position(0.0)).id();
+//! let b = world.spawn((Position(1.0), Stunned)).id();
+//! let (la, lb) = (world.entity(a).location(), world.entity(b).location());
+//! assert_ne!(la.archetype_id, lb.archetype_id);
+//! assert_eq!(la.table_id, lb.table_id); // Stunned lives outside the table
+//! ```
+//!
+//! # The archetype graph and its cached edges
+//!
+//! Inserting or removing components moves an entity from one archetype to
+//! another. Each archetype caches, in its [`Edges`], where each bundle
+//! (each [`BundleId`](crate::bundle::BundleId), a dense integer: a single
+//! component is a bundle too) leads from there. The edges form a graph over
+//! the archetypes, built lazily as the program runs:
+//!
+//! ```text
+//!                insert Velocity                    insert Stunned
+//!  {Position} ──────────────────▶ {Position, Velocity} ──────────────▶ {Position, Velocity, Stunned*}
+//!             ◀──────────────────                      ◀──────────────              ▲
+//!                remove Velocity                    remove Stunned                  │
+//!       │                                                                           │
+//!       └────── insert (Velocity, Stunned): one bundle, one edge, straight there ───┘
+//! ```
+//!
+//! An edge is stored on the archetype it starts from, in a
+//! [`SparseArray`](crate::storage::SparseArray) indexed by the bundle id:
+//!
+//! - an insert edge ([`ArchetypeAfterBundleInsert`]) holds the target
+//!   archetype, whether each of the bundle's components is
+//!   [`Added`](ComponentStatus::Added) or replaces an
+//!   [`Existing`](ComponentStatus::Existing) value, and the required
+//!   components (`#[require(..)]`) the move must also add. Inserting only
+//!   components the archetype already has is an edge back to itself;
+//! - a remove edge holds the archetype left after removing whatever part of
+//!   the bundle is present;
+//! - a take edge holds the archetype left after moving the whole bundle
+//!   out, or `None` when the archetype lacks part of it.
+//!
+//! The first time a bundle is inserted into (or removed from) an archetype
+//! the target is computed: every bundle component is checked against the
+//! archetype, the new sorted component lists are built and looked up in
+//! the map of all archetypes (creating the archetype, its table and its
+//! sparse sets if new). The result is stored in the edge. Every later
+//! insert or remove of that bundle from that archetype reads the edge, one
+//! bounds check and one `Option` test, with no hashing and no allocation.
+//! What the move then costs depends on the target: the same archetype
+//! (values replaced in place), the same table (only sparse-set components
+//! differ: the table row stays, only the archetype row moves), or another
+//! table (the row's values move column by column with `memcpy`).
+//! A spawn follows the insert edge of its bundle from
+//! [`ArchetypeId::EMPTY`].
+//!
+//! ```
+//! use std::any::TypeId;
+//! use ecs::prelude::*;
+//! use ecs::archetype::ComponentStatus;
+//!
+//! #[derive(Component)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! #[component(storage = "SparseSet")]
+//! struct Stunned;
+//!
+//! let mut world = World::new();
+//! let e = world.spawn(Position(0.0)).id();
+//! let from = world.entity(e).archetype().id();
+//! world.entity_mut(e).insert(Stunned); // computes the edge and caches it
+//! let to = world.entity(e).archetype().id();
+//!
+//! let stunned = world.bundles().get_id(TypeId::of::<Stunned>()).unwrap();
+//! let edge = world.archetypes()[from]
+//!     .edges()
+//!     .get_archetype_after_bundle_insert(stunned)
+//!     .unwrap();
+//! assert_eq!(edge.archetype_id, to);
+//! assert_eq!(edge.bundle_status[..], [ComponentStatus::Added]);
+//!
+//! // The way back is an edge of `to`.
+//! world.entity_mut(e).remove::<Stunned>();
+//! let back = world.archetypes()[to].edges().get_archetype_after_bundle_remove(stunned);
+//! assert_eq!(back, Some(from));
+//!
+//! // Later moves along the same edges create nothing new.
+//! let archetypes = world.archetypes().len();
+//! let f = world.spawn(Position(1.0)).id();
+//! world.entity_mut(f).insert(Stunned).remove::<Stunned>();
+//! assert_eq!(world.archetypes().len(), archetypes);
+//! ```
+//!
+//! # Finding archetypes: the component index and generations
+//!
+//! [`Archetypes`] also keeps a component index: for each component, the
+//! archetypes that contain it in increasing id order, with the component's
+//! column in the archetype's table ([`Archetypes::containing`],
+//! [`ArchetypeRecord`]). Because archetypes are only ever appended, an
+//! [`ArchetypeGeneration`] (the archetype count at some moment) splits
+//! them into those a [`QueryState`](crate::query::QueryState) has already
+//! seen and the new ones. A query brings its cache up to date by reading
+//! only the new tail of the index entry of its rarest required component
+//! (a query that requires none, such as `Query<Entity>`, checks each new
+//! archetype), never by rescanning the archetypes it has already seen.
+//!
+//! Each archetype also carries [`ArchetypeFlags`], set when it is created
+//! and when hooks or observers are added: an operation on an archetype
+//! whose components have no hooks and no observers pays one flag test for
+//! all the lifecycle machinery.
 
 mod edges;
 

@@ -1,3 +1,22 @@
+//! [`QueryIter`]: the two iteration cursors over a [`QueryState`]'s
+//! matches, and the per-batch loops of the parallel walk.
+//!
+//! One iterator type serves both cursors; which one runs is decided by the
+//! constant `QueryState::<D, F>::IS_DENSE`, so each instantiation compiles
+//! to one of them only:
+//!
+//! ```text
+//!  dense       advance_storage: next non-empty matched table, set_table
+//!              rows: table.entities()[0..len], table row = index
+//!  archetype   advance_storage: next non-empty matched archetype, set_archetype
+//!              rows: archetype.entities() (entity, table row), or the
+//!                    table's entities when the archetype fills its table
+//! ```
+//!
+//! `next` steps one row at a time; `fold` (and so `for_each`) runs
+//! `fold_current` over whole tables or archetypes. See the
+//! [`query`](super) module docs for why the dense walk is correct.
+
 use std::iter::FusedIterator;
 
 use super::{QueryData, QueryFilter, QueryState};
@@ -19,7 +38,10 @@ use crate::{
 ///            (an archetype that fills its whole table walks the table rows)
 /// ```
 ///
-/// `for_each`, `fold` and `count` iterate each table in one tight loop.
+/// `fold` is overridden to run one tight loop per table or archetype, and
+/// `for_each` (which the standard library builds on `fold`) inherits it.
+/// `count` of a query whose filter is archetypal (no `Added`/`Changed`)
+/// adds up lengths without visiting rows, and `size_hint` is then exact.
 pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     tables: &'w Tables,
     archetypes: &'w Archetypes,

@@ -1,3 +1,8 @@
+//! `BlobVec`: a growable array of values of one run-time [`Layout`], with no
+//! Rust type behind it. The unsafe core of storage: values are moved in and
+//! out by `memcpy`, and dropped (through the component's drop function)
+//! exactly once. See the invariants on [`BlobVec`].
+
 use std::{
     alloc::{self, Layout},
     ptr::NonNull,

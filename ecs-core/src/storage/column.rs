@@ -1,3 +1,13 @@
+//! [`Column`]: the values of one component in one table or sparse set, in
+//! a type-erased `BlobVec`, with an added tick and a changed tick per value
+//! in two vectors of the same length beside it.
+//!
+//! ```text
+//!  data           [ v0 | v1 | v2 | .. ]   one allocation, aligned, stride = padded size
+//!  added_ticks    [ t  | t  | t  | .. ]
+//!  changed_ticks  [ t  | t  | t  | .. ]
+//! ```
+
 use std::{alloc::Layout, cell::UnsafeCell};
 
 use super::blob_vec::BlobVec;

@@ -1,3 +1,7 @@
+//! [`ResourceData`]: the storage of one resource (room for one value, with
+//! its ticks), and [`Resources`], every resource of a world by component
+//! id.
+
 use std::cell::UnsafeCell;
 
 use super::{blob_vec::BlobVec, SparseSet};

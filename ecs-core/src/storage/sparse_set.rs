@@ -1,3 +1,13 @@
+//! Sparse sets: [`SparseArray`] (a `Vec<Option<V>>` indexed by a dense
+//! key), [`SparseSet`] (a packed `Vec` of values found through a sparse
+//! array), and [`ComponentSparseSet`], the storage of one sparse-set
+//! component: a packed [`Column`] of values with the entity owning each,
+//! found by entity index and checked by generation.
+//!
+//! ```text
+//!  sparse[entity.index()] ──▶ dense row ──▶ entities[row] == entity ? column[row] : miss
+//! ```
+
 use std::marker::PhantomData;
 
 use super::Column;

@@ -1,3 +1,13 @@
+//! [`Table`]: struct-of-arrays storage for the table components of one set
+//! of archetypes, and [`Tables`], every table of a world found by its
+//! sorted component ids.
+//!
+//! A row moves between tables (insert: [`Table::move_to_superset`], remove:
+//! `move_to_subset`) or out of one (despawn) by swap-remove: the last row
+//! takes the vacated place and the caller fixes the moved entity's
+//! location from the returned entity. See the [`storage`](super) module
+//! docs for the diagrams.
+
 use std::fmt;
 
 use hashbrown::HashMap;
