@@ -1,7 +1,7 @@
 //! Query data: `&T`, `&mut T`, `Ref<T>`, `Option<D>`, `Entity`, `Has<T>`,
 //! `AnyOf<(..)>` and tuples.
 
-use std::{any::type_name, cell::UnsafeCell, marker::PhantomData};
+use std::{any::type_name, cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
 
 use super::{FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
 use crate::{
@@ -38,7 +38,8 @@ fn assert_no_read<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
 
 /// The fetch of `&T`: a column pointer set per table, or the sparse set.
 pub struct ReadFetch<'w, T> {
-    column: *const T,
+    /// Dangling until a table is set.
+    column: NonNull<T>,
     sparse_set: Option<&'w ComponentSparseSet>,
     marker: PhantomData<&'w T>,
 }
@@ -79,7 +80,7 @@ unsafe impl<T: Component> WorldQuery for &T {
         _: Tick,
     ) -> ReadFetch<'w, T> {
         ReadFetch {
-            column: std::ptr::null(),
+            column: NonNull::dangling(),
             sparse_set: sparse_set_of::<T>(world, id),
             marker: PhantomData,
         }
@@ -102,7 +103,7 @@ unsafe impl<T: Component> WorldQuery for &T {
     unsafe fn set_table<'w>(fetch: &mut ReadFetch<'w, T>, &id: &ComponentId, table: &'w Table) {
         // SAFETY: a matched table has a column for `T`.
         fetch.column = unsafe { table.get_column(id).debug_checked_unwrap() }
-            .data_ptr()
+            .data_non_null()
             .cast::<T>();
     }
 
@@ -140,7 +141,7 @@ unsafe impl<T: Component> QueryData for &T {
         // access to it was checked.
         unsafe {
             match T::STORAGE_TYPE {
-                StorageType::Table => &*fetch.column.add(table_row.index()),
+                StorageType::Table => fetch.column.add(table_row.index()).as_ref(),
                 StorageType::SparseSet => &*fetch
                     .sparse_set
                     .debug_checked_unwrap()
@@ -160,7 +161,8 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 /// The fetch of `Ref<T>` and `&mut T`: the column and its tick columns, or
 /// the sparse set, and the ticks to compare against.
 pub struct TickedFetch<'w, T> {
-    column: *mut T,
+    /// Dangling until a table is set.
+    column: NonNull<T>,
     added: *const UnsafeCell<Tick>,
     changed: *const UnsafeCell<Tick>,
     sparse_set: Option<&'w ComponentSparseSet>,
@@ -181,7 +183,7 @@ impl<'w, T: Component> TickedFetch<'w, T> {
     #[inline]
     fn new(world: UnsafeWorldCell<'w>, id: ComponentId, last_run: Tick, this_run: Tick) -> Self {
         TickedFetch {
-            column: std::ptr::null_mut(),
+            column: NonNull::dangling(),
             added: std::ptr::null(),
             changed: std::ptr::null(),
             sparse_set: sparse_set_of::<T>(world, id),
@@ -197,7 +199,7 @@ impl<'w, T: Component> TickedFetch<'w, T> {
     unsafe fn set_table(&mut self, id: ComponentId, table: &'w Table) {
         // SAFETY: guaranteed by the caller.
         let column = unsafe { table.get_column(id).debug_checked_unwrap() };
-        self.column = column.data_ptr().cast::<T>();
+        self.column = column.data_non_null().cast::<T>();
         self.added = column.added_ticks().as_ptr();
         self.changed = column.changed_ticks().as_ptr();
     }
@@ -218,7 +220,7 @@ impl<'w, T: Component> TickedFetch<'w, T> {
                 StorageType::Table => {
                     let row = table_row.index();
                     (
-                        self.column.add(row),
+                        self.column.add(row).as_ptr(),
                         &*self.added.add(row),
                         &*self.changed.add(row),
                     )

@@ -92,7 +92,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
 
     /// Points the fetches at the next non-empty matched table or archetype.
     /// Returns false when there is none.
-    #[inline]
+    #[inline(always)]
     fn advance_storage(&mut self) -> bool {
         if QueryState::<D, F>::IS_DENSE {
             for &table_id in self.table_ids.by_ref() {

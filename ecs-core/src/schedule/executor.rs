@@ -1,7 +1,10 @@
 use std::{
     any::Any,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
-    sync::mpsc,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        mpsc, Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -108,88 +111,268 @@ pub(crate) fn run_single_threaded(graph: &ExecutionGraph, systems: Nodes, world:
     }
 }
 
-pub(crate) fn run_multi_threaded(graph: &ExecutionGraph, systems: Nodes, world: &mut World) {
+/// What the multi-threaded executor keeps between runs, so a run allocates
+/// nothing of its own (rayon still boxes each job it is offered).
+#[derive(Default)]
+pub(crate) struct MultiThreadedState {
+    /// Per position: dependencies not finished yet in this run.
+    remaining: Vec<usize>,
+    /// Positions ready to start, sorted (launches follow the total order).
+    ready: Vec<usize>,
+    /// Positions offered to rayon whose claim the executor has not settled.
+    offered: Vec<usize>,
+    /// The run counter and the claim slots, shared with offered jobs.
+    shared: Option<Arc<Shared>>,
+    receiver: Option<mpsc::Receiver<(usize, Result<(), Panic>)>>,
+    run: u64,
+}
+
+/// Shared with every job offered to rayon; outlives the run (a job nobody
+/// needed may still sit in rayon's queue after the run returns).
+struct Shared {
+    /// Per position: the last run in which the node was claimed. A node is
+    /// run by whoever raises it to the current run first: the job offered
+    /// to rayon or the executor thread, when it would otherwise wait.
+    claims: Vec<AtomicU64>,
+    sender: mpsc::Sender<(usize, Result<(), Panic>)>,
+}
+
+impl Shared {
+    /// Claims position `p` for run `run`; true for exactly one caller per
+    /// run, false for any caller of an older run.
+    #[inline]
+    fn claim(&self, p: usize, run: u64) -> bool {
+        self.claims[p].fetch_max(run, Ordering::AcqRel) < run
+    }
+}
+
+/// Runs the graph on rayon: a node starts once its dependencies are done;
+/// independent ready nodes are offered to rayon's workers, and the calling
+/// thread runs one itself and then, instead of waiting, runs any offered
+/// node no worker has started yet. So short systems on a busy machine run
+/// on the calling thread without waiting for a worker to wake up, and long
+/// ones still spread over the pool.
+pub(crate) fn run_multi_threaded(
+    graph: &ExecutionGraph,
+    systems: Nodes,
+    world: &mut World,
+    state: &mut MultiThreadedState,
+) {
     let count = graph.order.len();
     if count == 0 {
         return;
     }
     let cell = UnsafeWorldCell::new_mutable(world);
-    let mut remaining = graph.dependency_counts.clone();
-    // Ready positions, kept sorted so launches follow the total order.
-    let mut ready: Vec<usize> = (0..count).filter(|&p| remaining[p] == 0).collect();
-    let (sender, receiver) = mpsc::channel::<(usize, Result<(), Panic>)>();
-    let mut running = 0usize;
-    let mut panic: Option<Panic> = None;
+    if state
+        .shared
+        .as_ref()
+        .is_none_or(|s| s.claims.len() != count)
+    {
+        // Jobs of earlier runs may still hold the old slots; they only ever
+        // find their claims taken.
+        let (sender, receiver) = mpsc::channel();
+        state.shared = Some(Arc::new(Shared {
+            claims: (0..count).map(|_| AtomicU64::new(0)).collect(),
+            sender,
+        }));
+        state.receiver = Some(receiver);
+        state.run = 0;
+    }
+    state.run += 1;
+    let run = state.run;
+    let shared = state.shared.as_ref().expect("set above");
+    let receiver = state.receiver.as_ref().expect("set with `shared`");
+    state.remaining.clear();
+    state.remaining.extend_from_slice(&graph.dependency_counts);
+    state.ready.clear();
+    state
+        .ready
+        .extend((0..count).filter(|&p| graph.dependency_counts[p] == 0));
+    state.offered.clear();
 
-    let mut complete =
-        |p: usize, result: Result<(), Panic>, ready: &mut Vec<usize>, panic: &mut Option<Panic>| {
-            match result {
-                Ok(()) => {
-                    for &q in &graph.dependents[p] {
-                        remaining[q] -= 1;
-                        if remaining[q] == 0 {
-                            let at = ready.partition_point(|&r| r < q);
-                            ready.insert(at, q);
-                        }
-                    }
-                }
-                Err(payload) => {
-                    panic.get_or_insert(payload);
-                }
-            }
-        };
+    let mut run_state = RunState {
+        graph,
+        remaining: &mut state.remaining,
+        ready: &mut state.ready,
+        offered: &mut state.offered,
+        shared,
+        receiver,
+        run,
+        // Nodes offered or running elsewhere and not yet reported.
+        outstanding: 0,
+        panic: None,
+    };
+    // Whatever happens below (even a panic in this function), nothing may
+    // still touch the world when the run returns.
+    let guard = WaitOnDrop(&mut run_state);
+    let run_state = &mut *guard.0;
+    run_state.drive(systems, cell);
+    let panic = run_state.panic.take();
+    drop(guard);
+    if let Some(payload) = panic {
+        resume_unwind(payload);
+    }
+}
 
-    rayon::in_place_scope(|scope| {
+/// The executor's view of one run.
+struct RunState<'a> {
+    graph: &'a ExecutionGraph,
+    remaining: &'a mut Vec<usize>,
+    ready: &'a mut Vec<usize>,
+    offered: &'a mut Vec<usize>,
+    shared: &'a Arc<Shared>,
+    receiver: &'a mpsc::Receiver<(usize, Result<(), Panic>)>,
+    run: u64,
+    outstanding: usize,
+    panic: Option<Panic>,
+}
+
+impl RunState<'_> {
+    fn drive(&mut self, systems: Nodes, cell: UnsafeWorldCell<'_>) {
+        let graph = self.graph;
         loop {
-            if panic.is_some() {
-                ready.clear();
+            if self.panic.is_some() {
+                // Stop: nothing new starts; offered nodes no worker has
+                // started are dropped.
+                self.ready.clear();
+                self.cancel_offered();
             }
             // Launch what is ready. The last one (or an exclusive one, when
-            // nothing runs) runs inline on this thread.
-            while let Some(&p) = ready.first() {
+            // nothing else runs) runs here.
+            while let Some(&p) = self.ready.first() {
                 let node = graph.order[p];
                 if graph.exclusive[p] {
-                    if running > 0 {
+                    if self.outstanding > 0 {
                         break;
                     }
-                    ready.remove(0);
+                    self.ready.remove(0);
                     // SAFETY: nothing else runs (checked), and exclusive
                     // nodes are ordered after everything before them.
                     let result = unsafe { run_node(node, systems, cell) };
-                    complete(p, result, &mut ready, &mut panic);
+                    self.complete(p, result);
                     continue;
                 }
-                ready.remove(0);
-                let last = ready.is_empty() || graph.exclusive[ready[0]];
+                self.ready.remove(0);
+                let last = self.ready.is_empty() || graph.exclusive[self.ready[0]];
                 if last {
-                    // No partner to start: run it here.
                     // SAFETY: the node's dependencies are done; nodes running
                     // now do not conflict with it (they would be ordered).
                     let result = unsafe { run_node(node, systems, cell) };
-                    complete(p, result, &mut ready, &mut panic);
-                    if panic.is_some() {
+                    self.complete(p, result);
+                    if self.panic.is_some() {
                         break;
                     }
                 } else {
-                    let sender = sender.clone();
-                    running += 1;
-                    scope.spawn(move |_| {
-                        // SAFETY: as above; each system is run by one task.
-                        let result = unsafe { run_node(node, systems, cell) };
-                        let _ = sender.send((p, result));
-                    });
+                    self.offer(p, node, systems, cell);
                 }
             }
-            if running == 0 && (ready.is_empty() || panic.is_some()) {
+            if self.outstanding == 0 && (self.ready.is_empty() || self.panic.is_some()) {
                 break;
             }
-            let (p, result) = wait(&receiver);
-            running -= 1;
-            complete(p, result, &mut ready, &mut panic);
+            // Rather than wait, run an offered node no worker has started
+            // (the latest offered: workers take the oldest first).
+            if self.panic.is_none() {
+                if let Some(p) = self.claim_offered() {
+                    self.outstanding -= 1;
+                    // SAFETY: as for launching it: its dependencies are done
+                    // and nothing running conflicts; the claim makes this
+                    // thread its only runner.
+                    let result = unsafe { run_node(graph.order[p], systems, cell) };
+                    self.complete(p, result);
+                    continue;
+                }
+            }
+            self.wait_one();
         }
-    });
-    if let Some(payload) = panic {
-        resume_unwind(payload);
+    }
+
+    /// Offers node `p` to rayon's workers.
+    fn offer(&mut self, p: usize, node: Node, systems: Nodes, cell: UnsafeWorldCell<'_>) {
+        self.outstanding += 1;
+        self.offered.push(p);
+        let shared = Arc::clone(self.shared);
+        let run = self.run;
+        // SAFETY: the job only touches the world (and the systems) after
+        // winning the claim for this run; the executor does not return from
+        // `run_multi_threaded` before every node claimed by a job of this
+        // run has reported back (`outstanding`, `WaitOnDrop`), so the world
+        // borrow outlives every use. A job that loses the claim (or runs
+        // after the run ended, when all its claims are settled) touches
+        // nothing but `shared`, which it owns a count of.
+        let cell: UnsafeWorldCell<'static> = unsafe { std::mem::transmute(cell) };
+        rayon::spawn(move || {
+            if shared.claim(p, run) {
+                // SAFETY: this job won the node's claim (see above); the
+                // executor launched it with its dependencies done and no
+                // conflicting node running.
+                let result = unsafe { run_node(node, systems, cell) };
+                let _ = shared.sender.send((p, result));
+            }
+        });
+    }
+
+    /// Takes an offered node no job has claimed, claiming it; drops from
+    /// `offered` the nodes jobs have claimed (they will report).
+    fn claim_offered(&mut self) -> Option<usize> {
+        while let Some(p) = self.offered.pop() {
+            if self.shared.claim(p, self.run) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// Settles every offered node: those no job has claimed will not run.
+    fn cancel_offered(&mut self) {
+        while let Some(p) = self.offered.pop() {
+            if self.shared.claim(p, self.run) {
+                self.outstanding -= 1;
+            }
+        }
+    }
+
+    /// Waits for a node running on a worker to report.
+    fn wait_one(&mut self) {
+        let (p, result) = wait(self.receiver);
+        self.outstanding -= 1;
+        self.complete(p, result);
+    }
+
+    fn complete(&mut self, p: usize, result: Result<(), Panic>) {
+        match result {
+            Ok(()) => {
+                for &q in &self.graph.dependents[p] {
+                    self.remaining[q] -= 1;
+                    if self.remaining[q] == 0 {
+                        let at = self.ready.partition_point(|&r| r < q);
+                        self.ready.insert(at, q);
+                    }
+                }
+            }
+            Err(payload) => {
+                self.panic.get_or_insert(payload);
+            }
+        }
+    }
+}
+
+/// Settles every offered node and waits for every claimed one before the
+/// run's borrow of the world ends, also when unwinding.
+struct WaitOnDrop<'a, 'b>(&'a mut RunState<'b>);
+
+impl Drop for WaitOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        let state = &mut *self.0;
+        // Offered nodes nobody started never will: a job that finds its
+        // claim taken does nothing.
+        state.cancel_offered();
+        while state.outstanding > 0 {
+            let (_, result) = wait(state.receiver);
+            state.outstanding -= 1;
+            if let Err(payload) = result {
+                state.panic.get_or_insert(payload);
+            }
+        }
     }
 }
 
@@ -197,7 +380,9 @@ pub(crate) fn run_multi_threaded(graph: &ExecutionGraph, systems: Nodes, world: 
 /// rayon work meanwhile so a small pool cannot deadlock.
 fn wait<T>(receiver: &mpsc::Receiver<T>) -> T {
     if rayon::current_thread_index().is_none() {
-        return receiver.recv().expect("a task always reports back");
+        return receiver
+            .recv()
+            .expect("the sender lives in the executor state");
     }
     loop {
         match receiver.try_recv() {
@@ -208,7 +393,7 @@ fn wait<T>(receiver: &mpsc::Receiver<T>) -> T {
                 }
             }
             Err(mpsc::TryRecvError::Disconnected) => {
-                unreachable!("the sender lives in this function")
+                unreachable!("the sender lives in the executor state")
             }
         }
     }

@@ -34,7 +34,7 @@ use crate::{
     world::World,
 };
 
-use executor::{Nodes, TimingSlot};
+use executor::{MultiThreadedState, Nodes, TimingSlot};
 use graph::ExecutionGraph;
 
 /// How long one system of a [`Schedule`] has taken, summed over the runs
@@ -108,6 +108,8 @@ pub struct Schedule {
     last_check_tick: Tick,
     /// One slot per system while timing is on.
     timings: Option<Vec<TimingSlot>>,
+    /// The multi-threaded executor's buffers, kept between runs.
+    executor_state: MultiThreadedState,
 }
 
 impl Default for Schedule {
@@ -139,6 +141,7 @@ impl Schedule {
             world_id: None,
             last_check_tick: Tick::new(0),
             timings: None,
+            executor_state: MultiThreadedState::default(),
         }
     }
 
@@ -288,7 +291,9 @@ impl Schedule {
         let nodes = Nodes::new(&mut self.systems, self.timings.as_deref_mut());
         match self.executor {
             ExecutorKind::SingleThreaded => executor::run_single_threaded(graph, nodes, world),
-            ExecutorKind::MultiThreaded => executor::run_multi_threaded(graph, nodes, world),
+            ExecutorKind::MultiThreaded => {
+                executor::run_multi_threaded(graph, nodes, world, &mut self.executor_state)
+            }
         }
     }
 

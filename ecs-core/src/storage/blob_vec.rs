@@ -147,6 +147,13 @@ impl BlobVec {
         self.data.as_ptr()
     }
 
+    /// [`BlobVec::as_ptr`], as a `NonNull` (so the optimiser knows every
+    /// item pointer derived from it is non-null too).
+    #[inline]
+    pub(crate) fn as_non_null(&self) -> NonNull<u8> {
+        self.data
+    }
+
     /// Moves the value at `value` onto the end.
     ///
     /// # Safety

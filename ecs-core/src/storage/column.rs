@@ -229,6 +229,12 @@ impl Column {
         self.data.as_ptr()
     }
 
+    /// [`Column::data_ptr`] as a `NonNull`.
+    #[inline]
+    pub(crate) fn data_non_null(&self) -> std::ptr::NonNull<u8> {
+        self.data.as_non_null()
+    }
+
     /// The added ticks of all values.
     #[inline]
     pub fn added_ticks(&self) -> &[UnsafeCell<Tick>] {

@@ -697,3 +697,65 @@ fn parallel_schedule_timing_measures_each_system() {
     assert_eq!(world.resource::<Trace>().0, ["slow"; 3]);
     check_timings(&mut schedule);
 }
+
+#[test]
+fn parallel_schedule_runs_offered_systems_itself_when_workers_are_busy() {
+    // Every rayon worker is blocked until the schedule has run: the
+    // executor must run the systems it offered to rayon on its own thread
+    // rather than wait for a worker.
+    #[derive(Resource, Default)]
+    struct R1(u32);
+    #[derive(Resource, Default)]
+    struct R2(u32);
+    #[derive(Resource, Default)]
+    struct R3(u32);
+    fn s1(mut r: ResMut<R1>) {
+        r.0 += 1;
+    }
+    fn s2(mut r: ResMut<R2>) {
+        r.0 += 1;
+    }
+    fn s3(mut r: ResMut<R3>) {
+        r.0 += 1;
+    }
+    static RELEASE: AtomicBool = AtomicBool::new(false);
+    static BLOCKED: AtomicUsize = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads();
+    for _ in 0..workers {
+        rayon::spawn(|| {
+            BLOCKED.fetch_add(1, Ordering::SeqCst);
+            while !RELEASE.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+    }
+    let start = Instant::now();
+    while BLOCKED.load(Ordering::SeqCst) < workers {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "workers never started"
+        );
+        std::thread::yield_now();
+    }
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let runner = std::thread::spawn(move || {
+        let mut world = World::new();
+        world.init_resource::<R1>();
+        world.init_resource::<R2>();
+        world.init_resource::<R3>();
+        let mut schedule = Schedule::default();
+        schedule.add_systems((s1, s2, s3));
+        for _ in 0..5 {
+            schedule.run(&mut world);
+        }
+        done_tx.send(()).unwrap();
+        world
+    });
+    let finished = done_rx.recv_timeout(Duration::from_secs(20)).is_ok();
+    RELEASE.store(true, Ordering::SeqCst);
+    let world = runner.join().unwrap();
+    assert!(finished, "the schedule waited for busy workers");
+    assert_eq!(world.resource::<R1>().0, 5);
+    assert_eq!(world.resource::<R2>().0, 5);
+    assert_eq!(world.resource::<R3>().0, 5);
+}
