@@ -46,6 +46,18 @@ pub struct BundleInfo {
     id: BundleId,
     name: String,
     component_ids: Box<[ComponentId]>,
+    /// Where a spawn of this bundle lands, once computed: the target of the
+    /// empty archetype's insert edge (which never changes once cached).
+    spawn_target: Option<SpawnTarget>,
+}
+
+/// The archetype and table a spawned bundle lands in, and whether the
+/// spawn adds required components.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SpawnTarget {
+    pub(crate) archetype_id: ArchetypeId,
+    pub(crate) table_id: crate::storage::TableId,
+    pub(crate) has_required: bool,
 }
 
 impl BundleInfo {
@@ -327,8 +339,36 @@ impl Bundles {
             id,
             name: name.to_owned(),
             component_ids: ids.into_boxed_slice(),
+            spawn_target: None,
         });
         id
+    }
+}
+
+impl Bundles {
+    /// Where spawning bundle `id` lands, computing (and caching) the edge
+    /// from the empty archetype on first use.
+    #[inline]
+    pub(crate) fn spawn_target(
+        &mut self,
+        id: BundleId,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+    ) -> SpawnTarget {
+        let info = &mut self.infos[id.index()];
+        if let Some(target) = info.spawn_target {
+            return target;
+        }
+        let (archetype_id, has_required) =
+            info.insert_bundle_into_archetype(archetypes, storages, components, ArchetypeId::EMPTY);
+        let target = SpawnTarget {
+            archetype_id,
+            table_id: archetypes[archetype_id].table_id(),
+            has_required,
+        };
+        info.spawn_target = Some(target);
+        target
     }
 }
 

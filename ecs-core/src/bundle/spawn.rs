@@ -33,19 +33,18 @@ pub(crate) struct BundleSpawner<'w> {
 impl<'w> BundleSpawner<'w> {
     #[inline]
     pub(crate) fn new(world: &'w mut World, bundle_id: BundleId, change_tick: Tick) -> Self {
-        let (archetype_id, has_required) = world.bundles[bundle_id].insert_bundle_into_archetype(
+        let target = world.bundles.spawn_target(
+            bundle_id,
             &mut world.archetypes,
             &mut world.storages,
             &world.components,
-            ArchetypeId::EMPTY,
         );
-        let table_id = world.archetypes[archetype_id].table_id();
         BundleSpawner {
             world,
             bundle_id,
-            archetype_id,
-            table_id,
-            has_required,
+            archetype_id: target.archetype_id,
+            table_id: target.table_id,
+            has_required: target.has_required,
             fires_lifecycle: false,
             plain: false,
             change_tick,
@@ -60,11 +59,13 @@ impl<'w> BundleSpawner<'w> {
         self.world.entities.reserve(additional as u32);
     }
 
+    #[inline]
     fn with_flags_read(mut self) -> Self {
         self.read_flags();
         self
     }
 
+    #[inline]
     fn read_flags(&mut self) {
         self.fires_lifecycle = self.world.archetypes[self.archetype_id]
             .flags()
@@ -85,9 +86,19 @@ impl<'w> BundleSpawner<'w> {
     /// Allocates an entity and writes the bundle into it.
     #[inline]
     pub(crate) fn spawn<B: DynamicBundle>(&mut self, bundle: B) -> Entity {
+        self.spawn_located(bundle).0
+    }
+
+    /// [`BundleSpawner::spawn`], also returning where the entity is (before
+    /// any command its hooks or observers queued has run).
+    #[inline]
+    pub(crate) fn spawn_located<B: DynamicBundle>(
+        &mut self,
+        bundle: B,
+    ) -> (Entity, EntityLocation) {
         let entity = self.world.entities.alloc();
-        self.spawn_non_existent(entity, bundle);
-        entity
+        let location = self.spawn_non_existent(entity, bundle);
+        (entity, location)
     }
 
     /// Writes the bundle into `entity`, which is allocated but has no

@@ -272,9 +272,14 @@ impl World {
         self.flush();
         let change_tick = self.change_tick();
         let bundle_id = self.bundles.register_info::<B>(&mut self.components);
-        let entity = BundleSpawner::new(self, bundle_id, change_tick).spawn(bundle);
-        self.flush_commands();
-        let location = self.entities.get(entity).unwrap_or(EntityLocation::INVALID);
+        let (entity, mut location) =
+            BundleSpawner::new(self, bundle_id, change_tick).spawn_located(bundle);
+        if !self.command_queue.is_empty() {
+            // Hooks or observers queued commands: they may move (or
+            // despawn) the entity.
+            self.flush_commands();
+            location = self.entities.get(entity).unwrap_or(EntityLocation::INVALID);
+        }
         EntityWorldMut::new(self, entity, location)
     }
 
