@@ -25,9 +25,8 @@
 //! bounds each field's type by the trait it must implement, spanned at that
 //! field, so the compiler's error points there.
 //!
-//! The examples below are not compiled as doctests here (they need the
-//! `ecs` runtime, which this crate does not depend on); they show what a
-//! user of the `ecs` crate writes.
+//! The examples below are what a user of the `ecs` crate writes, and they
+//! run as this crate's doctests (it depends on `ecs` for its tests only).
 //!
 //! # Where the generated code finds the runtime
 //!
@@ -35,10 +34,18 @@
 //! reaches it under another name says so with the container attribute
 //! `#[ecs(crate = path)]`, accepted by every derive here:
 //!
-//! ```ignore
+//! ```
+//! // This crate depends on the runtime crate `ecs-core` directly, not on
+//! // the facade `ecs`. Any path that reaches the runtime works.
+//! use ecs_core::prelude::*;
+//!
 //! #[derive(Component)]
 //! #[ecs(crate = ecs_core)]
 //! struct Position { x: f32, y: f32 }
+//!
+//! let mut world = World::new();
+//! let e = world.spawn(Position { x: 1.0, y: 2.0 }).id();
+//! assert_eq!(world.get::<Position>(e).map(|p| p.y), Some(2.0));
 //! ```
 
 #![warn(missing_docs)]
@@ -88,7 +95,7 @@ use syn::{parse_macro_input, DeriveInput};
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
 /// use ecs::component::HookContext;
 /// use ecs::world::DeferredWorld;
@@ -105,13 +112,27 @@ use syn::{parse_macro_input, DeriveInput};
 /// #[require(Position { x: 0.0, y: 0.0 }, Team = Team::Red)]
 /// struct Health(u32);
 ///
-/// fn count_health(mut world: DeferredWorld, context: HookContext) { /* .. */ }
+/// #[derive(Resource, Default)]
+/// struct HealthCount(u32);
 ///
-/// #[derive(Component)]
+/// fn count_health(mut world: DeferredWorld, context: HookContext) {
+///     world.resource_mut::<HealthCount>().0 += 1;
+/// }
+///
+/// #[derive(Component, PartialEq, Debug)]
 /// enum Team { Red, Blue }
 ///
 /// #[derive(Component)]
 /// struct Tagged<T: Send + Sync + 'static>(T);
+///
+/// let mut world = World::new();
+/// world.init_resource::<HealthCount>();
+/// let e = world.spawn((Health(10), Stunned, Tagged("boss"))).id();
+/// // The hook ran, and the required components were inserted.
+/// assert_eq!(world.resource::<HealthCount>().0, 1);
+/// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(0.0));
+/// assert_eq!(world.get::<Team>(e), Some(&Team::Red));
+/// assert_eq!(world.get::<Tagged<&str>>(e).map(|t| t.0), Some("boss"));
 /// ```
 #[proc_macro_derive(Component, attributes(component, require, ecs))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
@@ -139,8 +160,16 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
+/// # #[derive(Component)]
+/// # struct Position { x: f32, y: f32 }
+/// # #[derive(Component)]
+/// # struct Velocity { x: f32, y: f32 }
+/// # #[derive(Component)]
+/// # struct Player;
+/// # #[derive(Component)]
+/// # struct Named(String);
 ///
 /// #[derive(Bundle)]
 /// struct PlayerBundle {
@@ -151,8 +180,22 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 ///     spawned_by: Option<String>,
 /// }
 ///
-/// let e = world.spawn(PlayerBundle { .. }).id();
+/// let mut world = World::new();
+/// let e = world
+///     .spawn(PlayerBundle {
+///         pos: Position { x: 0.0, y: 0.0 },
+///         vel: Velocity { x: 1.0, y: 0.0 },
+///         marker: (Player, Named("Ada".to_string())),
+///         spawned_by: Some("level start".to_string()),
+///     })
+///     .id();
+/// assert!(world.get::<Player>(e).is_some());
+/// assert_eq!(world.get::<Velocity>(e).map(|v| v.x), Some(1.0));
+///
 /// let bundle: PlayerBundle = world.entity_mut(e).take().unwrap();
+/// assert_eq!(bundle.marker.1 .0, "Ada");
+/// assert_eq!(bundle.spawned_by, None); // ignored: rebuilt by `Default`
+/// assert!(world.get::<Position>(e).is_none());
 /// ```
 #[proc_macro_derive(Bundle, attributes(bundle, ecs))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
@@ -173,14 +216,20 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
 ///
 /// #[derive(Resource, Default)]
 /// struct Time { delta: f32 }
 ///
+/// let mut world = World::new();
 /// world.insert_resource(Time { delta: 0.016 });
 /// assert_eq!(world.resource::<Time>().delta, 0.016);
+///
+/// fn delta(time: Res<Time>) -> f32 {
+///     time.delta
+/// }
+/// assert_eq!(world.run_system_once(delta), 0.016);
 /// ```
 #[proc_macro_derive(Resource, attributes(ecs))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
@@ -218,8 +267,12 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
+/// # #[derive(Component)]
+/// # struct Position { x: f32 }
+/// # #[derive(Component)]
+/// # struct Velocity { x: f32 }
 ///
 /// #[derive(QueryData)]
 /// #[query_data(mutable)]
@@ -229,6 +282,10 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 ///     vel: &'static Velocity,
 /// }
 ///
+/// let mut world = World::new();
+/// let e = world.spawn((Position { x: 1.0 }, Velocity { x: 2.0 })).id();
+/// world.spawn(Position { x: 9.0 }); // no `Velocity`: not a `Mover`
+///
 /// let mut query = world.query::<Mover>();
 /// for mut mover in query.iter_mut(&mut world) {
 ///     // `mover` is a `MoverItem<'_>`: `pos` is a `Mut<Position>`.
@@ -237,6 +294,7 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 /// for mover in query.iter(&world) {
 ///     // `mover` is a `MoverReadOnlyItem<'_>`: `pos` is a `&Position`.
 ///     println!("{:?} is at {}", mover.entity, mover.pos.x);
+///     assert_eq!((mover.entity, mover.pos.x), (e, 3.0));
 /// }
 /// ```
 #[proc_macro_derive(QueryData, attributes(query_data, ecs))]
@@ -261,8 +319,12 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
+/// # #[derive(Component)]
+/// # struct Enemy;
+/// # #[derive(Component)]
+/// # struct Dead;
 ///
 /// #[derive(QueryFilter)]
 /// struct LivingEnemies {
@@ -270,7 +332,13 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 ///     _alive: Without<Dead>,
 /// }
 ///
+/// let mut world = World::new();
+/// let orc = world.spawn(Enemy).id();
+/// world.spawn((Enemy, Dead));
+/// world.spawn(Dead);
+///
 /// let mut query = world.query_filtered::<Entity, LivingEnemies>();
+/// assert_eq!(query.iter(&world).collect::<Vec<_>>(), [orc]);
 /// ```
 #[proc_macro_derive(QueryFilter, attributes(ecs))]
 pub fn derive_query_filter(input: TokenStream) -> TokenStream {
@@ -292,14 +360,23 @@ pub fn derive_query_filter(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
 ///
 /// #[derive(Event)]
 /// struct Explode { radius: f32 }
 ///
-/// world.add_observer(|ev: On<Explode>| println!("boom: {}", ev.radius));
+/// #[derive(Resource, Default)]
+/// struct Craters(Vec<f32>);
+///
+/// let mut world = World::new();
+/// world.init_resource::<Craters>();
+/// world.add_observer(|ev: On<Explode>, mut craters: ResMut<Craters>| {
+///     println!("boom: {}", ev.radius);
+///     craters.0.push(ev.radius);
+/// });
 /// world.trigger(Explode { radius: 2.0 });
+/// assert_eq!(world.resource::<Craters>().0, [2.0]);
 /// ```
 #[proc_macro_derive(Event, attributes(ecs))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
@@ -334,23 +411,45 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```
 /// use ecs::prelude::*;
+/// # #[derive(Component)]
+/// # struct Position { x: f32 }
+/// # #[derive(Component)]
+/// # struct Velocity { x: f32 }
+/// # #[derive(Resource)]
+/// # struct Time { delta: f32 }
 ///
 /// #[derive(SystemParam)]
 /// struct Movers<'w, 's> {
-///     query: Query<'w, 's, (&'static mut Position, &'static Velocity)>,
+///     query: Query<'w, 's, (Entity, &'static mut Position, &'static Velocity)>,
 ///     time: Res<'w, Time>,
 ///     commands: Commands<'w, 's>,
 ///     moved: Local<'s, u32>,
 /// }
 ///
 /// fn movement(mut movers: Movers) {
-///     for (mut position, velocity) in &mut movers.query {
+///     for (entity, mut position, velocity) in &mut movers.query {
 ///         position.x += velocity.x * movers.time.delta;
 ///         *movers.moved += 1;
+///         if position.x >= 1.0 {
+///             // Arrived: stop moving (applied after the system runs).
+///             movers.commands.entity(entity).remove::<Velocity>();
+///         }
 ///     }
 /// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Time { delta: 0.5 });
+/// let e = world.spawn((Position { x: 0.0 }, Velocity { x: 1.0 })).id();
+///
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems(movement);
+/// for _ in 0..3 {
+///     schedule.run(&mut world); // x: 0.5, then 1.0 (arrived), then stays
+/// }
+/// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(1.0));
+/// assert!(world.get::<Velocity>(e).is_none());
 /// ```
 #[proc_macro_derive(SystemParam, attributes(ecs))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
