@@ -121,4 +121,13 @@ impl Edges {
     pub fn remove_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
         self.remove_bundle.iter().map(|(b, &a)| (b, a))
     }
+
+    /// Every cached take edge that leads somewhere, as (bundle, target);
+    /// takes of a bundle the archetype only partly has lead nowhere and are
+    /// left out.
+    pub(crate) fn take_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
+        self.take_bundle
+            .iter()
+            .filter_map(|(b, &a)| a.map(|a| (b, a)))
+    }
 }

@@ -59,8 +59,10 @@ impl RequiredScratch {
     /// `tick`.
     ///
     /// # Safety
-    /// The entity's row in `table` is being built (new columns are pushed
-    /// onto), `table` has a column for every required table component, and
+    /// The entity's row in `table` is being built (it is the last row, and
+    /// the columns of the required components, which the entity did not
+    /// have, hold no value for it yet), `table` has a column for every
+    /// required table component, and
     /// every required sparse component has a set without a value for the
     /// entity.
     pub(crate) unsafe fn write(
@@ -75,7 +77,7 @@ impl RequiredScratch {
         for &(id, storage_type, offset) in &self.items {
             // SAFETY: each item's bytes are an owned value of `id` (copied
             // as bytes, so alignment does not matter); the caller guarantees
-            // the storage exists.
+            // the storage exists and the row being built is the last.
             unsafe {
                 let value = base.add(offset);
                 match storage_type {

@@ -87,6 +87,13 @@ impl BlobVec {
         self.item_layout
     }
 
+    /// The number of items there is room for (`usize::MAX` for zero-sized
+    /// items, which never allocate).
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Makes room for `additional` more items, growing geometrically.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
@@ -175,18 +182,38 @@ impl BlobVec {
         self.len += 1;
     }
 
-    /// Moves `value` onto the end, with a typed write.
+    /// [`BlobVec::push`] without the capacity check.
+    ///
+    /// # Safety
+    /// As for [`BlobVec::push`], and `len < capacity`.
+    #[inline]
+    pub(crate) unsafe fn push_within_capacity(&mut self, value: *mut u8) {
+        debug_assert!(self.len < self.capacity);
+        // SAFETY: index `len` is allocated (caller); `value` is a valid item
+        // outside this allocation.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                value,
+                self.get_unchecked(self.len),
+                self.item_layout.size(),
+            );
+        }
+        self.len += 1;
+    }
+
+    /// Moves `value` onto the end with a typed write, without the capacity
+    /// check.
     ///
     /// # Safety
     /// `T` is this vector's item type (its layout is the item layout, and
-    /// `drop` drops a `T`).
+    /// `drop` drops a `T`), and `len < capacity`.
     #[inline(always)]
-    pub(crate) unsafe fn push_typed<T>(&mut self, value: T) {
+    pub(crate) unsafe fn push_typed_within_capacity<T>(&mut self, value: T) {
         debug_assert_eq!(std::alloc::Layout::new::<T>(), self.item_layout);
-        self.reserve(1);
-        // SAFETY: room was reserved for index `len`, which is aligned for
-        // `T` (the item layout is `T`'s); for a zero-sized `T` the pointer
-        // is the aligned dangling one, valid for a zero-sized write.
+        debug_assert!(self.len < self.capacity);
+        // SAFETY: index `len` is allocated (caller) and aligned for `T`
+        // (the item layout is `T`'s); for a zero-sized `T` the pointer is
+        // the aligned dangling one, valid for a zero-sized write.
         unsafe { self.get_unchecked(self.len).cast::<T>().write(value) };
         self.len += 1;
     }
@@ -285,17 +312,22 @@ impl BlobVec {
     /// four.
     ///
     /// # Safety
-    /// `index < len`; `dst` holds values of the same type.
+    /// `index < len`; `dst` holds values of the same type and has room for
+    /// one more (`dst.len < dst.capacity`).
     #[inline]
-    pub(crate) unsafe fn swap_remove_into_unchecked(&mut self, index: usize, dst: &mut BlobVec) {
+    pub(crate) unsafe fn swap_remove_into_within_capacity(
+        &mut self,
+        index: usize,
+        dst: &mut BlobVec,
+    ) {
         debug_assert!(index < self.len);
         debug_assert_eq!(self.item_layout, dst.item_layout);
         let last = self.len - 1;
         // SAFETY: the value at `index` moves (bitwise) into `dst`, another
-        // allocation; then the last value fills the hole.
+        // allocation with room for it; then the last value fills the hole.
         unsafe {
             let hole = self.get_unchecked(index);
-            dst.push(hole);
+            dst.push_within_capacity(hole);
             if index != last {
                 std::ptr::copy_nonoverlapping(
                     self.get_unchecked(last),

@@ -73,6 +73,20 @@ impl Column {
         self.data.layout()
     }
 
+    /// The number of values there is room for (`usize::MAX` for zero-sized
+    /// values, which never allocate).
+    #[inline]
+    pub(crate) fn value_capacity(&self) -> usize {
+        self.data.capacity()
+    }
+
+    /// The number of tick slots there is room for, added and changed
+    /// together.
+    #[inline]
+    pub(crate) fn tick_capacity(&self) -> usize {
+        self.added_ticks.capacity() + self.changed_ticks.capacity()
+    }
+
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.data.reserve(additional);
         self.added_ticks.reserve(additional);
@@ -92,16 +106,68 @@ impl Column {
         self.changed_ticks.push(UnsafeCell::new(ticks.changed));
     }
 
-    /// Moves a value of type `T` onto the end.
+    /// Moves a value onto the end without checking the capacity.
     ///
     /// # Safety
-    /// `T` is this column's component type.
+    /// As for [`Column::push`], and the column has room for one more value
+    /// (`len < capacity`).
+    #[inline]
+    pub(crate) unsafe fn push_within_capacity(&mut self, value: *mut u8, ticks: ComponentTicks) {
+        debug_assert!(self.len() < self.capacity());
+        // SAFETY: forwarded; room was guaranteed by the caller.
+        unsafe {
+            self.data.push_within_capacity(value);
+            self.push_ticks_within_capacity(ticks);
+        }
+    }
+
+    /// Moves a value of type `T` onto the end without checking the
+    /// capacity.
+    ///
+    /// # Safety
+    /// `T` is this column's component type, and the column has room for
+    /// one more value (`len < capacity`).
     #[inline(always)]
-    pub(crate) unsafe fn push_typed<T>(&mut self, value: T, ticks: ComponentTicks) {
-        // SAFETY: forwarded.
-        unsafe { self.data.push_typed(value) };
-        self.added_ticks.push(UnsafeCell::new(ticks.added));
-        self.changed_ticks.push(UnsafeCell::new(ticks.changed));
+    pub(crate) unsafe fn push_typed_within_capacity<T>(&mut self, value: T, ticks: ComponentTicks) {
+        debug_assert!(self.len() < self.capacity());
+        // SAFETY: forwarded; room was guaranteed by the caller.
+        unsafe {
+            self.data.push_typed_within_capacity(value);
+            self.push_ticks_within_capacity(ticks);
+        }
+    }
+
+    /// # Safety
+    /// Both tick vectors have room for one more tick.
+    #[inline(always)]
+    unsafe fn push_ticks_within_capacity(&mut self, ticks: ComponentTicks) {
+        let len = self.added_ticks.len();
+        debug_assert_eq!(len, self.changed_ticks.len());
+        debug_assert!(len < self.added_ticks.capacity() && len < self.changed_ticks.capacity());
+        // SAFETY: `len` is below both capacities (caller), so the slots are
+        // allocated; writing them first makes `set_len` cover initialised
+        // ticks only.
+        unsafe {
+            self.added_ticks
+                .as_mut_ptr()
+                .add(len)
+                .write(UnsafeCell::new(ticks.added));
+            self.added_ticks.set_len(len + 1);
+            self.changed_ticks
+                .as_mut_ptr()
+                .add(len)
+                .write(UnsafeCell::new(ticks.changed));
+            self.changed_ticks.set_len(len + 1);
+        }
+    }
+
+    /// How many values fit without growing.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.data
+            .capacity()
+            .min(self.added_ticks.capacity())
+            .min(self.changed_ticks.capacity())
     }
 
     /// Replaces the value at `row`, marking it changed at `change_tick`.
@@ -138,13 +204,20 @@ impl Column {
     /// moving the last value into its place.
     ///
     /// # Safety
-    /// `row < len`; `dst` holds the same component.
+    /// `row < len`; `dst` holds the same component and has room for one
+    /// more value (`len < capacity`).
     #[inline]
-    pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
-        // SAFETY: forwarded.
-        unsafe { self.data.swap_remove_into_unchecked(row, &mut dst.data) };
-        dst.added_ticks.push(self.added_ticks.swap_remove(row));
-        dst.changed_ticks.push(self.changed_ticks.swap_remove(row));
+    pub(crate) unsafe fn swap_remove_into_within_capacity(&mut self, row: usize, dst: &mut Column) {
+        debug_assert!(dst.len() < dst.capacity());
+        // SAFETY: forwarded; `dst` has room (caller).
+        unsafe {
+            self.data
+                .swap_remove_into_within_capacity(row, &mut dst.data);
+            dst.push_ticks_within_capacity(ComponentTicks {
+                added: self.added_ticks.swap_remove(row).into_inner(),
+                changed: self.changed_ticks.swap_remove(row).into_inner(),
+            });
+        }
     }
 
     /// Removes the value at `row`, swapping in the last one, and returns a

@@ -299,6 +299,19 @@ impl ComponentSparseSet {
         &self.dense
     }
 
+    /// The number of entities the dense entity list has room for.
+    #[inline]
+    pub(crate) fn entity_capacity(&self) -> usize {
+        self.entities.capacity()
+    }
+
+    /// The length and capacity of the sparse array (entity index -> dense
+    /// row), which reaches the highest entity index ever stored.
+    #[inline]
+    pub(crate) fn sparse_len_and_capacity(&self) -> (usize, usize) {
+        (self.sparse.len(), self.sparse.capacity())
+    }
+
     #[inline]
     fn dense_row(&self, entity: Entity) -> Option<usize> {
         let row = *self.sparse.get(entity.index() as usize)?;

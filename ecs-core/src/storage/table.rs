@@ -88,12 +88,17 @@ pub(crate) struct TableMoveResult {
 /// whose archetype maps to this table: one [`Column`] per component, rows
 /// aligned across columns.
 ///
-/// Invariant: every column has exactly `entities.len()` values, and row `r`
-/// of every column belongs to `entities[r]`.
+/// Invariants: every column has exactly `entities.len()` values (but for
+/// the row being built), and row `r` of every column belongs to
+/// `entities[r]`; `entities.len() <= row_capacity`, and `entities` and
+/// every column can hold `row_capacity` rows without growing.
 #[derive(Debug)]
 pub struct Table {
     columns: SparseSet<ComponentId, Column>,
     entities: Vec<Entity>,
+    /// Rows that fit without any column growing: the capacity checks of
+    /// the pushes that build a row are made once, in `push_entity`.
+    row_capacity: usize,
 }
 
 impl Table {
@@ -105,10 +110,23 @@ impl Table {
                 .expect("table component is registered");
             columns.insert(id, Column::new(info, capacity));
         }
-        Table {
+        let mut table = Table {
             columns,
             entities: Vec::with_capacity(capacity),
-        }
+            row_capacity: 0,
+        };
+        table.update_row_capacity();
+        table
+    }
+
+    /// Recomputes `row_capacity` from the capacities (which only grow).
+    fn update_row_capacity(&mut self) {
+        self.row_capacity = self
+            .columns
+            .values()
+            .iter()
+            .map(Column::capacity)
+            .fold(self.entities.capacity(), usize::min);
     }
 
     /// The entities of the table, by row.
@@ -127,6 +145,12 @@ impl Table {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
+    }
+
+    /// The number of rows the entity list has room for.
+    #[inline]
+    pub(crate) fn entity_capacity(&self) -> usize {
+        self.entities.capacity()
     }
 
     /// The column of a component.
@@ -169,21 +193,33 @@ impl Table {
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
-        if self.entities.capacity() - self.entities.len() < additional {
+        if self.row_capacity - self.entities.len() < additional {
             self.entities.reserve(additional);
             for column in self.columns.values_mut() {
                 column.reserve(additional);
             }
+            self.update_row_capacity();
         }
     }
 
+    /// Grows every column geometrically (at least doubling).
+    #[cold]
+    fn grow_rows(&mut self) {
+        self.reserve(self.entities.len().max(4));
+    }
+
     /// Adds a row for `entity`. The caller must push one value onto every
-    /// column before any other use of the table.
+    /// column before any other use of the table; those pushes need no
+    /// capacity check (the row fits in every column).
     #[inline]
     pub(crate) fn push_entity(&mut self, entity: Entity) -> TableRow {
-        let row = TableRow::new(self.entities.len());
+        let len = self.entities.len();
+        if len == self.row_capacity {
+            self.grow_rows();
+        }
+        debug_assert!(len < self.row_capacity);
         self.entities.push(entity);
-        row
+        TableRow::new(len)
     }
 
     /// Removes `row`, dropping its values; the last row moves into its
@@ -228,8 +264,11 @@ impl Table {
             let new_column = new_table.columns.get_mut(*id);
             debug_assert!(new_column.is_some(), "destination table is a superset");
             // SAFETY: the destination is a superset; `row` is valid; the
-            // removed value moves straight into the other table's column.
-            unsafe { column.swap_remove_into(row.index(), new_column.unwrap_unchecked()) };
+            // removed value moves straight into the other table's column,
+            // which has room: its row was just pushed (`row_capacity`).
+            unsafe {
+                column.swap_remove_into_within_capacity(row.index(), new_column.unwrap_unchecked())
+            };
         }
         TableMoveResult {
             swapped_entity: self.swap_remove_entity(row),
@@ -255,10 +294,11 @@ impl Table {
         let entity = self.entities[row.index()];
         let new_row = new_table.push_entity(entity);
         for (id, column) in self.columns.iter_mut() {
-            // SAFETY: `row` is valid in every column.
+            // SAFETY: `row` is valid in every column; the destination
+            // column has room for the row just pushed (`row_capacity`).
             unsafe {
                 if let Some(new_column) = new_table.columns.get_mut(*id) {
-                    column.swap_remove_into(row.index(), new_column);
+                    column.swap_remove_into_within_capacity(row.index(), new_column);
                 } else if drop_missing {
                     column.swap_remove_and_drop(row.index(), panics);
                 } else {
@@ -276,7 +316,8 @@ impl Table {
     ///
     /// # Safety
     /// The table has a column for `id`; `value` is an owned value of that
-    /// component.
+    /// component; the row being built is the last one (added by
+    /// [`Table::push_entity`]) and this column has no value for it yet.
     #[inline]
     pub(crate) unsafe fn push_value(
         &mut self,
@@ -284,12 +325,13 @@ impl Table {
         value: *mut u8,
         ticks: ComponentTicks,
     ) {
-        // SAFETY: guaranteed by the caller.
+        // SAFETY: guaranteed by the caller; the column holds fewer values
+        // than `entities.len() <= row_capacity`, so it has room.
         unsafe {
             self.columns
                 .get_mut(id)
                 .unwrap_unchecked()
-                .push(value, ticks)
+                .push_within_capacity(value, ticks)
         };
     }
 
@@ -297,7 +339,7 @@ impl Table {
     /// built.
     ///
     /// # Safety
-    /// The table has a column for `id`, and `T` is that component's type.
+    /// As for [`Table::push_value`], and `T` is that component's type.
     #[inline(always)]
     pub(crate) unsafe fn push_typed<T>(
         &mut self,
@@ -305,12 +347,12 @@ impl Table {
         value: T,
         ticks: ComponentTicks,
     ) {
-        // SAFETY: guaranteed by the caller.
+        // SAFETY: as in `push_value`.
         unsafe {
             self.columns
                 .get_mut(id)
                 .unwrap_unchecked()
-                .push_typed(value, ticks)
+                .push_typed_within_capacity(value, ticks)
         };
     }
 
@@ -347,6 +389,7 @@ impl Default for Tables {
         let empty = Table {
             columns: SparseSet::default(),
             entities: Vec::new(),
+            row_capacity: 0,
         };
         let mut table_ids = HashMap::new();
         table_ids.insert(Box::default(), TableId::EMPTY);

@@ -8,6 +8,7 @@
 mod deferred_world;
 mod entity_ref;
 mod error;
+mod inspect;
 mod integrity;
 mod resources;
 mod spawn_batch;
@@ -16,6 +17,10 @@ mod unsafe_world_cell;
 pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use error::EntityDoesNotExistError;
+pub use inspect::{
+    ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
+    FragmentationWarning, InspectionTotals, SparseSetSummary, TableSummary, WorldInspection,
+};
 pub use spawn_batch::SpawnBatchIter;
 pub use unsafe_world_cell::UnsafeWorldCell;
 
