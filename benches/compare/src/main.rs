@@ -331,7 +331,10 @@ fn main() {
         std::fs::write(format!("{docs}/compare.svg"), report::svg(&rows))
             .expect("write docs/compare.svg");
         report::splice_into(&format!("{docs}/PERFORMANCE.md"), &md);
-        eprintln!("wrote docs/compare.md, docs/compare.svg and the table in docs/PERFORMANCE.md");
+        report::splice_into(&format!("{docs}/../README.md"), &md);
+        eprintln!(
+            "wrote docs/compare.md, docs/compare.svg and the table in docs/PERFORMANCE.md and README.md"
+        );
     } else {
         eprintln!("(docs/ not written: pass --write)");
     }

@@ -361,8 +361,8 @@ const BEGIN: &str = "<!-- compare:begin -->";
 const END: &str = "<!-- compare:end -->";
 
 /// Replaces the text between the `compare:begin` and `compare:end` markers
-/// of `path` (docs/PERFORMANCE.md) with the table. Leaves the file alone if
-/// it or the markers are missing.
+/// of `path` (docs/PERFORMANCE.md, README.md) with the table. Leaves the
+/// file alone if it or the markers are missing.
 pub fn splice_into(path: &str, table: &str) {
     let Ok(text) = std::fs::read_to_string(path) else {
         return;
@@ -374,5 +374,5 @@ pub fn splice_into(path: &str, table: &str) {
         return;
     }
     let spliced = format!("{}{BEGIN}\n{table}{}", &text[..b], &text[e..]);
-    std::fs::write(path, spliced).expect("write docs/PERFORMANCE.md");
+    std::fs::write(path, spliced).unwrap_or_else(|e| panic!("write {path}: {e}"));
 }
