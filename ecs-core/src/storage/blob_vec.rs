@@ -29,6 +29,9 @@ pub(crate) struct BlobVec {
     len: usize,
     data: NonNull<u8>,
     drop: Option<unsafe fn(*mut u8)>,
+    /// Whether `data` is memory the vector does not own (a table's block):
+    /// then it never grows or frees it.
+    external: bool,
 }
 
 // SAFETY: `BlobVec` only holds values of component and resource types,
@@ -72,6 +75,7 @@ impl BlobVec {
             len: 0,
             data: dangling(item_layout.align()),
             drop,
+            external: false,
         };
         vec.reserve_exact(capacity);
         vec
@@ -117,6 +121,10 @@ impl BlobVec {
     #[cold]
     fn grow_to(&mut self, new_capacity: usize) {
         debug_assert!(self.stride != 0, "zero-sized items never grow");
+        assert!(
+            !self.external,
+            "a table column grows only with its table (Table::reserve)"
+        );
         let new_layout = self.array_layout(new_capacity);
         // SAFETY: `new_layout` has a non-zero size (item size and capacity
         // are non-zero). When reallocating, the old allocation was made with
@@ -212,9 +220,10 @@ impl BlobVec {
         debug_assert_eq!(std::alloc::Layout::new::<T>(), self.item_layout);
         debug_assert!(self.len < self.capacity);
         // SAFETY: index `len` is allocated (caller) and aligned for `T`
-        // (the item layout is `T`'s); for a zero-sized `T` the pointer is
-        // the aligned dangling one, valid for a zero-sized write.
-        unsafe { self.get_unchecked(self.len).cast::<T>().write(value) };
+        // (the item layout is `T`'s, so the stride is `size_of::<T>()`);
+        // for a zero-sized `T` the pointer is the aligned dangling one,
+        // valid for a zero-sized write.
+        unsafe { self.data.as_ptr().cast::<T>().add(self.len).write(value) };
         self.len += 1;
     }
 
@@ -339,6 +348,52 @@ impl BlobVec {
         self.len = last;
     }
 
+    /// Sets the length without dropping or initialising anything.
+    ///
+    /// # Safety
+    /// `new_len <= capacity`; the first `new_len` items are initialised;
+    /// items between `new_len` and the old length are the caller's (moved
+    /// out or needing no drop).
+    #[inline]
+    pub(crate) unsafe fn set_len(&mut self, new_len: usize) {
+        debug_assert!(new_len <= self.capacity);
+        self.len = new_len;
+    }
+
+    /// Moves the items to `data`, memory for `capacity` items that the
+    /// vector will use from now on without owning it (it never grows or
+    /// frees it); frees the old allocation if the vector owned it.
+    /// Zero-sized items need no memory: nothing changes for them.
+    ///
+    /// # Safety
+    /// `capacity >= len`; `data` is valid for reads and writes of
+    /// `array_layout(capacity)`, aligned for it, does not overlap the
+    /// current items, and stays valid (untouched by anyone else) until the
+    /// vector is dropped or moved to other memory.
+    pub(crate) unsafe fn move_to_external(&mut self, data: NonNull<u8>, capacity: usize) {
+        debug_assert!(capacity >= self.len);
+        if self.stride == 0 {
+            return;
+        }
+        // SAFETY: the first `len` items are initialised; `data` has room
+        // for them and does not overlap (caller).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.data.as_ptr(),
+                data.as_ptr(),
+                self.len * self.stride,
+            );
+        }
+        if !self.external && self.capacity != 0 {
+            // SAFETY: the vector owned this allocation, made with this
+            // layout; its items were copied out above (moved, not dropped).
+            unsafe { alloc::dealloc(self.data.as_ptr(), self.array_layout(self.capacity)) };
+        }
+        self.data = data;
+        self.capacity = capacity;
+        self.external = true;
+    }
+
     /// Drops every value and sets the length to zero, keeping the
     /// allocation.
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
@@ -360,7 +415,7 @@ impl Drop for BlobVec {
     fn drop(&mut self) {
         let mut panics = DropPanics::default();
         self.clear(&mut panics);
-        if self.stride != 0 && self.capacity != 0 {
+        if !self.external && self.stride != 0 && self.capacity != 0 {
             // SAFETY: the allocation was made with this layout.
             unsafe { alloc::dealloc(self.data.as_ptr(), self.array_layout(self.capacity)) };
         }
@@ -369,7 +424,9 @@ impl Drop for BlobVec {
 }
 
 impl BlobVec {
-    fn array_layout(&self, n: usize) -> Layout {
+    /// The layout of an array of `n` items (zero-sized for zero-sized
+    /// items).
+    pub(crate) fn array_layout(&self, n: usize) -> Layout {
         let size = self.stride.checked_mul(n).expect("capacity overflow");
         Layout::from_size_align(size, self.item_layout.align()).expect("capacity overflow")
     }

@@ -26,8 +26,101 @@ use crate::{
 #[derive(Debug)]
 pub struct Column {
     data: BlobVec,
-    added_ticks: Vec<UnsafeCell<Tick>>,
-    changed_ticks: Vec<UnsafeCell<Tick>>,
+    added_ticks: TickVec,
+    changed_ticks: TickVec,
+}
+
+/// A vector of tick cells, on a [`BlobVec`] so that a table can place it
+/// in its block of memory like the values.
+#[derive(Debug)]
+struct TickVec(BlobVec);
+
+impl TickVec {
+    fn with_capacity(capacity: usize) -> TickVec {
+        // SAFETY: ticks need no drop.
+        TickVec(unsafe { BlobVec::new(Layout::new::<UnsafeCell<Tick>>(), None, capacity) })
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline]
+    fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[UnsafeCell<Tick>] {
+        // SAFETY: the first `len` items are initialised ticks (the item
+        // layout is `UnsafeCell<Tick>`'s); the pointer is aligned and
+        // non-null even when nothing is allocated.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len()) }
+    }
+
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [UnsafeCell<Tick>] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes it exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_ptr().cast(), self.0.len()) }
+    }
+
+    /// # Safety
+    /// `row < len`.
+    #[inline(always)]
+    unsafe fn get_unchecked(&self, row: usize) -> &UnsafeCell<Tick> {
+        // SAFETY: `row < len` (caller): an initialised tick.
+        unsafe { &*self.0.as_ptr().cast::<UnsafeCell<Tick>>().add(row) }
+    }
+
+    #[inline]
+    fn push(&mut self, tick: Tick) {
+        self.0.reserve(1);
+        // SAFETY: room was just reserved.
+        unsafe { self.push_within_capacity(tick) };
+    }
+
+    /// # Safety
+    /// `len < capacity`.
+    #[inline(always)]
+    unsafe fn push_within_capacity(&mut self, tick: Tick) {
+        let len = self.0.len();
+        // SAFETY: the items are `UnsafeCell<Tick>`s; slot `len` is
+        // allocated (caller) and written before the length covers it.
+        unsafe {
+            self.0
+                .as_ptr()
+                .cast::<UnsafeCell<Tick>>()
+                .add(len)
+                .write(UnsafeCell::new(tick));
+            self.0.set_len(len + 1);
+        }
+    }
+
+    /// Removes the tick at `row`, moving the last one into its place.
+    ///
+    /// # Safety
+    /// `row < len`.
+    #[inline(always)]
+    unsafe fn swap_remove_unchecked(&mut self, row: usize) -> Tick {
+        let len = self.0.len();
+        debug_assert!(row < len);
+        let base = self.0.as_ptr().cast::<UnsafeCell<Tick>>();
+        // SAFETY: `row` and `len - 1` are initialised ticks (`row < len`);
+        // `&mut self` makes the access exclusive; ticks need no drop, so
+        // shortening the length just forgets the moved-out last slot.
+        unsafe {
+            let removed = base.add(row).read();
+            base.add(row).write(base.add(len - 1).read());
+            self.0.set_len(len - 1);
+            removed.into_inner()
+        }
+    }
+
+    fn clear(&mut self) {
+        // SAFETY: ticks need no drop; nothing is left initialised.
+        unsafe { self.0.set_len(0) };
+    }
 }
 
 // SAFETY: values are of `Send + Sync` component types; the tick cells are
@@ -50,8 +143,8 @@ impl Column {
             // matches the values that are pushed (the values of one
             // component).
             data: unsafe { BlobVec::new(layout, drop, capacity) },
-            added_ticks: Vec::with_capacity(capacity),
-            changed_ticks: Vec::with_capacity(capacity),
+            added_ticks: TickVec::with_capacity(capacity),
+            changed_ticks: TickVec::with_capacity(capacity),
         }
     }
 
@@ -87,12 +180,6 @@ impl Column {
         self.added_ticks.capacity() + self.changed_ticks.capacity()
     }
 
-    pub(crate) fn reserve(&mut self, additional: usize) {
-        self.data.reserve(additional);
-        self.added_ticks.reserve(additional);
-        self.changed_ticks.reserve(additional);
-    }
-
     /// Moves a value onto the end.
     ///
     /// # Safety
@@ -102,8 +189,8 @@ impl Column {
     pub(crate) unsafe fn push(&mut self, value: *mut u8, ticks: ComponentTicks) {
         // SAFETY: forwarded.
         unsafe { self.data.push(value) };
-        self.added_ticks.push(UnsafeCell::new(ticks.added));
-        self.changed_ticks.push(UnsafeCell::new(ticks.changed));
+        self.added_ticks.push(ticks.added);
+        self.changed_ticks.push(ticks.changed);
     }
 
     /// Moves a value onto the end without checking the capacity.
@@ -141,23 +228,11 @@ impl Column {
     /// Both tick vectors have room for one more tick.
     #[inline(always)]
     unsafe fn push_ticks_within_capacity(&mut self, ticks: ComponentTicks) {
-        let len = self.added_ticks.len();
-        debug_assert_eq!(len, self.changed_ticks.len());
-        debug_assert!(len < self.added_ticks.capacity() && len < self.changed_ticks.capacity());
-        // SAFETY: `len` is below both capacities (caller), so the slots are
-        // allocated; writing them first makes `set_len` cover initialised
-        // ticks only.
+        debug_assert_eq!(self.added_ticks.len(), self.changed_ticks.len());
+        // SAFETY: room guaranteed by the caller.
         unsafe {
-            self.added_ticks
-                .as_mut_ptr()
-                .add(len)
-                .write(UnsafeCell::new(ticks.added));
-            self.added_ticks.set_len(len + 1);
-            self.changed_ticks
-                .as_mut_ptr()
-                .add(len)
-                .write(UnsafeCell::new(ticks.changed));
-            self.changed_ticks.set_len(len + 1);
+            self.added_ticks.push_within_capacity(ticks.added);
+            self.changed_ticks.push_within_capacity(ticks.changed);
         }
     }
 
@@ -184,8 +259,9 @@ impl Column {
     ) {
         // SAFETY: forwarded.
         unsafe { self.data.replace_unchecked(row, value, panics) };
-        // SAFETY: `row < len` and the tick vectors have the same length.
-        *unsafe { self.changed_ticks.get_unchecked_mut(row) }.get_mut() = change_tick;
+        // SAFETY: `row < len` and the tick vectors have the same length;
+        // `&mut self` makes the write exclusive.
+        unsafe { *self.changed_ticks.get_unchecked(row).get() = change_tick };
     }
 
     /// Removes and drops the value at `row`, swapping in the last one.
@@ -195,9 +271,12 @@ impl Column {
     #[inline]
     pub(crate) unsafe fn swap_remove_and_drop(&mut self, row: usize, panics: &mut DropPanics) {
         // SAFETY: forwarded.
-        unsafe { self.data.swap_remove_and_drop_unchecked(row, panics) };
-        self.added_ticks.swap_remove(row);
-        self.changed_ticks.swap_remove(row);
+        // SAFETY: `row < len` in every vector.
+        unsafe {
+            self.data.swap_remove_and_drop_unchecked(row, panics);
+            self.added_ticks.swap_remove_unchecked(row);
+            self.changed_ticks.swap_remove_unchecked(row);
+        }
     }
 
     /// Moves the value at `row` (and its ticks) onto the end of `dst`,
@@ -214,8 +293,8 @@ impl Column {
             self.data
                 .swap_remove_into_within_capacity(row, &mut dst.data);
             dst.push_ticks_within_capacity(ComponentTicks {
-                added: self.added_ticks.swap_remove(row).into_inner(),
-                changed: self.changed_ticks.swap_remove(row).into_inner(),
+                added: self.added_ticks.swap_remove_unchecked(row),
+                changed: self.changed_ticks.swap_remove_unchecked(row),
             });
         }
     }
@@ -233,9 +312,14 @@ impl Column {
         row: usize,
     ) -> (*mut u8, ComponentTicks) {
         // SAFETY: forwarded.
-        let ptr = unsafe { self.data.swap_remove_and_forget_unchecked(row) };
-        let added = self.added_ticks.swap_remove(row).into_inner();
-        let changed = self.changed_ticks.swap_remove(row).into_inner();
+        // SAFETY: `row < len` in every vector.
+        let (ptr, added, changed) = unsafe {
+            (
+                self.data.swap_remove_and_forget_unchecked(row),
+                self.added_ticks.swap_remove_unchecked(row),
+                self.changed_ticks.swap_remove_unchecked(row),
+            )
+        };
         (ptr, ComponentTicks { added, changed })
     }
 
@@ -311,13 +395,13 @@ impl Column {
     /// The added ticks of all values.
     #[inline]
     pub fn added_ticks(&self) -> &[UnsafeCell<Tick>] {
-        &self.added_ticks
+        self.added_ticks.as_slice()
     }
 
     /// The changed ticks of all values.
     #[inline]
     pub fn changed_ticks(&self) -> &[UnsafeCell<Tick>] {
-        &self.changed_ticks
+        self.changed_ticks.as_slice()
     }
 
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
@@ -326,11 +410,42 @@ impl Column {
         self.changed_ticks.clear();
     }
 
+    /// The layouts of the column's three arrays (values, added ticks,
+    /// changed ticks) at `capacity`: what a table's block holds for it.
+    pub(crate) fn array_layouts(&self, capacity: usize) -> [Layout; 3] {
+        [
+            self.data.array_layout(capacity),
+            self.added_ticks.0.array_layout(capacity),
+            self.changed_ticks.0.array_layout(capacity),
+        ]
+    }
+
+    /// Moves the column's arrays into memory owned by its table.
+    ///
+    /// # Safety
+    /// `capacity >= len`, and each pointer is valid, aligned, disjoint
+    /// memory for the matching layout of [`Column::array_layouts`] at
+    /// `capacity`, kept alive and untouched by others until the column is
+    /// dropped or moved again (see `BlobVec::move_to_external`).
+    pub(crate) unsafe fn move_to_external(
+        &mut self,
+        [data, added, changed]: [std::ptr::NonNull<u8>; 3],
+        capacity: usize,
+    ) {
+        // SAFETY: forwarded.
+        unsafe {
+            self.data.move_to_external(data, capacity);
+            self.added_ticks.0.move_to_external(added, capacity);
+            self.changed_ticks.0.move_to_external(changed, capacity);
+        }
+    }
+
     pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
         for tick in self
             .added_ticks
+            .as_mut_slice()
             .iter_mut()
-            .chain(self.changed_ticks.iter_mut())
+            .chain(self.changed_ticks.as_mut_slice().iter_mut())
         {
             tick.get_mut().check_tick(change_tick);
         }
