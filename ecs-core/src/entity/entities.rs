@@ -131,6 +131,7 @@ impl Entities {
     }
 
     /// Allocates an entity. Its location is invalid until the caller sets it.
+    #[inline]
     pub fn alloc(&mut self) -> Entity {
         self.verify_flushed();
         self.len += 1;

@@ -313,7 +313,12 @@ impl Table {
             self.grow_rows();
         }
         debug_assert!(len < self.row_capacity);
-        self.entities.push(entity);
+        // SAFETY: `len < row_capacity <= entities.capacity()`, so slot
+        // `len` is allocated; it is written before the length covers it.
+        unsafe {
+            self.entities.as_mut_ptr().add(len).write(entity);
+            self.entities.set_len(len + 1);
+        }
         TableRow::new(len)
     }
 
