@@ -245,14 +245,26 @@ impl ComponentSink for BundleWriter<'_> {
     #[inline(always)]
     fn put<C: Component>(&mut self, value: C) {
         let (id, status) = self.next();
-        if C::STORAGE_TYPE == StorageType::Table && status == ComponentStatus::Added {
-            // The common case (every spawn): a typed write onto the column.
-            // SAFETY: the table has a column for `id` (`write_bundle`'s
-            // contract), and the bundle's order makes `C` its component.
-            unsafe {
-                self.table
-                    .push_typed(id, value, ComponentTicks::new(self.tick))
-            };
+        if status == ComponentStatus::Added {
+            // The common case (every spawn, every insert of a new
+            // component): a typed write.
+            match C::STORAGE_TYPE {
+                // SAFETY: the table has a column for `id` (`write_bundle`'s
+                // contract), and the bundle's order makes `C` its component.
+                StorageType::Table => unsafe {
+                    self.table
+                        .push_typed(id, value, ComponentTicks::new(self.tick))
+                },
+                // SAFETY: the set of `id` exists (`write_bundle`'s
+                // contract), holds `C`s, and has no value for the entity
+                // (the component is new to it).
+                StorageType::SparseSet => unsafe {
+                    self.sparse_sets
+                        .get_mut(id)
+                        .unwrap_unchecked()
+                        .insert_new_typed(self.entity, value, self.tick)
+                },
+            }
         } else {
             let mut value = ManuallyDrop::new(value);
             // SAFETY: `value` is an owned `C`, the component `id`, whose

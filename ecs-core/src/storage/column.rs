@@ -193,6 +193,19 @@ impl Column {
         self.changed_ticks.push(ticks.changed);
     }
 
+    /// Moves a value of type `T` onto the end.
+    ///
+    /// # Safety
+    /// `T` is this column's component type.
+    #[inline]
+    pub(crate) unsafe fn push_typed<T>(&mut self, value: T, ticks: ComponentTicks) {
+        self.data.reserve(1);
+        self.added_ticks.0.reserve(1);
+        self.changed_ticks.0.reserve(1);
+        // SAFETY: room was just reserved in all three vectors.
+        unsafe { self.push_typed_within_capacity(value, ticks) };
+    }
+
     /// Moves a value onto the end without checking the capacity.
     ///
     /// # Safety

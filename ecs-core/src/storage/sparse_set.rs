@@ -361,6 +361,24 @@ impl ComponentSparseSet {
         self.dense.get_ticks(self.dense_row(entity)?)
     }
 
+    /// Inserts the value of an entity that has none here yet, with a typed
+    /// write.
+    ///
+    /// # Safety
+    /// `T` is this set's component type, and `entity` has no value here.
+    #[inline]
+    pub(crate) unsafe fn insert_new_typed<T>(&mut self, entity: Entity, value: T, tick: Tick) {
+        debug_assert!(self.dense_row(entity).is_none());
+        let index = entity.index() as usize;
+        if index >= self.sparse.len() {
+            self.sparse.resize(index + 1, NO_ROW);
+        }
+        self.sparse[index] = self.entities.len() as u32;
+        self.entities.push(entity);
+        // SAFETY: forwarded.
+        unsafe { self.dense.push_typed(value, ComponentTicks::new(tick)) };
+    }
+
     /// Inserts the value of `entity`, or replaces it (marking it changed).
     ///
     /// # Safety
