@@ -178,16 +178,8 @@ impl BlobVec {
     #[inline]
     pub(crate) unsafe fn push(&mut self, value: *mut u8) {
         self.reserve(1);
-        // SAFETY: room was reserved for index `len`; `value` is a valid item
-        // outside this allocation.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                value,
-                self.get_unchecked(self.len),
-                self.item_layout.size(),
-            );
-        }
-        self.len += 1;
+        // SAFETY: room was reserved for index `len`; `value` forwarded.
+        unsafe { self.push_within_capacity(value) };
     }
 
     /// [`BlobVec::push`] without the capacity check.

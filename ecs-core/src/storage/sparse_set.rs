@@ -369,14 +369,20 @@ impl ComponentSparseSet {
     #[inline]
     pub(crate) unsafe fn insert_new_typed<T>(&mut self, entity: Entity, value: T, tick: Tick) {
         debug_assert!(self.dense_row(entity).is_none());
+        self.link_new(entity);
+        // SAFETY: forwarded.
+        unsafe { self.dense.push_typed(value, ComponentTicks::new(tick)) };
+    }
+
+    /// Points `entity`'s sparse slot at the dense row about to be pushed.
+    #[inline]
+    fn link_new(&mut self, entity: Entity) {
         let index = entity.index() as usize;
         if index >= self.sparse.len() {
             self.sparse.resize(index + 1, NO_ROW);
         }
         self.sparse[index] = self.entities.len() as u32;
         self.entities.push(entity);
-        // SAFETY: forwarded.
-        unsafe { self.dense.push_typed(value, ComponentTicks::new(tick)) };
     }
 
     /// Inserts the value of `entity`, or replaces it (marking it changed).
@@ -395,12 +401,7 @@ impl ComponentSparseSet {
             // SAFETY: `row < len`; `value` forwarded.
             unsafe { self.dense.replace(row, value, tick, panics) };
         } else {
-            let index = entity.index() as usize;
-            if index >= self.sparse.len() {
-                self.sparse.resize(index + 1, NO_ROW);
-            }
-            self.sparse[index] = self.entities.len() as u32;
-            self.entities.push(entity);
+            self.link_new(entity);
             // SAFETY: forwarded.
             unsafe { self.dense.push(value, ComponentTicks::new(tick)) };
         }
