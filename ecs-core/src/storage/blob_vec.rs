@@ -12,9 +12,11 @@ use crate::utils::DropPanics;
 
 /// A type-erased, growable array of values of one layout.
 ///
-/// Invariants: `data` points to an allocation of `capacity` items of
+/// Invariants: `data` points to memory for `capacity` items of
 /// `item_layout` (dangling but aligned when nothing is allocated or the
-/// item is zero-sized), and the first `len` items are initialised. Values
+/// item is zero-sized): an allocation the vector owns, or, when `external`,
+/// part of a table's block that only the table grows and frees; the first
+/// `len` items are initialised. Values
 /// are moved in and out by `memcpy`; `drop` (if any) runs on each value
 /// exactly once, when it is removed with a `_drop` method, cleared, or
 /// when the vector is dropped.

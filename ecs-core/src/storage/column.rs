@@ -1,12 +1,15 @@
 //! [`Column`]: the values of one component in one table or sparse set, in
 //! a type-erased `BlobVec`, with an added tick and a changed tick per value
-//! in two vectors of the same length beside it.
+//! in two arrays of the same length beside it.
 //!
 //! ```text
-//!  data           [ v0 | v1 | v2 | .. ]   one allocation, aligned, stride = padded size
+//!  data           [ v0 | v1 | v2 | .. ]   aligned, stride = padded size
 //!  added_ticks    [ t  | t  | t  | .. ]
 //!  changed_ticks  [ t  | t  | t  | .. ]
 //! ```
+//!
+//! A sparse set's column owns its three arrays; a table's columns live in
+//! the table's one block (see `Table`), which only the table grows.
 
 use std::{alloc::Layout, cell::UnsafeCell};
 

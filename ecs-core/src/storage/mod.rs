@@ -22,14 +22,22 @@
 //!  row 0   3v1      │ (1, 2)   t4     t9        │ (0, 1)   t4     t4
 //!  row 1   7v2      │ (5, 5)   t6     t6        │ (1, 0)   t6     t8
 //!  row 2   9v1      │ (0, 0)   t7     t7        │ (2, 2)   t7     t7
-//!                   │ ▲ one contiguous, aligned allocation of Position
+//!                   │ ▲ one contiguous, aligned array of Position
 //! ```
 //!
-//! A column keeps its values in one type-erased, aligned allocation
-//! (`BlobVec`: values move in and out with `memcpy`, and each is dropped
-//! exactly once through the component's drop function) and, beside it, the
-//! tick each value was added at and the tick it last changed at (see
-//! [`change_detection`](crate::change_detection)). A query over table
+//! A column keeps its values in one type-erased, aligned array (`BlobVec`:
+//! values move in and out with `memcpy`, or a typed write when the type is
+//! known, and each is dropped exactly once through the component's drop
+//! function) and, beside it, the tick each value was added at and the tick
+//! it last changed at (see [`change_detection`](crate::change_detection)).
+//! A table allocates all its columns' arrays as one block and grows them
+//! together, doubling, when a row does not fit: one allocation per table,
+//! and the capacity check of a new row is made once for all its columns.
+//!
+//! ```text
+//!  table block: [ Position values | added | changed | Velocity values | added | changed ]
+//! ```
+//! A query over table
 //! components reads a column as a plain slice: the pointer to the first
 //! value is set once per table and the loop indexes it by row.
 //!
