@@ -1,58 +1,15 @@
 //! `#[derive(Event)]`: the marker impl that lets a type be triggered and
 //! observed.
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{DeriveInput, Generics, Path};
+use syn::DeriveInput;
 
-use crate::attr::EcsAttr;
-use crate::errors::Errors;
-use crate::generics::reject_lifetimes;
+use crate::marker::MarkerInput;
 
 /// Expands `#[derive(Event)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    Ok(EventInput::parse(input)?.generate())
-}
-
-/// Everything the generated impl depends on.
-struct EventInput<'a> {
-    ident: &'a Ident,
-    generics: &'a Generics,
-    krate: Path,
-}
-
-impl<'a> EventInput<'a> {
-    /// Reads and validates `input`, reporting every problem at once.
-    ///
-    /// Structs, enums and unions all derive: an event is any
-    /// `Send + Sync + 'static` value, and a union is one when its fields
-    /// are.
-    fn parse(input: &'a DeriveInput) -> syn::Result<Self> {
-        let mut errors = Errors::default();
-        let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
-        reject_lifetimes(&input.generics, "Event", &mut errors);
-        errors.finish()?;
-        Ok(Self {
-            ident: &input.ident,
-            generics: &input.generics,
-            krate,
-        })
-    }
-
-    fn generate(&self) -> TokenStream {
-        let Self {
-            ident,
-            generics,
-            krate,
-        } = self;
-        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-        // As for `Component`, the supertraits are left for the compiler to
-        // check against the user's bounds, so a missing one is reported.
-        quote! {
-            #[automatically_derived]
-            impl #impl_generics #krate::observer::Event for #ident #ty_generics #where_clause {}
-        }
-    }
+    Ok(MarkerInput::parse(input, "Event")?.generate(quote!(observer::Event)))
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ mod component;
 mod errors;
 mod event;
 mod generics;
+mod marker;
 mod query;
 mod resource;
 mod system_param;

@@ -1,0 +1,52 @@
+//! Derives whose whole output is a marker-trait impl (`Resource`,
+//! `Event`): the type, its generics kept as written, and the crate path.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+use syn::{DeriveInput, Generics, Path};
+
+use crate::attr::EcsAttr;
+use crate::errors::Errors;
+use crate::generics::reject_lifetimes;
+
+/// Everything a marker impl depends on.
+pub(crate) struct MarkerInput<'a> {
+    ident: &'a Ident,
+    generics: &'a Generics,
+    krate: Path,
+}
+
+impl<'a> MarkerInput<'a> {
+    /// Reads and validates `input` for the derive of `trait_name`,
+    /// reporting every problem at once. Structs, enums and unions all
+    /// derive; lifetime parameters are rejected (the traits need
+    /// `'static`).
+    pub(crate) fn parse(input: &'a DeriveInput, trait_name: &str) -> syn::Result<Self> {
+        let mut errors = Errors::default();
+        let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
+        reject_lifetimes(&input.generics, trait_name, &mut errors);
+        errors.finish()?;
+        Ok(Self {
+            ident: &input.ident,
+            generics: &input.generics,
+            krate,
+        })
+    }
+
+    /// `impl .. #krate::#trait_path for #ident ..`, with the user's
+    /// generics and where clause. The trait's supertraits (`Send + Sync +
+    /// 'static`) are left for the compiler to check against the user's
+    /// bounds, so a missing one is reported at the type.
+    pub(crate) fn generate(&self, trait_path: TokenStream) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+        } = self;
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause {}
+        }
+    }
+}
