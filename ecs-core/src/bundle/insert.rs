@@ -2,7 +2,9 @@ use std::mem::ManuallyDrop;
 
 use super::{BundleId, BundleInfo, ComponentSink, DynamicBundle};
 use crate::{
-    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
+    archetype::{
+        ArchetypeAfterBundleInsert, ArchetypeId, ArchetypeRow, Archetypes, ComponentStatus,
+    },
     change_detection::{ComponentTicks, Tick},
     component::{Component, ComponentId, Components, StorageType},
     entity::{Entities, Entity, EntityLocation},
@@ -58,10 +60,9 @@ pub(crate) unsafe fn move_entity(
         .swap_remove(location.archetype_row)
         .swapped_entity
     {
-        let mut swapped_location = entities.get(swapped).expect("swapped entity is live");
-        swapped_location.archetype_row = location.archetype_row;
-        // SAFETY: `swapped` is live and now sits at the vacated row.
-        unsafe { entities.set(swapped.index(), swapped_location) };
+        // SAFETY: `swapped` was in the archetype, so it is live, and it
+        // now sits at the vacated row.
+        unsafe { moved_in_archetype(entities, swapped, location.archetype_row) };
     }
     let new_table_id = archetypes[new_archetype_id].table_id();
     let new_table_row = if new_table_id == location.table_id {
@@ -82,25 +83,61 @@ pub(crate) unsafe fn move_entity(
             }
         };
         if let Some(swapped) = result.swapped_entity {
-            let mut swapped_location = entities.get(swapped).expect("swapped entity is live");
-            swapped_location.table_row = location.table_row;
-            archetypes[swapped_location.archetype_id]
-                .set_entity_table_row(swapped_location.archetype_row, location.table_row);
-            // SAFETY: `swapped` is live and now sits at the vacated row.
-            unsafe { entities.set(swapped.index(), swapped_location) };
+            // SAFETY: `swapped` was in the table, so it is live, and it
+            // now sits at the vacated row.
+            unsafe { moved_in_table(entities, archetypes, swapped, location.table_row) };
         }
         result.new_row
     };
     let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
-    let new_location = EntityLocation {
+    // SAFETY: `entity` is live and its data is now at the new location.
+    // (Written field by field: building the location in memory and copying
+    // it as a whole stalls on store forwarding.)
+    let stored = unsafe { entities.location_mut(entity.index()) };
+    stored.archetype_id = new_archetype_id;
+    stored.archetype_row = new_archetype_row;
+    stored.table_id = new_table_id;
+    stored.table_row = new_table_row;
+    EntityLocation {
         archetype_id: new_archetype_id,
         archetype_row: new_archetype_row,
         table_id: new_table_id,
         table_row: new_table_row,
-    };
-    // SAFETY: `entity` is live and its data is now at `new_location`.
-    unsafe { entities.set(entity.index(), new_location) };
-    new_location
+    }
+}
+
+/// Records that `swapped` moved to `row` of its archetype (a swap-remove
+/// filled the vacated row with it).
+///
+/// # Safety
+/// `swapped` is live and now sits at `row` of its archetype.
+#[inline]
+pub(crate) unsafe fn moved_in_archetype(
+    entities: &mut Entities,
+    swapped: Entity,
+    row: ArchetypeRow,
+) {
+    // SAFETY: `swapped` is live (caller).
+    unsafe { entities.location_mut(swapped.index()) }.archetype_row = row;
+}
+
+/// Records that `swapped` moved to `row` of its table (a swap-remove
+/// filled the vacated row with it), in its location and in its
+/// archetype's entity list.
+///
+/// # Safety
+/// `swapped` is live and now sits at `row` of its table.
+#[inline]
+pub(crate) unsafe fn moved_in_table(
+    entities: &mut Entities,
+    archetypes: &mut Archetypes,
+    swapped: Entity,
+    row: TableRow,
+) {
+    // SAFETY: `swapped` is live (caller).
+    let location = unsafe { entities.location_mut(swapped.index()) };
+    location.table_row = row;
+    archetypes[location.archetype_id].set_entity_table_row(location.archetype_row, row);
 }
 
 /// Writes each component of `bundle` into the entity's storage: a new

@@ -237,6 +237,21 @@ impl Entities {
         unsafe { self.meta.get_unchecked_mut(index as usize) }.location = location;
     }
 
+    /// The location of a live entity by index, to update in place (one
+    /// field at a time: cheaper than reading, changing and writing back a
+    /// whole location).
+    ///
+    /// # Safety
+    /// `index` must be the index of a live entity, and whatever the caller
+    /// writes must be where its data is by the time the world is next read.
+    #[inline]
+    pub(crate) unsafe fn location_mut(&mut self, index: u32) -> &mut EntityLocation {
+        debug_assert!((index as usize) < self.meta.len());
+        // SAFETY: the caller guarantees `index` is a live entity's index,
+        // and live indices are within `meta`.
+        &mut unsafe { self.meta.get_unchecked_mut(index as usize) }.location
+    }
+
     /// Reserves room for `additional` brand-new entities.
     pub fn reserve(&mut self, additional: u32) {
         self.verify_flushed();

@@ -190,35 +190,46 @@ impl BlobVec {
     /// As for [`BlobVec::push`], and `len < capacity`.
     #[inline]
     pub(crate) unsafe fn push_within_capacity(&mut self, value: *mut u8) {
-        debug_assert!(self.len < self.capacity);
+        // SAFETY: forwarded; `self.len` is the length.
+        unsafe { self.push_at(self.len, value) };
+    }
+
+    /// [`BlobVec::push_within_capacity`] for a caller that already knows
+    /// the length (a table knows it from its row count): the write does
+    /// not wait for the length to be read.
+    ///
+    /// # Safety
+    /// As for [`BlobVec::push_within_capacity`], and `len` is the length.
+    #[inline(always)]
+    pub(crate) unsafe fn push_at(&mut self, len: usize, value: *mut u8) {
+        debug_assert_eq!(len, self.len);
+        debug_assert!(len < self.capacity);
         // SAFETY: index `len` is allocated (caller); `value` is a valid item
         // outside this allocation.
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                value,
-                self.get_unchecked(self.len),
-                self.item_layout.size(),
-            );
+            std::ptr::copy_nonoverlapping(value, self.get_unchecked(len), self.item_layout.size());
         }
-        self.len += 1;
+        self.len = len + 1;
     }
 
-    /// Moves `value` onto the end with a typed write, without the capacity
-    /// check.
+    /// Moves `value` onto the end (index `len`) with a typed write, without
+    /// the capacity check; the caller gives the length, as for
+    /// [`BlobVec::push_at`].
     ///
     /// # Safety
     /// `T` is this vector's item type (its layout is the item layout, and
-    /// `drop` drops a `T`), and `len < capacity`.
+    /// `drop` drops a `T`), `len` is the length and `len < capacity`.
     #[inline(always)]
-    pub(crate) unsafe fn push_typed_within_capacity<T>(&mut self, value: T) {
+    pub(crate) unsafe fn push_typed_at<T>(&mut self, len: usize, value: T) {
         debug_assert_eq!(std::alloc::Layout::new::<T>(), self.item_layout);
-        debug_assert!(self.len < self.capacity);
+        debug_assert_eq!(len, self.len);
+        debug_assert!(len < self.capacity);
         // SAFETY: index `len` is allocated (caller) and aligned for `T`
         // (the item layout is `T`'s, so the stride is `size_of::<T>()`);
         // for a zero-sized `T` the pointer is the aligned dangling one,
         // valid for a zero-sized write.
-        unsafe { self.data.as_ptr().cast::<T>().add(self.len).write(value) };
-        self.len += 1;
+        unsafe { self.data.as_ptr().cast::<T>().add(len).write(value) };
+        self.len = len + 1;
     }
 
     /// Replaces the value at `index` with the one at `value`, dropping the
@@ -277,18 +288,21 @@ impl BlobVec {
 
     /// Removes and drops the value at `index`, swapping the last value into
     /// its place. A panicking `Drop` is caught into `panics`; the vector is
-    /// consistent either way.
+    /// consistent either way. The caller gives the length, as for
+    /// [`BlobVec::push_at`].
     ///
     /// # Safety
-    /// `index < len`.
+    /// `index < len`, and `len` is the length.
     #[inline]
-    pub(crate) unsafe fn swap_remove_and_drop_unchecked(
+    pub(crate) unsafe fn swap_remove_and_drop_at(
         &mut self,
         index: usize,
+        len: usize,
         panics: &mut DropPanics,
     ) {
-        debug_assert!(index < self.len);
-        let last = self.len - 1;
+        debug_assert_eq!(len, self.len);
+        debug_assert!(index < len);
+        let last = len - 1;
         // The length goes down first, so whatever the `Drop` does, the
         // value at `index` can never be dropped twice.
         self.len = last;
@@ -314,23 +328,29 @@ impl BlobVec {
     /// into its place: two copies, where a swap-remove then push takes
     /// four.
     ///
+    /// The caller gives both lengths, as for [`BlobVec::push_at`].
+    ///
     /// # Safety
-    /// `index < len`; `dst` holds values of the same type and has room for
-    /// one more (`dst.len < dst.capacity`).
-    #[inline]
-    pub(crate) unsafe fn swap_remove_into_within_capacity(
+    /// `index < len`; `len` is this vector's length and `dst_len` is
+    /// `dst`'s; `dst` holds values of the same type and has room for one
+    /// more (`dst_len < dst.capacity`).
+    #[inline(always)]
+    pub(crate) unsafe fn swap_remove_into_at(
         &mut self,
         index: usize,
+        len: usize,
         dst: &mut BlobVec,
+        dst_len: usize,
     ) {
-        debug_assert!(index < self.len);
+        debug_assert_eq!(len, self.len);
+        debug_assert!(index < len);
         debug_assert_eq!(self.item_layout, dst.item_layout);
-        let last = self.len - 1;
+        let last = len - 1;
         // SAFETY: the value at `index` moves (bitwise) into `dst`, another
         // allocation with room for it; then the last value fills the hole.
         unsafe {
             let hole = self.get_unchecked(index);
-            dst.push_within_capacity(hole);
+            dst.push_at(dst_len, hole);
             if index != last {
                 std::ptr::copy_nonoverlapping(
                     self.get_unchecked(last),
@@ -460,8 +480,8 @@ mod tests {
         let mut panics = DropPanics::default();
         // SAFETY: indices below len.
         unsafe {
-            vec.swap_remove_and_drop_unchecked(3, &mut panics);
-            vec.swap_remove_and_drop_unchecked(8, &mut panics);
+            vec.swap_remove_and_drop_at(3, vec.len(), &mut panics);
+            vec.swap_remove_and_drop_at(8, vec.len(), &mut panics);
         }
         assert_eq!(drops.get(), 2);
         assert_eq!(vec.len(), 8);

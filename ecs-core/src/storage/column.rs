@@ -45,11 +45,6 @@ impl TickVec {
     }
 
     #[inline]
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    #[inline]
     fn capacity(&self) -> usize {
         self.0.capacity()
     }
@@ -87,17 +82,19 @@ impl TickVec {
     /// `len < capacity`.
     #[inline(always)]
     unsafe fn push_within_capacity(&mut self, tick: Tick) {
-        let len = self.0.len();
-        // SAFETY: the items are `UnsafeCell<Tick>`s; slot `len` is
-        // allocated (caller) and written before the length covers it.
-        unsafe {
-            self.0
-                .as_ptr()
-                .cast::<UnsafeCell<Tick>>()
-                .add(len)
-                .write(UnsafeCell::new(tick));
-            self.0.set_len(len + 1);
-        }
+        // SAFETY: forwarded; `self.0.len()` is the length.
+        unsafe { self.push_at(self.0.len(), tick) };
+    }
+
+    /// [`TickVec::push_within_capacity`] with the length given (see
+    /// [`BlobVec::push_at`]).
+    ///
+    /// # Safety
+    /// `len` is the length and `len < capacity`.
+    #[inline(always)]
+    unsafe fn push_at(&mut self, len: usize, tick: Tick) {
+        // SAFETY: the items are `UnsafeCell<Tick>`s (forwarded).
+        unsafe { self.0.push_typed_at(len, UnsafeCell::new(tick)) };
     }
 
     /// Removes the tick at `row`, moving the last one into its place.
@@ -106,7 +103,17 @@ impl TickVec {
     /// `row < len`.
     #[inline(always)]
     unsafe fn swap_remove_unchecked(&mut self, row: usize) -> Tick {
-        let len = self.0.len();
+        // SAFETY: forwarded; `self.0.len()` is the length.
+        unsafe { self.swap_remove_at(row, self.0.len()) }
+    }
+
+    /// [`TickVec::swap_remove_unchecked`] with the length given.
+    ///
+    /// # Safety
+    /// `row < len`, and `len` is the length.
+    #[inline(always)]
+    unsafe fn swap_remove_at(&mut self, row: usize, len: usize) -> Tick {
+        debug_assert_eq!(len, self.0.len());
         debug_assert!(row < len);
         let base = self.0.as_ptr().cast::<UnsafeCell<Tick>>();
         // SAFETY: `row` and `len - 1` are initialised ticks (`row < len`);
@@ -209,18 +216,20 @@ impl Column {
         unsafe { self.push_typed_within_capacity(value, ticks) };
     }
 
-    /// Moves a value onto the end without checking the capacity.
+    /// Moves a value onto the end (index `len`) without checking the
+    /// capacity. The caller gives the length (a table knows it from its
+    /// row count), so the write does not wait for it to be read.
     ///
     /// # Safety
-    /// As for [`Column::push`], and the column has room for one more value
-    /// (`len < capacity`).
+    /// As for [`Column::push`]; `len` is the length and the column has room
+    /// for one more value (`len < capacity`).
     #[inline]
-    pub(crate) unsafe fn push_within_capacity(&mut self, value: *mut u8, ticks: ComponentTicks) {
-        debug_assert!(self.len() < self.capacity());
+    pub(crate) unsafe fn push_at(&mut self, len: usize, value: *mut u8, ticks: ComponentTicks) {
+        debug_assert!(len < self.capacity());
         // SAFETY: forwarded; room was guaranteed by the caller.
         unsafe {
-            self.data.push_within_capacity(value);
-            self.push_ticks_within_capacity(ticks);
+            self.data.push_at(len, value);
+            self.push_ticks_at(len, ticks);
         }
     }
 
@@ -232,23 +241,33 @@ impl Column {
     /// one more value (`len < capacity`).
     #[inline(always)]
     pub(crate) unsafe fn push_typed_within_capacity<T>(&mut self, value: T, ticks: ComponentTicks) {
-        debug_assert!(self.len() < self.capacity());
+        // SAFETY: forwarded; `self.len()` is the length.
+        unsafe { self.push_typed_at(self.len(), value, ticks) };
+    }
+
+    /// [`Column::push_typed_within_capacity`] with the length given.
+    ///
+    /// # Safety
+    /// As for [`Column::push_typed_within_capacity`], and `len` is the
+    /// length.
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed_at<T>(&mut self, len: usize, value: T, ticks: ComponentTicks) {
+        debug_assert!(len < self.capacity());
         // SAFETY: forwarded; room was guaranteed by the caller.
         unsafe {
-            self.data.push_typed_within_capacity(value);
-            self.push_ticks_within_capacity(ticks);
+            self.data.push_typed_at(len, value);
+            self.push_ticks_at(len, ticks);
         }
     }
 
     /// # Safety
-    /// Both tick vectors have room for one more tick.
+    /// Both tick vectors have length `len` and room for one more tick.
     #[inline(always)]
-    unsafe fn push_ticks_within_capacity(&mut self, ticks: ComponentTicks) {
-        debug_assert_eq!(self.added_ticks.len(), self.changed_ticks.len());
-        // SAFETY: room guaranteed by the caller.
+    unsafe fn push_ticks_at(&mut self, len: usize, ticks: ComponentTicks) {
+        // SAFETY: forwarded.
         unsafe {
-            self.added_ticks.push_within_capacity(ticks.added);
-            self.changed_ticks.push_within_capacity(ticks.changed);
+            self.added_ticks.push_at(len, ticks.added);
+            self.changed_ticks.push_at(len, ticks.changed);
         }
     }
 
@@ -286,32 +305,58 @@ impl Column {
     /// `row < len`.
     #[inline]
     pub(crate) unsafe fn swap_remove_and_drop(&mut self, row: usize, panics: &mut DropPanics) {
-        // SAFETY: forwarded.
-        // SAFETY: `row < len` in every vector.
+        // SAFETY: forwarded; `self.len()` is the length.
+        unsafe { self.swap_remove_and_drop_at(row, self.len(), panics) };
+    }
+
+    /// [`Column::swap_remove_and_drop`] with the length given.
+    ///
+    /// # Safety
+    /// `row < len`, and `len` is the length.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_and_drop_at(
+        &mut self,
+        row: usize,
+        len: usize,
+        panics: &mut DropPanics,
+    ) {
+        // SAFETY: `row < len` in every vector, and `len` is each one's
+        // length (the column invariant).
         unsafe {
-            self.data.swap_remove_and_drop_unchecked(row, panics);
-            self.added_ticks.swap_remove_unchecked(row);
-            self.changed_ticks.swap_remove_unchecked(row);
+            self.data.swap_remove_and_drop_at(row, len, panics);
+            self.added_ticks.swap_remove_at(row, len);
+            self.changed_ticks.swap_remove_at(row, len);
         }
     }
 
     /// Moves the value at `row` (and its ticks) onto the end of `dst`,
-    /// moving the last value into its place.
+    /// moving the last value into its place. The caller gives both lengths,
+    /// as for [`Column::push_at`].
     ///
     /// # Safety
-    /// `row < len`; `dst` holds the same component and has room for one
-    /// more value (`len < capacity`).
-    #[inline]
-    pub(crate) unsafe fn swap_remove_into_within_capacity(&mut self, row: usize, dst: &mut Column) {
-        debug_assert!(dst.len() < dst.capacity());
+    /// `row < len`; `len` is this column's length and `dst_len` is `dst`'s;
+    /// `dst` holds the same component and has room for one more value
+    /// (`dst_len < capacity`).
+    #[inline(always)]
+    pub(crate) unsafe fn swap_remove_into_at(
+        &mut self,
+        row: usize,
+        len: usize,
+        dst: &mut Column,
+        dst_len: usize,
+    ) {
+        debug_assert!(dst_len < dst.capacity());
         // SAFETY: forwarded; `dst` has room (caller).
         unsafe {
             self.data
-                .swap_remove_into_within_capacity(row, &mut dst.data);
-            dst.push_ticks_within_capacity(ComponentTicks {
-                added: self.added_ticks.swap_remove_unchecked(row),
-                changed: self.changed_ticks.swap_remove_unchecked(row),
-            });
+                .swap_remove_into_at(row, len, &mut dst.data, dst_len);
+            dst.push_ticks_at(
+                dst_len,
+                ComponentTicks {
+                    added: self.added_ticks.swap_remove_at(row, len),
+                    changed: self.changed_ticks.swap_remove_at(row, len),
+                },
+            );
         }
     }
 

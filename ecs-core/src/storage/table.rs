@@ -332,9 +332,11 @@ impl Table {
         row: TableRow,
         panics: &mut DropPanics,
     ) -> Option<Entity> {
+        let len = self.entities.len();
         for column in self.columns.values_mut() {
-            // SAFETY: every column has a value at every valid row.
-            unsafe { column.swap_remove_and_drop(row.index(), panics) };
+            // SAFETY: every column has a value at every valid row, and
+            // `len` values (the table invariant).
+            unsafe { column.swap_remove_and_drop_at(row.index(), len, panics) };
         }
         self.swap_remove_entity(row)
     }
@@ -359,15 +361,23 @@ impl Table {
         new_table: &mut Table,
     ) -> TableMoveResult {
         let entity = self.entities[row.index()];
+        let len = self.entities.len();
         let new_row = new_table.push_entity(entity);
         for (id, column) in self.columns.iter_mut() {
             let new_column = new_table.columns.get_mut(*id);
             debug_assert!(new_column.is_some(), "destination table is a superset");
-            // SAFETY: the destination is a superset; `row` is valid; the
-            // removed value moves straight into the other table's column,
-            // which has room: its row was just pushed (`row_capacity`).
+            // SAFETY: the destination is a superset; `row` is valid; every
+            // column here has `len` values and every column there
+            // `new_row` (the row being built is the last); the removed
+            // value moves straight into the other table's column, which
+            // has room: its row was just pushed (`row_capacity`).
             unsafe {
-                column.swap_remove_into_within_capacity(row.index(), new_column.unwrap_unchecked())
+                column.swap_remove_into_at(
+                    row.index(),
+                    len,
+                    new_column.unwrap_unchecked(),
+                    new_row.index(),
+                )
             };
         }
         TableMoveResult {
@@ -392,15 +402,17 @@ impl Table {
         panics: &mut DropPanics,
     ) -> TableMoveResult {
         let entity = self.entities[row.index()];
+        let len = self.entities.len();
         let new_row = new_table.push_entity(entity);
         for (id, column) in self.columns.iter_mut() {
-            // SAFETY: `row` is valid in every column; the destination
+            // SAFETY: `row` is valid in every column; the columns here have
+            // `len` values and those there `new_row`; the destination
             // column has room for the row just pushed (`row_capacity`).
             unsafe {
                 if let Some(new_column) = new_table.columns.get_mut(*id) {
-                    column.swap_remove_into_within_capacity(row.index(), new_column);
+                    column.swap_remove_into_at(row.index(), len, new_column, new_row.index());
                 } else if drop_missing {
-                    column.swap_remove_and_drop(row.index(), panics);
+                    column.swap_remove_and_drop_at(row.index(), len, panics);
                 } else {
                     let _ = column.swap_remove_and_forget(row.index());
                 }
@@ -425,13 +437,15 @@ impl Table {
         value: *mut u8,
         ticks: ComponentTicks,
     ) {
-        // SAFETY: guaranteed by the caller; the column holds fewer values
-        // than `entities.len() <= row_capacity`, so it has room.
+        let len = self.entities.len() - 1;
+        // SAFETY: guaranteed by the caller; the column holds the values of
+        // the rows before the one being built (`len`), fewer than
+        // `entities.len() <= row_capacity`, so it has room.
         unsafe {
             self.columns
                 .get_mut(id)
                 .unwrap_unchecked()
-                .push_within_capacity(value, ticks)
+                .push_at(len, value, ticks)
         };
     }
 
@@ -447,12 +461,13 @@ impl Table {
         value: T,
         ticks: ComponentTicks,
     ) {
+        let len = self.entities.len() - 1;
         // SAFETY: as in `push_value`.
         unsafe {
             self.columns
                 .get_mut(id)
                 .unwrap_unchecked()
-                .push_typed_within_capacity(value, ticks)
+                .push_typed_at(len, value, ticks)
         };
     }
 

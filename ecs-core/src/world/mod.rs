@@ -34,7 +34,7 @@ use std::{
 
 use crate::{
     archetype::{ArchetypeFlags, ArchetypeId, Archetypes},
-    bundle::{Bundle, BundleSpawner, Bundles, RequiredScratch},
+    bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, RequiredScratch},
     change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
@@ -475,10 +475,9 @@ impl World {
         let mut panics = DropPanics::default();
         let archetype = &mut self.archetypes[location.archetype_id];
         if let Some(swapped) = archetype.swap_remove(location.archetype_row).swapped_entity {
-            let mut swapped_location = self.entities.get(swapped).expect("swapped entity is live");
-            swapped_location.archetype_row = location.archetype_row;
-            // SAFETY: `swapped` is live and now at the vacated row.
-            unsafe { self.entities.set(swapped.index(), swapped_location) };
+            // SAFETY: `swapped` was in the archetype, so it is live, and it
+            // is now at the vacated row.
+            unsafe { moved_in_archetype(&mut self.entities, swapped, location.archetype_row) };
         }
         for &id in self.archetypes[location.archetype_id].sparse_set_components() {
             let set = self
@@ -492,12 +491,16 @@ impl World {
         // SAFETY: `location.table_row` was the entity's row.
         let swapped = unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) };
         if let Some(swapped) = swapped {
-            let mut swapped_location = self.entities.get(swapped).expect("swapped entity is live");
-            swapped_location.table_row = location.table_row;
-            self.archetypes[swapped_location.archetype_id]
-                .set_entity_table_row(swapped_location.archetype_row, location.table_row);
-            // SAFETY: `swapped` is live and now at the vacated table row.
-            unsafe { self.entities.set(swapped.index(), swapped_location) };
+            // SAFETY: `swapped` was in the table, so it is live, and it is
+            // now at the vacated table row.
+            unsafe {
+                moved_in_table(
+                    &mut self.entities,
+                    &mut self.archetypes,
+                    swapped,
+                    location.table_row,
+                )
+            };
         }
         panics.finish();
         true
