@@ -37,6 +37,9 @@ pub struct ArchetypeAfterBundleInsert {
     pub archetype_id: ArchetypeId,
     /// Added or Existing, per bundle component.
     pub bundle_status: Box<[ComponentStatus]>,
+    /// Whether every bundle component is Added (none Existing): then an
+    /// insert writes every value as new without reading `bundle_status`.
+    pub all_added: bool,
     /// Components required by the bundle's components that neither the
     /// bundle nor the archetype has: made from their defaults and added.
     pub required_components: Box<[RequiredComponent]>,

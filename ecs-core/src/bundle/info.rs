@@ -51,6 +51,18 @@ pub struct BundleInfo {
     spawn_target: Option<SpawnTarget>,
 }
 
+/// Where an insert of a bundle into an archetype leads (its cached edge,
+/// in short).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InsertTarget {
+    /// The archetype after the insert (maybe the same one).
+    pub(crate) archetype_id: ArchetypeId,
+    /// Whether the insert adds required components.
+    pub(crate) has_required: bool,
+    /// Whether every bundle component is new to the archetype.
+    pub(crate) all_added: bool,
+}
+
 /// The archetype and table a spawned bundle lands in, and whether the
 /// spawn adds required components.
 #[derive(Debug, Clone, Copy)]
@@ -89,21 +101,23 @@ impl BundleInfo {
         storages: &mut Storages,
         components: &Components,
         archetype_id: ArchetypeId,
-    ) -> (ArchetypeId, bool) {
-        if let Some(after) = archetypes[archetype_id]
-            .edges()
-            .get_archetype_after_bundle_insert(self.id)
-        {
-            return (after.archetype_id, !after.required_components.is_empty());
+    ) -> InsertTarget {
+        let edges = archetypes[archetype_id].edges();
+        let after = match edges.get_archetype_after_bundle_insert(self.id) {
+            Some(after) => after,
+            None => {
+                self.compute_insert_edge(archetypes, storages, components, archetype_id);
+                archetypes[archetype_id]
+                    .edges()
+                    .get_archetype_after_bundle_insert(self.id)
+                    .expect("just cached")
+            }
+        };
+        InsertTarget {
+            archetype_id: after.archetype_id,
+            has_required: !after.required_components.is_empty(),
+            all_added: after.all_added,
         }
-        let target = self.compute_insert_edge(archetypes, storages, components, archetype_id);
-        let has_required = !archetypes[archetype_id]
-            .edges()
-            .get_archetype_after_bundle_insert(self.id)
-            .expect("just cached")
-            .required_components
-            .is_empty();
-        (target, has_required)
     }
 
     #[cold]
@@ -172,6 +186,7 @@ impl BundleInfo {
                 self.id,
                 ArchetypeAfterBundleInsert {
                     archetype_id: target,
+                    all_added: bundle_status.iter().all(|&s| s == ComponentStatus::Added),
                     bundle_status: bundle_status.into_boxed_slice(),
                     required_components: required.into_boxed_slice(),
                 },
@@ -360,8 +375,11 @@ impl Bundles {
         if let Some(target) = info.spawn_target {
             return target;
         }
-        let (archetype_id, has_required) =
-            info.insert_bundle_into_archetype(archetypes, storages, components, ArchetypeId::EMPTY);
+        let InsertTarget {
+            archetype_id,
+            has_required,
+            ..
+        } = info.insert_bundle_into_archetype(archetypes, storages, components, ArchetypeId::EMPTY);
         let target = SpawnTarget {
             archetype_id,
             table_id: archetypes[archetype_id].table_id(),

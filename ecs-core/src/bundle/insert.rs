@@ -1,6 +1,6 @@
 use std::mem::ManuallyDrop;
 
-use super::{BundleId, BundleInfo, ComponentSink, DynamicBundle};
+use super::{info::InsertTarget, BundleId, BundleInfo, ComponentSink, DynamicBundle};
 use crate::{
     archetype::{
         ArchetypeAfterBundleInsert, ArchetypeId, ArchetypeRow, Archetypes, ComponentStatus,
@@ -423,13 +423,16 @@ impl BundleInserter {
         mode: InsertMode,
     ) -> EntityLocation {
         let change_tick = world.change_tick();
-        let (new_archetype_id, has_required) = world.bundles[bundle_id]
-            .insert_bundle_into_archetype(
-                &mut world.archetypes,
-                &mut world.storages,
-                &world.components,
-                location.archetype_id,
-            );
+        let InsertTarget {
+            archetype_id: new_archetype_id,
+            has_required,
+            all_added,
+        } = world.bundles[bundle_id].insert_bundle_into_archetype(
+            &mut world.archetypes,
+            &mut world.storages,
+            &world.components,
+            location.archetype_id,
+        );
         if mode == InsertMode::Replace
             && world.archetypes[location.archetype_id]
                 .flags()
@@ -465,11 +468,15 @@ impl BundleInserter {
                 )
             }
         };
-        let status = &world.archetypes[location.archetype_id]
-            .edges()
-            .get_archetype_after_bundle_insert(bundle_id)
-            .expect("insert edge was just cached")
-            .bundle_status;
+        // When every component is new (the common case), the writes need
+        // no per-component status: one edge read fewer.
+        let status = (!all_added).then(|| {
+            &*world.archetypes[location.archetype_id]
+                .edges()
+                .get_archetype_after_bundle_insert(bundle_id)
+                .expect("insert edge was just cached")
+                .bundle_status
+        });
         let table = &mut world.storages.tables[new_location.table_id];
         // SAFETY: the entity's row in its (new) table is `new_location`'s
         // row, and it is the last row if the table changed (it was just
@@ -479,7 +486,7 @@ impl BundleInserter {
             write_bundle(
                 bundle,
                 &world.bundles[bundle_id],
-                Some(status),
+                status,
                 entity,
                 table,
                 new_location.table_row,

@@ -76,7 +76,14 @@ pub(crate) unsafe fn remove_bundle(
     let bundle_info = &world.bundles[bundle_id];
     let mut panics = DropPanics::default();
     let old_archetype = &world.archetypes[location.archetype_id];
-    for &id in bundle_info.components() {
+    // Most archetypes have no sparse-set components: then there is nothing
+    // to look up per bundle component.
+    let sparse_components = if old_archetype.sparse_set_components().is_empty() {
+        &[][..]
+    } else {
+        bundle_info.components()
+    };
+    for &id in sparse_components {
         if old_archetype.get_storage_type(id) == Some(StorageType::SparseSet) {
             let set = world
                 .storages
