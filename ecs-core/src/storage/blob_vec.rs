@@ -58,6 +58,40 @@ fn dangling(align: usize) -> NonNull<u8> {
     NonNull::without_provenance(std::num::NonZeroUsize::new(align).expect("align is non-zero"))
 }
 
+/// Copies one item of `size` bytes. Component values are mostly small, and
+/// for the common small sizes an inline copy beats a call into `memcpy`
+/// (whose size is only known at run time here).
+///
+/// # Safety
+/// As for [`std::ptr::copy_nonoverlapping`] with `size` bytes.
+#[inline(always)]
+unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
+    // SAFETY: `size` bytes are readable at `src`, writable at `dst`, and
+    // the ranges do not overlap (caller); the unaligned accesses make no
+    // alignment assumption.
+    unsafe {
+        match size {
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            12 => {
+                dst.cast::<u64>()
+                    .write_unaligned(src.cast::<u64>().read_unaligned());
+                dst.add(8)
+                    .cast::<u32>()
+                    .write_unaligned(src.add(8).cast::<u32>().read_unaligned());
+            }
+            16 => dst
+                .cast::<u128>()
+                .write_unaligned(src.cast::<u128>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, size),
+        }
+    }
+}
+
 impl BlobVec {
     /// An empty vector for items of `item_layout`.
     ///
@@ -346,19 +380,20 @@ impl BlobVec {
         debug_assert!(index < len);
         debug_assert_eq!(self.item_layout, dst.item_layout);
         let last = len - 1;
-        // SAFETY: the value at `index` moves (bitwise) into `dst`, another
-        // allocation with room for it; then the last value fills the hole.
+        debug_assert_eq!(dst_len, dst.len);
+        debug_assert!(dst_len < dst.capacity);
+        let size = self.item_layout.size();
+        // SAFETY: the value at `index` moves (bitwise) into slot `dst_len`
+        // of `dst`, another allocation with room for it; then the last
+        // value fills the hole.
         unsafe {
             let hole = self.get_unchecked(index);
-            dst.push_at(dst_len, hole);
+            copy_item(hole, dst.get_unchecked(dst_len), size);
             if index != last {
-                std::ptr::copy_nonoverlapping(
-                    self.get_unchecked(last),
-                    hole,
-                    self.item_layout.size(),
-                );
+                copy_item(self.get_unchecked(last), hole, size);
             }
         }
+        dst.len = dst_len + 1;
         self.len = last;
     }
 

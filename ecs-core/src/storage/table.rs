@@ -461,13 +461,12 @@ impl Table {
         value: T,
         ticks: ComponentTicks,
     ) {
-        let len = self.entities.len() - 1;
         // SAFETY: as in `push_value`.
         unsafe {
             self.columns
                 .get_mut(id)
                 .unwrap_unchecked()
-                .push_typed_at(len, value, ticks)
+                .push_typed_within_capacity(value, ticks)
         };
     }
 
