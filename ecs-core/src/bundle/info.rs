@@ -273,6 +273,10 @@ impl BundleInfo {
 pub struct Bundles {
     infos: Vec<BundleInfo>,
     by_type: TypeIdMap<BundleId>,
+    /// The bundle type looked up last, and its id: loops insert or remove
+    /// the same type again and again, and a hit costs one comparison
+    /// instead of a map probe.
+    last_by_type: Option<(TypeId, BundleId)>,
     by_components: HashMap<Box<[ComponentId]>, BundleId>,
 }
 
@@ -308,10 +312,18 @@ impl Bundles {
     #[inline]
     #[track_caller]
     pub(crate) fn register_info<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
-        if let Some(&id) = self.by_type.get(&TypeId::of::<B>()) {
-            return id;
+        let type_id = TypeId::of::<B>();
+        if let Some((last, id)) = self.last_by_type {
+            if last == type_id {
+                return id;
+            }
         }
-        self.register_new::<B>(components)
+        let id = match self.by_type.get(&type_id) {
+            Some(&id) => id,
+            None => self.register_new::<B>(components),
+        };
+        self.last_by_type = Some((type_id, id));
+        id
     }
 
     #[cold]

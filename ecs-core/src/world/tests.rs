@@ -169,3 +169,36 @@ fn integrity_check_reports_a_broken_location() {
     unsafe { world.entities.set(b.index(), location_a) };
     assert!(world.check_integrity().unwrap_err().contains("location"));
 }
+
+#[test]
+fn bundle_ids_stay_right_when_types_alternate() {
+    // `Bundles` remembers the last type it looked up; alternating types
+    // (and a type registered between two lookups) must still resolve to
+    // each type's own id.
+    let mut world = World::new();
+    let e = world.spawn(A(1)).id();
+    world.entity_mut(e).insert(B(2));
+    world.entity_mut(e).remove::<A>();
+    world.entity_mut(e).insert((A(3), S("s".into())));
+    world.entity_mut(e).remove::<B>();
+    world.entity_mut(e).insert(B(4));
+    world.entity_mut(e).remove::<(A, S)>();
+    world.entity_mut(e).insert(A(5));
+    let ids: Vec<_> = [
+        world.bundles().get_id(std::any::TypeId::of::<A>()),
+        world.bundles().get_id(std::any::TypeId::of::<B>()),
+        world.bundles().get_id(std::any::TypeId::of::<(A, S)>()),
+    ]
+    .into_iter()
+    .map(|id| id.expect("registered"))
+    .collect();
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+    let entity = world.entity(e);
+    assert_eq!(entity.get::<A>(), Some(&A(5)));
+    assert_eq!(entity.get::<B>(), Some(&B(4)));
+    assert!(!entity.contains::<S>());
+    for (i, id) in ids.iter().enumerate() {
+        let names = world.bundles().get(*id).expect("info").components().len();
+        assert_eq!(names, [1, 1, 2][i]);
+    }
+}
