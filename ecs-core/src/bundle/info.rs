@@ -383,10 +383,23 @@ impl Bundles {
         storages: &mut Storages,
         components: &Components,
     ) -> SpawnTarget {
-        let info = &mut self.infos[id.index()];
-        if let Some(target) = info.spawn_target {
-            return target;
+        match self.infos[id.index()].spawn_target {
+            Some(target) => target,
+            None => self.compute_spawn_target(id, archetypes, storages, components),
         }
+    }
+
+    /// [`Bundles::spawn_target`] on first use: out of line, so the cached
+    /// case inlines into every spawn.
+    #[cold]
+    fn compute_spawn_target(
+        &mut self,
+        id: BundleId,
+        archetypes: &mut Archetypes,
+        storages: &mut Storages,
+        components: &Components,
+    ) -> SpawnTarget {
+        let info = &mut self.infos[id.index()];
         let InsertTarget {
             archetype_id,
             has_required,

@@ -90,20 +90,15 @@ pub(crate) unsafe fn move_entity(
         result.new_row
     };
     let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
-    // SAFETY: `entity` is live and its data is now at the new location.
-    // (Written field by field: building the location in memory and copying
-    // it as a whole stalls on store forwarding.)
-    let stored = unsafe { entities.location_mut(entity.index()) };
-    stored.archetype_id = new_archetype_id;
-    stored.archetype_row = new_archetype_row;
-    stored.table_id = new_table_id;
-    stored.table_row = new_table_row;
-    EntityLocation {
+    let new_location = EntityLocation {
         archetype_id: new_archetype_id,
         archetype_row: new_archetype_row,
         table_id: new_table_id,
         table_row: new_table_row,
-    }
+    };
+    // SAFETY: `entity` is live and its data is now at `new_location`.
+    unsafe { entities.set(entity.index(), new_location) };
+    new_location
 }
 
 /// Records that `swapped` moved to `row` of its archetype (a swap-remove

@@ -234,7 +234,15 @@ impl Entities {
         debug_assert!((index as usize) < self.meta.len());
         // SAFETY: the caller guarantees `index` is a live entity's index,
         // and live indices are within `meta`.
-        unsafe { self.meta.get_unchecked_mut(index as usize) }.location = location;
+        let slot = unsafe { self.location_mut(index) };
+        // Field by field: callers build `location` from values in
+        // registers, and a whole-struct copy would go through the stack,
+        // where the 16-byte load of four fresh 4-byte stores stalls on
+        // store forwarding (perf: 20% of spawn_despawn's time).
+        slot.archetype_id = location.archetype_id;
+        slot.archetype_row = location.archetype_row;
+        slot.table_id = location.table_id;
+        slot.table_row = location.table_row;
     }
 
     /// The location of a live entity by index, to update in place (one
