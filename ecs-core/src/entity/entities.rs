@@ -151,20 +151,32 @@ impl Entities {
     /// After 2^32 - 1 reuses of one index the generation wraps to 1; a
     /// handle kept across that many despawns of the same index could alias.
     pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        self.get(entity)?;
+        // SAFETY: `get` found the entity live.
+        Some(unsafe { self.free_live(entity.index()) })
+    }
+
+    /// Frees the live entity at `index` (its handle already checked, as
+    /// [`Entities::free`] does), bumping the generation, and returns the
+    /// location it had.
+    ///
+    /// # Safety
+    /// `index` must be the index of a live entity.
+    #[inline]
+    pub(crate) unsafe fn free_live(&mut self, index: u32) -> EntityLocation {
         self.verify_flushed();
-        let meta = self.meta.get_mut(entity.index() as usize)?;
-        if meta.generation != entity.generation
-            || meta.location.archetype_id == ArchetypeId::INVALID
-        {
-            return None;
-        }
+        debug_assert!((index as usize) < self.meta.len());
+        // SAFETY: the caller guarantees `index` is a live entity's index,
+        // and live indices are within `meta`.
+        let meta = unsafe { self.meta.get_unchecked_mut(index as usize) };
+        debug_assert!(meta.location.archetype_id != ArchetypeId::INVALID);
         meta.generation =
             NonZeroU32::new(meta.generation.get().wrapping_add(1)).unwrap_or(NonZeroU32::MIN);
         let location = std::mem::replace(&mut meta.location, EntityLocation::INVALID);
-        self.pending.push(entity.index());
+        self.pending.push(index);
         *self.free_cursor.get_mut() = self.pending.len() as i64;
         self.len -= 1;
-        Some(location)
+        location
     }
 
     /// Makes every reserved entity live, calling `init` to set each one's

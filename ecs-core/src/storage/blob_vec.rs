@@ -126,9 +126,19 @@ impl BlobVec {
     /// Makes room for `additional` more items, growing geometrically.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
-        let available = self.capacity - self.len;
+        self.reserve_at(self.len, additional);
+    }
+
+    /// [`BlobVec::reserve`] with the number of items in use given: room for
+    /// `len + additional` items. For a vector whose length is kept
+    /// elsewhere (the tick arrays of a column; see `TickVec`), growing
+    /// keeps every byte of the old allocation.
+    #[inline]
+    pub(crate) fn reserve_at(&mut self, len: usize, additional: usize) {
+        debug_assert!(len >= self.len && len <= self.capacity);
+        let available = self.capacity - len;
         if available < additional {
-            let needed = self.len.checked_add(additional).expect("capacity overflow");
+            let needed = len.checked_add(additional).expect("capacity overflow");
             let target = needed.max(self.capacity.saturating_mul(2)).max(4);
             self.grow_to(target);
         }
@@ -386,18 +396,6 @@ impl BlobVec {
         self.len = last;
     }
 
-    /// Sets the length without dropping or initialising anything.
-    ///
-    /// # Safety
-    /// `new_len <= capacity`; the first `new_len` items are initialised;
-    /// items between `new_len` and the old length are the caller's (moved
-    /// out or needing no drop).
-    #[inline]
-    pub(crate) unsafe fn set_len(&mut self, new_len: usize) {
-        debug_assert!(new_len <= self.capacity);
-        self.len = new_len;
-    }
-
     /// Moves the items to `data`, memory for `capacity` items that the
     /// vector will use from now on without owning it (it never grows or
     /// frees it); frees the old allocation if the vector owned it.
@@ -409,18 +407,32 @@ impl BlobVec {
     /// current items, and stays valid (untouched by anyone else) until the
     /// vector is dropped or moved to other memory.
     pub(crate) unsafe fn move_to_external(&mut self, data: NonNull<u8>, capacity: usize) {
-        debug_assert!(capacity >= self.len);
+        // SAFETY: forwarded; the first `len` items are the ones in use.
+        unsafe { self.move_to_external_at(self.len, data, capacity) };
+    }
+
+    /// [`BlobVec::move_to_external`] with the number of items in use given
+    /// (for a vector whose length is kept elsewhere): the first `len` items
+    /// are copied.
+    ///
+    /// # Safety
+    /// As for [`BlobVec::move_to_external`], with `capacity >= len`; the
+    /// first `len` items are initialised and `len` is at least the
+    /// vector's own length.
+    pub(crate) unsafe fn move_to_external_at(
+        &mut self,
+        len: usize,
+        data: NonNull<u8>,
+        capacity: usize,
+    ) {
+        debug_assert!(len >= self.len && capacity >= len);
         if self.stride == 0 {
             return;
         }
-        // SAFETY: the first `len` items are initialised; `data` has room
-        // for them and does not overlap (caller).
+        // SAFETY: the first `len` items are initialised (caller); `data`
+        // has room for them and does not overlap (caller).
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                self.data.as_ptr(),
-                data.as_ptr(),
-                self.len * self.stride,
-            );
+            std::ptr::copy_nonoverlapping(self.data.as_ptr(), data.as_ptr(), len * self.stride);
         }
         if !self.external && self.capacity != 0 {
             // SAFETY: the vector owned this allocation, made with this

@@ -1,6 +1,6 @@
 //! [`Column`]: the values of one component in one table or sparse set, in
 //! a type-erased `BlobVec`, with an added tick and a changed tick per value
-//! in two arrays of the same length beside it.
+//! in two arrays beside it, of the same length (kept once, by the values).
 //!
 //! ```text
 //!  data           [ v0 | v1 | v2 | .. ]   aligned, stride = padded size
@@ -23,8 +23,8 @@ use crate::{
 /// The values of one component in one table (or one sparse set), with the
 /// added and changed tick of each value stored beside it.
 ///
-/// Invariant: `data`, `added_ticks` and `changed_ticks` have the same
-/// length. Ticks sit in `UnsafeCell`s because queries update them through
+/// Invariant: the first `data.len()` entries of `added_ticks` and
+/// `changed_ticks` are initialised: the values' length is the ticks' too. Ticks sit in `UnsafeCell`s because queries update them through
 /// shared access to the world.
 #[derive(Debug)]
 pub struct Column {
@@ -33,8 +33,16 @@ pub struct Column {
     changed_ticks: TickVec,
 }
 
-/// A vector of tick cells, on a [`BlobVec`] so that a table can place it
-/// in its block of memory like the values.
+/// An array of tick cells beside a column's values, on a [`BlobVec`] so
+/// that a table can place it in its block of memory like the values.
+///
+/// Its length is the column's length, which the values' `BlobVec` keeps:
+/// the ticks' own `BlobVec` serves only as memory and its length stays
+/// zero, so every method takes the length from the column. A push or a
+/// swap-remove then writes one length per column instead of three. Ticks
+/// need no drop, so a `BlobVec` of length zero still frees its memory
+/// correctly, and growing it keeps every tick (a reallocation keeps the
+/// whole old allocation).
 #[derive(Debug)]
 struct TickVec(BlobVec);
 
@@ -50,86 +58,89 @@ impl TickVec {
     }
 
     #[inline]
-    fn as_slice(&self) -> &[UnsafeCell<Tick>] {
-        // SAFETY: the first `len` items are initialised ticks (the item
-        // layout is `UnsafeCell<Tick>`'s); the pointer is aligned and
-        // non-null even when nothing is allocated.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len()) }
+    fn as_ptr(&self) -> *mut UnsafeCell<Tick> {
+        self.0.as_ptr().cast()
     }
 
+    /// The first `len` ticks.
+    ///
+    /// # Safety
+    /// The first `len` ticks are initialised (`len` is at most the
+    /// column's length).
     #[inline]
-    fn as_mut_slice(&mut self) -> &mut [UnsafeCell<Tick>] {
-        // SAFETY: as in `as_slice`, and `&mut self` makes it exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.0.as_ptr().cast(), self.0.len()) }
+    unsafe fn as_slice(&self, len: usize) -> &[UnsafeCell<Tick>] {
+        // SAFETY: initialised ticks (caller), of the item layout
+        // `UnsafeCell<Tick>`; the pointer is aligned and non-null even when
+        // nothing is allocated.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), len) }
     }
 
     /// # Safety
-    /// `row < len`.
+    /// As for [`TickVec::as_slice`].
+    #[inline]
+    unsafe fn as_mut_slice(&mut self, len: usize) -> &mut [UnsafeCell<Tick>] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes it exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.as_ptr(), len) }
+    }
+
+    /// # Safety
+    /// The tick at `row` is initialised (`row` is below the column's
+    /// length).
     #[inline(always)]
     unsafe fn get_unchecked(&self, row: usize) -> &UnsafeCell<Tick> {
-        // SAFETY: `row < len` (caller): an initialised tick.
-        unsafe { &*self.0.as_ptr().cast::<UnsafeCell<Tick>>().add(row) }
+        // SAFETY: an initialised tick (caller).
+        unsafe { &*self.as_ptr().add(row) }
     }
 
+    /// Makes room for a tick at `len`, the column's length.
     #[inline]
-    fn push(&mut self, tick: Tick) {
-        self.0.reserve(1);
-        // SAFETY: room was just reserved.
-        unsafe { self.push_within_capacity(tick) };
+    fn reserve_one(&mut self, len: usize) {
+        self.0.reserve_at(len, 1);
     }
 
+    /// Writes the tick at index `len`, the column's length before the push.
+    ///
     /// # Safety
     /// `len < capacity`.
     #[inline(always)]
-    unsafe fn push_within_capacity(&mut self, tick: Tick) {
-        // SAFETY: forwarded; `self.0.len()` is the length.
-        unsafe { self.push_at(self.0.len(), tick) };
-    }
-
-    /// [`TickVec::push_within_capacity`] with the length given (see
-    /// [`BlobVec::push_at`]).
-    ///
-    /// # Safety
-    /// `len` is the length and `len < capacity`.
-    #[inline(always)]
     unsafe fn push_at(&mut self, len: usize, tick: Tick) {
-        // SAFETY: the items are `UnsafeCell<Tick>`s (forwarded).
-        unsafe { self.0.push_typed_at(len, UnsafeCell::new(tick)) };
+        debug_assert!(len < self.capacity());
+        // SAFETY: index `len` is allocated (caller) and aligned.
+        unsafe { self.as_ptr().add(len).write(UnsafeCell::new(tick)) };
     }
 
-    /// Removes the tick at `row`, moving the last one into its place.
+    /// Removes the tick at `row`, moving the last one (at `len - 1`) into
+    /// its place.
     ///
     /// # Safety
-    /// `row < len`.
-    #[inline(always)]
-    unsafe fn swap_remove_unchecked(&mut self, row: usize) -> Tick {
-        // SAFETY: forwarded; `self.0.len()` is the length.
-        unsafe { self.swap_remove_at(row, self.0.len()) }
-    }
-
-    /// [`TickVec::swap_remove_unchecked`] with the length given.
-    ///
-    /// # Safety
-    /// `row < len`, and `len` is the length.
+    /// `row < len`, and `len` is the column's length.
     #[inline(always)]
     unsafe fn swap_remove_at(&mut self, row: usize, len: usize) -> Tick {
-        debug_assert_eq!(len, self.0.len());
-        debug_assert!(row < len);
-        let base = self.0.as_ptr().cast::<UnsafeCell<Tick>>();
+        debug_assert!(row < len && len <= self.capacity());
+        let base = self.as_ptr();
         // SAFETY: `row` and `len - 1` are initialised ticks (`row < len`);
         // `&mut self` makes the access exclusive; ticks need no drop, so
-        // shortening the length just forgets the moved-out last slot.
+        // the moved-out last slot is just forgotten (the column's length
+        // goes down).
         unsafe {
             let removed = base.add(row).read();
             base.add(row).write(base.add(len - 1).read());
-            self.0.set_len(len - 1);
             removed.into_inner()
         }
     }
 
-    fn clear(&mut self) {
-        // SAFETY: ticks need no drop; nothing is left initialised.
-        unsafe { self.0.set_len(0) };
+    /// Moves the first `len` ticks into memory owned by the column's table.
+    ///
+    /// # Safety
+    /// As for [`BlobVec::move_to_external_at`].
+    unsafe fn move_to_external(
+        &mut self,
+        len: usize,
+        data: std::ptr::NonNull<u8>,
+        capacity: usize,
+    ) {
+        // SAFETY: forwarded.
+        unsafe { self.0.move_to_external_at(len, data, capacity) };
     }
 }
 
@@ -197,10 +208,18 @@ impl Column {
     /// outside this column; the caller gives up ownership.
     #[inline]
     pub(crate) unsafe fn push(&mut self, value: *mut u8, ticks: ComponentTicks) {
-        // SAFETY: forwarded.
-        unsafe { self.data.push(value) };
-        self.added_ticks.push(ticks.added);
-        self.changed_ticks.push(ticks.changed);
+        let len = self.len();
+        self.reserve_one(len);
+        // SAFETY: forwarded; room was just reserved in all three arrays.
+        unsafe { self.push_at(len, value, ticks) };
+    }
+
+    /// Makes room for one more value and its ticks.
+    #[inline]
+    fn reserve_one(&mut self, len: usize) {
+        self.data.reserve(1);
+        self.added_ticks.reserve_one(len);
+        self.changed_ticks.reserve_one(len);
     }
 
     /// Moves a value of type `T` onto the end.
@@ -209,11 +228,10 @@ impl Column {
     /// `T` is this column's component type.
     #[inline]
     pub(crate) unsafe fn push_typed<T>(&mut self, value: T, ticks: ComponentTicks) {
-        self.data.reserve(1);
-        self.added_ticks.0.reserve(1);
-        self.changed_ticks.0.reserve(1);
-        // SAFETY: room was just reserved in all three vectors.
-        unsafe { self.push_typed_within_capacity(value, ticks) };
+        let len = self.len();
+        self.reserve_one(len);
+        // SAFETY: room was just reserved in all three arrays.
+        unsafe { self.push_typed_at(len, value, ticks) };
     }
 
     /// Moves a value onto the end (index `len`) without checking the
@@ -261,7 +279,8 @@ impl Column {
     }
 
     /// # Safety
-    /// Both tick vectors have length `len` and room for one more tick.
+    /// `len` is the column's length before the push, and both tick arrays
+    /// have room for one more tick.
     #[inline(always)]
     unsafe fn push_ticks_at(&mut self, len: usize, ticks: ComponentTicks) {
         // SAFETY: forwarded.
@@ -294,8 +313,8 @@ impl Column {
     ) {
         // SAFETY: forwarded.
         unsafe { self.data.replace_unchecked(row, value, panics) };
-        // SAFETY: `row < len` and the tick vectors have the same length;
-        // `&mut self` makes the write exclusive.
+        // SAFETY: `row < len`, and the ticks of every row below the length
+        // are initialised; `&mut self` makes the write exclusive.
         unsafe { *self.changed_ticks.get_unchecked(row).get() = change_tick };
     }
 
@@ -372,13 +391,14 @@ impl Column {
         &mut self,
         row: usize,
     ) -> (*mut u8, ComponentTicks) {
-        // SAFETY: forwarded.
-        // SAFETY: `row < len` in every vector.
+        let len = self.len();
+        // SAFETY: `row < len` (caller), and `len` is the length of the
+        // ticks as well.
         let (ptr, added, changed) = unsafe {
             (
                 self.data.swap_remove_and_forget_unchecked(row),
-                self.added_ticks.swap_remove_unchecked(row),
-                self.changed_ticks.swap_remove_unchecked(row),
+                self.added_ticks.swap_remove_at(row, len),
+                self.changed_ticks.swap_remove_at(row, len),
             )
         };
         (ptr, ComponentTicks { added, changed })
@@ -456,19 +476,20 @@ impl Column {
     /// The added ticks of all values.
     #[inline]
     pub fn added_ticks(&self) -> &[UnsafeCell<Tick>] {
-        self.added_ticks.as_slice()
+        // SAFETY: the ticks of every row below the length are initialised.
+        unsafe { self.added_ticks.as_slice(self.len()) }
     }
 
     /// The changed ticks of all values.
     #[inline]
     pub fn changed_ticks(&self) -> &[UnsafeCell<Tick>] {
-        self.changed_ticks.as_slice()
+        // SAFETY: the ticks of every row below the length are initialised.
+        unsafe { self.changed_ticks.as_slice(self.len()) }
     }
 
+    /// Drops every value; the ticks follow the length to zero.
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
         self.data.clear(panics);
-        self.added_ticks.clear();
-        self.changed_ticks.clear();
     }
 
     /// The layouts of the column's three arrays (values, added ticks,
@@ -493,21 +514,25 @@ impl Column {
         [data, added, changed]: [std::ptr::NonNull<u8>; 3],
         capacity: usize,
     ) {
-        // SAFETY: forwarded.
+        let len = self.len();
+        // SAFETY: forwarded; the first `len` ticks are initialised.
         unsafe {
             self.data.move_to_external(data, capacity);
-            self.added_ticks.0.move_to_external(added, capacity);
-            self.changed_ticks.0.move_to_external(changed, capacity);
+            self.added_ticks.move_to_external(len, added, capacity);
+            self.changed_ticks.move_to_external(len, changed, capacity);
         }
     }
 
     pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
-        for tick in self
-            .added_ticks
-            .as_mut_slice()
-            .iter_mut()
-            .chain(self.changed_ticks.as_mut_slice().iter_mut())
-        {
+        let len = self.len();
+        // SAFETY: the ticks of every row below the length are initialised.
+        let (added, changed) = unsafe {
+            (
+                self.added_ticks.as_mut_slice(len),
+                self.changed_ticks.as_mut_slice(len),
+            )
+        };
+        for tick in added.iter_mut().chain(changed.iter_mut()) {
             tick.get_mut().check_tick(change_tick);
         }
     }
