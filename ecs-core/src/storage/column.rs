@@ -537,3 +537,95 @@ impl Column {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticks(i: u32) -> ComponentTicks {
+        ComponentTicks {
+            added: Tick::new(i),
+            changed: Tick::new(i + 1_000),
+        }
+    }
+
+    /// The column's values (`u64`s) and their ticks, in row order.
+    fn contents(column: &Column) -> Vec<(u64, u32, u32)> {
+        (0..column.len())
+            .map(|row| {
+                // SAFETY: `row < len`; the column holds `u64`s; nothing
+                // writes meanwhile.
+                unsafe {
+                    let value = *column.get_data_unchecked(row).cast::<u64>();
+                    let t = column.get_ticks_unchecked(row);
+                    (value, t.added.get(), t.changed.get())
+                }
+            })
+            .collect()
+    }
+
+    /// The ticks keep no length of their own: growing, swap-removing and
+    /// moving the column to other memory must keep each value's ticks
+    /// beside it.
+    #[test]
+    fn ticks_follow_their_values() {
+        let mut column = Column::with_layout(Layout::new::<u64>(), None, 0);
+        let mut model: Vec<(u64, u32, u32)> = Vec::new();
+        let n = if cfg!(miri) { 40 } else { 500 };
+        for i in 0..n {
+            // Grows (owned memory) several times on the way.
+            // SAFETY: the column holds `u64`s.
+            unsafe { column.push_typed(u64::from(i), ticks(i)) };
+            model.push((u64::from(i), i, i + 1_000));
+        }
+        assert!(column.capacity() >= n as usize);
+        assert_eq!(contents(&column), model);
+        assert_eq!(column.added_ticks().len(), n as usize);
+        assert_eq!(column.changed_ticks().len(), n as usize);
+        for row in [0, 7, 3, (n / 2) as usize] {
+            // SAFETY: `row < len`; `u64` needs no drop.
+            let (value, t) = unsafe { column.swap_remove_and_forget(row) };
+            // SAFETY: the removed value stays readable until the next push.
+            let value = unsafe { *value.cast::<u64>() };
+            assert_eq!((value, t.added.get(), t.changed.get()), model[row]);
+            model.swap_remove(row);
+        }
+        let mut panics = DropPanics::default();
+        // SAFETY: `1 < len`, which is the length.
+        unsafe { column.swap_remove_and_drop_at(1, column.len(), &mut panics) };
+        model.swap_remove(1);
+        assert_eq!(contents(&column), model);
+
+        // Move the arrays to memory the column does not own, as a table
+        // does, then keep using it within that capacity.
+        let capacity = column.len() + 8;
+        let layouts = column.array_layouts(capacity);
+        let blocks = layouts.map(|layout| {
+            // SAFETY: the layouts have a non-zero size.
+            std::ptr::NonNull::new(unsafe { std::alloc::alloc(layout) }).unwrap()
+        });
+        // SAFETY: each block is fresh memory of the matching layout at
+        // `capacity >= len`, freed below only after the column is gone.
+        unsafe { column.move_to_external(blocks, capacity) };
+        assert_eq!(contents(&column), model);
+        let len = column.len();
+        // SAFETY: `len < capacity`, and `len` is the length.
+        unsafe { column.push_typed_at(len, 77u64, ticks(77)) };
+        model.push((77, 77, 1_077));
+        let mut other = Column::with_layout(Layout::new::<u64>(), None, 4);
+        // SAFETY: `0 < len`; `other` holds `u64`s and has room.
+        unsafe { column.swap_remove_into_at(0, column.len(), &mut other, 0) };
+        let first = model.swap_remove(0);
+        assert_eq!(contents(&column), model);
+        assert_eq!(contents(&other), vec![first]);
+        column.check_change_ticks(Tick::new(2_000));
+        assert_eq!(contents(&column), model);
+        panics.finish();
+        drop(column);
+        for (block, layout) in blocks.into_iter().zip(layouts) {
+            // SAFETY: allocated above with this layout; the column that
+            // used it is dropped.
+            unsafe { std::alloc::dealloc(block.as_ptr(), layout) };
+        }
+    }
+}
