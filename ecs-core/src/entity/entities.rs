@@ -151,6 +151,7 @@ impl Entities {
     /// After 2^32 - 1 reuses of one index the generation wraps to 1; a
     /// handle kept across that many despawns of the same index could alias.
     pub fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        self.verify_flushed();
         self.get(entity)?;
         // SAFETY: `get` found the entity live.
         Some(unsafe { self.free_live(entity.index()) })

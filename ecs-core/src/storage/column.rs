@@ -24,8 +24,9 @@ use crate::{
 /// added and changed tick of each value stored beside it.
 ///
 /// Invariant: the first `data.len()` entries of `added_ticks` and
-/// `changed_ticks` are initialised: the values' length is the ticks' too. Ticks sit in `UnsafeCell`s because queries update them through
-/// shared access to the world.
+/// `changed_ticks` are initialised: the values' length is the ticks' too.
+/// Ticks sit in `UnsafeCell`s because queries update them through shared
+/// access to the world.
 #[derive(Debug)]
 pub struct Column {
     data: BlobVec,
@@ -43,8 +44,16 @@ pub struct Column {
 /// need no drop, so a `BlobVec` of length zero still frees its memory
 /// correctly, and growing it keeps every tick (a reallocation keeps the
 /// whole old allocation).
-#[derive(Debug)]
 struct TickVec(BlobVec);
+
+impl std::fmt::Debug for TickVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The length is the column's; the `BlobVec`'s own is always zero.
+        f.debug_struct("TickVec")
+            .field("capacity", &self.capacity())
+            .finish()
+    }
+}
 
 impl TickVec {
     fn with_capacity(capacity: usize) -> TickVec {
@@ -339,8 +348,8 @@ impl Column {
         len: usize,
         panics: &mut DropPanics,
     ) {
-        // SAFETY: `row < len` in every vector, and `len` is each one's
-        // length (the column invariant).
+        // SAFETY: `row < len`, and `len` is the values' length, which is
+        // the ticks' too (the column invariant).
         unsafe {
             self.data.swap_remove_and_drop_at(row, len, panics);
             self.added_ticks.swap_remove_at(row, len);
@@ -580,8 +589,19 @@ mod tests {
         }
         assert!(column.capacity() >= n as usize);
         assert_eq!(contents(&column), model);
-        assert_eq!(column.added_ticks().len(), n as usize);
-        assert_eq!(column.changed_ticks().len(), n as usize);
+        // The tick slices queries read hold the same ticks, in row order.
+        let slice = |ticks: &[UnsafeCell<Tick>]| -> Vec<u32> {
+            // SAFETY: nothing writes the ticks meanwhile.
+            ticks.iter().map(|t| unsafe { *t.get() }.get()).collect()
+        };
+        assert_eq!(
+            slice(column.added_ticks()),
+            model.iter().map(|m| m.1).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            slice(column.changed_ticks()),
+            model.iter().map(|m| m.2).collect::<Vec<_>>()
+        );
         for row in [0, 7, 3, (n / 2) as usize] {
             // SAFETY: `row < len`; `u64` needs no drop.
             let (value, t) = unsafe { column.swap_remove_and_forget(row) };
