@@ -2,7 +2,9 @@ use std::mem::ManuallyDrop;
 
 use super::{info::InsertTarget, BundleId, BundleInfo, ComponentSink, DynamicBundle};
 use crate::{
-    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
+    archetype::{
+        ArchetypeAfterBundleInsert, ArchetypeId, ArchetypeRow, Archetypes, ComponentStatus,
+    },
     change_detection::{ComponentTicks, Tick},
     component::{Component, ComponentId, Components, StorageType},
     entity::{Entities, Entity, EntityLocation},
@@ -53,12 +55,18 @@ pub(crate) unsafe fn move_entity(
     table_move: TableMove,
     panics: &mut DropPanics,
 ) -> EntityLocation {
-    let archetype_swapped = archetypes[location.archetype_id]
+    let old_archetype = &mut archetypes[location.archetype_id];
+    if let Some(swapped) = old_archetype
         .swap_remove(location.archetype_row)
-        .swapped_entity;
+        .swapped_entity
+    {
+        // SAFETY: `swapped` was in the archetype, so it is live, and it
+        // now sits at the vacated row.
+        unsafe { moved_in_archetype(entities, swapped, location.archetype_row) };
+    }
     let new_table_id = archetypes[new_archetype_id].table_id();
-    let (new_table_row, table_swapped) = if new_table_id == location.table_id {
-        (location.table_row, None)
+    let new_table_row = if new_table_id == location.table_id {
+        location.table_row
     } else {
         let (old_table, new_table) = tables.get_2_mut(location.table_id, new_table_id);
         // SAFETY: `location.table_row` is the entity's row; the caller
@@ -74,19 +82,12 @@ pub(crate) unsafe fn move_entity(
                 }
             }
         };
-        (result.new_row, result.swapped_entity)
-    };
-    // SAFETY: the swap-removes above moved these entities (live, as they
-    // were stored) into the vacated rows of the entity's old archetype
-    // and table.
-    unsafe {
-        fix_swapped(
-            entities,
-            archetypes,
-            location,
-            archetype_swapped,
-            table_swapped,
-        )
+        if let Some(swapped) = result.swapped_entity {
+            // SAFETY: `swapped` was in the table, so it is live, and it
+            // now sits at the vacated row.
+            unsafe { moved_in_table(entities, archetypes, swapped, location.table_row) };
+        }
+        result.new_row
     };
     let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
     let new_location = EntityLocation {
@@ -100,48 +101,38 @@ pub(crate) unsafe fn move_entity(
     new_location
 }
 
-/// Records where the entities moved by the swap-removes that vacated
-/// `vacated` (an entity's old location) now are: `archetype_swapped` at
-/// `vacated.archetype_row` of its archetype, `table_swapped` at
-/// `vacated.table_row` of its table. When the archetype is alone in its
-/// table they are usually one entity, and its location is written once.
+/// Records that `swapped` moved to `row` of its archetype (a swap-remove
+/// filled the vacated row with it).
 ///
 /// # Safety
-/// Each swapped entity is live and sits at the vacated row of the
-/// archetype or table of `vacated`; each swap-remove has been done.
+/// `swapped` is live and now sits at `row` of its archetype.
 #[inline]
-pub(crate) unsafe fn fix_swapped(
+pub(crate) unsafe fn moved_in_archetype(
+    entities: &mut Entities,
+    swapped: Entity,
+    row: ArchetypeRow,
+) {
+    // SAFETY: `swapped` is live (caller).
+    unsafe { entities.location_mut(swapped.index()) }.archetype_row = row;
+}
+
+/// Records that `swapped` moved to `row` of its table (a swap-remove
+/// filled the vacated row with it), in its location and in its
+/// archetype's entity list.
+///
+/// # Safety
+/// `swapped` is live and now sits at `row` of its table.
+#[inline]
+pub(crate) unsafe fn moved_in_table(
     entities: &mut Entities,
     archetypes: &mut Archetypes,
-    vacated: EntityLocation,
-    archetype_swapped: Option<Entity>,
-    table_swapped: Option<Entity>,
+    swapped: Entity,
+    row: TableRow,
 ) {
-    match (archetype_swapped, table_swapped) {
-        (Some(a), Some(t)) if a == t => {
-            // SAFETY: `a` is live (caller).
-            let moved = unsafe { entities.location_mut(a.index()) };
-            moved.archetype_row = vacated.archetype_row;
-            moved.table_row = vacated.table_row;
-            archetypes[vacated.archetype_id]
-                .set_entity_table_row(vacated.archetype_row, vacated.table_row);
-        }
-        (a, t) => {
-            if let Some(a) = a {
-                // SAFETY: `a` is live (caller).
-                unsafe { entities.location_mut(a.index()) }.archetype_row = vacated.archetype_row;
-            }
-            if let Some(t) = t {
-                // SAFETY: `t` is live (caller). It is not `a`, so its
-                // archetype row did not change and its location names the
-                // archetype entry to update.
-                let moved = unsafe { entities.location_mut(t.index()) };
-                moved.table_row = vacated.table_row;
-                archetypes[moved.archetype_id]
-                    .set_entity_table_row(moved.archetype_row, vacated.table_row);
-            }
-        }
-    }
+    // SAFETY: `swapped` is live (caller).
+    let location = unsafe { entities.location_mut(swapped.index()) };
+    location.table_row = row;
+    archetypes[location.archetype_id].set_entity_table_row(location.archetype_row, row);
 }
 
 /// Writes each component of `bundle` into the entity's storage: a new

@@ -34,7 +34,7 @@ use std::{
 
 use crate::{
     archetype::{ArchetypeFlags, ArchetypeId, Archetypes},
-    bundle::{fix_swapped, Bundle, BundleSpawner, Bundles, RequiredScratch},
+    bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, RequiredScratch},
     change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
@@ -478,8 +478,12 @@ impl World {
         };
         let mut panics = DropPanics::default();
         let archetype = &mut self.archetypes[location.archetype_id];
-        let archetype_swapped = archetype.swap_remove(location.archetype_row).swapped_entity;
-        for &id in archetype.sparse_set_components() {
+        if let Some(swapped) = archetype.swap_remove(location.archetype_row).swapped_entity {
+            // SAFETY: `swapped` was in the archetype, so it is live, and it
+            // is now at the vacated row.
+            unsafe { moved_in_archetype(&mut self.entities, swapped, location.archetype_row) };
+        }
+        for &id in self.archetypes[location.archetype_id].sparse_set_components() {
             let set = self
                 .storages
                 .sparse_sets
@@ -489,18 +493,19 @@ impl World {
         }
         let table = &mut self.storages.tables[location.table_id];
         // SAFETY: `location.table_row` was the entity's row.
-        let table_swapped = unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) };
-        // SAFETY: the swap-removes above moved these entities (live, as
-        // they were stored) into the entity's vacated rows.
-        unsafe {
-            fix_swapped(
-                &mut self.entities,
-                &mut self.archetypes,
-                location,
-                archetype_swapped,
-                table_swapped,
-            )
-        };
+        let swapped = unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) };
+        if let Some(swapped) = swapped {
+            // SAFETY: `swapped` was in the table, so it is live, and it is
+            // now at the vacated table row.
+            unsafe {
+                moved_in_table(
+                    &mut self.entities,
+                    &mut self.archetypes,
+                    swapped,
+                    location.table_row,
+                )
+            };
+        }
         panics.finish();
         true
     }
