@@ -362,6 +362,74 @@ fn par_iter_with_a_zero_batch_size_panics() {
     assert_names(&msg, &["batch size"]);
 }
 
+/// A hand-written query term whose `table_columns` pushes one column slot
+/// where it declares two.
+struct Miscounted;
+
+// SAFETY: reads and writes nothing; matches every archetype. Its column
+// slot count is wrong on purpose: the state must refuse it.
+unsafe impl ecs::query::WorldQuery for Miscounted {
+    type Fetch<'w> = ();
+    type State = ();
+    const IS_DENSE: bool = true;
+    const TABLE_COLUMNS: usize = 2;
+
+    unsafe fn init_fetch<'w>(
+        _: ecs::world::UnsafeWorldCell<'w>,
+        _: &(),
+        _: ecs::change_detection::Tick,
+        _: ecs::change_detection::Tick,
+    ) {
+    }
+    unsafe fn set_archetype(
+        _: &mut (),
+        _: &(),
+        _: &ecs::archetype::Archetype,
+        _: &ecs::storage::Table,
+    ) {
+    }
+    unsafe fn set_table(_: &mut (), _: &(), _: &ecs::storage::Table) {}
+    fn table_columns(_: &(), _: &ecs::storage::Table, out: &mut Vec<u32>) {
+        out.push(ecs::query::NO_COLUMN);
+    }
+    fn update_component_access(_: &(), _: &mut ecs::query::FilteredAccess) {}
+    fn init_state(_: &mut World) {}
+    fn matches_component_set(_: &(), _: &impl Fn(ecs::component::ComponentId) -> bool) -> bool {
+        true
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl ecs::query::QueryData for Miscounted {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = ();
+    unsafe fn fetch<'w>(
+        _: &mut Self::Fetch<'w>,
+        _: Entity,
+        _: ecs::storage::TableRow,
+    ) -> Self::Item<'w> {
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl ecs::query::ReadOnlyQueryData for Miscounted {}
+
+#[test]
+fn a_query_term_caching_the_wrong_number_of_column_slots_panics_naming_the_query() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    let msg = expect_panic(|| world.query::<(&Health, Miscounted)>().iter(&world).count());
+    assert_names(
+        &msg,
+        &["Miscounted", "TABLE_COLUMNS", type_name::<Health>()],
+    );
+    // The world is untouched, and a correct query still works.
+    integrity(&world);
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+    assert_eq!(world.query::<&Health>().iter(&world).count(), 1);
+}
+
 // ---- systems and schedules --------------------------------------------------------------
 
 fn write_and_read(_: Query<&mut Health>, _: Query<&Health>) {}

@@ -496,3 +496,101 @@ mod renamed {
         );
     }
 }
+
+/// A dense derived query: it caches its fields' column slots in field
+/// order, as the tuple of its field types would.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Cached {
+    health: Option<&'static mut Health>,
+    mover: Mover,
+    enemy: Has<Enemy>,
+}
+
+#[derive(QueryFilter)]
+struct CachedFilter {
+    _picked: Or<(With<Enemy>, Changed<Velocity>)>,
+    _alive: Without<Dead>,
+}
+
+#[test]
+fn derived_queries_reach_their_columns_in_every_table() {
+    type AsTuple = (
+        Option<&'static mut Health>,
+        (Entity, &'static mut Position, &'static Velocity),
+        Has<Enemy>,
+    );
+    const {
+        assert!(<Cached as WorldQuery>::TABLE_COLUMNS == <AsTuple as WorldQuery>::TABLE_COLUMNS);
+        assert!(<Cached as WorldQuery>::TABLE_COLUMNS == 5);
+        assert!(<CachedReadOnly as WorldQuery>::TABLE_COLUMNS == 5);
+        // A match slot per `Or` branch, and `Changed`'s column.
+        assert!(<CachedFilter as WorldQuery>::TABLE_COLUMNS == 3);
+    };
+
+    let mut world = World::new();
+    // Ids in an order that moves each component's column around between
+    // tables (columns are sorted by id).
+    world.register_component::<Velocity>();
+    world.register_component::<Health>();
+    world.register_component::<Enemy>();
+    world.register_component::<Position>();
+    world.register_component::<Dead>();
+    let mut query = world.query_filtered::<Cached, CachedFilter>();
+    // (entity, health, enemy, dead), over 8 tables made after the state.
+    let mut model = Vec::new();
+    for i in 0..24u32 {
+        let (health, enemy, dead) = (i % 2 == 0, i % 4 < 2, i % 8 < 4);
+        let mut entity = world.spawn((pos(i as f32, 0.0), vel(1.0, i as f32)));
+        if health {
+            entity.insert(Health(i));
+        }
+        if enemy {
+            entity.insert(Enemy);
+        }
+        if dead {
+            entity.insert(Dead);
+        }
+        model.push((entity.id(), health, enemy, dead));
+    }
+
+    // Every `Velocity` is new to this state: all the living pass.
+    let mut seen = Vec::new();
+    query.for_each_mut(&mut world, |mut item| {
+        item.mover.pos.x += item.mover.vel.x;
+        item.mover.pos.y = item.mover.vel.y;
+        if let Some(health) = &mut item.health {
+            health.0 += 100;
+        }
+        seen.push((item.mover.entity, item.enemy));
+    });
+    seen.sort();
+    let living: Vec<_> = model
+        .iter()
+        .filter(|m| !m.3)
+        .map(|&(e, _, enemy, _)| (e, enemy))
+        .collect();
+    assert_eq!(seen, living);
+    for (i, &(e, health, _, dead)) in model.iter().enumerate() {
+        let i = i as f32;
+        let moved = if dead { pos(i, 0.0) } else { pos(i + 1.0, i) };
+        assert_eq!(world.get::<Position>(e), Some(&moved), "entity {e}");
+        assert_eq!(world.get::<Velocity>(e), Some(&vel(1.0, i)), "entity {e}");
+        let want = health.then_some(Health(i as u32 + if dead { 0 } else { 100 }));
+        assert_eq!(world.get::<Health>(e).copied(), want, "entity {e}");
+    }
+
+    // Now only enemies and a changed `Velocity` pass.
+    world.clear_trackers();
+    let calm = model.iter().find(|m| !m.2 && !m.3).unwrap().0;
+    world.get_mut::<Velocity>(calm).unwrap().x = 2.0;
+    let mut picked: Vec<Entity> = query.iter(&world).map(|item| item.mover.entity).collect();
+    picked.sort();
+    let mut want: Vec<Entity> = model
+        .iter()
+        .filter(|m| !m.3 && (m.2 || m.0 == calm))
+        .map(|m| m.0)
+        .collect();
+    want.sort();
+    assert_eq!(picked, want);
+}

@@ -3,7 +3,10 @@
 
 use std::{any::type_name, cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
 
-use super::{FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
+use super::{
+    world_query::{column_slot, NO_COLUMN},
+    FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery,
+};
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
@@ -65,6 +68,24 @@ fn sparse_set_of<T: Component>(
     }
 }
 
+/// The column of `id` in `table`, at the position cached in `columns[0]`.
+///
+/// # Safety
+/// `columns[0]` is the slot [`column_slot`] gave for `id` in `table`, and
+/// the table has a column for `id`.
+#[inline(always)]
+unsafe fn cached_column<'w>(
+    table: &'w Table,
+    id: ComponentId,
+    columns: &[u32],
+) -> &'w crate::storage::Column {
+    debug_assert!(!columns.is_empty() && columns[0] != NO_COLUMN);
+    // SAFETY: the slot exists and is the column's position (caller).
+    let column = unsafe { table.column_at_unchecked(*columns.get_unchecked(0) as usize) };
+    debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
+    column
+}
+
 // SAFETY: reads `T` only, recorded as a read of `T`; matches only
 // archetypes containing `T`; dense exactly when `T` is a table component.
 unsafe impl<T: Component> WorldQuery for &T {
@@ -105,6 +126,26 @@ unsafe impl<T: Component> WorldQuery for &T {
         fetch.column = unsafe { table.get_column(id).debug_checked_unwrap() }
             .data_non_null()
             .cast::<T>();
+    }
+
+    const TABLE_COLUMNS: usize = 1;
+
+    #[inline]
+    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+        out.push(column_slot(table, id));
+    }
+
+    #[inline(always)]
+    unsafe fn set_table_cached<'w>(
+        fetch: &mut ReadFetch<'w, T>,
+        &id: &ComponentId,
+        table: &'w Table,
+        columns: &[u32],
+    ) {
+        // SAFETY: the slot is the position of `T`'s column, which a matched
+        // table has (caller).
+        let column = unsafe { cached_column(table, id, columns) };
+        fetch.column = column.data_non_null().cast::<T>();
     }
 
     fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
@@ -198,7 +239,11 @@ impl<'w, T: Component> TickedFetch<'w, T> {
     #[inline]
     unsafe fn set_table(&mut self, id: ComponentId, table: &'w Table) {
         // SAFETY: guaranteed by the caller.
-        let column = unsafe { table.get_column(id).debug_checked_unwrap() };
+        self.set_column(unsafe { table.get_column(id).debug_checked_unwrap() });
+    }
+
+    #[inline(always)]
+    fn set_column(&mut self, column: &'w crate::storage::Column) {
         self.column = column.data_non_null().cast::<T>();
         self.added = column.added_ticks().as_ptr();
         self.changed = column.changed_ticks().as_ptr();
@@ -281,6 +326,25 @@ macro_rules! ticked_world_query {
             ) {
                 // SAFETY: a matched table has `T`.
                 unsafe { fetch.set_table(id, table) };
+            }
+
+            const TABLE_COLUMNS: usize = 1;
+
+            #[inline]
+            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+                out.push(column_slot(table, id));
+            }
+
+            #[inline(always)]
+            unsafe fn set_table_cached<'w>(
+                fetch: &mut TickedFetch<'w, T>,
+                &id: &ComponentId,
+                table: &'w Table,
+                columns: &[u32],
+            ) {
+                // SAFETY: the slot is the position of `T`'s column, which a
+                // matched table has (caller).
+                fetch.set_column(unsafe { cached_column(table, id, columns) });
             }
 
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
@@ -437,6 +501,19 @@ unsafe impl<T: Component> WorldQuery for Has<T> {
         *fetch = table.has_column(id);
     }
 
+    const TABLE_COLUMNS: usize = 1;
+
+    #[inline]
+    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+        out.push(column_slot(table, id));
+    }
+
+    #[inline(always)]
+    unsafe fn set_table_cached(fetch: &mut bool, _: &ComponentId, _: &Table, columns: &[u32]) {
+        // SAFETY: the slot exists (caller).
+        *fetch = unsafe { *columns.get_unchecked(0) } != NO_COLUMN;
+    }
+
     fn update_component_access(_: &ComponentId, _: &mut FilteredAccess) {}
 
     fn init_state(world: &mut World) -> ComponentId {
@@ -525,6 +602,33 @@ unsafe impl<D: WorldQuery> WorldQuery for Option<D> {
         }
     }
 
+    /// Whether `D` matches the table, then `D`'s slots.
+    const TABLE_COLUMNS: usize = 1 + D::TABLE_COLUMNS;
+
+    #[inline]
+    fn table_columns(state: &D::State, table: &Table, out: &mut Vec<u32>) {
+        out.push(u32::from(D::matches_component_set(state, &|id| {
+            table.has_column(id)
+        })));
+        D::table_columns(state, table, out);
+    }
+
+    #[inline(always)]
+    unsafe fn set_table_cached<'w>(
+        fetch: &mut OptionFetch<'w, D>,
+        state: &D::State,
+        table: &'w Table,
+        columns: &[u32],
+    ) {
+        // SAFETY: `1 + D::TABLE_COLUMNS` slots (caller).
+        let (matches, columns) = unsafe { columns.split_first().debug_checked_unwrap() };
+        fetch.matches = *matches != 0;
+        if fetch.matches {
+            // SAFETY: `D` matches this table, and its slots follow.
+            unsafe { D::set_table_cached(&mut fetch.fetch, state, table, columns) };
+        }
+    }
+
     fn update_component_access(state: &D::State, access: &mut FilteredAccess) {
         let mut intermediate = access.clone();
         D::update_component_access(state, &mut intermediate);
@@ -597,6 +701,28 @@ macro_rules! tuple_world_query {
                 let ($($s,)*) = state;
                 // SAFETY: forwarded.
                 $(unsafe { $name::set_table($name, $s, table) };)*
+            }
+
+            const TABLE_COLUMNS: usize = 0 $(+ $name::TABLE_COLUMNS)*;
+
+            #[inline]
+            fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
+                let ($($name,)*) = state;
+                $($name::table_columns($name, table, out);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_assignments, unused_mut)]
+            unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                let mut at = 0;
+                $(
+                    // SAFETY: forwarded; each element's slots follow the
+                    // previous element's, within the tuple's.
+                    unsafe { $name::set_table_cached($name, $s, table, columns.get_unchecked(at..)) };
+                    at += $name::TABLE_COLUMNS;
+                )*
             }
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
@@ -685,6 +811,39 @@ macro_rules! anyof_world_query {
                         // SAFETY: the element matches this table.
                         unsafe { $name::set_table(&mut $name.0, $s, table) };
                     }
+                )*
+            }
+
+            /// For each element: whether it matches the table, then its
+            /// slots.
+            const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
+
+            #[inline]
+            fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
+                let ($($name,)*) = state;
+                $(
+                    out.push(u32::from($name::matches_component_set($name, &|id| table.has_column(id))));
+                    $name::table_columns($name, table, out);
+                )*
+            }
+
+            #[inline(always)]
+            #[allow(unused_assignments, unused_mut)]
+            unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                let mut at = 0;
+                $(
+                    // SAFETY: each element's match slot and its own slots
+                    // follow the previous element's, within `AnyOf`'s.
+                    unsafe {
+                        $name.1 = *columns.get_unchecked(at) != 0;
+                        if $name.1 {
+                            // The element matches this table.
+                            $name::set_table_cached(&mut $name.0, $s, table, columns.get_unchecked(at + 1..));
+                        }
+                    }
+                    at += 1 + $name::TABLE_COLUMNS;
                 )*
             }
 

@@ -3,7 +3,7 @@
 
 use std::{cell::UnsafeCell, marker::PhantomData};
 
-use super::{FilteredAccess, QueryFilter, WorldQuery};
+use super::{world_query::column_slot, FilteredAccess, QueryFilter, WorldQuery};
 use crate::{
     archetype::Archetype,
     change_detection::Tick,
@@ -159,6 +159,28 @@ macro_rules! tick_filter {
                     .as_ptr();
             }
 
+            const TABLE_COLUMNS: usize = 1;
+
+            #[inline]
+            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+                out.push(column_slot(table, id));
+            }
+
+            #[inline(always)]
+            unsafe fn set_table_cached<'w>(
+                fetch: &mut TickFilterFetch<'w>,
+                &id: &ComponentId,
+                table: &'w Table,
+                columns: &[u32],
+            ) {
+                // SAFETY: the slot exists and is the position of `T`'s
+                // column, which a matched table has (caller).
+                let column =
+                    unsafe { table.column_at_unchecked(*columns.get_unchecked(0) as usize) };
+                debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
+                fetch.ticks = column.$column_ticks().as_ptr();
+            }
+
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
                 access.add_read(id);
             }
@@ -275,6 +297,39 @@ macro_rules! or_filter {
                         // SAFETY: the branch matches this table.
                         unsafe { $name::set_table(&mut $name.0, $s, table) };
                     }
+                )*
+            }
+
+            /// For each branch: whether it matches the table, then its
+            /// slots.
+            const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
+
+            #[inline]
+            fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
+                let ($($name,)*) = state;
+                $(
+                    out.push(u32::from($name::matches_component_set($name, &|id| table.has_column(id))));
+                    $name::table_columns($name, table, out);
+                )*
+            }
+
+            #[inline(always)]
+            #[allow(unused_assignments)]
+            unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                let mut at = 0;
+                $(
+                    // SAFETY: each branch's match slot and its own slots
+                    // follow the previous branch's, within `Or`'s.
+                    unsafe {
+                        $name.1 = *columns.get_unchecked(at) != 0;
+                        if $name.1 {
+                            // The branch matches this table.
+                            $name::set_table_cached(&mut $name.0, $s, table, columns.get_unchecked(at + 1..));
+                        }
+                    }
+                    at += 1 + $name::TABLE_COLUMNS;
                 )*
             }
 

@@ -24,7 +24,7 @@ use crate::{
     archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
     entity::Entity,
-    storage::{Table, TableId, TableRow, Tables},
+    storage::{TableId, TableRow, Tables},
     world::UnsafeWorldCell,
 };
 
@@ -47,6 +47,8 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     archetypes: &'w Archetypes,
     state: &'s QueryState<D, F>,
     table_ids: std::slice::Iter<'s, TableId>,
+    /// The column cache slots of the tables still in `table_ids`.
+    table_columns: &'s [u32],
     archetype_ids: std::slice::Iter<'s, ArchetypeId>,
     /// The current table's entities (dense walk, or an archetype that
     /// fills its table).
@@ -77,6 +79,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             archetypes: world.archetypes(),
             state,
             table_ids: state.matched_table_ids.iter(),
+            table_columns: &state.matched_table_columns,
             archetype_ids: state.matched_archetype_ids.iter(),
             table_entities: &[],
             archetype_entities: &[],
@@ -95,16 +98,27 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
     #[inline(always)]
     fn advance_storage(&mut self) -> bool {
         if QueryState::<D, F>::IS_DENSE {
+            let k = QueryState::<D, F>::TABLE_COLUMNS;
             for &table_id in self.table_ids.by_ref() {
+                let columns = self.table_columns;
+                // SAFETY: the cache holds `k` slots per matched table, in
+                // the order of `table_ids`, and `table_id` was one of them.
+                self.table_columns = unsafe { columns.get_unchecked(k..) };
                 let table = &self.tables[table_id];
                 if table.is_empty() {
                     continue;
                 }
                 // SAFETY: the table is matched by the state (all of its
-                // archetypes match a dense query) and from its world.
+                // archetypes match a dense query) and from its world;
+                // `columns` starts with its slots, `D`'s then `F`'s.
                 unsafe {
-                    D::set_table(&mut self.fetch, &self.state.fetch_state, table);
-                    F::set_table(&mut self.filter, &self.state.filter_state, table);
+                    D::set_table_cached(&mut self.fetch, &self.state.fetch_state, table, columns);
+                    F::set_table_cached(
+                        &mut self.filter,
+                        &self.state.filter_state,
+                        table,
+                        columns.get_unchecked(D::TABLE_COLUMNS..),
+                    );
                 }
                 self.table_entities = table.entities();
                 self.current_len = table.entity_count();
@@ -272,26 +286,38 @@ impl<'w, D: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, D, F> {
 
 impl<D: QueryData, F: QueryFilter> FusedIterator for QueryIter<'_, '_, D, F> {}
 
-/// Iterates the rows `rows` of one table (dense) for the parallel walk.
+/// Iterates the rows `rows` of one table (dense) for the parallel walk:
+/// the `match_index`-th table `state` matches.
 ///
 /// # Safety
-/// As for [`QueryIter::new`]; `table` is matched by `state`; no other
-/// iteration touches these rows at the same time.
+/// As for [`QueryIter::new`]; `match_index` is below the number of matched
+/// tables; no other iteration touches these rows at the same time.
 pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
     world: UnsafeWorldCell<'w>,
     state: &QueryState<D, F>,
-    table: &'w Table,
+    match_index: usize,
     rows: std::ops::Range<usize>,
     last_run: Tick,
     this_run: Tick,
     func: &impl Fn(D::Item<'w>),
 ) {
-    // SAFETY: forwarded.
+    let table = &world.storages().tables[state.matched_table_ids[match_index]];
+    // The table's slots of the column cache (`TABLE_COLUMNS` per matched
+    // table, in order).
+    let k = QueryState::<D, F>::TABLE_COLUMNS;
+    let columns = &state.matched_table_columns[match_index * k..(match_index + 1) * k];
+    // SAFETY: forwarded; `columns` holds the table's slots, `D`'s then
+    // `F`'s.
     unsafe {
         let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);
         let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
-        D::set_table(&mut fetch, &state.fetch_state, table);
-        F::set_table(&mut filter, &state.filter_state, table);
+        D::set_table_cached(&mut fetch, &state.fetch_state, table, columns);
+        F::set_table_cached(
+            &mut filter,
+            &state.filter_state,
+            table,
+            columns.get_unchecked(D::TABLE_COLUMNS..),
+        );
         let entities = table.entities();
         for row in rows {
             // SAFETY: table rows are `u32`s, as in `fold_current`.

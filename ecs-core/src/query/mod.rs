@@ -81,7 +81,8 @@
 //! ```text
 //!  dense: every term is on table components
 //!    for table in matched tables:              (empty ones skipped)
-//!        set_table: one column pointer per term, once per table
+//!        set_table_cached: one column pointer per term, once per table,
+//!                          from the column positions cached for it
 //!        for row in 0..table.len():            a plain slice loop
 //!            filter, then fetch column[row]
 //!
@@ -131,6 +132,28 @@
 //! cache on rayon: each matched table (dense) or archetype is cut into
 //! batches of rows, sized from the number of rows and threads unless
 //! [`QueryParIter::batching`] sets it.
+//!
+//! # The column cache of a dense query
+//!
+//! Finding a term's column in a table by component id is a chain of
+//! dependent loads (the table, its sparse array of column positions, the
+//! column). With many small tables that chain, not the rows, is what a
+//! walk pays. So when a `QueryState` of a dense query matches a table, it
+//! also records where each term's column sits in it
+//! ([`WorldQuery::table_columns`]). A table's columns never change after
+//! it is built, so the positions stay right for the table's life.
+//!
+//! ```text
+//!  Query<(&Position, Option<&mut Health>), With<Player>>
+//!                      slots per table: 1 (Position) + 1 (Health matches?) + 1 (Health)
+//!  matched tables          [ 3,       7,       9      ]
+//!  matched table columns   [ 0,1,1,   2,0,-,   1,1,0  ]   (- : NO_COLUMN)
+//! ```
+//!
+//! `Option`, `AnyOf` and `Or` cache whether each part matches the table,
+//! then the part's own slots; `With`, `Without` and `Entity` need none.
+//! Derived queries cache their fields' slots in field order. The
+//! archetype walk and `get` of one entity still look columns up by id.
 //!
 //! # Filters
 //!
@@ -219,7 +242,7 @@ pub use iter::QueryIter;
 pub use par_iter::QueryParIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
-pub use world_query::{QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery};
+pub use world_query::{QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery, NO_COLUMN};
 
 #[cfg(test)]
 mod tests;

@@ -91,7 +91,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
         let func = &func;
         rayon::scope(|scope| {
             if QueryState::<D, F>::IS_DENSE {
-                for &table_id in &state.matched_table_ids {
+                for (match_index, &table_id) in state.matched_table_ids.iter().enumerate() {
                     let table = &world.storages().tables[table_id];
                     let len = table.entity_count();
                     let mut start = 0;
@@ -104,7 +104,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                             for_each_table_rows(
                                 world,
                                 state,
-                                table,
+                                match_index,
                                 start..end,
                                 last_run,
                                 this_run,

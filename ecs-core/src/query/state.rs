@@ -4,13 +4,13 @@ use fixedbitset::FixedBitSet;
 
 use super::{
     iter::QueryIter, par_iter::QueryParIter, FilteredAccess, QueryData, QueryEntityError,
-    QueryFilter, QuerySingleError, ReadOnlyQueryData,
+    QueryFilter, QuerySingleError, ReadOnlyQueryData, WorldQuery,
 };
 use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
     entity::Entity,
-    storage::TableId,
+    storage::{TableId, Tables},
     world::{UnsafeWorldCell, World, WorldId},
 };
 
@@ -51,6 +51,11 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     matched_tables: FixedBitSet,
     matched_archetypes: FixedBitSet,
     pub(crate) matched_table_ids: Vec<TableId>,
+    /// The column cache of a dense query: for each matched table, in the
+    /// order of `matched_table_ids`, `TABLE_COLUMNS` slots (`D`'s, then
+    /// `F`'s; see [`WorldQuery::table_columns`]). Empty for a query that
+    /// walks archetypes.
+    pub(crate) matched_table_columns: Vec<u32>,
     pub(crate) matched_archetype_ids: Vec<ArchetypeId>,
     component_access: FilteredAccess,
     pub(crate) fetch_state: D::State,
@@ -72,6 +77,9 @@ impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
 impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     /// Whether iteration walks tables (no sparse-set component involved).
     pub const IS_DENSE: bool = D::IS_DENSE && F::IS_DENSE;
+
+    /// The slots of the column cache per matched table (dense queries).
+    pub(crate) const TABLE_COLUMNS: usize = D::TABLE_COLUMNS + F::TABLE_COLUMNS;
 
     /// Builds the state for `world`, registering the components involved.
     ///
@@ -95,6 +103,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             matched_tables: FixedBitSet::new(),
             matched_archetypes: FixedBitSet::new(),
             matched_table_ids: Vec::new(),
+            matched_table_columns: Vec::new(),
             matched_archetype_ids: Vec::new(),
             component_access,
             fetch_state,
@@ -162,6 +171,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     pub fn update_archetypes_unsafe_world_cell(&mut self, world: UnsafeWorldCell<'_>) {
         self.validate_world(world.id());
         let archetypes = world.archetypes();
+        let tables = &world.storages().tables;
         let old = self.archetype_generation;
         if old == archetypes.generation() {
             return;
@@ -177,19 +187,19 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             Some(records) => {
                 let start = records.partition_point(|r| r.archetype_id < old.0);
                 for record in &records[start..] {
-                    self.new_archetype(&archetypes[record.archetype_id]);
+                    self.new_archetype(&archetypes[record.archetype_id], tables);
                 }
             }
             None => {
                 for archetype in &archetypes[old..] {
-                    self.new_archetype(archetype);
+                    self.new_archetype(archetype, tables);
                 }
             }
         }
         self.archetype_generation = archetypes.generation();
     }
 
-    fn new_archetype(&mut self, archetype: &Archetype) {
+    fn new_archetype(&mut self, archetype: &Archetype, tables: &Tables) {
         let contains = |id| archetype.contains(id);
         if !(D::matches_component_set(&self.fetch_state, &contains)
             && F::matches_component_set(&self.filter_state, &contains))
@@ -207,16 +217,39 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             self.matched_tables.grow(table_index + 1);
             self.matched_tables.insert(table_index);
             self.matched_table_ids.push(archetype.table_id());
+            if Self::IS_DENSE {
+                let table = &tables[archetype.table_id()];
+                let columns = &mut self.matched_table_columns;
+                D::table_columns(&self.fetch_state, table, columns);
+                F::table_columns(&self.filter_state, table, columns);
+                // Iteration trusts the cache's layout: check it where it is
+                // built, once per table.
+                assert_eq!(
+                    columns.len(),
+                    self.matched_table_ids.len() * Self::TABLE_COLUMNS,
+                    "the `WorldQuery` impls of query `{}` cache a number of column slots \
+                     other than their `TABLE_COLUMNS`",
+                    type_name::<(D, F)>()
+                );
+            }
         }
     }
 
     /// This state seen as the state of the read-only twin of `D`.
     #[inline]
     pub fn as_readonly(&self) -> &QueryState<D::ReadOnly, F> {
+        const {
+            assert!(
+                <D::ReadOnly as WorldQuery>::TABLE_COLUMNS == D::TABLE_COLUMNS,
+                "a query's read-only twin must share its column cache"
+            );
+        }
         // SAFETY: `D::ReadOnly::State == D::State` (a bound of
         // `QueryData`), so both `repr(C)` structs have the same fields of the
         // same types; the read-only twin accesses a subset of what `D`
-        // accesses, so the recorded access stays an upper bound.
+        // accesses, so the recorded access stays an upper bound; it shares
+        // `D`'s column cache (the `QueryData` contract, and checked above
+        // for the number of slots).
         unsafe { &*(self as *const Self).cast::<QueryState<D::ReadOnly, F>>() }
     }
 

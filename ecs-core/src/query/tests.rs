@@ -410,3 +410,244 @@ fn dense_and_archetype_cursors_are_chosen_by_constant() {
     ];
     assert_eq!(chosen, [true, false, false, true]);
 }
+
+/// Dense iteration finds each term's column by the position cached per
+/// matched table. Components sit at different positions in different
+/// tables, some tables appear after the state is built, and every term
+/// kind that caches a slot (`&T`, `&mut T`, `Ref<T>`, `Option`, `Has`,
+/// `AnyOf`, `Or`, `Added`) reads or writes its own column: a wrong
+/// position would read another component's values or write into them.
+#[test]
+fn column_cache_finds_each_term_in_tables_of_different_layouts() {
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct C(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct D(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct E(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct Z(u32);
+
+    type Data = (
+        Entity,
+        &'static A,
+        Option<&'static mut B>,
+        Has<C>,
+        AnyOf<(&'static D, &'static E)>,
+        Ref<'static, A>,
+    );
+    type Filter = (Without<Z>, Or<(With<C>, Added<B>)>);
+
+    let mut world = World::new();
+    // Ids in an order that puts `A` and `B` at different positions in
+    // different tables (columns are sorted by id).
+    world.register_component::<C>();
+    world.register_component::<A>();
+    world.register_component::<E>();
+    world.register_component::<B>();
+    world.register_component::<D>();
+    world.register_component::<Z>();
+
+    // (entity, a, b, c, d, e, z): the model of each entity's components.
+    type Model = (
+        Entity,
+        u32,
+        Option<u32>,
+        bool,
+        Option<u32>,
+        Option<u32>,
+        bool,
+    );
+    let mut model: Vec<Model> = Vec::new();
+    let mut spawn = |world: &mut World, i: u32, b: bool, c: bool, d: bool, e: bool, z: bool| {
+        let mut entity = world.spawn(A(i));
+        if b {
+            entity.insert(B(1_000 + i));
+        }
+        if c {
+            entity.insert(C(2_000 + i));
+        }
+        if d {
+            entity.insert(D(3_000 + i));
+        }
+        if e {
+            entity.insert(E(4_000 + i));
+        }
+        if z {
+            entity.insert(Z(5_000 + i));
+        }
+        let id = entity.id();
+        model.push((
+            id,
+            i,
+            b.then_some(1_000 + i),
+            c,
+            d.then_some(3_000 + i),
+            e.then_some(4_000 + i),
+            z,
+        ));
+    };
+    let mut i = 0;
+    let mut layouts = |world: &mut World, flags: &[[bool; 5]]| {
+        for &[b, c, d, e, z] in flags {
+            for _ in 0..3 {
+                spawn(world, i, b, c, d, e, z);
+                i += 1;
+            }
+        }
+    };
+    layouts(
+        &mut world,
+        &[
+            [true, false, true, false, false],
+            [false, true, false, true, false],
+            [true, true, true, true, false],
+        ],
+    );
+    let mut q = world.query_filtered::<Data, Filter>();
+    // Tables created after the state: their slots are added on the next
+    // use.
+    layouts(
+        &mut world,
+        &[
+            [false, true, true, false, false],
+            [true, false, false, true, false],
+            [true, true, false, false, true],
+            [false, true, false, false, false],
+            [true, false, false, false, false],
+        ],
+    );
+    let tables = q.matched_tables().len();
+
+    let expected = |model: &[Model], only_added_b: &[Entity]| -> BTreeSet<_> {
+        model
+            .iter()
+            .filter(|m| {
+                !m.6 && (m.3
+                    || (m.2.is_some() && (only_added_b.is_empty() || only_added_b.contains(&m.0))))
+            })
+            .filter(|m| m.4.is_some() || m.5.is_some())
+            .map(|&(e, a, b, c, d, dd, _)| (e, a, b, c, d, dd))
+            .collect()
+    };
+    let mut seen = BTreeSet::new();
+    for (e, a, b, c, (d, dd), a_ref) in q.iter_mut(&mut world) {
+        assert_eq!(a.0, a_ref.0);
+        seen.insert((e, a.0, b.map(|b| b.0), c, d.map(|d| d.0), dd.map(|d| d.0)));
+    }
+    assert_eq!(seen, expected(&model, &[]));
+    assert!(q.matched_tables().len() > tables);
+
+    // Writes through `Option<&mut B>` land in `B`'s column only.
+    q.for_each_mut(&mut world, |(_, a, b, ..)| {
+        if let Some(mut b) = b {
+            b.0 = 7_000 + a.0;
+        }
+    });
+    for m in &mut model {
+        if !m.6 && (m.3 || m.2.is_some()) && (m.4.is_some() || m.5.is_some()) {
+            if let Some(b) = &mut m.2 {
+                *b = 7_000 + m.1;
+            }
+        }
+    }
+    let mut all = world.query::<(
+        Entity,
+        &A,
+        Option<&B>,
+        Option<&C>,
+        Option<&D>,
+        Option<&E>,
+        Option<&Z>,
+    )>();
+    let stored: BTreeSet<_> = all
+        .iter(&world)
+        .map(|(e, a, b, c, d, dd, z)| {
+            if let Some(c) = c {
+                assert_eq!(c.0, 2_000 + a.0);
+            }
+            if let Some(z) = z {
+                assert_eq!(z.0, 5_000 + a.0);
+            }
+            (
+                e,
+                a.0,
+                b.map(|b| b.0),
+                c.is_some(),
+                d.map(|d| d.0),
+                dd.map(|d| d.0),
+                z.is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(stored, model.iter().copied().collect::<BTreeSet<_>>());
+
+    // `Added<B>` after the trackers are cleared: only new `B`s pass (or
+    // entities with `C`).
+    world.clear_trackers();
+    let fresh: Vec<Entity> = model
+        .iter()
+        .filter(|m| m.2.is_none() && !m.6)
+        .map(|m| m.0)
+        .collect();
+    for &e in &fresh {
+        world.entity_mut(e).insert(B(9));
+        let m = model.iter_mut().find(|m| m.0 == e).unwrap();
+        m.2 = Some(9);
+    }
+    let mut q = world.query_filtered::<Data, Filter>();
+    let want = expected(&model, &fresh);
+    let seen: BTreeSet<_> = q
+        .iter_mut(&mut world)
+        .map(|(e, a, b, c, (d, dd), _)| {
+            (e, a.0, b.map(|b| b.0), c, d.map(|d| d.0), dd.map(|d| d.0))
+        })
+        .collect();
+    assert_eq!(seen, want);
+}
+
+/// The parallel walk hands each batch its table's column cache slots:
+/// writes through `&mut B` and `Option<&mut C>` land in the right column
+/// of tables where `B` and `C` sit at different positions.
+#[test]
+fn parallel_walk_uses_each_tables_column_cache() {
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct C(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct D(u32);
+
+    let mut world = World::new();
+    world.register_component::<D>();
+    world.register_component::<B>();
+    world.register_component::<C>();
+    world.register_component::<A>();
+    let n = scaled(400) as u32;
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| {
+            let mut e = world.spawn((A(i), B(0)));
+            if i % 2 == 0 {
+                e.insert(C(0));
+            }
+            if i % 3 == 0 {
+                e.insert(D(i));
+            }
+            e.id()
+        })
+        .collect();
+    let mut q = world.query::<(&A, &mut B, Option<&mut C>, Has<D>)>();
+    q.par_iter_mut(&mut world)
+        .batching(3)
+        .for_each(|(a, mut b, c, has_d)| {
+            b.0 = a.0 * 2 + 1;
+            if let Some(mut c) = c {
+                c.0 = a.0 + u32::from(has_d) * 10_000;
+            }
+        });
+    for (i, &e) in (0..n).zip(&entities) {
+        assert_eq!(world.get::<A>(e), Some(&A(i)));
+        assert_eq!(world.get::<B>(e), Some(&B(i * 2 + 1)));
+        let c = (i % 2 == 0).then_some(C(i + u32::from(i % 3 == 0) * 10_000));
+        assert_eq!(world.get::<C>(e).copied(), c);
+        assert_eq!(world.get::<D>(e).copied(), (i % 3 == 0).then_some(D(i)));
+    }
+}

@@ -9,6 +9,19 @@ use crate::{
 
 use super::FilteredAccess;
 
+/// A slot of the per-table column cache (see
+/// [`WorldQuery::table_columns`]) for a column the table does not have.
+pub const NO_COLUMN: u32 = u32::MAX;
+
+/// The slot for the column of `id` in `table`: its position, or
+/// [`NO_COLUMN`].
+#[inline]
+pub(crate) fn column_slot(table: &Table, id: ComponentId) -> u32 {
+    table
+        .column_index(id)
+        .map_or(NO_COLUMN, |index| index as u32)
+}
+
 /// The plumbing shared by query data and query filters: per-query state,
 /// a fetch set once per table (dense) or per archetype, access
 /// registration and archetype matching.
@@ -71,6 +84,45 @@ pub unsafe trait WorldQuery {
     /// the fetch was built for; `IS_DENSE` holds.
     unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table);
 
+    /// How many slots of the per-table column cache this query uses.
+    ///
+    /// A `QueryState` of a dense query fills the slots once per matched
+    /// table, with [`WorldQuery::table_columns`]. Iteration then hands them
+    /// to [`WorldQuery::set_table_cached`], which reaches each column by
+    /// its position ([`Table::column_at_unchecked`]) instead of looking the
+    /// component up in the table, a chain of dependent loads per table.
+    /// The default, 0, suits queries that read no column.
+    const TABLE_COLUMNS: usize = 0;
+
+    /// Pushes exactly [`WorldQuery::TABLE_COLUMNS`] slots for `table` onto
+    /// `out`: the positions ([`Table::column_index`]) of the columns this
+    /// query reads, [`NO_COLUMN`] for one the table lacks, or whatever
+    /// else `set_table_cached` wants to know about the table (such as
+    /// whether an optional term matches it).
+    #[inline]
+    fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
+        let _ = (state, table, out);
+    }
+
+    /// [`WorldQuery::set_table`], given the slots `table_columns` pushed for
+    /// `table`. The default ignores them and calls `set_table`.
+    ///
+    /// # Safety
+    /// As for [`WorldQuery::set_table`], and `columns` starts with the
+    /// [`WorldQuery::TABLE_COLUMNS`] slots that
+    /// [`WorldQuery::table_columns`] pushed for `table` with this `state`.
+    #[inline(always)]
+    unsafe fn set_table_cached<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        state: &Self::State,
+        table: &'w Table,
+        columns: &[u32],
+    ) {
+        let _ = columns;
+        // SAFETY: forwarded.
+        unsafe { Self::set_table(fetch, state, table) }
+    }
+
     /// Records the components read and written, and the archetypes the
     /// query is restricted to.
     ///
@@ -94,7 +146,10 @@ pub unsafe trait WorldQuery {
 ///
 /// # Safety
 /// `IS_READ_ONLY` must be true only if the fetch writes nothing, and
-/// `ReadOnly` must access a subset of what `Self` accesses.
+/// `ReadOnly` must access a subset of what `Self` accesses. `ReadOnly`
+/// shares `Self`'s state, and must share its column cache too: the same
+/// [`WorldQuery::TABLE_COLUMNS`], and `table_columns` pushing the same
+/// slots.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not query data",
     label = "not query data",

@@ -197,6 +197,12 @@ impl<I: SparseSetIndex, V> SparseSet<I, V> {
         self.sparse.contains(index)
     }
 
+    /// The position of `index`'s value in [`SparseSet::values`].
+    #[inline]
+    pub fn dense_index(&self, index: I) -> Option<usize> {
+        self.sparse.get(index).map(|&dense| dense as usize)
+    }
+
     /// Removes the value of `index`, moving the last value into its place.
     pub fn remove(&mut self, index: I) -> Option<V> {
         let dense = self.sparse.remove(index)? as usize;

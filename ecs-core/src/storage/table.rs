@@ -220,6 +220,27 @@ impl Table {
         self.columns.contains(id)
     }
 
+    /// The position of a component's column in [`Table::columns`]. A
+    /// table's columns never change after it is built, so the position
+    /// holds for the table's life: queries find it once per table they
+    /// match and then reach the column with
+    /// [`Table::column_at_unchecked`], skipping the lookup by id.
+    #[inline]
+    pub fn column_index(&self, id: ComponentId) -> Option<usize> {
+        self.columns.dense_index(id)
+    }
+
+    /// The column at `index` in [`Table::columns`].
+    ///
+    /// # Safety
+    /// `index < self.columns().len()`.
+    #[inline(always)]
+    pub unsafe fn column_at_unchecked(&self, index: usize) -> &Column {
+        debug_assert!(index < self.columns.len());
+        // SAFETY: in bounds (caller).
+        unsafe { self.columns.values().get_unchecked(index) }
+    }
+
     /// The component ids of the columns.
     #[inline]
     pub fn component_ids(&self) -> &[ComponentId] {

@@ -112,6 +112,16 @@ impl WorldQueryImpl<'_, '_> {
         let set_table = types
             .iter()
             .map(|ty| ty.item(&world_query, quote!(set_table)));
+        let table_columns_count = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(TABLE_COLUMNS)))
+            .collect::<Vec<_>>();
+        let table_columns = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(table_columns)));
+        let set_table_cached = types
+            .iter()
+            .map(|ty| ty.item(&world_query, quote!(set_table_cached)));
         let update_component_access = types
             .iter()
             .map(|ty| ty.item(&world_query, quote!(update_component_access)));
@@ -192,6 +202,37 @@ impl WorldQueryImpl<'_, '_> {
                     // SAFETY: forwarded; the struct is dense only if every
                     // field is.
                     #(unsafe { #set_table(&mut fetch.#names, &state.#names, table) };)*
+                }
+
+                const TABLE_COLUMNS: ::core::primitive::usize = 0 #(+ #table_columns_count)*;
+
+                #[inline]
+                #allow_unused
+                fn table_columns(
+                    state: &Self::State,
+                    table: &#table,
+                    out: &mut ::std::vec::Vec<::core::primitive::u32>,
+                ) {
+                    #(#table_columns(&state.#names, table, out);)*
+                }
+
+                #[inline(always)]
+                #[allow(unused_assignments, unused_mut, unused_variables)]
+                unsafe fn set_table_cached<#w>(
+                    fetch: &mut Self::Fetch<#w>,
+                    state: &Self::State,
+                    table: &#w #table,
+                    columns: &[::core::primitive::u32],
+                ) {
+                    let mut at: ::core::primitive::usize = 0;
+                    #(
+                        // SAFETY: forwarded; each field's slots follow the
+                        // previous field's, within the struct's.
+                        unsafe {
+                            #set_table_cached(&mut fetch.#names, &state.#names, table, columns.get_unchecked(at..))
+                        };
+                        at += #table_columns_count;
+                    )*
                 }
 
                 #allow_unused
