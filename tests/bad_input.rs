@@ -424,6 +424,17 @@ fn a_query_term_caching_the_wrong_number_of_column_slots_panics_naming_the_query
         &msg,
         &["Miscounted", "TABLE_COLUMNS", type_name::<Health>()],
     );
+    // A state that outlives the panic (as a system's does when a schedule
+    // catches it) refuses again, rather than walking a half-built cache.
+    let mut other = World::new();
+    let mut q = other.query::<(&Health, Miscounted)>();
+    other.spawn(Health(2));
+    for _ in 0..2 {
+        let msg = expect_panic(|| q.iter(&other).count());
+        assert_names(&msg, &["Miscounted", "TABLE_COLUMNS"]);
+        assert!(q.matched_tables().is_empty());
+    }
+    integrity(&other);
     // The world is untouched, and a correct query still works.
     integrity(&world);
     assert_eq!(world.get::<Health>(e), Some(&Health(1)));

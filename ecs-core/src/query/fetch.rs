@@ -4,7 +4,7 @@
 use std::{any::type_name, cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
 
 use super::{
-    world_query::{column_slot, NO_COLUMN},
+    world_query::{cached_column, column_slot, NO_COLUMN},
     FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery,
 };
 use crate::{
@@ -66,24 +66,6 @@ fn sparse_set_of<T: Component>(
         StorageType::Table => None,
         StorageType::SparseSet => world.storages().sparse_sets.get(id),
     }
-}
-
-/// The column of `id` in `table`, at the position cached in `columns[0]`.
-///
-/// # Safety
-/// `columns[0]` is the slot [`column_slot`] gave for `id` in `table`, and
-/// the table has a column for `id`.
-#[inline(always)]
-unsafe fn cached_column<'w>(
-    table: &'w Table,
-    id: ComponentId,
-    columns: &[u32],
-) -> &'w crate::storage::Column {
-    debug_assert!(!columns.is_empty() && columns[0] != NO_COLUMN);
-    // SAFETY: the slot exists and is the column's position (caller).
-    let column = unsafe { table.column_at_unchecked(*columns.get_unchecked(0) as usize) };
-    debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
-    column
 }
 
 // SAFETY: reads `T` only, recorded as a read of `T`; matches only

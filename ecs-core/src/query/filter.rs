@@ -3,7 +3,10 @@
 
 use std::{cell::UnsafeCell, marker::PhantomData};
 
-use super::{world_query::column_slot, FilteredAccess, QueryFilter, WorldQuery};
+use super::{
+    world_query::{cached_column, column_slot},
+    FilteredAccess, QueryFilter, WorldQuery,
+};
 use crate::{
     archetype::Archetype,
     change_detection::Tick,
@@ -175,9 +178,7 @@ macro_rules! tick_filter {
             ) {
                 // SAFETY: the slot exists and is the position of `T`'s
                 // column, which a matched table has (caller).
-                let column =
-                    unsafe { table.column_at_unchecked(*columns.get_unchecked(0) as usize) };
-                debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
+                let column = unsafe { cached_column(table, id, columns) };
                 fetch.ticks = column.$column_ticks().as_ptr();
             }
 

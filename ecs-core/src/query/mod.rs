@@ -242,7 +242,9 @@ pub use iter::QueryIter;
 pub use par_iter::QueryParIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
-pub use world_query::{QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery, NO_COLUMN};
+pub use world_query::{
+    cached_column, column_slot, QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery, NO_COLUMN,
+};
 
 #[cfg(test)]
 mod tests;

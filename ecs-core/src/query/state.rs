@@ -206,32 +206,38 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         {
             return;
         }
+        let table_index = archetype.table_id().index();
+        let new_table = !self.matched_tables.contains(table_index);
+        // The column cache slots of a new table, built and checked before
+        // anything is recorded: if an impl panics or miscounts, the state
+        // stays as it was (a caught panic must not leave a table whose
+        // slots iteration would misread).
+        let mut slots = Vec::new();
+        if Self::IS_DENSE && new_table {
+            let table = &tables[archetype.table_id()];
+            D::table_columns(&self.fetch_state, table, &mut slots);
+            F::table_columns(&self.filter_state, table, &mut slots);
+            // Iteration trusts the cache's layout: check it where it is
+            // built, once per table.
+            assert_eq!(
+                slots.len(),
+                Self::TABLE_COLUMNS,
+                "the `WorldQuery` impls of query `{}` cache a number of column slots \
+                 other than their `TABLE_COLUMNS`",
+                type_name::<(D, F)>()
+            );
+        }
         let archetype_index = archetype.id().index();
         if !self.matched_archetypes.contains(archetype_index) {
             self.matched_archetypes.grow(archetype_index + 1);
             self.matched_archetypes.insert(archetype_index);
             self.matched_archetype_ids.push(archetype.id());
         }
-        let table_index = archetype.table_id().index();
-        if !self.matched_tables.contains(table_index) {
+        if new_table {
             self.matched_tables.grow(table_index + 1);
             self.matched_tables.insert(table_index);
             self.matched_table_ids.push(archetype.table_id());
-            if Self::IS_DENSE {
-                let table = &tables[archetype.table_id()];
-                let columns = &mut self.matched_table_columns;
-                D::table_columns(&self.fetch_state, table, columns);
-                F::table_columns(&self.filter_state, table, columns);
-                // Iteration trusts the cache's layout: check it where it is
-                // built, once per table.
-                assert_eq!(
-                    columns.len(),
-                    self.matched_table_ids.len() * Self::TABLE_COLUMNS,
-                    "the `WorldQuery` impls of query `{}` cache a number of column slots \
-                     other than their `TABLE_COLUMNS`",
-                    type_name::<(D, F)>()
-                );
-            }
+            self.matched_table_columns.extend_from_slice(&slots);
         }
     }
 
@@ -240,16 +246,17 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     pub fn as_readonly(&self) -> &QueryState<D::ReadOnly, F> {
         const {
             assert!(
-                <D::ReadOnly as WorldQuery>::TABLE_COLUMNS == D::TABLE_COLUMNS,
-                "a query's read-only twin must share its column cache"
+                <D::ReadOnly as WorldQuery>::TABLE_COLUMNS == D::TABLE_COLUMNS
+                    && <D::ReadOnly as WorldQuery>::IS_DENSE == D::IS_DENSE,
+                "a query's read-only twin must walk the same way and share its column cache"
             );
         }
         // SAFETY: `D::ReadOnly::State == D::State` (a bound of
         // `QueryData`), so both `repr(C)` structs have the same fields of the
         // same types; the read-only twin accesses a subset of what `D`
         // accesses, so the recorded access stays an upper bound; it shares
-        // `D`'s column cache (the `QueryData` contract, and checked above
-        // for the number of slots).
+        // `D`'s column cache and walk (the `QueryData` contract; checked
+        // above for the number of slots and for density).
         unsafe { &*(self as *const Self).cast::<QueryState<D::ReadOnly, F>>() }
     }
 

@@ -650,4 +650,22 @@ fn parallel_walk_uses_each_tables_column_cache() {
         assert_eq!(world.get::<C>(e).copied(), c);
         assert_eq!(world.get::<D>(e).copied(), (i % 3 == 0).then_some(D(i)));
     }
+
+    // A filter with slots of its own (`Changed<C>` and `Or`'s match
+    // flags), after the data's slots.
+    world.clear_trackers();
+    for (i, &e) in (0..n).zip(&entities) {
+        if i % 4 == 0 {
+            world.get_mut::<C>(e).unwrap().0 += 1;
+        }
+    }
+    let mut q = world.query_filtered::<(&A, &mut B), Or<(Changed<C>, With<D>)>>();
+    q.par_iter_mut(&mut world)
+        .batching(3)
+        .for_each(|(a, mut b)| b.0 = a.0 + 50_000);
+    for (i, &e) in (0..n).zip(&entities) {
+        let picked = i % 4 == 0 || i % 3 == 0;
+        let want = if picked { i + 50_000 } else { i * 2 + 1 };
+        assert_eq!(world.get::<B>(e), Some(&B(want)), "entity {i}");
+    }
 }

@@ -14,12 +14,31 @@ use super::FilteredAccess;
 pub const NO_COLUMN: u32 = u32::MAX;
 
 /// The slot for the column of `id` in `table`: its position, or
-/// [`NO_COLUMN`].
+/// [`NO_COLUMN`]. What [`WorldQuery::table_columns`] pushes for a column.
 #[inline]
-pub(crate) fn column_slot(table: &Table, id: ComponentId) -> u32 {
+pub fn column_slot(table: &Table, id: ComponentId) -> u32 {
     table
         .column_index(id)
         .map_or(NO_COLUMN, |index| index as u32)
+}
+
+/// The column of `id` in `table`, at the position cached in `columns[0]`
+/// (what [`WorldQuery::set_table_cached`] of a one-column term reads).
+///
+/// # Safety
+/// `columns[0]` exists and is the slot [`column_slot`] gave for `id` in
+/// `table`, and the table has a column for `id`.
+#[inline(always)]
+pub unsafe fn cached_column<'w>(
+    table: &'w Table,
+    id: ComponentId,
+    columns: &[u32],
+) -> &'w crate::storage::Column {
+    debug_assert!(!columns.is_empty() && columns[0] != NO_COLUMN);
+    // SAFETY: the slot exists and is the column's position (caller).
+    let column = unsafe { table.column_at_unchecked(*columns.get_unchecked(0) as usize) };
+    debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
+    column
 }
 
 /// The plumbing shared by query data and query filters: per-query state,
@@ -43,6 +62,10 @@ pub(crate) fn column_slot(table: &Table, id: ComponentId) -> u32 {
 /// - `IS_DENSE` may be `true` only if the fetch works after `set_table`
 ///   alone (its components are all table components), and
 ///   `matches_component_set` must then depend only on table components.
+/// - `table_columns` must push exactly `TABLE_COLUMNS` slots for any
+///   table, and `set_table_cached` must read only those slots, as they
+///   were pushed, and leave the fetch as `set_table` would. An impl that
+///   keeps the three defaults meets this.
 pub unsafe trait WorldQuery {
     /// What is held while iterating: column pointers and ticks.
     type Fetch<'w>: Clone;
@@ -91,7 +114,9 @@ pub unsafe trait WorldQuery {
     /// to [`WorldQuery::set_table_cached`], which reaches each column by
     /// its position ([`Table::column_at_unchecked`]) instead of looking the
     /// component up in the table, a chain of dependent loads per table.
-    /// The default, 0, suits queries that read no column.
+    /// The default, 0, suits queries that read no column, and any impl
+    /// that keeps the default `set_table_cached` (which looks its columns
+    /// up with `set_table`).
     const TABLE_COLUMNS: usize = 0;
 
     /// Pushes exactly [`WorldQuery::TABLE_COLUMNS`] slots for `table` onto
@@ -147,9 +172,9 @@ pub unsafe trait WorldQuery {
 /// # Safety
 /// `IS_READ_ONLY` must be true only if the fetch writes nothing, and
 /// `ReadOnly` must access a subset of what `Self` accesses. `ReadOnly`
-/// shares `Self`'s state, and must share its column cache too: the same
-/// [`WorldQuery::TABLE_COLUMNS`], and `table_columns` pushing the same
-/// slots.
+/// shares `Self`'s state, and must share its walk and column cache too:
+/// the same [`WorldQuery::IS_DENSE`] and [`WorldQuery::TABLE_COLUMNS`],
+/// and `table_columns` pushing the same slots.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not query data",
     label = "not query data",
