@@ -753,6 +753,45 @@ crate::utils::all_tuples!(tuple_world_query; (F0, s0), (F1, s1), (F2, s2), (F3, 
 /// every entity with an `A`, a `B`, or both.
 pub struct AnyOf<T>(PhantomData<T>);
 
+/// The column cache methods of `AnyOf` and `Or`, whose fetch holds
+/// `(fetch, matches)` for each alternative: per alternative, whether it
+/// matches the table, then its own slots.
+macro_rules! alternatives_table_cache {
+    ($(($name:ident, $s:ident)),*) => {
+        const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
+
+        #[inline]
+        fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
+            let ($($name,)*) = state;
+            $(
+                out.push(u32::from($name::matches_component_set($name, &|id| table.has_column(id))));
+                $name::table_columns($name, table, out);
+            )*
+        }
+
+        #[inline(always)]
+        #[allow(unused_assignments, unused_mut)]
+        unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
+            let ($($name,)*) = fetch;
+            let ($($s,)*) = state;
+            let mut at = 0;
+            $(
+                // SAFETY: each alternative's match slot and its own slots
+                // follow the previous alternative's, within the caller's.
+                unsafe {
+                    $name.1 = *columns.get_unchecked(at) != 0;
+                    if $name.1 {
+                        // The alternative matches this table.
+                        $name::set_table_cached(&mut $name.0, $s, table, columns.get_unchecked(at + 1..));
+                    }
+                }
+                at += 1 + $name::TABLE_COLUMNS;
+            )*
+        }
+    };
+}
+pub(crate) use alternatives_table_cache;
+
 macro_rules! anyof_world_query {
     ($(($name:ident, $s:ident)),*) => {
         // SAFETY: each element's access is recorded (as alternatives of the
@@ -796,38 +835,7 @@ macro_rules! anyof_world_query {
                 )*
             }
 
-            /// For each element: whether it matches the table, then its
-            /// slots.
-            const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
-
-            #[inline]
-            fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
-                let ($($name,)*) = state;
-                $(
-                    out.push(u32::from($name::matches_component_set($name, &|id| table.has_column(id))));
-                    $name::table_columns($name, table, out);
-                )*
-            }
-
-            #[inline(always)]
-            #[allow(unused_assignments, unused_mut)]
-            unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                let mut at = 0;
-                $(
-                    // SAFETY: each element's match slot and its own slots
-                    // follow the previous element's, within `AnyOf`'s.
-                    unsafe {
-                        $name.1 = *columns.get_unchecked(at) != 0;
-                        if $name.1 {
-                            // The element matches this table.
-                            $name::set_table_cached(&mut $name.0, $s, table, columns.get_unchecked(at + 1..));
-                        }
-                    }
-                    at += 1 + $name::TABLE_COLUMNS;
-                )*
-            }
+            crate::query::fetch::alternatives_table_cache!($(($name, $s)),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;

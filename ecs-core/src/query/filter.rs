@@ -301,38 +301,7 @@ macro_rules! or_filter {
                 )*
             }
 
-            /// For each branch: whether it matches the table, then its
-            /// slots.
-            const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
-
-            #[inline]
-            fn table_columns(state: &Self::State, table: &Table, out: &mut Vec<u32>) {
-                let ($($name,)*) = state;
-                $(
-                    out.push(u32::from($name::matches_component_set($name, &|id| table.has_column(id))));
-                    $name::table_columns($name, table, out);
-                )*
-            }
-
-            #[inline(always)]
-            #[allow(unused_assignments)]
-            unsafe fn set_table_cached<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table, columns: &[u32]) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                let mut at = 0;
-                $(
-                    // SAFETY: each branch's match slot and its own slots
-                    // follow the previous branch's, within `Or`'s.
-                    unsafe {
-                        $name.1 = *columns.get_unchecked(at) != 0;
-                        if $name.1 {
-                            // The branch matches this table.
-                            $name::set_table_cached(&mut $name.0, $s, table, columns.get_unchecked(at + 1..));
-                        }
-                    }
-                    at += 1 + $name::TABLE_COLUMNS;
-                )*
-            }
+            crate::query::fetch::alternatives_table_cache!($(($name, $s)),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;
