@@ -240,7 +240,7 @@ impl BlobVec {
         // SAFETY: index `len` is allocated (caller); `value` is a valid item
         // outside this allocation.
         unsafe {
-            std::ptr::copy_nonoverlapping(value, self.get_unchecked(len), self.item_layout.size());
+            copy_item(value, self.get_unchecked(len), self.item_layout.size());
         }
         self.len = len + 1;
     }
@@ -287,7 +287,7 @@ impl BlobVec {
         }
         // SAFETY: the slot is now logically uninitialised; `value` is a
         // valid item outside this allocation.
-        unsafe { std::ptr::copy_nonoverlapping(value, slot, self.item_layout.size()) };
+        unsafe { copy_item(value, slot, self.item_layout.size()) };
     }
 
     /// Removes the value at `index` by swapping the last value into its
@@ -326,7 +326,7 @@ impl BlobVec {
     ///
     /// # Safety
     /// `index < len`, and `len` is the length.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn swap_remove_and_drop_at(
         &mut self,
         index: usize,
@@ -348,11 +348,7 @@ impl BlobVec {
                 panics.drop_value(drop, hole);
             }
             if index != last {
-                std::ptr::copy_nonoverlapping(
-                    self.get_unchecked(last),
-                    hole,
-                    self.item_layout.size(),
-                );
+                copy_item(self.get_unchecked(last), hole, self.item_layout.size());
             }
         }
     }
@@ -505,9 +501,10 @@ mod tests {
         unsafe { vec.push((&mut *value as *mut T).cast()) };
     }
 
-    /// Moves values of each size `copy_item` handles inline, padding
-    /// included (Miri flags a copy that reads padding as an integer), and
-    /// checks every value arrives and the hole is filled.
+    /// Moves, replaces and swap-removes values of each size `copy_item`
+    /// handles inline, padding included (Miri flags a copy that reads
+    /// padding as an integer), and checks every value arrives and each
+    /// hole is filled.
     fn move_between_vectors<T: Copy + PartialEq + std::fmt::Debug>(make: impl Fn(u8) -> T) {
         // SAFETY: `T` is `Copy`, so it needs no drop.
         let mut src = unsafe { BlobVec::new(Layout::new::<T>(), None, 4) };
@@ -529,6 +526,24 @@ mod tests {
         assert_eq!((src.len(), dst.len()), (2, 2));
         assert_eq!([read(&src, 0), read(&src, 1)], [make(0), make(3)]);
         assert_eq!([read(&dst, 0), read(&dst, 1)], [make(1), make(2)]);
+        // Replace row 0 of `src`; swap-remove row 0 of `dst` (its last row
+        // fills the hole) and then its only row.
+        let mut panics = DropPanics::default();
+        let mut new = make(9);
+        // SAFETY: `0 < len`; `new` is a `T` outside the vector, `Copy`, so
+        // the copy taken needs no forgetting.
+        unsafe { src.replace_unchecked(0, (&mut new as *mut T).cast(), &mut panics) };
+        assert_eq!([read(&src, 0), read(&src, 1)], [make(9), make(3)]);
+        for expected_len in [1, 0] {
+            let len = dst.len();
+            // SAFETY: `0 < len`, the length.
+            unsafe { dst.swap_remove_and_drop_at(0, len, &mut panics) };
+            assert_eq!(dst.len(), expected_len);
+            if expected_len == 1 {
+                assert_eq!(read(&dst, 0), make(2));
+            }
+        }
+        assert!(panics.is_empty());
     }
 
     #[test]

@@ -341,7 +341,7 @@ impl Column {
     ///
     /// # Safety
     /// `row < len`, and `len` is the length.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn swap_remove_and_drop_at(
         &mut self,
         row: usize,
