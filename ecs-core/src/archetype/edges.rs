@@ -43,6 +43,42 @@ pub struct ArchetypeAfterBundleInsert {
     /// Components required by the bundle's components that neither the
     /// bundle nor the archetype has: made from their defaults and added.
     pub required_components: Box<[RequiredComponent]>,
+    /// Where the source table's columns land in the target's table (see
+    /// [`TableMoves`]); empty when the table stays the same.
+    pub(crate) table_moves: TableMoves,
+}
+
+/// For each column of an edge's source table, in [`Table::columns`]
+/// order, the position of the same component's column in the target
+/// archetype's table, or [`NO_COLUMN`] if the target lacks it (a remove or
+/// take drops or hands out that value). Empty when both archetypes share
+/// one table (no table move).
+///
+/// Built once with the edge: a table's columns never change, so the
+/// positions hold for the world's life, and a move reaches each
+/// destination column by position instead of looking it up by id.
+///
+/// [`Table::columns`]: crate::storage::Table::columns
+/// [`NO_COLUMN`]: crate::query::NO_COLUMN
+pub(crate) type TableMoves = Box<[u32]>;
+
+/// Where removing (or taking) a bundle leads, and how the table row moves.
+#[derive(Debug, Clone)]
+pub(crate) struct ArchetypeAfterBundleRemove {
+    pub(crate) archetype_id: ArchetypeId,
+    pub(crate) table_moves: TableMoves,
+}
+
+/// Which cached edge a move follows (and so how its table row moves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeKind {
+    /// An insert: the target table has every column of the source.
+    Insert(BundleId),
+    /// A remove: the values of the columns the target lacks are dropped.
+    Remove(BundleId),
+    /// A take: the caller already moved the values of the columns the
+    /// target lacks out of the table.
+    Take(BundleId),
 }
 
 /// An archetype's cache of bundle transitions, keyed by dense `BundleId`:
@@ -58,8 +94,8 @@ pub struct ArchetypeAfterBundleInsert {
 #[derive(Debug, Default)]
 pub struct Edges {
     insert_bundle: SparseArray<BundleId, ArchetypeAfterBundleInsert>,
-    remove_bundle: SparseArray<BundleId, ArchetypeId>,
-    take_bundle: SparseArray<BundleId, Option<ArchetypeId>>,
+    remove_bundle: SparseArray<BundleId, ArchetypeAfterBundleRemove>,
+    take_bundle: SparseArray<BundleId, Option<ArchetypeAfterBundleRemove>>,
 }
 
 impl Edges {
@@ -85,32 +121,76 @@ impl Edges {
     /// present).
     #[inline]
     pub fn get_archetype_after_bundle_remove(&self, bundle: BundleId) -> Option<ArchetypeId> {
-        self.remove_bundle.get(bundle).copied()
+        self.remove_bundle
+            .get(bundle)
+            .map(|after| after.archetype_id)
     }
 
     #[inline]
     pub(crate) fn cache_archetype_after_bundle_remove(
         &mut self,
         bundle: BundleId,
-        archetype: ArchetypeId,
+        after: ArchetypeAfterBundleRemove,
     ) {
-        self.remove_bundle.insert(bundle, archetype);
+        self.remove_bundle.insert(bundle, after);
     }
 
     /// The cached archetype after taking a bundle: `Some(None)` when the
     /// archetype lacks part of the bundle, so nothing can be taken.
     #[inline]
     pub fn get_archetype_after_bundle_take(&self, bundle: BundleId) -> Option<Option<ArchetypeId>> {
-        self.take_bundle.get(bundle).copied()
+        self.take_bundle
+            .get(bundle)
+            .map(|after| after.as_ref().map(|after| after.archetype_id))
     }
 
     #[inline]
     pub(crate) fn cache_archetype_after_bundle_take(
         &mut self,
         bundle: BundleId,
-        archetype: Option<ArchetypeId>,
+        after: Option<ArchetypeAfterBundleRemove>,
     ) {
-        self.take_bundle.insert(bundle, archetype);
+        self.take_bundle.insert(bundle, after);
+    }
+
+    /// The column positions of a cached edge that leads somewhere (see
+    /// [`TableMoves`]).
+    ///
+    /// # Panics
+    /// If the edge is not cached or is a take that leads nowhere: callers
+    /// follow an edge they just computed.
+    #[inline]
+    pub(crate) fn table_moves(&self, edge: EdgeKind) -> &[u32] {
+        let moves = match edge {
+            EdgeKind::Insert(bundle) => self.insert_bundle.get(bundle).map(|a| &a.table_moves),
+            EdgeKind::Remove(bundle) => self.remove_bundle.get(bundle).map(|a| &a.table_moves),
+            EdgeKind::Take(bundle) => self
+                .take_bundle
+                .get(bundle)
+                .and_then(Option::as_ref)
+                .map(|a| &a.table_moves),
+        };
+        moves.expect("a move follows a cached edge")
+    }
+
+    /// Every cached edge that leads somewhere, as (kind, target, column
+    /// positions): for the integrity check.
+    pub(crate) fn table_move_edges(
+        &self,
+    ) -> impl Iterator<Item = (EdgeKind, ArchetypeId, &[u32])> + '_ {
+        let inserts = self
+            .insert_bundle
+            .iter()
+            .map(|(b, a)| (EdgeKind::Insert(b), a.archetype_id, &*a.table_moves));
+        let removes = self
+            .remove_bundle
+            .iter()
+            .map(|(b, a)| (EdgeKind::Remove(b), a.archetype_id, &*a.table_moves));
+        let takes = self.take_bundle.iter().filter_map(|(b, a)| {
+            a.as_ref()
+                .map(|a| (EdgeKind::Take(b), a.archetype_id, &*a.table_moves))
+        });
+        inserts.chain(removes).chain(takes)
     }
 
     /// Every cached insert edge, as (bundle, target).
@@ -122,7 +202,7 @@ impl Edges {
 
     /// Every cached remove edge, as (bundle, target).
     pub fn remove_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
-        self.remove_bundle.iter().map(|(b, &a)| (b, a))
+        self.remove_bundle.iter().map(|(b, a)| (b, a.archetype_id))
     }
 
     /// Every cached take edge that leads somewhere, as (bundle, target);
@@ -131,6 +211,6 @@ impl Edges {
     pub(crate) fn take_edges(&self) -> impl Iterator<Item = (BundleId, ArchetypeId)> + '_ {
         self.take_bundle
             .iter()
-            .filter_map(|(b, &a)| a.map(|a| (b, a)))
+            .filter_map(|(b, a)| a.as_ref().map(|a| (b, a.archetype_id)))
     }
 }

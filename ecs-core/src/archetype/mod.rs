@@ -189,6 +189,7 @@
 mod edges;
 
 pub use edges::{ArchetypeAfterBundleInsert, ComponentStatus, Edges};
+pub(crate) use edges::{ArchetypeAfterBundleRemove, EdgeKind, TableMoves};
 
 use std::{fmt, ops::Index};
 

@@ -4,7 +4,10 @@ use hashbrown::HashMap;
 
 use super::Bundle;
 use crate::{
-    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, Archetypes, ComponentStatus},
+    archetype::{
+        ArchetypeAfterBundleInsert, ArchetypeAfterBundleRemove, ArchetypeId, Archetypes,
+        ComponentStatus, TableMoves,
+    },
     component::{ComponentId, Components, RequiredComponent, StorageType},
     storage::{SparseSetIndex, Storages},
     utils::TypeIdMap,
@@ -180,6 +183,7 @@ impl BundleInfo {
                 sparse,
             )
         };
+        let table_moves = table_moves(archetypes, storages, archetype_id, target);
         archetypes[archetype_id]
             .edges_mut()
             .cache_archetype_after_bundle_insert(
@@ -189,6 +193,7 @@ impl BundleInfo {
                     all_added: bundle_status.iter().all(|&s| s == ComponentStatus::Added),
                     bundle_status: bundle_status.into_boxed_slice(),
                     required_components: required.into_boxed_slice(),
+                    table_moves,
                 },
             );
         target
@@ -255,16 +260,36 @@ impl BundleInfo {
                 sparse,
             ))
         };
+        let after = result.map(|target| ArchetypeAfterBundleRemove {
+            archetype_id: target,
+            table_moves: table_moves(archetypes, storages, archetype_id, target),
+        });
         let edges = archetypes[archetype_id].edges_mut();
         if intersection {
             edges.cache_archetype_after_bundle_remove(
                 self.id,
-                result.expect("remove always has a target"),
+                after.expect("remove always has a target"),
             );
         } else {
-            edges.cache_archetype_after_bundle_take(self.id, result);
+            edges.cache_archetype_after_bundle_take(self.id, after);
         }
         result
+    }
+}
+
+/// The column positions of an edge from `from` to `to` (see
+/// [`TableMoves`]): empty when they share a table.
+fn table_moves(
+    archetypes: &Archetypes,
+    storages: &Storages,
+    from: ArchetypeId,
+    to: ArchetypeId,
+) -> TableMoves {
+    let (from, to) = (archetypes[from].table_id(), archetypes[to].table_id());
+    if from == to {
+        TableMoves::default()
+    } else {
+        storages.tables[from].column_positions_in(&storages.tables[to])
     }
 }
 

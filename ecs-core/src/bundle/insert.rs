@@ -4,6 +4,7 @@ use super::{info::InsertTarget, BundleId, BundleInfo, ComponentSink, DynamicBund
 use crate::{
     archetype::{
         ArchetypeAfterBundleInsert, ArchetypeId, ArchetypeRow, Archetypes, ComponentStatus,
+        EdgeKind,
     },
     change_detection::{ComponentTicks, Tick},
     component::{Component, ComponentId, Components, StorageType},
@@ -23,28 +24,20 @@ pub(crate) enum InsertMode {
     Keep,
 }
 
-/// How an entity's table row moves between two archetypes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TableMove {
-    /// The new table has every column of the old one (insert).
-    Superset,
-    /// The new table lacks some columns: drop their values (remove).
-    SubsetDrop,
-    /// The new table lacks some columns whose values the caller already
-    /// moved out (take).
-    SubsetForget,
-}
-
-/// Moves `entity` from its archetype to `new_archetype_id`, moving its
-/// table row if the tables differ, and fixes the locations of the entities
-/// swapped into the vacated rows. Returns the new location.
+/// Moves `entity` from its archetype to `new_archetype_id` along the
+/// cached edge `edge`, moving its table row if the tables differ (each
+/// column found by the position the edge cached), and fixes the locations
+/// of the entities swapped into the vacated rows. Returns the new
+/// location.
 ///
 /// # Safety
-/// `location` is `entity`'s current location; the new archetype's table
-/// relates to the old one as `table_move` says.
+/// `location` is `entity`'s current location; `edge` is cached on its
+/// archetype and leads to `new_archetype_id`; for a take, the values of
+/// the columns the new table lacks were already moved out.
 // The world's parts are passed separately so callers can keep borrowing
 // the bundle registry.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) unsafe fn move_entity(
     entities: &mut Entities,
     archetypes: &mut Archetypes,
@@ -52,7 +45,7 @@ pub(crate) unsafe fn move_entity(
     entity: Entity,
     location: EntityLocation,
     new_archetype_id: ArchetypeId,
-    table_move: TableMove,
+    edge: EdgeKind,
     panics: &mut DropPanics,
 ) -> EntityLocation {
     let old_archetype = &mut archetypes[location.archetype_id];
@@ -68,18 +61,21 @@ pub(crate) unsafe fn move_entity(
     let new_table_row = if new_table_id == location.table_id {
         location.table_row
     } else {
+        let moves = archetypes[location.archetype_id].edges().table_moves(edge);
         let (old_table, new_table) = tables.get_2_mut(location.table_id, new_table_id);
-        // SAFETY: `location.table_row` is the entity's row; the caller
-        // guarantees the relation between the two tables.
+        let row = location.table_row;
+        // SAFETY: `row` is the entity's row; the edge was computed for
+        // these two archetypes (caller), so `moves` holds the positions of
+        // the old table's columns in the new one, which an insert's edge
+        // only adds to and a remove's or take's only takes from; a take's
+        // missing values were moved out (caller).
         let result = unsafe {
-            match table_move {
-                TableMove::Superset => old_table.move_to_superset(location.table_row, new_table),
-                TableMove::SubsetDrop => {
-                    old_table.move_to_subset(location.table_row, new_table, true, panics)
+            match edge {
+                EdgeKind::Insert(_) => old_table.move_to_superset(row, new_table, moves),
+                EdgeKind::Remove(_) => {
+                    old_table.move_to_subset(row, new_table, moves, true, panics)
                 }
-                TableMove::SubsetForget => {
-                    old_table.move_to_subset(location.table_row, new_table, false, panics)
-                }
+                EdgeKind::Take(_) => old_table.move_to_subset(row, new_table, moves, false, panics),
             }
         };
         if let Some(swapped) = result.swapped_entity {
@@ -448,8 +444,8 @@ impl BundleInserter {
         let new_location = if new_archetype_id == location.archetype_id {
             location
         } else {
-            // SAFETY: an insert only adds components, so the new table is a
-            // superset of the old one.
+            // SAFETY: the insert edge of `bundle_id` from the entity's
+            // archetype was just cached and leads to `new_archetype_id`.
             unsafe {
                 move_entity(
                     &mut world.entities,
@@ -458,7 +454,7 @@ impl BundleInserter {
                     entity,
                     location,
                     new_archetype_id,
-                    TableMove::Superset,
+                    EdgeKind::Insert(bundle_id),
                     &mut panics,
                 )
             }

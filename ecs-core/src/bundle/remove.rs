@@ -1,8 +1,6 @@
-use super::{
-    insert::{move_entity, TableMove},
-    Bundle, BundleId,
-};
+use super::{insert::move_entity, Bundle, BundleId};
 use crate::{
+    archetype::EdgeKind,
     component::{ComponentId, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
@@ -93,9 +91,9 @@ pub(crate) unsafe fn remove_bundle(
             set.remove_and_drop(entity, &mut panics);
         }
     }
-    // SAFETY: a remove only drops components, so the new table is a subset
-    // of the old one; the values of the dropped table columns are dropped
-    // by the move.
+    // SAFETY: the remove edge of `bundle_id` from the entity's archetype
+    // was just cached and leads to `new_archetype_id`; the values of the
+    // dropped table columns are dropped by the move.
     let new_location = unsafe {
         move_entity(
             &mut world.entities,
@@ -104,7 +102,7 @@ pub(crate) unsafe fn remove_bundle(
             entity,
             location,
             new_archetype_id,
-            TableMove::SubsetDrop,
+            EdgeKind::Remove(bundle_id),
             &mut panics,
         )
     };
@@ -162,8 +160,9 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
         })
     };
     let mut panics = DropPanics::default();
-    // SAFETY: the new table is a subset of the old one, and the values of
-    // the missing columns were moved into `bundle` above.
+    // SAFETY: the take edge of `bundle_id` from the entity's archetype was
+    // just cached and leads to `new_archetype_id`; the values of the
+    // missing columns were moved into `bundle` above.
     let new_location = unsafe {
         move_entity(
             &mut world.entities,
@@ -172,7 +171,7 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
             entity,
             location,
             new_archetype_id,
-            TableMove::SubsetForget,
+            EdgeKind::Take(bundle_id),
             &mut panics,
         )
     };

@@ -21,6 +21,7 @@ use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components},
     entity::Entity,
+    query::{column_slot, NO_COLUMN},
     utils::DropPanics,
 };
 
@@ -369,25 +370,52 @@ impl Table {
         (!is_last).then(|| self.entities[row.index()])
     }
 
+    /// Where each of this table's columns sits in `to` (see
+    /// [`TableMoves`](crate::archetype::TableMoves)): the position of the
+    /// same component's column, or [`NO_COLUMN`] if `to` lacks it.
+    pub(crate) fn column_positions_in(&self, to: &Table) -> Box<[u32]> {
+        self.component_ids()
+            .iter()
+            .map(|&id| column_slot(to, id))
+            .collect()
+    }
+
+    /// Whether `moves` is what [`Table::column_positions_in`] gives for
+    /// `to` (debug checks and the integrity check).
+    pub(crate) fn column_positions_match(&self, to: &Table, moves: &[u32]) -> bool {
+        // Without allocating: moves check this in debug builds, where the
+        // no-allocation tests run too.
+        moves.len() == self.columns.len()
+            && self
+                .component_ids()
+                .iter()
+                .zip(moves)
+                .all(|(&id, &at)| column_slot(to, id) == at)
+    }
+
     /// Moves `row` to `new_table`, which has a column for every component
     /// of this table. The caller must then push values onto the columns of
     /// `new_table` that this table lacks.
     ///
     /// # Safety
     /// `row` is valid; `new_table` is a different table whose components
-    /// are a superset of this table's.
+    /// are a superset of this table's; `moves` is
+    /// `self.column_positions_in(new_table)`.
     pub(crate) unsafe fn move_to_superset(
         &mut self,
         row: TableRow,
         new_table: &mut Table,
+        moves: &[u32],
     ) -> TableMoveResult {
+        debug_assert!(self.column_positions_match(new_table, moves));
+        debug_assert!(!moves.contains(&NO_COLUMN), "destination is a superset");
         let entity = self.entities[row.index()];
         let len = self.entities.len();
         let new_row = new_table.push_entity(entity);
-        for (id, column) in self.columns.iter_mut() {
-            let new_column = new_table.columns.get_mut(*id);
-            debug_assert!(new_column.is_some(), "destination table is a superset");
-            // SAFETY: the destination is a superset; `row` is valid; every
+        let new_columns = new_table.columns.values_mut();
+        for (column, &to) in self.columns.values_mut().iter_mut().zip(moves) {
+            // SAFETY: `to` is the position of this column's component in
+            // the destination, a superset (caller); `row` is valid; every
             // column here has `len` values and every column there
             // `new_row` (the row being built is the last); the removed
             // value moves straight into the other table's column, which
@@ -396,7 +424,7 @@ impl Table {
                 column.swap_remove_into_at(
                     row.index(),
                     len,
-                    new_column.unwrap_unchecked(),
+                    new_columns.get_unchecked_mut(to as usize),
                     new_row.index(),
                 )
             };
@@ -413,24 +441,31 @@ impl Table {
     ///
     /// # Safety
     /// `row` is valid; `new_table` is a different table whose components
-    /// are a subset of this table's. With `drop_missing == false` the
-    /// caller must already have taken ownership of the missing values.
+    /// are a subset of this table's; `moves` is
+    /// `self.column_positions_in(new_table)`. With `drop_missing == false`
+    /// the caller must already have taken ownership of the missing values.
     pub(crate) unsafe fn move_to_subset(
         &mut self,
         row: TableRow,
         new_table: &mut Table,
+        moves: &[u32],
         drop_missing: bool,
         panics: &mut DropPanics,
     ) -> TableMoveResult {
+        debug_assert!(self.column_positions_match(new_table, moves));
         let entity = self.entities[row.index()];
         let len = self.entities.len();
         let new_row = new_table.push_entity(entity);
-        for (id, column) in self.columns.iter_mut() {
-            // SAFETY: `row` is valid in every column; the columns here have
-            // `len` values and those there `new_row`; the destination
-            // column has room for the row just pushed (`row_capacity`).
+        let new_columns = new_table.columns.values_mut();
+        for (column, &to) in self.columns.values_mut().iter_mut().zip(moves) {
+            // SAFETY: `to` is the position of this column's component in
+            // the destination, or `NO_COLUMN` if it lacks it (caller);
+            // `row` is valid in every column; the columns here have `len`
+            // values and those there `new_row`; the destination column
+            // has room for the row just pushed (`row_capacity`).
             unsafe {
-                if let Some(new_column) = new_table.columns.get_mut(*id) {
+                if to != NO_COLUMN {
+                    let new_column = new_columns.get_unchecked_mut(to as usize);
                     column.swap_remove_into_at(row.index(), len, new_column, new_row.index());
                 } else if drop_missing {
                     column.swap_remove_and_drop_at(row.index(), len, panics);
@@ -733,6 +768,8 @@ mod tests {
             push(table, a, A(i));
         }
         let mut panics = DropPanics::default();
+        let there = tables[ta].column_positions_in(&tables[tab]);
+        let back = tables[tab].column_positions_in(&tables[ta]);
         // Move every even entity to the (A, B) table.
         for i in (0..n).step_by(2) {
             let row = tables[ta]
@@ -741,8 +778,9 @@ mod tests {
                 .position(|e| e.index() == i)
                 .unwrap();
             let (from, to) = tables.get_2_mut(ta, tab);
-            // SAFETY: valid row; (A, B) is a superset of (A).
-            unsafe { from.move_to_superset(TableRow::new(row), to) };
+            // SAFETY: valid row; (A, B) is a superset of (A); `there` is
+            // where (A)'s columns sit in (A, B).
+            unsafe { from.move_to_superset(TableRow::new(row), to, &there) };
             push(to, b, B(format!("b{i}")));
         }
         tables[ta].assert_consistent();
@@ -764,8 +802,9 @@ mod tests {
         let row = 0;
         let moved = tables[tab].entities()[row];
         let (from, to) = tables.get_2_mut(tab, ta);
-        // SAFETY: valid row; (A) is a subset of (A, B).
-        unsafe { from.move_to_subset(TableRow::new(row), to, true, &mut panics) };
+        // SAFETY: valid row; (A) is a subset of (A, B); `back` is where
+        // (A, B)'s columns sit in (A).
+        unsafe { from.move_to_subset(TableRow::new(row), to, &back, true, &mut panics) };
         assert_eq!(*tables[ta].entities().last().unwrap(), moved);
         tables[ta].assert_consistent();
         tables[tab].assert_consistent();

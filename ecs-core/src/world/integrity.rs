@@ -1,12 +1,13 @@
 use super::World;
-use crate::storage::TableId;
+use crate::{archetype::EdgeKind, query::NO_COLUMN, storage::TableId};
 
 impl World {
     /// Checks the storage invariants: every live entity's location points
     /// at its archetype row and table row and back; every column of a table
-    /// has one value per row; every sparse-set value belongs to a live
-    /// entity whose archetype has that component. Returns the first
-    /// violation found.
+    /// has one value per row; every cached archetype edge knows where each
+    /// column of its source table sits in its target's table; every
+    /// sparse-set value belongs to a live entity whose archetype has that
+    /// component. Returns the first violation found.
     ///
     /// It walks the whole world (O(entities + values)): a debugging and
     /// testing aid, not something to call every frame.
@@ -79,6 +80,24 @@ impl World {
                         self.components.get_name(*id),
                         column.len(),
                         table.entity_count()
+                    ));
+                }
+            }
+        }
+        for archetype in self.archetypes.iter() {
+            let from = &self.storages.tables[archetype.table_id()];
+            for (edge, target, moves) in archetype.edges().table_move_edges() {
+                let to = self.archetypes[target].table_id();
+                let consistent = if to == archetype.table_id() {
+                    moves.is_empty()
+                } else {
+                    from.column_positions_match(&self.storages.tables[to], moves)
+                        && !(matches!(edge, EdgeKind::Insert(_)) && moves.contains(&NO_COLUMN))
+                };
+                if !consistent {
+                    return Err(format!(
+                        "the {edge:?} edge from archetype {:?} to {target:?} caches column positions {moves:?} that do not match their tables",
+                        archetype.id()
                     ));
                 }
             }

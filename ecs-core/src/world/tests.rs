@@ -96,6 +96,98 @@ fn insert_and_remove_edges_are_cached() {
     assert_eq!(world.archetypes().len(), archetypes);
 }
 
+/// Inserts, removes and takes that move rows between tables whose columns
+/// interleave (the new columns land between the old ones, so each column
+/// sits at a different position in the two tables), with values of several
+/// sizes and one that owns memory: every value must follow its entity,
+/// and the integrity check verifies each edge's cached column positions.
+#[test]
+fn moves_between_tables_of_different_layouts_keep_every_value() {
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct P(u8);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct Q(u32);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct R(String);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct T(u64);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct U([u16; 3]);
+    let mut world = World::new();
+    // Register in this order so table columns sort P, Q, R, T, U.
+    world.register_component::<P>();
+    world.register_component::<Q>();
+    world.register_component::<R>();
+    world.register_component::<T>();
+    world.register_component::<U>();
+    let count = n(60) as u32;
+    let entities: Vec<Entity> = (0..count)
+        .map(|i| {
+            world
+                .spawn((U([i as u16; 3]), P(i as u8), R(format!("r{i}"))))
+                .id()
+        })
+        .collect();
+    let check = |world: &World, i: u32, has_q_t: bool, has_p: bool, has_r: bool| {
+        let e = entities[i as usize];
+        assert_eq!(world.get::<U>(e), Some(&U([i as u16; 3])), "U of {i}");
+        assert_eq!(world.get::<P>(e), has_p.then_some(&P(i as u8)), "P of {i}");
+        assert_eq!(
+            world.get::<R>(e).map(|r| r.0.as_str()),
+            has_r.then(|| format!("r{i}")).as_deref(),
+            "R of {i}"
+        );
+        assert_eq!(world.get::<Q>(e), has_q_t.then_some(&Q(i * 7)), "Q of {i}");
+        assert_eq!(
+            world.get::<T>(e),
+            has_q_t.then_some(&T(u64::from(i) << 33)),
+            "T of {i}"
+        );
+    };
+    // {P, R, U} -> {P, Q, R, T, U} for every other entity.
+    for i in (0..count).step_by(2) {
+        world
+            .entity_mut(entities[i as usize])
+            .insert((T(u64::from(i) << 33), Q(i * 7)));
+    }
+    world.check_integrity().unwrap();
+    for i in 0..count {
+        check(&world, i, i % 2 == 0, true, true);
+    }
+    // {P, Q, R, T, U} -> {Q, R, T, U} (remove drops P) for every fourth.
+    for i in (0..count).step_by(4) {
+        world.entity_mut(entities[i as usize]).remove::<P>();
+    }
+    // {P, R, U} -> {P, U} (take moves R out) for every third odd one.
+    for i in (1..count).step_by(6) {
+        let r = world.entity_mut(entities[i as usize]).take::<R>();
+        assert_eq!(r, Some(R(format!("r{i}"))));
+    }
+    world.check_integrity().unwrap();
+    for i in 0..count {
+        let has_p = i % 4 != 0;
+        let has_r = i % 6 != 1;
+        check(&world, i, i % 2 == 0, has_p, has_r);
+    }
+    // And back: every entity ends with all five, values intact.
+    for i in 0..count {
+        let mut e = world.entity_mut(entities[i as usize]);
+        if i % 4 == 0 {
+            e.insert(P(i as u8));
+        }
+        if i % 6 == 1 {
+            e.insert(R(format!("r{i}")));
+        }
+        if i % 2 == 1 {
+            e.insert((Q(i * 7), T(u64::from(i) << 33)));
+        }
+    }
+    world.check_integrity().unwrap();
+    for i in 0..count {
+        check(&world, i, true, true, true);
+    }
+}
+
 #[test]
 fn sparse_only_changes_keep_the_table_row() {
     let mut world = World::new();
