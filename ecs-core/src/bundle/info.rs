@@ -9,6 +9,7 @@ use crate::{
         ComponentStatus, TableMoves,
     },
     component::{ComponentId, Components, RequiredComponent, StorageType},
+    query::column_slot,
     storage::{SparseSetIndex, Storages},
     utils::TypeIdMap,
 };
@@ -52,6 +53,11 @@ pub struct BundleInfo {
     /// Where a spawn of this bundle lands, once computed: the target of the
     /// empty archetype's insert edge (which never changes once cached).
     spawn_target: Option<SpawnTarget>,
+    /// Once `spawn_target` is computed: for each component, in bundle
+    /// order, the position of its column in the target's table
+    /// ([`NO_COLUMN`](crate::query::NO_COLUMN) for a sparse-set one), so
+    /// a spawn writes each value without looking its column up.
+    spawn_columns: Box<[u32]>,
 }
 
 /// Where an insert of a bundle into an archetype leads (its cached edge,
@@ -92,6 +98,13 @@ impl BundleInfo {
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.component_ids
+    }
+
+    /// The column position of each component in the spawn target's table
+    /// (see the field); empty until the spawn target is computed.
+    #[inline]
+    pub(crate) fn spawn_columns(&self) -> &[u32] {
+        &self.spawn_columns
     }
 
     /// The archetype that inserting this bundle into `archetype_id` leads
@@ -392,6 +405,7 @@ impl Bundles {
             name: name.to_owned(),
             component_ids: ids.into_boxed_slice(),
             spawn_target: None,
+            spawn_columns: Box::default(),
         });
         id
     }
@@ -435,6 +449,12 @@ impl Bundles {
             table_id: archetypes[archetype_id].table_id(),
             has_required,
         };
+        let table = &storages.tables[target.table_id];
+        info.spawn_columns = info
+            .component_ids
+            .iter()
+            .map(|&id| column_slot(table, id))
+            .collect();
         info.spawn_target = Some(target);
         target
     }

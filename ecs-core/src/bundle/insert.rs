@@ -141,13 +141,17 @@ pub(crate) unsafe fn moved_in_table(
 /// `table_row`; `bundle_info` is the bundle's info; `status` (one entry
 /// per bundle component; `None` when every component is new, as at spawn)
 /// matches the entity's archetype before the insert;
-/// every sparse-set component of the bundle has a set.
+/// every sparse-set component of the bundle has a set; `columns`, if
+/// given, holds the position of each bundle component's column in `table`
+/// (any value for a sparse-set one), as `BundleInfo::spawn_columns` does
+/// for the spawn target's table.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
     bundle: B,
     bundle_info: &BundleInfo,
     status: Option<&[ComponentStatus]>,
+    columns: Option<&[u32]>,
     entity: Entity,
     table: &mut Table,
     table_row: TableRow,
@@ -159,9 +163,11 @@ pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
 ) {
     let ids = bundle_info.components();
     debug_assert!(status.is_none_or(|s| s.len() == ids.len()));
+    debug_assert!(columns.is_none_or(|c| c.len() == ids.len()));
     let mut writer = BundleWriter {
         ids,
         status,
+        columns,
         next: 0,
         entity,
         table,
@@ -188,6 +194,7 @@ pub(crate) unsafe fn write_bundle<B: DynamicBundle>(
 struct BundleWriter<'a> {
     ids: &'a [ComponentId],
     status: Option<&'a [ComponentStatus]>,
+    columns: Option<&'a [u32]>,
     next: usize,
     entity: Entity,
     table: &'a mut Table,
@@ -272,16 +279,27 @@ impl BundleWriter<'_> {
 impl ComponentSink for BundleWriter<'_> {
     #[inline(always)]
     fn put<C: Component>(&mut self, value: C) {
+        let index = self.next;
         let (id, status) = self.next();
         if status == ComponentStatus::Added {
             // The common case (every spawn, every insert of a new
             // component): a typed write.
             match C::STORAGE_TYPE {
-                // SAFETY: the table has a column for `id` (`write_bundle`'s
-                // contract), and the bundle's order makes `C` its component.
+                // SAFETY: the table has a column for `id`, at
+                // `columns[index]` if given (`write_bundle`'s contract,
+                // one entry per component), and the bundle's order makes
+                // `C` its component.
                 StorageType::Table => unsafe {
-                    self.table
-                        .push_typed(id, value, ComponentTicks::new(self.tick))
+                    let ticks = ComponentTicks::new(self.tick);
+                    match self.columns {
+                        Some(columns) => self.table.push_typed_at(
+                            *columns.get_unchecked(index) as usize,
+                            id,
+                            value,
+                            ticks,
+                        ),
+                        None => self.table.push_typed(id, value, ticks),
+                    }
                 },
                 // SAFETY: the set of `id` exists (`write_bundle`'s
                 // contract), holds `C`s, and has no value for the entity
@@ -478,6 +496,7 @@ impl BundleInserter {
                 bundle,
                 &world.bundles[bundle_id],
                 status,
+                None,
                 entity,
                 table,
                 new_location.table_row,

@@ -128,13 +128,17 @@ impl<'w> BundleSpawner<'w> {
         unsafe { world.entities.set(entity.index(), location) };
         let mut panics = DropPanics::default();
         // SAFETY: the bundle's archetype is the spawner's archetype, so its
-        // table has a column for each table component of the bundle; every
-        // component is new to the entity.
+        // table has a column for each table component of the bundle, at the
+        // positions `spawn_columns` holds (computed for that table with the
+        // spawn target, which `new` made sure of); every component is new
+        // to the entity.
         unsafe {
+            let bundle_info = &world.bundles[self.bundle_id];
             write_bundle(
                 bundle,
-                &world.bundles[self.bundle_id],
+                bundle_info,
                 None,
+                Some(bundle_info.spawn_columns()),
                 entity,
                 table,
                 table_row,
@@ -235,13 +239,17 @@ impl<'w> BundleSpawner<'w> {
         let world = &mut *self.world;
         let mut panics = DropPanics::default();
         // SAFETY: the bundle's archetype is the spawner's archetype, so its
-        // table has a column for each table component of the bundle; every
-        // component is new to the entity.
+        // table has a column for each table component of the bundle, at the
+        // positions `spawn_columns` holds (computed for that table with the
+        // spawn target, which `new` made sure of); every component is new
+        // to the entity.
         unsafe {
+            let bundle_info = &world.bundles[self.bundle_id];
             write_bundle(
                 bundle,
-                &world.bundles[self.bundle_id],
+                bundle_info,
                 None,
+                Some(bundle_info.spawn_columns()),
                 entity,
                 &mut world.storages.tables[self.table_id],
                 location.table_row,

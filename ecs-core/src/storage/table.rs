@@ -526,6 +526,32 @@ impl Table {
         };
     }
 
+    /// [`Table::push_typed`] onto the column at position `index` (of the
+    /// component `id`): no lookup by id.
+    ///
+    /// # Safety
+    /// As for [`Table::push_typed`], and `index` is the position of `id`'s
+    /// column ([`Table::column_index`]).
+    #[inline(always)]
+    pub(crate) unsafe fn push_typed_at<T>(
+        &mut self,
+        index: usize,
+        id: ComponentId,
+        value: T,
+        ticks: ComponentTicks,
+    ) {
+        debug_assert_eq!(self.column_index(id), Some(index));
+        let _ = id;
+        // SAFETY: `index` is the column of `id` (caller), and the rest as in
+        // `push_typed`.
+        unsafe {
+            self.columns
+                .values_mut()
+                .get_unchecked_mut(index)
+                .push_typed_within_capacity(value, ticks)
+        };
+    }
+
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
         self.entities.clear();
         for column in self.columns.values_mut() {

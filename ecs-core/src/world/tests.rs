@@ -188,6 +188,65 @@ fn moves_between_tables_of_different_layouts_keep_every_value() {
     }
 }
 
+/// A spawn writes each value at the column position its bundle cached for
+/// the target table (`BundleInfo::spawn_columns`). Bundles here name their
+/// components in an order unlike the table's (sorted by id), with a
+/// sparse-set component among them, through `spawn`, `spawn_batch` and a
+/// derived nested bundle: every value must land in its own column.
+#[test]
+fn spawned_values_land_in_their_columns_whatever_the_bundle_order() {
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct P(u8);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct Q(u32);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct R(String);
+    #[derive(Component, Debug, Clone, PartialEq)]
+    struct T(u64);
+    #[derive(Bundle)]
+    struct Inner {
+        t: T,
+        s: S,
+    }
+    let mut world = World::new();
+    // Table columns sort P, Q, R, T.
+    world.register_component::<P>();
+    world.register_component::<Q>();
+    world.register_component::<R>();
+    world.register_component::<T>();
+    let count = n(40) as u32;
+    let mut entities = Vec::new();
+    for i in 0..count {
+        let bundle = (
+            T(u64::from(i) << 40),
+            R(format!("r{i}")),
+            S(format!("s{i}")),
+            P(i as u8),
+            Q(i * 3),
+        );
+        entities.push(world.spawn(bundle).id());
+    }
+    entities.extend(world.spawn_batch((count..2 * count).map(|i| {
+        (
+            Q(i * 3),
+            Inner {
+                t: T(u64::from(i) << 40),
+                s: S(format!("s{i}")),
+            },
+            R(format!("r{i}")),
+            P(i as u8),
+        )
+    })));
+    world.check_integrity().unwrap();
+    for (i, &e) in (0..).zip(&entities) {
+        assert_eq!(world.get::<P>(e), Some(&P(i as u8)), "P of {i}");
+        assert_eq!(world.get::<Q>(e), Some(&Q(i * 3)), "Q of {i}");
+        assert_eq!(world.get::<R>(e), Some(&R(format!("r{i}"))), "R of {i}");
+        assert_eq!(world.get::<S>(e), Some(&S(format!("s{i}"))), "S of {i}");
+        assert_eq!(world.get::<T>(e), Some(&T(u64::from(i) << 40)), "T of {i}");
+    }
+}
+
 #[test]
 fn sparse_only_changes_keep_the_table_row() {
     let mut world = World::new();
