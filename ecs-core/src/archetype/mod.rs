@@ -115,7 +115,13 @@
 //! - a remove edge holds the archetype left after removing whatever part of
 //!   the bundle is present;
 //! - a take edge holds the archetype left after moving the whole bundle
-//!   out, or `None` when the archetype lacks part of it.
+//!   out, or `None` when the archetype lacks part of it;
+//! - each edge that changes table also holds, per column of the source
+//!   table, the position of that component's column in the target's
+//!   table (or none, for a column a remove or take drops): a move copies
+//!   each value to its column by position, with no lookup by id. Tables
+//!   never gain or lose columns, so the positions hold for good, and
+//!   `World::check_integrity` verifies them.
 //!
 //! The first time a bundle is inserted into (or removed from) an archetype
 //! the target is computed: every bundle component is checked against the
@@ -127,7 +133,8 @@
 //! What the move then costs depends on the target: the same archetype
 //! (values replaced in place), the same table (only sparse-set components
 //! differ: the table row stays, only the archetype row moves), or another
-//! table (the row's values move column by column with `memcpy`).
+//! table (the row's values move column by column, to the positions the
+//! edge cached).
 //! A spawn follows the insert edge of its bundle from
 //! [`ArchetypeId::EMPTY`].
 //!
