@@ -753,3 +753,30 @@ fn an_observer_of_a_lifecycle_event_of_no_component_panics_naming_it() {
     });
     assert_names(&msg, &["observer", "no component"]);
 }
+
+// A type that is both a sparse-set component and a resource: its resource
+// descriptor says table storage.
+#[derive(Component, Resource, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Both(u32);
+
+#[test]
+fn a_resource_descriptor_registered_as_a_component_panics_naming_it() {
+    let mut world = World::new();
+    let msg = expect_panic(|| {
+        world.register_component_with_descriptor(
+            ecs::component::ComponentDescriptor::new_resource::<Both>(),
+        );
+    });
+    assert_names(&msg, &[type_name::<Both>(), "resource"]);
+    // Nothing was registered: the type is still a sparse-set component.
+    assert!(world.components().component_id::<Both>().is_none());
+    let e = world.spawn(Both(7)).id();
+    assert_eq!(world.get::<Both>(e), Some(&Both(7)));
+    let id = world.components().component_id::<Both>().unwrap();
+    assert_eq!(
+        world.components().get_info(id).map(|i| i.storage_type()),
+        Some(StorageType::SparseSet)
+    );
+    world.check_integrity().unwrap();
+}

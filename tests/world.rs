@@ -1326,6 +1326,32 @@ fn entity_layout_bits_and_debug() {
 
 // ---- dynamic components --------------------------------------------------------------
 
+#[derive(Component, Default, Debug, PartialEq)]
+struct DescribedRequired(u8);
+
+#[derive(Component, Debug)]
+#[require(DescribedRequired)]
+struct Described;
+
+/// A Rust component registered through its descriptor is registered as
+/// `register_component` would: same id either way, required components
+/// included.
+#[test]
+fn a_typed_descriptor_registers_the_type_with_its_required_components() {
+    let mut world = World::new();
+    let id = world.register_component_with_descriptor(ComponentDescriptor::new::<Described>());
+    assert_eq!(world.register_component::<Described>(), id);
+    assert_eq!(
+        world.register_component_with_descriptor(ComponentDescriptor::new::<Described>()),
+        id
+    );
+    let e = world.spawn(Described).id();
+    assert_eq!(
+        world.get::<DescribedRequired>(e),
+        Some(&DescribedRequired(0))
+    );
+}
+
 fn dynamic_component_round_trip(storage: StorageType) {
     let mut world = World::new();
     // SAFETY: a plain u64 needs no drop and is Send + Sync.

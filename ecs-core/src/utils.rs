@@ -130,3 +130,31 @@ impl<T> DebugCheckedUnwrap for Option<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DropPanics;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// Two drops panic: both values count as dropped, and `finish`
+    /// re-raises the first panic, not the last.
+    #[test]
+    fn drop_panics_keeps_the_first_panic() {
+        unsafe fn first(_: *mut u8) {
+            panic!("first bomb");
+        }
+        unsafe fn second(_: *mut u8) {
+            panic!("second bomb");
+        }
+        let mut panics = DropPanics::default();
+        assert!(panics.is_empty());
+        // SAFETY: the drop functions never read the pointer.
+        unsafe {
+            panics.drop_value(first, std::ptr::null_mut());
+            panics.drop_value(second, std::ptr::null_mut());
+        }
+        assert!(!panics.is_empty());
+        let payload = catch_unwind(AssertUnwindSafe(|| panics.finish())).unwrap_err();
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"first bomb"));
+    }
+}

@@ -173,6 +173,16 @@ impl Edges {
         moves.expect("a move follows a cached edge")
     }
 
+    /// The target of a cached edge (`None` if it is not cached or leads
+    /// nowhere).
+    pub(crate) fn target(&self, edge: EdgeKind) -> Option<ArchetypeId> {
+        match edge {
+            EdgeKind::Insert(bundle) => self.insert_bundle.get(bundle).map(|a| a.archetype_id),
+            EdgeKind::Remove(bundle) => self.get_archetype_after_bundle_remove(bundle),
+            EdgeKind::Take(bundle) => self.get_archetype_after_bundle_take(bundle).flatten(),
+        }
+    }
+
     /// Every cached edge that leads somewhere, as (kind, target, column
     /// positions): for the integrity check.
     pub(crate) fn table_move_edges(

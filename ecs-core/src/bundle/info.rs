@@ -107,6 +107,13 @@ impl BundleInfo {
         &self.spawn_columns
     }
 
+    /// The spawn target's table and the cached column positions, once
+    /// computed: for the integrity check.
+    pub(crate) fn spawn_table_and_columns(&self) -> Option<(crate::storage::TableId, &[u32])> {
+        self.spawn_target
+            .map(|target| (target.table_id, &*self.spawn_columns))
+    }
+
     /// The archetype that inserting this bundle into `archetype_id` leads
     /// to, and whether required components get added on the way; computed
     /// once and cached in the archetype's edges.
@@ -329,6 +336,11 @@ impl Bundles {
     #[inline]
     pub fn get_id(&self, type_id: TypeId) -> Option<BundleId> {
         self.by_type.get(&type_id).copied()
+    }
+
+    /// Every registered bundle's info.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, BundleInfo> {
+        self.infos.iter()
     }
 
     /// The number of registered bundles.

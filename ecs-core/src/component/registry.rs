@@ -62,6 +62,27 @@ pub struct ComponentDescriptor {
     type_id: Option<TypeId>,
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
+    /// What the descriptor describes, which decides how
+    /// [`Components::register_component_with_descriptor`] takes it.
+    kind: DescriptorKind,
+}
+
+/// Where a [`ComponentDescriptor`] came from.
+#[derive(Clone, Copy)]
+enum DescriptorKind {
+    /// `ComponentDescriptor::new::<T>()`: registered as `T` is by
+    /// `register_component::<T>` (hooks and required components included).
+    Typed(fn(&mut Components) -> ComponentId),
+    /// `ComponentDescriptor::new_resource::<R>()`: not a component.
+    Resource,
+    /// `ComponentDescriptor::new_with_layout`: a component with no Rust
+    /// type.
+    Dynamic,
+}
+
+/// What `DescriptorKind::Typed` registers with.
+fn register_typed<T: Component>(components: &mut Components) -> ComponentId {
+    components.register_component::<T>()
 }
 
 impl fmt::Debug for ComponentDescriptor {
@@ -94,6 +115,7 @@ impl ComponentDescriptor {
             type_id: Some(TypeId::of::<T>()),
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
+            kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
 
@@ -106,6 +128,7 @@ impl ComponentDescriptor {
             type_id: Some(TypeId::of::<R>()),
             layout: Layout::new::<R>(),
             drop: std::mem::needs_drop::<R>().then_some(drop_ptr::<R> as _),
+            kind: DescriptorKind::Resource,
         }
     }
 
@@ -129,6 +152,7 @@ impl ComponentDescriptor {
             type_id: None,
             layout,
             drop,
+            kind: DescriptorKind::Dynamic,
         }
     }
 
@@ -302,22 +326,32 @@ impl Components {
         id
     }
 
-    /// Registers a component from a descriptor. A descriptor with a
-    /// `TypeId` already registered returns the existing id; one without is
-    /// always a new component (two dynamic components may share a name).
+    /// Registers a component from a descriptor. A descriptor of a Rust
+    /// component type (`ComponentDescriptor::new::<T>()`) registers `T`
+    /// exactly as [`Components::register_component`] does, hooks and
+    /// required components included, and returns its id if `T` is
+    /// registered already; one made with `new_with_layout` is always a new
+    /// component (two dynamic components may share a name).
+    ///
+    /// # Panics
+    /// If the descriptor describes a resource
+    /// (`ComponentDescriptor::new_resource`), naming it: a resource's
+    /// descriptor always says table storage, which may not be what the
+    /// type says as a component, and its values would be stored where no
+    /// typed access to the component looks for them.
+    #[track_caller]
     pub fn register_component_with_descriptor(
         &mut self,
         descriptor: ComponentDescriptor,
     ) -> ComponentId {
-        if let Some(type_id) = descriptor.type_id {
-            if let Some(&id) = self.indices.get(&type_id) {
-                return id;
-            }
-            let id = self.push(descriptor);
-            self.indices.insert(type_id, id);
-            return id;
+        match descriptor.kind {
+            DescriptorKind::Typed(register) => register(self),
+            DescriptorKind::Resource => panic!(
+                "`{}` was described as a resource (`ComponentDescriptor::new_resource`) and cannot be registered as a component: describe components with `ComponentDescriptor::new` or `new_with_layout`",
+                descriptor.name
+            ),
+            DescriptorKind::Dynamic => self.push(descriptor),
         }
-        self.push(descriptor)
     }
 
     /// Registers the resource type `R` (once) and returns its id.

@@ -407,6 +407,9 @@ impl Table {
         new_table: &mut Table,
         moves: &[u32],
     ) -> TableMoveResult {
+        // Checked in release too (one comparison): a short `moves` would
+        // leave values behind. Nothing has changed yet if it fails.
+        assert_eq!(moves.len(), self.columns.len(), "one position per column");
         debug_assert!(self.column_positions_match(new_table, moves));
         debug_assert!(!moves.contains(&NO_COLUMN), "destination is a superset");
         let entity = self.entities[row.index()];
@@ -452,6 +455,8 @@ impl Table {
         drop_missing: bool,
         panics: &mut DropPanics,
     ) -> TableMoveResult {
+        // As in `move_to_superset`.
+        assert_eq!(moves.len(), self.columns.len(), "one position per column");
         debug_assert!(self.column_positions_match(new_table, moves));
         let entity = self.entities[row.index()];
         let len = self.entities.len();

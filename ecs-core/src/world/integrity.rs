@@ -1,13 +1,18 @@
 use super::World;
-use crate::{archetype::EdgeKind, query::NO_COLUMN, storage::TableId};
+use crate::{
+    archetype::EdgeKind,
+    query::{column_slot, NO_COLUMN},
+    storage::TableId,
+};
 
 impl World {
     /// Checks the storage invariants: every live entity's location points
     /// at its archetype row and table row and back; every column of a table
     /// has one value per row; every cached archetype edge knows where each
-    /// column of its source table sits in its target's table; every
-    /// sparse-set value belongs to a live entity whose archetype has that
-    /// component. Returns the first violation found.
+    /// column of its source table sits in its target's table, and every
+    /// bundle where each of its components' columns sits in the table it
+    /// spawns into; every sparse-set value belongs to a live entity whose
+    /// archetype has that component. Returns the first violation found.
     ///
     /// It walks the whole world (O(entities + values)): a debugging and
     /// testing aid, not something to call every frame.
@@ -98,6 +103,18 @@ impl World {
                     return Err(format!(
                         "the {edge:?} edge from archetype {:?} to {target:?} caches column positions {moves:?} that do not match their tables",
                         archetype.id()
+                    ));
+                }
+            }
+        }
+        for bundle in self.bundles.iter() {
+            if let Some((table_id, columns)) = bundle.spawn_table_and_columns() {
+                let table = &self.storages.tables[table_id];
+                let expected = bundle.components().iter().map(|&id| column_slot(table, id));
+                if !columns.iter().copied().eq(expected) {
+                    return Err(format!(
+                        "bundle `{}` caches spawn column positions {columns:?} that do not match table {table_id:?}",
+                        bundle.name()
                     ));
                 }
             }

@@ -178,7 +178,13 @@ impl World {
 
     /// Registers a component from a descriptor, possibly with no Rust type
     /// behind it. Such components are inserted with
-    /// [`EntityWorldMut::insert_by_id`].
+    /// [`EntityWorldMut::insert_by_id`]. A descriptor of a Rust component
+    /// type registers it as [`World::register_component`] does.
+    ///
+    /// # Panics
+    /// If the descriptor describes a resource
+    /// (`ComponentDescriptor::new_resource`), naming it.
+    #[track_caller]
     pub fn register_component_with_descriptor(
         &mut self,
         descriptor: ComponentDescriptor,

@@ -191,15 +191,19 @@ fn moves_between_tables_of_different_layouts_keep_every_value() {
 /// A spawn writes each value at the column position its bundle cached for
 /// the target table (`BundleInfo::spawn_columns`). Bundles here name their
 /// components in an order unlike the table's (sorted by id), with a
-/// sparse-set component among them, through `spawn`, `spawn_batch` and a
-/// derived nested bundle: every value must land in its own column.
+/// sparse-set component and a required one among them, through `spawn`,
+/// `spawn_batch` and a derived nested bundle: every value must land in its
+/// own column, and `check_integrity` verifies each bundle's positions.
 #[test]
 fn spawned_values_land_in_their_columns_whatever_the_bundle_order() {
     #[derive(Component, Debug, Clone, PartialEq)]
     struct P(u8);
+    #[derive(Component, Debug, Clone, PartialEq, Default)]
+    struct W(u16);
     #[derive(Component, Debug, Clone, PartialEq)]
     struct Q(u32);
     #[derive(Component, Debug, Clone, PartialEq)]
+    #[require(W)]
     struct R(String);
     #[derive(Component, Debug, Clone, PartialEq)]
     struct T(u64);
@@ -209,8 +213,10 @@ fn spawned_values_land_in_their_columns_whatever_the_bundle_order() {
         s: S,
     }
     let mut world = World::new();
-    // Table columns sort P, Q, R, T.
+    // Table columns sort P, W, Q, R, T: the column of W, which R requires
+    // and no bundle names, sits between the bundles' own columns.
     world.register_component::<P>();
+    world.register_component::<W>();
     world.register_component::<Q>();
     world.register_component::<R>();
     world.register_component::<T>();
@@ -244,6 +250,7 @@ fn spawned_values_land_in_their_columns_whatever_the_bundle_order() {
         assert_eq!(world.get::<R>(e), Some(&R(format!("r{i}"))), "R of {i}");
         assert_eq!(world.get::<S>(e), Some(&S(format!("s{i}"))), "S of {i}");
         assert_eq!(world.get::<T>(e), Some(&T(u64::from(i) << 40)), "T of {i}");
+        assert_eq!(world.get::<W>(e), Some(&W(0)), "W of {i}");
     }
 }
 
