@@ -408,7 +408,7 @@ impl Table {
         moves: &[u32],
     ) -> TableMoveResult {
         // Checked in release too (one comparison): a short `moves` would
-        // leave values behind. Nothing has changed yet if it fails.
+        // silently leave values behind; a panic at least says so.
         assert_eq!(moves.len(), self.columns.len(), "one position per column");
         debug_assert!(self.column_positions_match(new_table, moves));
         debug_assert!(!moves.contains(&NO_COLUMN), "destination is a superset");
