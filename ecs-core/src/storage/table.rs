@@ -546,7 +546,6 @@ impl Table {
         ticks: ComponentTicks,
     ) {
         debug_assert_eq!(self.column_index(id), Some(index));
-        let _ = id;
         // SAFETY: `index` is the column of `id` (caller), and the rest as in
         // `push_typed`.
         unsafe {
