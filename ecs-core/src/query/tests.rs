@@ -669,3 +669,64 @@ fn parallel_walk_uses_each_tables_column_cache() {
         assert_eq!(world.get::<B>(e), Some(&B(want)), "entity {i}");
     }
 }
+
+/// The dense walk folds two rows per turn: every table length (odd, even,
+/// 0, 1) and every start (after some `next()` calls) must still visit each
+/// row exactly once.
+#[test]
+fn fold_visits_every_row_once_whatever_the_length_and_start() {
+    #[derive(Component)]
+    struct Marker;
+    for len in 0..7u32 {
+        for consumed in 0..=len as usize {
+            let mut world = World::new();
+            // Two tables: the walk crosses from one into the other.
+            for i in 0..len {
+                world.spawn(A(i));
+                world.spawn((A(100 + i), Marker));
+            }
+            let mut q = world.query::<&mut A>();
+            let mut seen = Vec::new();
+            let mut iter = q.iter_mut(&mut world);
+            for mut a in iter.by_ref().take(consumed) {
+                seen.push(a.0);
+                a.0 += 1000;
+            }
+            iter.for_each(|mut a| {
+                seen.push(a.0);
+                a.0 += 1000;
+            });
+            seen.sort_unstable();
+            let expected: Vec<u32> = (0..len).chain(100..100 + len).collect();
+            assert_eq!(seen, expected, "len {len}, {consumed} taken by next()");
+            // Each row was written once: +1000 exactly.
+            let mut after: Vec<u32> = world.query::<&A>().iter(&world).map(|a| a.0).collect();
+            after.sort_unstable();
+            let written: Vec<u32> = expected.iter().map(|v| v + 1000).collect();
+            assert_eq!(after, written, "len {len}, {consumed} taken by next()");
+        }
+    }
+}
+
+/// The parallel walk folds two rows per turn too: batches of every size
+/// write each row once.
+#[test]
+fn parallel_batches_visit_every_row_once_whatever_their_length() {
+    for len in 0..7u32 {
+        for batch in 1..=len.max(1) as usize {
+            let mut world = World::new();
+            for i in 0..len {
+                world.spawn(A(i));
+            }
+            world
+                .query::<&mut A>()
+                .par_iter_mut(&mut world)
+                .batching(batch)
+                .for_each(|mut a| a.0 += 1000);
+            let mut after: Vec<u32> = world.query::<&A>().iter(&world).map(|a| a.0).collect();
+            after.sort_unstable();
+            let written: Vec<u32> = (1000..1000 + len).collect();
+            assert_eq!(after, written, "len {len}, batches of {batch}");
+        }
+    }
+}
