@@ -350,7 +350,7 @@ fn fold_rows<B>(
     mut step: impl FnMut(B, usize) -> B,
 ) -> B {
     let (mut row, end) = (rows.start, rows.end);
-    // `row + 1 < end` cannot overflow: `row < end`.
+    // `row + 1` cannot overflow: `row <= end`, and rows fit in `u32`.
     while row + 1 < end {
         acc = step(acc, row);
         acc = step(acc, row + 1);
