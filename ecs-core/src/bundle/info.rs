@@ -107,6 +107,16 @@ impl BundleInfo {
         &self.spawn_columns
     }
 
+    /// The position of each component's column in `table`, in bundle
+    /// order ([`NO_COLUMN`](crate::query::NO_COLUMN) for a component it
+    /// lacks): what `spawn_columns` caches for the spawn target's table.
+    pub(crate) fn column_positions_in<'a>(
+        &'a self,
+        table: &'a crate::storage::Table,
+    ) -> impl Iterator<Item = u32> + 'a {
+        self.component_ids.iter().map(|&id| column_slot(table, id))
+    }
+
     /// The spawn target's table and the cached column positions, once
     /// computed: for the integrity check.
     pub(crate) fn spawn_table_and_columns(&self) -> Option<(crate::storage::TableId, &[u32])> {
@@ -462,11 +472,7 @@ impl Bundles {
             has_required,
         };
         let table = &storages.tables[target.table_id];
-        info.spawn_columns = info
-            .component_ids
-            .iter()
-            .map(|&id| column_slot(table, id))
-            .collect();
+        info.spawn_columns = info.column_positions_in(table).collect();
         info.spawn_target = Some(target);
         target
     }

@@ -1,9 +1,5 @@
 use super::World;
-use crate::{
-    archetype::EdgeKind,
-    query::{column_slot, NO_COLUMN},
-    storage::TableId,
-};
+use crate::{archetype::EdgeKind, query::NO_COLUMN, storage::TableId};
 
 impl World {
     /// Checks the storage invariants: every live entity's location points
@@ -110,8 +106,11 @@ impl World {
         for bundle in self.bundles.iter() {
             if let Some((table_id, columns)) = bundle.spawn_table_and_columns() {
                 let table = &self.storages.tables[table_id];
-                let expected = bundle.components().iter().map(|&id| column_slot(table, id));
-                if !columns.iter().copied().eq(expected) {
+                if !columns
+                    .iter()
+                    .copied()
+                    .eq(bundle.column_positions_in(table))
+                {
                     return Err(format!(
                         "bundle `{}` caches spawn column positions {columns:?} that do not match table {table_id:?}",
                         bundle.name()
