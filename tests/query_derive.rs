@@ -594,3 +594,69 @@ fn derived_queries_reach_their_columns_in_every_table() {
     want.sort();
     assert_eq!(picked, want);
 }
+
+/// `fold`/`for_each` walk a derived query through its fields' scoped
+/// fetches (`WorldQuery::scope_table`, the tuple of the field types): with
+/// nesting, two written fields and a walk that starts mid-table (after
+/// `next`), each value and changed tick lands on its own entity.
+#[test]
+fn derived_queries_walk_scoped_fields_onto_the_right_rows() {
+    for consumed in 0..=12 {
+        let mut world = World::new();
+        let mut model = Vec::new();
+        for i in 0..6u32 {
+            // Two tables: with and without `Enemy`.
+            let e = world
+                .spawn((pos(i as f32, 0.0), vel(1.0, 0.0), Health(i)))
+                .id();
+            let f = world
+                .spawn((
+                    pos(10.0 + i as f32, 0.0),
+                    vel(1.0, 0.0),
+                    Health(10 + i),
+                    Enemy,
+                ))
+                .id();
+            model.extend([(e, i), (f, 10 + i)]);
+        }
+        world.clear_trackers();
+        let mut query = world.query::<Unit>();
+        let step = |mut unit: UnitItem<'_>| {
+            // Position written on every row, Health on odd ones only.
+            unit.mover.pos.y = unit.mover.pos.x + unit.mover.vel.x;
+            if unit.health.0 % 2 == 1 {
+                unit.health.0 += 100;
+            }
+        };
+        let mut iter = query.iter_mut(&mut world);
+        iter.by_ref().take(consumed).for_each(step);
+        iter.for_each(step);
+
+        for &(entity, i) in &model {
+            let p = world.get::<Position>(entity).unwrap();
+            assert_eq!(p.x, i as f32, "{consumed} taken by next()");
+            assert_eq!(p.y, i as f32 + 1.0, "{consumed} taken by next()");
+            let expected = if i % 2 == 1 { i + 100 } else { i };
+            assert_eq!(world.get::<Health>(entity), Some(&Health(expected)));
+        }
+        let mut changed_health: Vec<Entity> = world
+            .query_filtered::<Entity, Changed<Health>>()
+            .iter(&world)
+            .collect();
+        changed_health.sort();
+        let mut odd: Vec<Entity> = model
+            .iter()
+            .filter(|(_, i)| i % 2 == 1)
+            .map(|&(e, _)| e)
+            .collect();
+        odd.sort();
+        assert_eq!(changed_health, odd, "{consumed} taken by next()");
+        assert_eq!(
+            world
+                .query_filtered::<(), Changed<Position>>()
+                .iter(&world)
+                .count(),
+            model.len()
+        );
+    }
+}

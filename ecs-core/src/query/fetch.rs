@@ -1,11 +1,14 @@
 //! Query data: `&T`, `&mut T`, `Ref<T>`, `Option<D>`, `Entity`, `Has<T>`,
 //! `AnyOf<(..)>` and tuples.
 
-use std::{any::type_name, cell::UnsafeCell, marker::PhantomData, ptr::NonNull};
+use std::{
+    any::type_name, cell::UnsafeCell, marker::PhantomData, mem::MaybeUninit, ops::Range,
+    ptr::NonNull,
+};
 
 use super::{
     world_query::{cached_column, column_slot, NO_COLUMN},
-    FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery,
+    FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery,
 };
 use crate::{
     archetype::Archetype,
@@ -265,10 +268,107 @@ impl<'w, T: Component> TickedFetch<'w, T> {
     }
 }
 
+/// `&mut T`'s [`WorldQuery::scope_table`]: hands `walk` a fetch whose value
+/// and changed-tick pointers are derived from `&mut` slices of `rows`,
+/// arguments of [`written_rows_scope`].
+///
+/// # Safety
+/// As for [`WorldQuery::scope_table`]: `fetch` points at a table column
+/// (and its ticks) of at least `rows.end` rows, and nothing but `walk`
+/// touches those rows' values and ticks until this returns.
+#[inline(always)]
+unsafe fn scope_written_rows<'w, Q, T, K>(
+    fetch: TickedFetch<'w, T>,
+    rows: Range<usize>,
+    walk: K,
+) -> K::Output
+where
+    Q: WorldQuery<Fetch<'w> = TickedFetch<'w, T>> + ?Sized,
+    T: Component,
+    K: TableWalk<'w, Q>,
+{
+    // Called through a `fn` pointer on purpose: rustc's MIR inliner
+    // inlines a direct call before LLVM sees it, and the slices'
+    // `noalias` is lost with the call; LLVM resolves the pointer, inlines
+    // the call itself, and keeps what the arguments promised as alias
+    // metadata (measured: no effect at all with a direct call).
+    let scope: WrittenRowsScope<'w, T, K, K::Output> = written_rows_scope::<Q, T, K>;
+    let n = rows.len();
+    // SAFETY: the table has `rows` (caller), so the bytes of those rows of
+    // the value column and of its changed ticks are in bounds and
+    // initialised or padding (`MaybeUninit`); nothing else touches them
+    // until the walk is over (caller), so they may be borrowed
+    // exclusively. The changed ticks are `UnsafeCell`s behind a shared
+    // column reference, which permits the write access a `&mut` asserts.
+    unsafe {
+        let values = std::slice::from_raw_parts_mut(
+            fetch
+                .column
+                .as_ptr()
+                .add(rows.start)
+                .cast::<MaybeUninit<u8>>(),
+            n * size_of::<T>(),
+        );
+        let changed = std::slice::from_raw_parts_mut(
+            fetch
+                .changed
+                .add(rows.start)
+                .cast_mut()
+                .cast::<MaybeUninit<u8>>(),
+            n * size_of::<Tick>(),
+        );
+        scope(values, changed, rows.start, fetch, walk)
+    }
+}
+
+/// The type of [`written_rows_scope`] as a `fn` pointer.
+type WrittenRowsScope<'w, T, K, Output> = unsafe fn(
+    &mut [MaybeUninit<u8>],
+    &mut [MaybeUninit<u8>],
+    usize,
+    TickedFetch<'w, T>,
+    K,
+) -> Output;
+
+/// The scope of [`scope_written_rows`]: `values` and `changed` are rows
+/// `start..` of the fetch's value column and changed ticks, and the walk
+/// reaches them only through pointers derived from these arguments.
+///
+/// # Safety
+/// `values` and `changed` are the bytes of the walk's rows of `fetch`'s
+/// value column and changed-tick column, starting at row `start`.
+#[inline]
+unsafe fn written_rows_scope<'w, Q, T, K>(
+    values: &mut [MaybeUninit<u8>],
+    changed: &mut [MaybeUninit<u8>],
+    start: usize,
+    mut fetch: TickedFetch<'w, T>,
+    walk: K,
+) -> K::Output
+where
+    Q: WorldQuery<Fetch<'w> = TickedFetch<'w, T>> + ?Sized,
+    T: Component,
+    K: TableWalk<'w, Q>,
+{
+    // SAFETY: `values` starts at row `start` of the column (caller), so
+    // moving back `start` rows lands on the column's first row, inside the
+    // same allocation; the walk only reads and writes rows from `start`
+    // on, inside the slices. Likewise for the ticks.
+    unsafe {
+        fetch.column = NonNull::new_unchecked(values.as_mut_ptr().cast::<T>().sub(start));
+        fetch.changed = changed
+            .as_mut_ptr()
+            .cast::<UnsafeCell<Tick>>()
+            .sub(start)
+            .cast_const();
+        walk.walk(fetch)
+    }
+}
+
 /// The `WorldQuery` of `Ref<T>` and `&mut T`: the same fetch (value and
 /// tick columns), differing only in the access they record.
 macro_rules! ticked_world_query {
-    ($ty:ty, $term:literal, $check:ident, $record:ident) => {
+    ($ty:ty, $term:literal, $check:ident, $record:ident, $writes:literal) => {
         // SAFETY: touches `T` and its ticks only, recorded by `$record`
         // (a read for `Ref`, a write for `&mut`); matches only archetypes
         // with `T`; dense exactly when `T` is a table component.
@@ -329,6 +429,21 @@ macro_rules! ticked_world_query {
                 fetch.set_column(unsafe { cached_column(table, id, columns) });
             }
 
+            #[inline(always)]
+            unsafe fn scope_table<'w, K: TableWalk<'w, Self>>(
+                fetch: TickedFetch<'w, T>,
+                rows: Range<usize>,
+                walk: K,
+            ) -> K::Output {
+                if !($writes && Self::IS_DENSE) || rows.is_empty() {
+                    // SAFETY: forwarded.
+                    return unsafe { walk.walk(fetch) };
+                }
+                // SAFETY: forwarded (the fetch points at a table with
+                // `rows`, which nothing else touches meanwhile).
+                unsafe { scope_written_rows::<Self, T, K>(fetch, rows, walk) }
+            }
+
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
                 $check::<T>(access, id, &format!($term, type_name::<T>()));
                 access.$record(id);
@@ -348,7 +463,7 @@ macro_rules! ticked_world_query {
     };
 }
 
-ticked_world_query!(Ref<'_, T>, "Ref<{}>", assert_no_write, add_read);
+ticked_world_query!(Ref<'_, T>, "Ref<{}>", assert_no_write, add_read, false);
 // SAFETY: reads only.
 unsafe impl<'a, T: Component> QueryData for Ref<'a, T> {
     const IS_READ_ONLY: bool = true;
@@ -383,7 +498,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for Ref<'_, T> {}
 
 // ---- &mut T -------------------------------------------------------------------
 
-ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write);
+ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write, true);
 // SAFETY: writes; its read-only twin `&T` reads the same component.
 unsafe impl<'a, T: Component> QueryData for &'a mut T {
     const IS_READ_ONLY: bool = false;
@@ -652,6 +767,119 @@ unsafe impl<D: ReadOnlyQueryData> ReadOnlyQueryData for Option<D> {}
 
 // ---- tuples ---------------------------------------------------------------------
 
+/// A non-empty tuple of query terms as its first term and the tuple of the
+/// others, so that a tuple can scope its terms one inside the other.
+pub(crate) trait SplitTuple: WorldQuery {
+    type First: WorldQuery;
+    type Rest: WorldQuery;
+
+    #[allow(clippy::type_complexity)]
+    fn split(
+        fetch: Self::Fetch<'_>,
+    ) -> (
+        <Self::First as WorldQuery>::Fetch<'_>,
+        <Self::Rest as WorldQuery>::Fetch<'_>,
+    );
+
+    fn join<'w>(
+        first: <Self::First as WorldQuery>::Fetch<'w>,
+        rest: <Self::Rest as WorldQuery>::Fetch<'w>,
+    ) -> Self::Fetch<'w>;
+}
+
+macro_rules! split_tuple {
+    ($first:ident $(, $rest:ident)*) => {
+        #[allow(non_snake_case, clippy::unused_unit)]
+        impl<$first: WorldQuery $(, $rest: WorldQuery)*> SplitTuple for ($first, $($rest,)*) {
+            type First = $first;
+            type Rest = ($($rest,)*);
+
+            #[inline(always)]
+            fn split(fetch: Self::Fetch<'_>) -> ($first::Fetch<'_>, ($($rest::Fetch<'_>,)*)) {
+                let ($first, $($rest,)*) = fetch;
+                ($first, ($($rest,)*))
+            }
+
+            #[inline(always)]
+            fn join<'w>(first: $first::Fetch<'w>, rest: ($($rest::Fetch<'w>,)*)) -> Self::Fetch<'w> {
+                let ($($rest,)*) = rest;
+                (first, $($rest,)*)
+            }
+        }
+    };
+}
+
+crate::utils::all_tuples_nonempty!(split_tuple; F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15);
+
+/// The walk a tuple hands its first term: it scopes the other terms with
+/// the first's fetch in hand, then walks with the joined fetch.
+struct ScopeRest<'w, Q: SplitTuple, K> {
+    rest: <Q::Rest as WorldQuery>::Fetch<'w>,
+    rows: Range<usize>,
+    walk: K,
+}
+
+impl<'w, Q: SplitTuple, K: TableWalk<'w, Q>> TableWalk<'w, Q::First> for ScopeRest<'w, Q, K> {
+    type Output = K::Output;
+
+    #[inline(always)]
+    unsafe fn walk(self, first: <Q::First as WorldQuery>::Fetch<'w>) -> K::Output {
+        // SAFETY: the other terms' fetch points at the same table as the
+        // first's (the tuple's was set as a whole), and the walk is the
+        // tuple's, which keeps to `rows`.
+        unsafe {
+            Q::Rest::scope_table(
+                self.rest,
+                self.rows,
+                JoinFirst::<'w, Q, K> {
+                    first,
+                    walk: self.walk,
+                },
+            )
+        }
+    }
+}
+
+/// The last step of [`ScopeRest`]: puts the tuple's fetch back together.
+struct JoinFirst<'w, Q: SplitTuple, K> {
+    first: <Q::First as WorldQuery>::Fetch<'w>,
+    walk: K,
+}
+
+impl<'w, Q: SplitTuple, K: TableWalk<'w, Q>> TableWalk<'w, Q::Rest> for JoinFirst<'w, Q, K> {
+    type Output = K::Output;
+
+    #[inline(always)]
+    unsafe fn walk(self, rest: <Q::Rest as WorldQuery>::Fetch<'w>) -> K::Output {
+        // SAFETY: forwarded; the joined fetch points at the same table.
+        unsafe { self.walk.walk(Q::join(self.first, rest)) }
+    }
+}
+
+/// A tuple's `scope_table`: nothing for `()`, the first term's scope around
+/// the others' for the rest.
+macro_rules! tuple_scope_table {
+    () => {};
+    ($first:ident $(, $rest:ident)*) => {
+        #[inline(always)]
+        unsafe fn scope_table<'w, K: TableWalk<'w, Self>>(
+            fetch: Self::Fetch<'w>,
+            rows: Range<usize>,
+            walk: K,
+        ) -> K::Output {
+            let (first, rest) = <Self as SplitTuple>::split(fetch);
+            // SAFETY: forwarded; every term's fetch points at the table.
+            unsafe {
+                $first::scope_table(
+                    first,
+                    rows.clone(),
+                    ScopeRest::<'w, Self, K> { rest, rows, walk },
+                )
+            }
+        }
+    };
+}
+
 macro_rules! tuple_world_query {
     ($(($name:ident, $s:ident)),*) => {
         // SAFETY: each element's access is recorded and each element is
@@ -706,6 +934,8 @@ macro_rules! tuple_world_query {
                     at += $name::TABLE_COLUMNS;
                 )*
             }
+
+            tuple_scope_table!($($name),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;

@@ -19,7 +19,7 @@
 
 use std::iter::FusedIterator;
 
-use super::{QueryData, QueryFilter, QueryState};
+use super::{QueryData, QueryFilter, QueryState, TableWalk, WorldQuery};
 use crate::{
     archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
@@ -173,26 +173,21 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
     #[inline(always)]
     fn fold_current<B>(&mut self, mut acc: B, func: &mut impl FnMut(B, D::Item<'w>) -> B) -> B {
         if QueryState::<D, F>::IS_DENSE || self.by_table_row {
-            let entities = self.table_entities;
-            acc = fold_rows(self.current_row..self.current_len, acc, |acc, row| {
-                // SAFETY: table rows are `u32`s (`TableRow`), so every row
-                // index fits; telling the optimiser lets it keep one
-                // induction variable instead of re-widening the row.
-                unsafe { std::hint::assert_unchecked(row <= u32::MAX as usize) };
-                // SAFETY: `row < len(entities)` (`fold_rows` yields the
-                // range's rows).
-                let entity = unsafe { *entities.get_unchecked(row) };
-                let table_row = TableRow::new(row);
-                // SAFETY: the fetches point at this table; each row is
-                // yielded once.
-                unsafe {
-                    if F::filter_fetch(&mut self.filter, entity, table_row) {
-                        func(acc, D::fetch(&mut self.fetch, entity, table_row))
-                    } else {
-                        acc
-                    }
-                }
-            });
+            // SAFETY: the fetches point at this table, which has the rows
+            // `current_row..current_len`; the rows before were yielded by
+            // `next` and are not walked again; nothing else touches the
+            // rows while the walk runs (the iterator holds the query's
+            // access).
+            acc = unsafe {
+                walk_table_rows::<D, F, B>(
+                    self.fetch.clone(),
+                    &mut self.filter,
+                    self.table_entities,
+                    self.current_row..self.current_len,
+                    acc,
+                    func,
+                )
+            };
         } else {
             let entities = self.archetype_entities;
             for e in &entities[self.current_row..self.current_len] {
@@ -321,16 +316,103 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
             table,
             columns.get_unchecked(D::TABLE_COLUMNS..),
         );
-        let entities = table.entities();
-        fold_rows(rows, (), |(), row| {
-            // SAFETY: table rows are `u32`s, as in `fold_current`.
-            std::hint::assert_unchecked(row <= u32::MAX as usize);
-            let entity = *entities.get_unchecked(row);
+        walk_table_rows::<D, F, ()>(
+            fetch,
+            &mut filter,
+            table.entities(),
+            rows,
+            (),
+            &mut |(), item| func(item),
+        );
+    }
+}
+
+/// Folds `func` over the items of `rows` of the table that `fetch` and
+/// `filter` point at: the dense walk of `fold` and of the parallel batches.
+///
+/// With an archetypal filter (decided per table, so `filter_fetch` is not
+/// called), the walk runs inside [`WorldQuery::scope_table`], which lets
+/// the optimiser see that the columns the query writes alias nothing else
+/// (see its docs); a filter that reads columns (`Added`, `Changed`) may
+/// read what the data writes, so such queries walk unscoped.
+///
+/// # Safety
+/// `fetch` and `filter` point at the table whose entities are `entities`,
+/// which has the rows `rows`; no other walk or live item touches those
+/// rows' values meanwhile, and each row is yielded once.
+#[inline(always)]
+unsafe fn walk_table_rows<'w, D: QueryData, F: QueryFilter, B>(
+    fetch: D::Fetch<'w>,
+    filter: &mut F::Fetch<'w>,
+    entities: &'w [Entity],
+    rows: std::ops::Range<usize>,
+    acc: B,
+    func: &mut impl FnMut(B, D::Item<'w>) -> B,
+) -> B {
+    let walk = TableRows::<'_, 'w, F, B, _> {
+        filter,
+        entities,
+        rows: rows.clone(),
+        acc,
+        func,
+    };
+    // SAFETY: forwarded; with an archetypal filter nothing but the walk's
+    // fetch touches the rows.
+    unsafe {
+        if F::IS_ARCHETYPAL {
+            D::scope_table(fetch, rows, walk)
+        } else {
+            <TableRows<'_, 'w, F, B, _> as TableWalk<'w, D>>::walk(walk, fetch)
+        }
+    }
+}
+
+/// The row loop of [`walk_table_rows`], handed the fetch to use.
+struct TableRows<'a, 'w, F: WorldQuery, B, Func> {
+    filter: &'a mut F::Fetch<'w>,
+    entities: &'w [Entity],
+    rows: std::ops::Range<usize>,
+    acc: B,
+    func: &'a mut Func,
+}
+
+impl<'w, D, F, B, Func> TableWalk<'w, D> for TableRows<'_, 'w, F, B, Func>
+where
+    D: QueryData,
+    F: QueryFilter,
+    Func: FnMut(B, D::Item<'w>) -> B,
+{
+    type Output = B;
+
+    #[inline(always)]
+    unsafe fn walk(self, mut fetch: D::Fetch<'w>) -> B {
+        let TableRows {
+            filter,
+            entities,
+            rows,
+            acc,
+            func,
+        } = self;
+        fold_rows(rows, acc, |acc, row| {
+            // SAFETY: table rows are `u32`s (`TableRow`), so every row
+            // index fits; telling the optimiser lets it keep one induction
+            // variable instead of re-widening the row.
+            unsafe { std::hint::assert_unchecked(row <= u32::MAX as usize) };
+            // SAFETY: `row < len(entities)` (`fold_rows` yields the range's
+            // rows, which the table has).
+            let entity = unsafe { *entities.get_unchecked(row) };
             let table_row = TableRow::new(row);
-            if F::filter_fetch(&mut filter, entity, table_row) {
-                func(D::fetch(&mut fetch, entity, table_row));
+            // SAFETY: the fetches point at this table; each row is yielded
+            // once; an archetypal filter passes every row of a matched
+            // table (`QueryFilter`'s contract).
+            unsafe {
+                if F::IS_ARCHETYPAL || F::filter_fetch(filter, entity, table_row) {
+                    func(acc, D::fetch(&mut fetch, entity, table_row))
+                } else {
+                    acc
+                }
             }
-        });
+        })
     }
 }
 

@@ -155,6 +155,20 @@
 //! Derived queries cache their fields' slots in field order. The
 //! archetype walk and `get` of one entity still look columns up by id.
 //!
+//! # Written columns are scoped in the dense walk
+//!
+//! In `fold`/`for_each` and the parallel batches, a table's rows are
+//! walked inside `WorldQuery::scope_table` (hidden): each `&mut T` term borrows
+//! the walked rows of its value column and changed ticks as `&mut` slices,
+//! arguments of a function the compiler inlines, and the fetch reaches
+//! them through pointers derived from those slices. The slices' `noalias`
+//! tells the optimiser that what the loop writes overlaps nothing else it
+//! reads, so it may merge the change-tick stores of neighbouring rows and
+//! vectorise the body (`pos += vel` over 10,000 entities: 11 → 7
+//! instructions per entity). Tuples and derived structs scope each term in
+//! turn; a query whose filter reads columns (`Added`, `Changed`) walks
+//! unscoped, since its filter may read the ticks the data writes.
+//!
 //! # Filters
 //!
 //! `With<T>`, `Without<T>`, and `Or`s and tuples of them are *archetypal*:
@@ -243,7 +257,8 @@ pub use par_iter::QueryParIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{
-    cached_column, column_slot, QueryData, QueryFilter, ReadOnlyQueryData, WorldQuery, NO_COLUMN,
+    cached_column, column_slot, QueryData, QueryFilter, ReadOnlyQueryData, ScopeFields, TableWalk,
+    WorldQuery, NO_COLUMN,
 };
 
 #[cfg(test)]

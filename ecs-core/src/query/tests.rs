@@ -730,3 +730,140 @@ fn parallel_batches_visit_every_row_once_whatever_their_length() {
         }
     }
 }
+
+/// The dense walk of `fold`/`for_each` (and the parallel batches) reaches
+/// the columns a query writes through pointers re-derived from slices of
+/// the walked rows (`WorldQuery::scope_table`). Whatever row the walk
+/// starts at, and with several written terms nested in a tuple, each value
+/// and each changed tick lands on its own row, and only the rows written
+/// through `DerefMut` are marked changed.
+#[test]
+fn scoped_walk_writes_values_and_ticks_on_the_right_rows() {
+    #[derive(Component)]
+    struct Marker;
+    #[derive(Component, Default)]
+    struct Zst;
+    let len = 9u32;
+    for consumed in 0..=2 * len as usize {
+        let mut world = World::new();
+        // Two tables, so the walk crosses into a second one.
+        for i in 0..len {
+            world.spawn((A(i), B(i), Zst));
+            world.spawn((A(100 + i), B(100 + i), Zst, Marker));
+        }
+        world.clear_trackers();
+        let mut q = world.query_filtered::<(Entity, &mut A, &mut B, &mut Zst), With<B>>();
+        let mut iter = q.iter_mut(&mut world);
+        let write = |(_, mut a, mut b, mut z): (Entity, Mut<A>, Mut<B>, Mut<Zst>)| {
+            // A written on evens, B on multiples of 3 (read, not written,
+            // elsewhere), the ZST on multiples of 4.
+            if a.0 % 2 == 0 {
+                a.0 += 1000;
+            }
+            if b.0 % 3 == 0 {
+                b.0 += 1000;
+            } else {
+                assert!(b.0 < 1000);
+            }
+            if a.0 % 4 == 0 {
+                *z = Zst;
+            }
+        };
+        iter.by_ref().take(consumed).for_each(write);
+        iter.for_each(write);
+
+        let all: Vec<u32> = (0..len).chain(100..100 + len).collect();
+        let bumped = |v: u32, k: u32| if v.is_multiple_of(k) { v + 1000 } else { v };
+        let mut a_now: Vec<u32> = world.query::<&A>().iter(&world).map(|a| a.0).collect();
+        a_now.sort_unstable();
+        let mut a_expected: Vec<u32> = all.iter().map(|&v| bumped(v, 2)).collect();
+        a_expected.sort_unstable();
+        assert_eq!(a_now, a_expected, "{consumed} taken by next()");
+        let mut b_now: Vec<u32> = world.query::<&B>().iter(&world).map(|b| b.0).collect();
+        b_now.sort_unstable();
+        let mut b_expected: Vec<u32> = all.iter().map(|&v| bumped(v, 3)).collect();
+        b_expected.sort_unstable();
+        assert_eq!(b_now, b_expected, "{consumed} taken by next()");
+
+        // Changed: exactly the rows written, per component; nothing added.
+        let changed_a = set(world
+            .query_filtered::<&B, Changed<A>>()
+            .iter(&world)
+            .map(|b| b.0 % 1000));
+        assert_eq!(changed_a, set(all.iter().copied().filter(|v| v % 2 == 0)));
+        let changed_b = set(world
+            .query_filtered::<&A, Changed<B>>()
+            .iter(&world)
+            .map(|a| a.0 % 1000));
+        assert_eq!(changed_b, set(all.iter().copied().filter(|v| v % 3 == 0)));
+        let changed_z = set(world
+            .query_filtered::<&B, Changed<Zst>>()
+            .iter(&world)
+            .map(|b| b.0 % 1000));
+        assert_eq!(changed_z, set(all.iter().copied().filter(|v| v % 4 == 0)));
+        assert_eq!(
+            world.query_filtered::<(), Added<A>>().iter(&world).count(),
+            0
+        );
+        assert_eq!(
+            world.query_filtered::<(), Added<B>>().iter(&world).count(),
+            0
+        );
+    }
+}
+
+/// Items of the scoped walk outlive it: `Mut`s collected out of
+/// `for_each` still read and write their rows (and mark them changed)
+/// after the walk is over. Miri checks that the pointers stay valid.
+#[test]
+fn items_of_a_scoped_walk_outlive_it() {
+    let mut world = World::new();
+    for i in 0..scaled(100) as u32 {
+        world.spawn((A(i), B(i)));
+    }
+    world.clear_trackers();
+    let mut q = world.query::<(&mut A, &B)>();
+    // Some rows through `next` (unscoped), the rest through the walk.
+    let mut iter = q.iter_mut(&mut world);
+    let mut kept: Vec<_> = iter.by_ref().take(3).collect();
+    iter.for_each(|item| kept.push(item));
+    assert_eq!(kept.len(), scaled(100));
+    for (mut a, b) in kept {
+        assert_eq!(a.0, b.0);
+        a.0 += 1;
+    }
+    assert!(world
+        .query::<(&A, &B)>()
+        .iter(&world)
+        .all(|(a, b)| a.0 == b.0 + 1));
+    assert_eq!(
+        world
+            .query_filtered::<(), Changed<A>>()
+            .iter(&world)
+            .count(),
+        scaled(100)
+    );
+}
+
+/// A filter that reads ticks (`Changed<A>`) while the data writes `A`
+/// takes the unscoped walk, and sees the rows' ticks as they were before
+/// the walk wrote them.
+#[test]
+fn tick_filters_on_a_written_component_walk_correctly() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn((A(i), B(i))).id()).collect();
+    world.clear_trackers();
+    for &e in entities.iter().step_by(3) {
+        world.get_mut::<A>(e).unwrap().0 += 100;
+    }
+    let mut q = world.query_filtered::<(&mut A, &mut B), Changed<A>>();
+    let mut seen = Vec::new();
+    q.iter_mut(&mut world).for_each(|(mut a, mut b)| {
+        seen.push(b.0);
+        a.0 += 1000;
+        b.0 += 1000;
+    });
+    assert_eq!(seen, vec![0, 3, 6, 9]);
+    let b_now: BTreeSet<u32> = world.query::<&B>().iter(&world).map(|b| b.0).collect();
+    assert_eq!(b_now, set([1, 2, 4, 5, 7, 8, 1000, 1003, 1006, 1009]));
+}

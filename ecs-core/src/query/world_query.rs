@@ -148,6 +148,38 @@ pub unsafe trait WorldQuery {
         unsafe { Self::set_table(fetch, state, table) }
     }
 
+    /// Runs `walk` over `rows` of the table the fetch points at, with the
+    /// fetch handed over by value.
+    ///
+    /// A fetch that writes table columns (`&mut T`) overrides this to
+    /// re-point its pointers through `&mut` slices of exactly those rows,
+    /// passed as arguments of a function that LLVM inlines: the arguments'
+    /// `noalias` then tells the optimiser that the columns the walk
+    /// writes overlap nothing else it touches, so it may merge the
+    /// change-tick stores of neighbouring rows and vectorise the user's
+    /// loop body (see `docs/PERFORMANCE.md`, "Upper bounds"). Tuples
+    /// scope their elements one inside the other. The default runs
+    /// `walk` on the fetch as it is, which is always correct.
+    ///
+    /// # Safety
+    /// The fetch was set to a table (`set_table`, `set_table_cached`, or
+    /// `set_archetype` on an archetype walked by table rows) holding at
+    /// least `rows.end` rows; until this returns, `walk` touches the
+    /// columns only at `rows` and through the fetch it is given, and
+    /// nothing else touches the values and ticks this query writes at
+    /// those rows (items already yielded for other rows may live on).
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn scope_table<'w, K: TableWalk<'w, Self>>(
+        fetch: Self::Fetch<'w>,
+        rows: std::ops::Range<usize>,
+        walk: K,
+    ) -> K::Output {
+        let _ = rows;
+        // SAFETY: forwarded.
+        unsafe { walk.walk(fetch) }
+    }
+
     /// Records the components read and written, and the archetypes the
     /// query is restricted to.
     ///
@@ -200,6 +232,60 @@ pub unsafe trait QueryData: WorldQuery {
     ) -> Self::Item<'w>;
 }
 
+/// A walk over some rows of one table, run by
+/// [`WorldQuery::scope_table`] with the fetch it should use.
+#[doc(hidden)]
+pub trait TableWalk<'w, Q: WorldQuery + ?Sized> {
+    /// What the walk returns.
+    type Output;
+
+    /// Walks the rows with `fetch`.
+    ///
+    /// # Safety
+    /// `fetch` points at the table the walk was built for, as
+    /// [`WorldQuery::scope_table`] requires.
+    unsafe fn walk(self, fetch: Q::Fetch<'w>) -> Self::Output;
+}
+
+/// The walk that `#[derive(QueryData)]` hands the tuple of its field types
+/// in [`WorldQuery::scope_table`]: it rebuilds the struct's fetch from the
+/// tuple's scoped fetch, then runs the struct's walk.
+#[doc(hidden)]
+pub struct ScopeFields<Q: ?Sized, K, F> {
+    walk: K,
+    rebuild: F,
+    marker: std::marker::PhantomData<fn(&Q)>,
+}
+
+impl<Q: ?Sized, K, F> ScopeFields<Q, K, F> {
+    /// A walk running `walk` on `rebuild` of the fields' fetch.
+    #[inline(always)]
+    pub fn new(walk: K, rebuild: F) -> Self {
+        ScopeFields {
+            walk,
+            rebuild,
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'w, Q, Fields, K, F> TableWalk<'w, Fields> for ScopeFields<Q, K, F>
+where
+    Q: WorldQuery + ?Sized,
+    Fields: WorldQuery,
+    K: TableWalk<'w, Q>,
+    F: FnOnce(Fields::Fetch<'w>) -> Q::Fetch<'w>,
+{
+    type Output = K::Output;
+
+    #[inline(always)]
+    unsafe fn walk(self, fetch: Fields::Fetch<'w>) -> K::Output {
+        // SAFETY: forwarded; the rebuilt fetch points where the fields'
+        // fetches point.
+        unsafe { self.walk.walk((self.rebuild)(fetch)) }
+    }
+}
+
 /// Query data that only reads, so it may be fetched through `&World` and
 /// held by several items at once.
 ///
@@ -217,7 +303,7 @@ pub unsafe trait ReadOnlyQueryData: QueryData<ReadOnly = Self> {}
 ///
 /// # Safety
 /// `IS_ARCHETYPAL` may be true only if `filter_fetch` returns true for
-/// every row of a matched archetype.
+/// every row of a matched archetype (dense walks then skip it).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query filter",
     label = "not a query filter",

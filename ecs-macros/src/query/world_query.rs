@@ -133,6 +133,7 @@ impl WorldQueryImpl<'_, '_> {
             quote!(#matches(&state.#name, set_contains_id))
         }));
 
+        let field_types = types.iter().map(|ty| &ty.tokens);
         let archetype = quote!(#krate::archetype::Archetype);
         let table = quote!(#krate::storage::Table);
         let tick = quote!(#krate::change_detection::Tick);
@@ -233,6 +234,28 @@ impl WorldQueryImpl<'_, '_> {
                         };
                         at += #table_columns_count;
                     )*
+                }
+
+                #[inline(always)]
+                unsafe fn scope_table<#w, __K: #krate::query::TableWalk<#w, Self>>(
+                    fetch: Self::Fetch<#w>,
+                    rows: ::core::ops::Range<::core::primitive::usize>,
+                    walk: __K,
+                ) -> __K::Output {
+                    // SAFETY: forwarded; the struct's fetch is its fields'
+                    // fetches, which the tuple of the field types scopes
+                    // field by field before the struct's fetch is rebuilt
+                    // from them.
+                    unsafe {
+                        <(#(#field_types,)*) as #world_query>::scope_table(
+                            (#(fetch.#names,)*),
+                            rows,
+                            #krate::query::ScopeFields::<Self, __K, _>::new(
+                                walk,
+                                |(#(#names,)*)| #fetch { #(#names,)* __ecs_world: #marker },
+                            ),
+                        )
+                    }
                 }
 
                 #allow_unused
