@@ -660,3 +660,56 @@ fn derived_queries_walk_scoped_fields_onto_the_right_rows() {
         );
     }
 }
+
+/// More fields than tuples have elements (16): the derive scopes its fields
+/// as nested pairs, so any number works.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Wide {
+    e0: Entity,
+    e1: Entity,
+    e2: Entity,
+    e3: Entity,
+    e4: Entity,
+    e5: Entity,
+    e6: Entity,
+    e7: Entity,
+    v0: &'static Velocity,
+    v1: &'static Velocity,
+    v2: &'static Velocity,
+    v3: &'static Velocity,
+    v4: &'static Velocity,
+    v5: &'static Velocity,
+    v6: &'static Velocity,
+    pos: &'static mut Position,
+    health: &'static mut Health,
+}
+
+#[test]
+fn derived_queries_with_more_fields_than_a_tuple() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..5)
+        .map(|i| {
+            world
+                .spawn((pos(i as f32, 0.0), vel(1.0, 2.0), Health(i)))
+                .id()
+        })
+        .collect();
+    let mut query = world.query::<Wide>();
+    query.for_each_mut(&mut world, |mut w| {
+        assert!([w.e1, w.e2, w.e3, w.e4, w.e5, w.e6, w.e7]
+            .iter()
+            .all(|&e| e == w.e0));
+        let v = [w.v0, w.v1, w.v2, w.v3, w.v4, w.v5, w.v6];
+        assert!(v.iter().all(|&&v| v == vel(1.0, 2.0)));
+        w.pos.y = w.pos.x + w.v6.y;
+        w.health.0 += 10;
+    });
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(
+            world.get::<Position>(e),
+            Some(&pos(i as f32, i as f32 + 2.0))
+        );
+        assert_eq!(world.get::<Health>(e), Some(&Health(i as u32 + 10)));
+    }
+}

@@ -336,7 +336,8 @@ type WrittenRowsScope<'w, T, K, Output> = unsafe fn(
 ///
 /// # Safety
 /// `values` and `changed` are the bytes of the walk's rows of `fetch`'s
-/// value column and changed-tick column, starting at row `start`.
+/// value column and changed-tick column, starting at row `start`, and
+/// `walk` reaches only those rows (`WorldQuery::scope_table`'s contract).
 #[inline]
 unsafe fn written_rows_scope<'w, Q, T, K>(
     values: &mut [MaybeUninit<u8>],
@@ -826,7 +827,10 @@ impl<'w, Q: SplitTuple, K: TableWalk<'w, Q>> TableWalk<'w, Q::First> for ScopeRe
     unsafe fn walk(self, first: <Q::First as WorldQuery>::Fetch<'w>) -> K::Output {
         // SAFETY: the other terms' fetch points at the same table as the
         // first's (the tuple's was set as a whole), and the walk is the
-        // tuple's, which keeps to `rows`.
+        // tuple's, which keeps to `rows`. The walk also reaches the
+        // first term's columns through `first`, which the access check
+        // (`update_component_access`: no term reads or writes what
+        // another writes) keeps apart from anything the others write.
         unsafe {
             Q::Rest::scope_table(
                 self.rest,

@@ -289,7 +289,8 @@ impl<D: QueryData, F: QueryFilter> FusedIterator for QueryIter<'_, '_, D, F> {}
 ///
 /// # Safety
 /// As for [`QueryIter::new`]; `match_index` is below the number of matched
-/// tables; no other iteration touches these rows at the same time.
+/// tables; `rows.end` is at most the table's row count; no other
+/// iteration touches these rows at the same time.
 pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
     world: UnsafeWorldCell<'w>,
     state: &QueryState<D, F>,
@@ -339,7 +340,7 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
 /// # Safety
 /// `fetch` and `filter` point at the table whose entities are `entities`,
 /// which has the rows `rows`; no other walk or live item touches those
-/// rows' values meanwhile, and each row is yielded once.
+/// rows' values and ticks meanwhile, and each row is yielded once.
 #[inline(always)]
 unsafe fn walk_table_rows<'w, D: QueryData, F: QueryFilter, B>(
     fetch: D::Fetch<'w>,

@@ -867,3 +867,38 @@ fn tick_filters_on_a_written_component_walk_correctly() {
     let b_now: BTreeSet<u32> = world.query::<&B>().iter(&world).map(|b| b.0).collect();
     assert_eq!(b_now, set([1, 2, 4, 5, 7, 8, 1000, 1003, 1006, 1009]));
 }
+
+/// A query with a sparse-set term walks archetypes, but an archetype that
+/// fills its table is walked by table rows, where the table term's written
+/// column is scoped too: values and ticks still land on their own rows,
+/// whatever row the walk starts at.
+#[test]
+fn archetype_walk_by_table_rows_writes_the_right_rows() {
+    for consumed in 0..=6 {
+        let mut world = World::new();
+        let entities: Vec<Entity> = (0..6u32).map(|i| world.spawn((A(i), S(i))).id()).collect();
+        world.clear_trackers();
+        let mut q = world.query::<(&mut A, &mut S)>();
+        const { assert!(!QueryState::<(&mut A, &mut S)>::IS_DENSE) };
+        let step = |(mut a, mut s): (Mut<A>, Mut<S>)| {
+            if a.0 % 2 == 0 {
+                a.0 += 100;
+            }
+            s.0 += 1000;
+        };
+        let mut iter = q.iter_mut(&mut world);
+        iter.by_ref().take(consumed).for_each(step);
+        iter.for_each(step);
+        for (i, &e) in entities.iter().enumerate() {
+            let i = i as u32;
+            let a = if i.is_multiple_of(2) { i + 100 } else { i };
+            assert_eq!(world.get::<A>(e), Some(&A(a)), "{consumed} taken by next()");
+            assert_eq!(world.get::<S>(e), Some(&S(i + 1000)));
+        }
+        let changed = set(world
+            .query_filtered::<&S, Changed<A>>()
+            .iter(&world)
+            .map(|s| s.0 - 1000));
+        assert_eq!(changed, set([0, 2, 4]), "{consumed} taken by next()");
+    }
+}

@@ -66,6 +66,10 @@ pub unsafe fn cached_column<'w>(
 ///   table, and `set_table_cached` must read only those slots, as they
 ///   were pushed, and leave the fetch as `set_table` would. An impl that
 ///   keeps the three defaults meets this.
+/// - `scope_table`, if overridden, must run `walk` exactly once, with a
+///   fetch that reaches the same rows of the same columns as the one it
+///   was given, and must not touch those rows itself otherwise. The
+///   default meets this.
 pub unsafe trait WorldQuery {
     /// What is held while iterating: column pointers and ticks.
     type Fetch<'w>: Clone;
@@ -164,10 +168,13 @@ pub unsafe trait WorldQuery {
     /// # Safety
     /// The fetch was set to a table (`set_table`, `set_table_cached`, or
     /// `set_archetype` on an archetype walked by table rows) holding at
-    /// least `rows.end` rows; until this returns, `walk` touches the
-    /// columns only at `rows` and through the fetch it is given, and
-    /// nothing else touches the values and ticks this query writes at
-    /// those rows (items already yielded for other rows may live on).
+    /// least `rows.end` rows; until this returns, `walk` touches this
+    /// query's columns only at `rows` and only through the fetch it is
+    /// given, and nothing else touches the values and ticks this query
+    /// writes at those rows (items already yielded for other rows may
+    /// live on). Other memory the walk touches (the other terms of a
+    /// tuple, which the access check of `update_component_access` keeps
+    /// off the columns this term writes) is not this term's concern.
     #[doc(hidden)]
     #[inline(always)]
     unsafe fn scope_table<'w, K: TableWalk<'w, Self>>(
@@ -259,8 +266,13 @@ pub struct ScopeFields<Q: ?Sized, K, F> {
 
 impl<Q: ?Sized, K, F> ScopeFields<Q, K, F> {
     /// A walk running `walk` on `rebuild` of the fields' fetch.
+    ///
+    /// # Safety
+    /// `rebuild` must return the struct's fetch made of exactly the field
+    /// fetches it is given, each in its own field, so that the rebuilt
+    /// fetch reaches what the scoped field fetches reach.
     #[inline(always)]
-    pub fn new(walk: K, rebuild: F) -> Self {
+    pub unsafe fn new(walk: K, rebuild: F) -> Self {
         ScopeFields {
             walk,
             rebuild,
@@ -281,7 +293,7 @@ where
     #[inline(always)]
     unsafe fn walk(self, fetch: Fields::Fetch<'w>) -> K::Output {
         // SAFETY: forwarded; the rebuilt fetch points where the fields'
-        // fetches point.
+        // fetches point (`new`'s contract).
         unsafe { self.walk.walk((self.rebuild)(fetch)) }
     }
 }

@@ -133,7 +133,18 @@ impl WorldQueryImpl<'_, '_> {
             quote!(#matches(&state.#name, set_contains_id))
         }));
 
-        let field_types = types.iter().map(|ty| &ty.tokens);
+        // The fields as right-nested pairs, `(T0, (T1, (.., ())))`: pairs
+        // scope any number of fields (tuples implement `WorldQuery` up to
+        // 16 elements only).
+        let nested = |items: Vec<TokenStream>| {
+            items
+                .into_iter()
+                .rev()
+                .fold(quote!(()), |rest, item| quote!((#item, #rest)))
+        };
+        let nested_types = nested(types.iter().map(|ty| ty.tokens.clone()).collect());
+        let nested_fetch = nested(names.iter().map(|name| quote!(fetch.#name)).collect());
+        let nested_names = nested(names.iter().map(|name| quote!(#name)).collect());
         let archetype = quote!(#krate::archetype::Archetype);
         let table = quote!(#krate::storage::Table);
         let tick = quote!(#krate::change_detection::Tick);
@@ -243,16 +254,16 @@ impl WorldQueryImpl<'_, '_> {
                     walk: __K,
                 ) -> __K::Output {
                     // SAFETY: forwarded; the struct's fetch is its fields'
-                    // fetches, which the tuple of the field types scopes
-                    // field by field before the struct's fetch is rebuilt
-                    // from them.
+                    // fetches, which the nested pairs of the field types
+                    // scope field by field; `rebuild` puts each scoped
+                    // field fetch back in its own field.
                     unsafe {
-                        <(#(#field_types,)*) as #world_query>::scope_table(
-                            (#(fetch.#names,)*),
+                        <#nested_types as #world_query>::scope_table(
+                            #nested_fetch,
                             rows,
                             #krate::query::ScopeFields::<Self, __K, _>::new(
                                 walk,
-                                |(#(#names,)*)| #fetch { #(#names,)* __ecs_world: #marker },
+                                |#nested_names| #fetch { #(#names,)* __ecs_world: #marker },
                             ),
                         )
                     }
