@@ -171,7 +171,11 @@ fn check_consistent(world: &World) {
     let mut total = 0;
     for archetype in world.archetypes().iter() {
         total += archetype.len();
-        for (row, archetype_entity) in archetype.entities().iter().enumerate() {
+        for (row, archetype_entity) in world
+            .archetype_entities(archetype.id())
+            .expect("the archetype exists")
+            .enumerate()
+        {
             let location = world.entity(archetype_entity.id()).location();
             assert_eq!(location.archetype_id, archetype.id());
             assert_eq!(location.archetype_row.index(), row);

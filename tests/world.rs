@@ -55,7 +55,11 @@ fn check_invariants(world: &World) {
         total += archetype.len();
         *per_table.entry(archetype.table_id().index()).or_default() += archetype.len();
         let table = &world.storages().tables[archetype.table_id()];
-        for (row, archetype_entity) in archetype.entities().iter().enumerate() {
+        for (row, archetype_entity) in world
+            .archetype_entities(archetype.id())
+            .expect("the archetype exists")
+            .enumerate()
+        {
             let e = archetype_entity.id();
             assert!(seen.insert(e), "entity {e:?} is listed by two archetypes");
             assert!(
@@ -610,9 +614,9 @@ fn spawn_batch_dropped_unread_still_spawns_everything() {
         .find(|a| a.contains(id))
         .expect("the batch's archetype exists");
     assert_eq!(archetype.len(), n as usize);
-    let mut values: Vec<(u32, u32)> = archetype
-        .entities()
-        .iter()
+    let mut values: Vec<(u32, u32)> = world
+        .archetype_entities(archetype.id())
+        .expect("the archetype exists")
         .map(|ae| {
             let e = ae.id();
             (world.get::<TA>(e).unwrap().0, world.get::<SA>(e).unwrap().0)

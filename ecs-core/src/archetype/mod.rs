@@ -37,7 +37,7 @@
 //!
 //! The values live in storage (see [`storage`](crate::storage)), chosen per
 //! component type by its [`StorageType`]: table components in a
-//! [`Table`](crate::storage::Table), one column per component, sparse-set
+//! [`Table`], one column per component, sparse-set
 //! components in one [`ComponentSparseSet`](crate::storage::ComponentSparseSet)
 //! per component. An archetype maps to the one table whose columns are its
 //! table components, so archetypes that differ only in sparse-set
@@ -51,10 +51,10 @@
 //!                                    (* sparse-set component)
 //! ```
 //!
-//! An archetype's entity list records, for each entity, its row in the
-//! shared table ([`ArchetypeEntity`]). The two row orders are independent:
-//! an entity's [`EntityLocation`](crate::entity::EntityLocation) holds its
-//! archetype row *and* its table row.
+//! An archetype that shares its table keeps a list of its entities, each
+//! with its row in the table ([`ArchetypeEntity`]). The two row orders are
+//! independent: an entity's [`EntityLocation`](crate::entity::EntityLocation)
+//! holds its archetype row *and* its table row.
 //!
 //! ```text
 //!  Table 1                                Archetype 1 {Position, Velocity}
@@ -68,6 +68,17 @@
 //!
 //!  location of 1v1: archetype 2, archetype row 0, table 1, table row 1
 //! ```
+//!
+//! Most archetypes are alone on their table (Archetype 3 above): such an
+//! archetype [owns its table](Archetype::owns_table) and keeps no list at
+//! all. Its rows are the table's rows, an entity's archetype row is its
+//! table row, and spawning, moving or despawning its entities updates one
+//! row order, not two. An archetype stops owning its table when another
+//! archetype comes to map to the same table (the first sparse-set
+//! component inserted on one of its entities, say): its list is then built
+//! from the table's, and from that moment both archetypes keep a list.
+//! [`World::archetype_entities`](crate::world::World::archetype_entities)
+//! lists an archetype's entities with their table rows either way.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -84,6 +95,18 @@
 //! let (la, lb) = (world.entity(a).location(), world.entity(b).location());
 //! assert_ne!(la.archetype_id, lb.archetype_id);
 //! assert_eq!(la.table_id, lb.table_id); // Stunned lives outside the table
+//! assert!(!world.archetypes()[la.archetype_id].owns_table()); // shared
+//!
+//! let c = world.spawn(Stunned).id(); // {Stunned*} maps to the empty table
+//! let lc = world.entity(c).location();
+//! assert!(!world.archetypes()[lc.archetype_id].owns_table());
+//!
+//! #[derive(Component)]
+//! struct Velocity(f32);
+//! let d = world.spawn(Velocity(1.0)).id(); // alone on table {Velocity}
+//! let ld = world.entity(d).location();
+//! assert!(world.archetypes()[ld.archetype_id].owns_table());
+//! assert_eq!(ld.archetype_row.index(), ld.table_row.index());
 //! ```
 //!
 //! # The archetype graph and its cached edges
@@ -205,7 +228,7 @@ use hashbrown::HashMap;
 use crate::{
     component::{ComponentId, Components, StorageType},
     entity::Entity,
-    storage::{SparseSet, SparseSets, TableId, TableRow, Tables},
+    storage::{SparseSet, SparseSets, Table, TableId, TableRow, Tables},
 };
 
 /// The id of an [`Archetype`].
@@ -324,6 +347,13 @@ pub struct Archetype {
     id: ArchetypeId,
     table_id: TableId,
     edges: Edges,
+    /// The number of entities.
+    len: u32,
+    /// Whether no other archetype maps to this one's table. Then the
+    /// archetype's rows are its table's rows and `entities` stays empty:
+    /// an entity's archetype row is its table row.
+    owns_table: bool,
+    /// The entities by archetype row, kept only when the table is shared.
     entities: Vec<ArchetypeEntity>,
     components: SparseSet<ComponentId, StorageType>,
     table_components: Box<[ComponentId]>,
@@ -344,22 +374,48 @@ impl Archetype {
         self.table_id
     }
 
-    /// The entities, by archetype row.
+    /// Whether the archetype is the only one whose entities live in its
+    /// table. Then its rows are the table's rows (an entity's archetype
+    /// row equals its table row) and it keeps no entity list of its own.
+    /// This holds until an archetype differing from it only in sparse-set
+    /// components is created, and never again after that.
     #[inline]
-    pub fn entities(&self) -> &[ArchetypeEntity] {
+    pub fn owns_table(&self) -> bool {
+        self.owns_table
+    }
+
+    /// The entities with their table rows, by archetype row. `table` must
+    /// be the archetype's table (see [`World::archetype_entities`] for a
+    /// checked way in).
+    ///
+    /// [`World::archetype_entities`]: crate::world::World::archetype_entities
+    #[inline]
+    pub(crate) fn entities_in<'a>(&'a self, table: &'a Table) -> ArchetypeEntities<'a> {
+        if self.owns_table {
+            debug_assert_eq!(table.entity_count(), self.len());
+            ArchetypeEntities(EntityRows::Table(table.entities().iter().enumerate()))
+        } else {
+            ArchetypeEntities(EntityRows::List(self.entities.iter()))
+        }
+    }
+
+    /// The entity list of an archetype that shares its table.
+    #[inline]
+    pub(crate) fn shared_entities(&self) -> &[ArchetypeEntity] {
+        debug_assert!(!self.owns_table);
         &self.entities
     }
 
     /// The number of entities.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entities.len()
+        self.len as usize
     }
 
     /// Whether the archetype has no entities.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.len == 0
     }
 
     /// Every component of the archetype (table ones first, each group
@@ -418,25 +474,59 @@ impl Archetype {
         self.flags
     }
 
+    /// Adds `entity`, whose table row is `table_row`, and returns its
+    /// archetype row (the table row itself when the archetype owns its
+    /// table).
     #[inline]
     pub(crate) fn allocate(&mut self, entity: Entity, table_row: TableRow) -> ArchetypeRow {
-        let row = ArchetypeRow::new(self.entities.len());
-        self.entities.push(ArchetypeEntity { entity, table_row });
+        let row = if self.owns_table {
+            ArchetypeRow::new(table_row.index())
+        } else {
+            let row = ArchetypeRow::new(self.entities.len());
+            self.entities.push(ArchetypeEntity { entity, table_row });
+            row
+        };
+        self.len += 1;
         row
     }
 
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.entities.reserve(additional);
+        if !self.owns_table {
+            self.entities.reserve(additional);
+        }
     }
 
+    /// Records that the entity at `row` now sits at `table_row` of the
+    /// table. An archetype that owns its table has its rows move with the
+    /// table's, so the new archetype row is returned for the entity's
+    /// location; otherwise the row stays.
     #[inline]
-    pub(crate) fn set_entity_table_row(&mut self, row: ArchetypeRow, table_row: TableRow) {
-        self.entities[row.index()].table_row = table_row;
+    pub(crate) fn set_entity_table_row(
+        &mut self,
+        row: ArchetypeRow,
+        table_row: TableRow,
+    ) -> ArchetypeRow {
+        if self.owns_table {
+            ArchetypeRow::new(table_row.index())
+        } else {
+            self.entities[row.index()].table_row = table_row;
+            row
+        }
     }
 
+    /// Removes the entity at `row`. An archetype that owns its table
+    /// reports no swapped entity: its rows are the table's, so the table's
+    /// swap-remove (which the caller makes too) reports the entity that
+    /// moved, and [`Archetype::set_entity_table_row`] gives its new row.
     #[inline]
     pub(crate) fn swap_remove(&mut self, row: ArchetypeRow) -> ArchetypeSwapRemoveResult {
+        self.len -= 1;
+        if self.owns_table {
+            return ArchetypeSwapRemoveResult {
+                swapped_entity: None,
+            };
+        }
         let is_last = row.index() == self.entities.len() - 1;
         self.entities.swap_remove(row.index());
         ArchetypeSwapRemoveResult {
@@ -444,10 +534,67 @@ impl Archetype {
         }
     }
 
+    /// Stops owning the table: from now on another archetype shares it.
+    /// The entity list is built from the table's, whose rows were the
+    /// archetype's.
+    fn share_table(&mut self, table: &Table) {
+        debug_assert!(self.owns_table);
+        debug_assert_eq!(table.entity_count(), self.len());
+        self.entities = table
+            .entities()
+            .iter()
+            .enumerate()
+            .map(|(row, &entity)| ArchetypeEntity {
+                entity,
+                table_row: TableRow::new(row),
+            })
+            .collect();
+        self.owns_table = false;
+    }
+
     pub(crate) fn clear_entities(&mut self) {
         self.entities.clear();
+        self.len = 0;
     }
 }
+
+/// The entities of an archetype with their table rows, by archetype row:
+/// see [`World::archetype_entities`](crate::world::World::archetype_entities).
+#[derive(Debug, Clone)]
+pub struct ArchetypeEntities<'a>(EntityRows<'a>);
+
+#[derive(Debug, Clone)]
+enum EntityRows<'a> {
+    /// The archetype owns its table: the table's entities, row by row.
+    Table(std::iter::Enumerate<std::slice::Iter<'a, Entity>>),
+    /// The archetype shares its table: its own list.
+    List(std::slice::Iter<'a, ArchetypeEntity>),
+}
+
+impl Iterator for ArchetypeEntities<'_> {
+    type Item = ArchetypeEntity;
+
+    #[inline]
+    fn next(&mut self) -> Option<ArchetypeEntity> {
+        match &mut self.0 {
+            EntityRows::Table(rows) => rows.next().map(|(row, &entity)| ArchetypeEntity {
+                entity,
+                table_row: TableRow::new(row),
+            }),
+            EntityRows::List(list) => list.next().copied(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            EntityRows::Table(rows) => rows.size_hint(),
+            EntityRows::List(list) => list.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for ArchetypeEntities<'_> {}
 
 /// A point in the growth of [`Archetypes`]: archetypes with an id at or
 /// above it are newer. Queries keep one to update their caches.
@@ -486,6 +633,9 @@ pub struct Archetypes {
     /// The component index: for each component id, the archetypes that
     /// contain it, in increasing id order.
     by_component: Vec<Vec<ArchetypeRecord>>,
+    /// For each table id, the archetype that owns the table alone, or
+    /// [`ArchetypeId::INVALID`] once several share it.
+    table_owners: Vec<ArchetypeId>,
 }
 
 impl Default for Archetypes {
@@ -494,6 +644,7 @@ impl Default for Archetypes {
             archetypes: Vec::new(),
             by_components: HashMap::new(),
             by_component: Vec::new(),
+            table_owners: vec![ArchetypeId::EMPTY],
         };
         let empty = archetypes.push(TableId::EMPTY, Box::default(), Box::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
@@ -572,6 +723,7 @@ impl Archetypes {
             sparse_sets.get_or_insert(info);
         }
         let id = self.push(table_id, key.table.clone(), key.sparse.clone());
+        self.claim_table(id, &tables[table_id]);
         let flags = key
             .table
             .iter()
@@ -620,6 +772,8 @@ impl Archetypes {
             id,
             table_id,
             edges: Edges::default(),
+            len: 0,
+            owns_table: true,
             entities: Vec::new(),
             components: set,
             table_components: table,
@@ -627,6 +781,25 @@ impl Archetypes {
             flags: ArchetypeFlags::empty(),
         });
         id
+    }
+
+    /// Records that the new archetype `id` maps to `table` (its table):
+    /// it owns the table if no other archetype does; otherwise neither it
+    /// nor the previous owner does any more.
+    fn claim_table(&mut self, id: ArchetypeId, table: &Table) {
+        let index = self.archetypes[id.index()].table_id.index();
+        if index >= self.table_owners.len() {
+            // Tables are created for archetypes, so a new table id is the
+            // next one.
+            self.table_owners.resize(index + 1, ArchetypeId::INVALID);
+            self.table_owners[index] = id;
+            return;
+        }
+        let owner = std::mem::replace(&mut self.table_owners[index], ArchetypeId::INVALID);
+        if owner != ArchetypeId::INVALID {
+            self.archetypes[owner.index()].share_table(table);
+        }
+        self.archetypes[id.index()].owns_table = false;
     }
 
     fn record(&mut self, component: ComponentId, record: ArchetypeRecord) {

@@ -121,7 +121,8 @@ pub(crate) unsafe fn moved_in_archetype(
 
 /// Records that `swapped` moved to `row` of its table (a swap-remove
 /// filled the vacated row with it), in its location and in its
-/// archetype's entity list.
+/// archetype's entity list (or, for an archetype that owns its table and
+/// so shares the table's rows, in the location's archetype row).
 ///
 /// # Safety
 /// `swapped` is live and now sits at `row` of its table.
@@ -135,7 +136,8 @@ pub(crate) unsafe fn moved_in_table(
     // SAFETY: `swapped` is live (caller).
     let location = unsafe { entities.location_mut(swapped.index()) };
     location.table_row = row;
-    archetypes[location.archetype_id].set_entity_table_row(location.archetype_row, row);
+    location.archetype_row =
+        archetypes[location.archetype_id].set_entity_table_row(location.archetype_row, row);
 }
 
 /// Writes each component of `bundle` into the entity's storage: a new

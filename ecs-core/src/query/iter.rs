@@ -9,8 +9,9 @@
 //!  dense       advance_storage: next non-empty matched table, set_table
 //!              rows: table.entities()[0..len], table row = index
 //!  archetype   advance_storage: next non-empty matched archetype, set_archetype
-//!              rows: archetype.entities() (entity, table row), or the
-//!                    table's entities when the archetype fills its table
+//!              rows: the table's entities when the archetype fills its
+//!                    table (always so when it owns it), or the archetype's
+//!                    own list of (entity, table row)
 //! ```
 //!
 //! `next` steps one row at a time; `fold` (and so `for_each`) runs
@@ -144,7 +145,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 if self.by_table_row {
                     self.table_entities = table.entities();
                 } else {
-                    self.archetype_entities = archetype.entities();
+                    self.archetype_entities = archetype.shared_entities();
                 }
                 self.current_len = archetype.len();
                 self.current_row = 0;
@@ -466,10 +467,22 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
         let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
         D::set_archetype(&mut fetch, &state.fetch_state, archetype, table);
         F::set_archetype(&mut filter, &state.filter_state, archetype, table);
-        for e in &archetype.entities()[rows] {
-            let (entity, table_row) = (e.id(), e.table_row());
-            if F::filter_fetch(&mut filter, entity, table_row) {
-                func(D::fetch(&mut fetch, entity, table_row));
+        // As in the serial walk, an archetype holding every row of its
+        // table (always so when it owns the table) is walked by table
+        // row: the batches of rows still cover each entity once.
+        if archetype.len() == table.entity_count() {
+            for (row, &entity) in table.entities()[rows.clone()].iter().enumerate() {
+                let table_row = TableRow::new(rows.start + row);
+                if F::filter_fetch(&mut filter, entity, table_row) {
+                    func(D::fetch(&mut fetch, entity, table_row));
+                }
+            }
+        } else {
+            for e in &archetype.shared_entities()[rows] {
+                let (entity, table_row) = (e.id(), e.table_row());
+                if F::filter_fetch(&mut filter, entity, table_row) {
+                    func(D::fetch(&mut fetch, entity, table_row));
+                }
             }
         }
     }

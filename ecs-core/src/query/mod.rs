@@ -89,8 +89,9 @@
 //!  archetype: some term names a sparse-set component
 //!    for archetype in matched archetypes:      (empty ones skipped)
 //!        set_archetype: column pointers of its table, once per archetype
-//!        rows = archetype.entities()            its (entity, table row) pairs,
-//!               or the table's rows in order    if it holds every row of its table
+//!        rows = the table's rows in order       if it holds every row of its table
+//!                                               (always so when it owns the table),
+//!               or its own entity list          its (entity, table row) pairs
 //!        for (entity, table row) in rows:
 //!            filter, then fetch: table terms read column[table row],
 //!            sparse-set terms look the entity up in their set

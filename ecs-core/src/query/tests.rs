@@ -902,3 +902,109 @@ fn archetype_walk_by_table_rows_writes_the_right_rows() {
         assert_eq!(changed, set([0, 2, 4]), "{consumed} taken by next()");
     }
 }
+
+/// A world where archetype {A, S} owns table {A} (stage 0), shares it but
+/// holds all of its rows (stage 1), or shares it with an archetype that
+/// holds some (stage 2); and the tagged entities with their values.
+fn owning_and_sharing_world(stage: u32) -> (World, BTreeSet<(Entity, u32)>) {
+    let mut world = World::new();
+    let len = 7u32;
+    // {A, S} first: it owns table {A}.
+    let tagged: Vec<Entity> = (0..len).map(|i| world.spawn((A(i), S(i))).id()).collect();
+    if stage >= 1 {
+        // {A} shares the table now, and holds none of its rows.
+        let e = world.spawn(A(999)).id();
+        world.despawn(e);
+    }
+    if stage >= 2 {
+        // Now it holds some: {A, S} no longer covers the table.
+        for i in 0..3 {
+            world.spawn(A(100 + i));
+        }
+        world.entity_mut(tagged[1]).remove::<S>();
+    }
+    world.check_integrity().unwrap();
+    let owner = world.entity(tagged[0]).archetype().id();
+    assert_eq!(world.archetypes()[owner].owns_table(), stage == 0);
+    let expected = tagged
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| stage < 2 || i != 1)
+        .map(|(i, &e)| (e, i as u32))
+        .collect();
+    (world, expected)
+}
+
+/// Archetype walks (a sparse-set term) over an archetype that owns its
+/// table (walked by table row, with no list of its own), over one that
+/// shares its table but holds all of its rows, and over one that shares it
+/// with others: each entity is visited once with its own values, whatever
+/// number of items `next()` took before `for_each`.
+#[test]
+fn archetype_walks_over_owning_and_sharing_archetypes_visit_each_entity_once() {
+    for stage in 0..3 {
+        let (mut world, expected) = owning_and_sharing_world(stage);
+        let mut q = world.query::<(Entity, &A, &S)>();
+        for consumed in 0..=expected.len() {
+            let mut iter = q.iter(&world);
+            let mut seen: Vec<(Entity, u32)> = iter
+                .by_ref()
+                .take(consumed)
+                .map(|(e, a, s)| {
+                    assert_eq!(a.0, s.0);
+                    (e, a.0)
+                })
+                .collect();
+            iter.for_each(|(e, a, s)| {
+                assert_eq!(a.0, s.0);
+                seen.push((e, a.0));
+            });
+            assert_eq!(seen.len(), expected.len(), "stage {stage}");
+            assert_eq!(seen.into_iter().collect::<BTreeSet<_>>(), expected);
+        }
+        let mut written = 0;
+        world
+            .query::<(&mut A, &S)>()
+            .iter_mut(&mut world)
+            .for_each(|(mut a, _)| {
+                a.0 += 1000;
+                written += 1;
+            });
+        assert_eq!(written, expected.len());
+        for (_, a) in world
+            .query_filtered::<(Entity, &A), Without<S>>()
+            .iter(&world)
+        {
+            assert!(a.0 < 1000);
+        }
+    }
+}
+
+/// The parallel archetype walk over the same three shapes, in batches of
+/// every length: each tagged entity is written once, no other.
+#[test]
+fn parallel_archetype_walks_over_owning_and_sharing_archetypes_write_each_entity_once() {
+    for stage in 0..3 {
+        let (mut world, expected) = owning_and_sharing_world(stage);
+        for batch in 1..=expected.len() {
+            world
+                .query::<(&mut A, &S)>()
+                .par_iter_mut(&mut world)
+                .batching(batch)
+                .for_each(|(mut a, _)| a.0 += 1000);
+            let now: BTreeSet<(Entity, u32)> = world
+                .query::<(Entity, &A, &S)>()
+                .iter(&world)
+                .map(|(e, a, s)| (e, a.0 - 1000 * batch as u32 - s.0))
+                .collect();
+            let zeroed: BTreeSet<(Entity, u32)> = expected.iter().map(|&(e, _)| (e, 0)).collect();
+            assert_eq!(now, zeroed, "stage {stage}, batches of {batch}");
+        }
+        for (_, a) in world
+            .query_filtered::<(Entity, &A), Without<S>>()
+            .iter(&world)
+        {
+            assert!(a.0 < 1000);
+        }
+    }
+}

@@ -15,10 +15,39 @@ impl World {
     pub fn check_integrity(&self) -> Result<(), String> {
         let mut live = 0usize;
         let mut rows_per_table = vec![0usize; self.storages.tables.len()];
+        let mut archetypes_per_table = vec![0usize; self.storages.tables.len()];
+        for archetype in self.archetypes.iter() {
+            archetypes_per_table[archetype.table_id().index()] += 1;
+        }
         for archetype in self.archetypes.iter() {
             let table = &self.storages.tables[archetype.table_id()];
             rows_per_table[archetype.table_id().index()] += archetype.len();
-            for (row, archetype_entity) in archetype.entities().iter().enumerate() {
+            let sharing = archetypes_per_table[archetype.table_id().index()];
+            if archetype.owns_table() != (sharing == 1) {
+                return Err(format!(
+                    "archetype {:?} says it owns its table {}, and {sharing} archetypes map to that table",
+                    archetype.id(),
+                    archetype.owns_table()
+                ));
+            }
+            if archetype.owns_table() && archetype.len() != table.entity_count() {
+                return Err(format!(
+                    "archetype {:?} owns its table {:?} but has {} entities for its {} rows",
+                    archetype.id(),
+                    archetype.table_id(),
+                    archetype.len(),
+                    table.entity_count()
+                ));
+            }
+            if !archetype.owns_table() && archetype.len() != archetype.shared_entities().len() {
+                return Err(format!(
+                    "archetype {:?} counts {} entities but lists {}",
+                    archetype.id(),
+                    archetype.len(),
+                    archetype.shared_entities().len()
+                ));
+            }
+            for (row, archetype_entity) in archetype.entities_in(table).enumerate() {
                 let entity = archetype_entity.id();
                 let Some(location) = self.entities.get(entity) else {
                     return Err(format!(

@@ -33,7 +33,7 @@ use std::{
 };
 
 use crate::{
-    archetype::{ArchetypeFlags, ArchetypeId, Archetypes},
+    archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
     bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, RequiredScratch},
     change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
@@ -151,6 +151,32 @@ impl World {
     #[inline]
     pub fn archetypes(&self) -> &Archetypes {
         &self.archetypes
+    }
+
+    /// The entities of an archetype, by archetype row, each with its row
+    /// in the archetype's table; `None` if the world has no archetype
+    /// `id`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Position(f32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Position(0.0)).id();
+    /// let b = world.spawn(Position(1.0)).id();
+    /// let archetype = world.entity(a).archetype().id();
+    /// let rows: Vec<_> = world
+    ///     .archetype_entities(archetype)
+    ///     .unwrap()
+    ///     .map(|e| (e.id(), e.table_row().index()))
+    ///     .collect();
+    /// assert_eq!(rows, [(a, 0), (b, 1)]);
+    /// ```
+    pub fn archetype_entities(&self, id: ArchetypeId) -> Option<ArchetypeEntities<'_>> {
+        let archetype = self.archetypes.get(id)?;
+        Some(archetype.entities_in(&self.storages.tables[archetype.table_id()]))
     }
 
     /// The component registry.
@@ -522,7 +548,8 @@ impl World {
     pub fn clear_entities(&mut self) {
         self.flush();
         for archetype in self.archetypes.iter() {
-            for archetype_entity in archetype.entities() {
+            let table = &self.storages.tables[archetype.table_id()];
+            for archetype_entity in archetype.entities_in(table) {
                 self.entities.free(archetype_entity.id());
             }
         }

@@ -120,7 +120,7 @@ fn moves_between_tables_of_different_layouts_keep_every_value() {
     world.register_component::<R>();
     world.register_component::<T>();
     world.register_component::<U>();
-    let count = n(60) as u32;
+    let count = n(240) as u32;
     let entities: Vec<Entity> = (0..count)
         .map(|i| {
             world
@@ -359,4 +359,109 @@ fn bundle_ids_stay_right_when_types_alternate() {
         let names = world.bundles().get(*id).expect("info").components().len();
         assert_eq!(names, [1, 1, 2][i]);
     }
+}
+
+/// The entities of an archetype, as `World::archetype_entities` lists
+/// them.
+fn listed(world: &World, archetype: ArchetypeId) -> Vec<(Entity, usize)> {
+    world
+        .archetype_entities(archetype)
+        .expect("the archetype exists")
+        .map(|e| (e.id(), e.table_row().index()))
+        .collect()
+}
+
+/// An archetype alone on its table keeps no entity list: its rows are the
+/// table's. Locations, swap-removes and listings stay exact while it owns
+/// the table, when another archetype comes to share the table (the list
+/// is rebuilt from the table's), and after.
+#[test]
+fn an_archetype_owns_its_table_until_another_shares_it() {
+    let mut world = World::new();
+    let count = n(240) as u32;
+    let es: Vec<Entity> = (0..count).map(|i| world.spawn(A(i)).id()).collect();
+    let only_a = world.entity(es[0]).archetype().id();
+    assert!(world.archetypes()[only_a].owns_table());
+    // Despawn from the middle and move to another table: the swapped
+    // entities' archetype rows follow their table rows.
+    for (i, &e) in es.iter().enumerate() {
+        if i % 4 == 1 {
+            assert!(world.despawn(e));
+        } else if i % 4 == 2 {
+            world.entity_mut(e).insert(B(i as u64));
+        }
+        world.check_integrity().unwrap();
+    }
+    let with_b = world.entity(es[2]).archetype().id();
+    assert!(world.archetypes()[with_b].owns_table());
+    for &e in &es {
+        if let Ok(entity) = world.get_entity(e) {
+            let location = entity.location();
+            assert_eq!(location.archetype_row.index(), location.table_row.index());
+        }
+    }
+    let before = listed(&world, only_a);
+    assert_eq!(before.len(), world.archetypes()[only_a].len());
+    assert!(before.iter().enumerate().all(|(row, &(_, t))| t == row));
+
+    // A sparse-set component on one entity: archetype {A, Z} maps to the
+    // same table, so neither owns it any more.
+    let tagged = es[4];
+    world.entity_mut(tagged).insert(Z);
+    let with_z = world.entity(tagged).archetype().id();
+    assert_ne!(with_z, only_a);
+    assert_eq!(
+        world.archetypes()[with_z].table_id(),
+        world.archetypes()[only_a].table_id()
+    );
+    assert!(!world.archetypes()[only_a].owns_table());
+    assert!(!world.archetypes()[with_z].owns_table());
+    assert!(world.archetypes()[with_b].owns_table());
+    world.check_integrity().unwrap();
+    let after: Vec<_> = listed(&world, only_a);
+    let mut expected: Vec<_> = before.into_iter().filter(|&(e, _)| e != tagged).collect();
+    let mut after_sorted = after.clone();
+    after_sorted.sort_by_key(|&(e, _)| e.index());
+    expected.sort_by_key(|&(e, _)| e.index());
+    assert_eq!(
+        after_sorted.iter().map(|&(e, _)| e).collect::<Vec<_>>(),
+        expected.iter().map(|&(e, _)| e).collect::<Vec<_>>()
+    );
+    assert_eq!(listed(&world, with_z).len(), 1);
+
+    // From now on both lists are kept, through moves and despawns.
+    for (i, &e) in es.iter().enumerate() {
+        if !world.contains_entity(e) {
+            continue;
+        }
+        match i % 3 {
+            0 => {
+                world.entity_mut(e).insert(Z);
+            }
+            1 => {
+                world.entity_mut(e).remove::<Z>();
+            }
+            _ => {
+                assert!(world.despawn(e));
+            }
+        }
+        world.check_integrity().unwrap();
+    }
+    for (i, &e) in es.iter().enumerate() {
+        match (i % 4, i % 3) {
+            (1, _) | (_, 2) => assert!(!world.contains_entity(e)),
+            (r, _) => {
+                assert_eq!(world.get::<A>(e), Some(&A(i as u32)));
+                assert_eq!(world.get::<B>(e).is_some(), r == 2);
+                assert_eq!(world.get::<Z>(e).is_some(), i % 3 == 0);
+            }
+        }
+    }
+    // `clear_entities` frees the entities of owning and sharing archetypes.
+    world.clear_entities();
+    assert_eq!(world.entity_count(), 0);
+    assert!(listed(&world, only_a).is_empty());
+    assert!(listed(&world, with_b).is_empty());
+    world.check_integrity().unwrap();
+    assert!(world.archetype_entities(ArchetypeId::new(10_000)).is_none());
 }
