@@ -47,7 +47,8 @@
 //!  Archetype 1 {Position, Velocity}           \
 //!  Archetype 2 {Position, Velocity, Stunned*}  >--> Table 1 {Position, Velocity}
 //!  Archetype 3 {Position}                     ---> Table 2 {Position}
-//!  Archetype 4 {Stunned*}                     ---> Table 0 {} (the empty table)
+//!  Archetype 0 {} (the empty archetype)       \
+//!  Archetype 4 {Stunned*}                      >--> Table 0 {} (the empty table)
 //!                                    (* sparse-set component)
 //! ```
 //!
@@ -480,6 +481,12 @@ impl Archetype {
     #[inline]
     pub(crate) fn allocate(&mut self, entity: Entity, table_row: TableRow) -> ArchetypeRow {
         let row = if self.owns_table {
+            // The pushed row, or, for a move from the archetype to itself
+            // (a take of an empty bundle), the entity's own row.
+            debug_assert!(
+                table_row.index() <= self.len(),
+                "an owner's rows are its table's"
+            );
             ArchetypeRow::new(table_row.index())
         } else {
             let row = ArchetypeRow::new(self.entities.len());
@@ -633,9 +640,19 @@ pub struct Archetypes {
     /// The component index: for each component id, the archetypes that
     /// contain it, in increasing id order.
     by_component: Vec<Vec<ArchetypeRecord>>,
-    /// For each table id, the archetype that owns the table alone, or
-    /// [`ArchetypeId::INVALID`] once several share it.
-    table_owners: Vec<ArchetypeId>,
+    /// For each table id, which archetypes map to the table.
+    table_owners: Vec<TableOwner>,
+}
+
+/// Which archetypes map to a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TableOwner {
+    /// None yet.
+    Unclaimed,
+    /// This one alone: it owns the table.
+    Alone(ArchetypeId),
+    /// Several.
+    Shared,
 }
 
 impl Default for Archetypes {
@@ -644,7 +661,7 @@ impl Default for Archetypes {
             archetypes: Vec::new(),
             by_components: HashMap::new(),
             by_component: Vec::new(),
-            table_owners: vec![ArchetypeId::EMPTY],
+            table_owners: vec![TableOwner::Alone(ArchetypeId::EMPTY)],
         };
         let empty = archetypes.push(TableId::EMPTY, Box::default(), Box::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
@@ -789,17 +806,19 @@ impl Archetypes {
     fn claim_table(&mut self, id: ArchetypeId, table: &Table) {
         let index = self.archetypes[id.index()].table_id.index();
         if index >= self.table_owners.len() {
-            // Tables are created for archetypes, so a new table id is the
-            // next one.
-            self.table_owners.resize(index + 1, ArchetypeId::INVALID);
-            self.table_owners[index] = id;
-            return;
+            self.table_owners.resize(index + 1, TableOwner::Unclaimed);
         }
-        let owner = std::mem::replace(&mut self.table_owners[index], ArchetypeId::INVALID);
-        if owner != ArchetypeId::INVALID {
-            self.archetypes[owner.index()].share_table(table);
+        match std::mem::replace(&mut self.table_owners[index], TableOwner::Shared) {
+            TableOwner::Unclaimed => {
+                debug_assert!(table.is_empty(), "a table no archetype maps to is empty");
+                self.table_owners[index] = TableOwner::Alone(id);
+            }
+            TableOwner::Alone(owner) => {
+                self.archetypes[owner.index()].share_table(table);
+                self.archetypes[id.index()].owns_table = false;
+            }
+            TableOwner::Shared => self.archetypes[id.index()].owns_table = false,
         }
-        self.archetypes[id.index()].owns_table = false;
     }
 
     fn record(&mut self, component: ComponentId, record: ArchetypeRecord) {

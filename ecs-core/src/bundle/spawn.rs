@@ -77,9 +77,16 @@ impl<'w> BundleSpawner<'w> {
     /// (only they queue commands during a batch).
     #[inline]
     pub(crate) fn flush_commands(&mut self) {
-        if !self.plain && self.fires_lifecycle && !self.world.command_queue.is_empty() {
-            self.world.flush_commands();
-            self.read_flags();
+        if !self.plain && self.fires_lifecycle {
+            // A hook or observer may have reserved entities without queueing
+            // a command (`commands().spawn_empty()`): they must become live
+            // before the next allocation, or the batch would hand out
+            // their ids again.
+            self.world.flush();
+            if !self.world.command_queue.is_empty() {
+                self.world.flush_commands();
+                self.read_flags();
+            }
         }
     }
 

@@ -15,7 +15,10 @@ use crate::{
 pub struct EntityLocation {
     /// The entity's archetype.
     pub archetype_id: ArchetypeId,
-    /// The entity's row in the archetype's entity list.
+    /// The entity's row in its archetype: its row in the archetype's
+    /// entity list, or, when the archetype owns its table
+    /// ([`Archetype::owns_table`](crate::archetype::Archetype::owns_table)),
+    /// its table row.
     pub archetype_row: ArchetypeRow,
     /// The table holding the entity's table components.
     pub table_id: TableId,

@@ -485,3 +485,73 @@ fn a_panicking_required_constructor_leaves_the_world_untouched() {
     world.spawn(Plain(2));
     world.check_integrity().unwrap();
 }
+
+/// Entities reserved by hooks (`commands().spawn(..)` reserves the id at
+/// once) become live before the despawn frees the despawned entity's id:
+/// the spawn is not lost and no two entities share an id.
+#[test]
+fn hooks_of_a_despawn_can_spawn() {
+    #[derive(Component)]
+    struct Dying(u32);
+    #[derive(Component, Debug, PartialEq)]
+    struct Born(u32);
+    fn spawn_on_despawn(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        let v = world.get::<Dying>(ctx.entity).expect("in place").0;
+        world.commands().spawn(Born(v));
+    }
+    fn spawn_on_remove(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        let v = world.get::<Dying>(ctx.entity).expect("in place").0;
+        world.commands().spawn(Born(v + 100));
+    }
+    let mut world = World::new();
+    world
+        .register_component_hooks::<Dying>()
+        .on_despawn(spawn_on_despawn)
+        .on_remove(spawn_on_remove);
+    let dying: Vec<Entity> = (0..4).map(|i| world.spawn(Dying(i)).id()).collect();
+    for &e in &dying {
+        assert!(world.despawn(e));
+        assert!(!world.contains_entity(e));
+        world.check_integrity().unwrap();
+    }
+    let mut born: Vec<(Entity, u32)> = world
+        .query::<(Entity, &Born)>()
+        .iter(&world)
+        .map(|(e, b)| (e, b.0))
+        .collect();
+    born.sort_by_key(|&(_, v)| v);
+    let values: Vec<u32> = born.iter().map(|&(_, v)| v).collect();
+    assert_eq!(values, [0, 1, 2, 3, 100, 101, 102, 103]);
+    assert_eq!(world.entity_count(), 8);
+    for (e, _) in born {
+        assert!(!dying.contains(&e), "{e:?} reuses a despawned entity's id");
+    }
+}
+
+/// A hook of a batch spawn that only reserves entities (queues no command)
+/// does not make the batch hand out the reserved ids again.
+#[test]
+fn hooks_of_a_batch_spawn_can_reserve_entities() {
+    #[derive(Resource, Default)]
+    struct Reserved(Vec<Entity>);
+    #[derive(Component)]
+    struct Batched(#[allow(dead_code)] u32);
+    fn reserve(mut world: DeferredWorld<'_>, _: HookContext) {
+        let e = world.commands().spawn_empty().id();
+        world.resource_mut::<Reserved>().0.push(e);
+    }
+    let mut world = World::new();
+    world.init_resource::<Reserved>();
+    world.register_component_hooks::<Batched>().on_add(reserve);
+    let batch: Vec<Entity> = world.spawn_batch((0..5).map(Batched)).collect();
+    world.flush();
+    world.check_integrity().unwrap();
+    let reserved = world.resource::<Reserved>().0.clone();
+    assert_eq!(reserved.len(), 5);
+    let mut all: Vec<Entity> = batch.iter().chain(&reserved).copied().collect();
+    all.sort_by_key(|e| e.index());
+    all.dedup();
+    assert_eq!(all.len(), 10, "batch {batch:?}, reserved {reserved:?}");
+    assert!(all.iter().all(|&e| world.contains_entity(e)));
+    assert_eq!(world.entity_count(), 10);
+}

@@ -130,7 +130,8 @@
 //! (and the table row recorded in its archetype, or, when the archetype
 //! owns the table and so shares its rows, the archetype row too).
 //! Archetype entity lists of archetypes that share a table are
-//! swap-removed the same way, which moves another entity's archetype row. A sparse set swap-removes its dense arrays and fixes the moved
+//! swap-removed the same way, which moves another entity's archetype
+//! row. A sparse set swap-removes its dense arrays and fixes the moved
 //! entity's sparse entry; no location refers to sparse rows. For a user
 //! this means:
 //!

@@ -502,6 +502,10 @@ impl World {
                     trigger_lifecycle(self, kind, entity, &components);
                 }
             }
+            // The hooks and observers may have reserved entities (a
+            // `commands().spawn(..)`): they become live before the free,
+            // which would otherwise reuse their ids.
+            self.flush();
             // The hooks and observers had the world: check the handle again.
             self.entities.free(entity).expect("hooks cannot despawn")
         } else {
