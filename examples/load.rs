@@ -311,37 +311,30 @@ fn main() {
     drop(entities);
     let (rss_dropped, _) = report("world dropped", &World::new(), started);
 
-    // A second world, populated and dropped: what the first one freed is
-    // reused (the allocator keeps it, so RSS does not fall to zero, but it
-    // must not grow either).
-    let mut world = World::new();
-    let entities = populate(&mut world);
-    check(&mut world, &entities, &expected);
-    let (_, hwm) = report("second world, 1M spawned", &world, started);
-    assert!(
-        within(hwm, hwm1),
-        "VmHWM grew with a second world: {hwm} vs {hwm1} KiB"
-    );
-    drop(world);
-    drop(entities);
-    let (rss_second, _) = report("second world dropped", &World::new(), started);
+    // A second and a third world, each populated and dropped: what the
+    // first one freed is reused (the allocator keeps it, so RSS does not
+    // fall to zero, but it must not grow either), and the peak stays.
+    let another_world = |name: &str| {
+        let mut world = World::new();
+        let entities = populate(&mut world);
+        check(&mut world, &entities, &expected);
+        let (_, hwm) = report(&format!("{name} world, 1M spawned"), &world, started);
+        assert!(
+            within(hwm, hwm1),
+            "VmHWM grew with a {name} world: {hwm} vs {hwm1} KiB"
+        );
+        drop(world);
+        drop(entities);
+        report(&format!("{name} world dropped"), &World::new(), started).0
+    };
+    let rss_second = another_world("second");
     // The first drop is no baseline for RSS: freeing the first world's
     // large blocks, which glibc had mmapped, raises its mmap threshold, so
     // the later worlds' large blocks live in the heap, and how much of
     // the heap a drop gives back depends on what was allocated last (with
     // `MALLOC_MMAP_THRESHOLD_` fixed, every drop leaves the same RSS). So
     // a third world must leave RSS where the second left it.
-    let mut world = World::new();
-    let entities = populate(&mut world);
-    check(&mut world, &entities, &expected);
-    let (_, hwm) = report("third world, 1M spawned", &world, started);
-    assert!(
-        within(hwm, hwm1),
-        "VmHWM grew with a third world: {hwm} vs {hwm1} KiB"
-    );
-    drop(world);
-    drop(entities);
-    let (rss, _) = report("third world dropped", &World::new(), started);
+    let rss = another_world("third");
     assert!(
         within(rss, rss_second),
         "VmRSS after dropping a third world: {rss} vs {rss_second} KiB (first drop: {rss_dropped} KiB)"
