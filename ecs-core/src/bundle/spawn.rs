@@ -93,7 +93,14 @@ impl<'w> BundleSpawner<'w> {
     /// Allocates an entity and writes the bundle into it.
     #[inline]
     pub(crate) fn spawn<B: DynamicBundle>(&mut self, bundle: B) -> Entity {
-        self.spawn_located(bundle).0
+        // Not through `spawn_located`: when that is not inlined, its
+        // location comes back through memory, built by four 4-byte stores
+        // and read by one 16-byte load, which stalls on store forwarding
+        // (on an Intel Xeon, perf put half of the spawn's samples on that
+        // load; going around it made `simple_insert` ~8% faster).
+        let entity = self.world.entities.alloc();
+        self.spawn_non_existent(entity, bundle);
+        entity
     }
 
     /// [`BundleSpawner::spawn`], also returning where the entity is (before
