@@ -125,6 +125,8 @@ pub(crate) struct MultiThreadedState {
     shared: Option<Arc<Shared>>,
     receiver: Option<mpsc::Receiver<(usize, Result<(), Panic>)>>,
     run: u64,
+    /// [`cpus_to_poll_with`], asked once.
+    cpus: Option<usize>,
 }
 
 /// Shared with every job offered to rayon; outlives the run (a job nobody
@@ -180,6 +182,7 @@ pub(crate) fn run_multi_threaded(
     }
     state.run += 1;
     let run = state.run;
+    let cpus = *state.cpus.get_or_insert_with(cpus_to_poll_with);
     let shared = state.shared.as_ref().expect("set above");
     let receiver = state.receiver.as_ref().expect("set with `shared`");
     state.remaining.clear();
@@ -198,6 +201,7 @@ pub(crate) fn run_multi_threaded(
         shared,
         receiver,
         run,
+        cpus,
         // Nodes offered or running elsewhere and not yet reported.
         outstanding: 0,
         panic: None,
@@ -223,6 +227,8 @@ struct RunState<'a> {
     shared: &'a Arc<Shared>,
     receiver: &'a mpsc::Receiver<(usize, Result<(), Panic>)>,
     run: u64,
+    /// The CPUs a wait may poll with (0: never poll).
+    cpus: usize,
     outstanding: usize,
     panic: Option<Panic>,
 }
@@ -331,9 +337,14 @@ impl RunState<'_> {
         }
     }
 
+    /// Whether a wait now may poll first: a CPU is free for it.
+    fn polls(&self) -> bool {
+        self.outstanding < self.cpus
+    }
+
     /// Waits for a node running on a worker to report.
     fn wait_one(&mut self) {
-        let (p, result) = wait(self.receiver);
+        let (p, result) = wait(self.receiver, self.polls());
         self.outstanding -= 1;
         self.complete(p, result);
     }
@@ -367,7 +378,7 @@ impl Drop for WaitOnDrop<'_, '_> {
         // claim taken does nothing.
         state.cancel_offered();
         while state.outstanding > 0 {
-            let (_, result) = wait(state.receiver);
+            let (_, result) = wait(state.receiver, state.polls());
             state.outstanding -= 1;
             if let Err(payload) = result {
                 state.panic.get_or_insert(payload);
@@ -376,10 +387,50 @@ impl Drop for WaitOnDrop<'_, '_> {
     }
 }
 
+/// How long the executor thread polls for a report before it blocks.
+///
+/// Blocking hands the thread to the OS, and the worker's report must then
+/// wake it: on the 2-core VMs we measure on, that wake-up alone took tens
+/// of microseconds, as long as many systems run. Polling first took the
+/// `schedule` comparison (three systems, 60,000 entity visits) from
+/// 121-145 to 71-104 µs (docs/PERFORMANCE.md). A wait for a node that runs
+/// longer costs at most this much CPU time; 200 µs measured no better.
+const POLL_BEFORE_BLOCKING: Duration = Duration::from_micros(50);
+
+/// The CPUs the executor thread may poll with: it polls only while fewer
+/// nodes run elsewhere than there are CPUs, so that its polling does not
+/// take a CPU from the nodes it waits for (work a system spreads over
+/// rayon itself may still want every CPU; it then loses at most the
+/// polling window). 0 (never poll) under Miri, whose clock is virtual:
+/// polling there only makes the tests slow.
+fn cpus_to_poll_with() -> usize {
+    if cfg!(miri) {
+        return 0;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Waits for a finished node. On a rayon worker thread, keeps doing other
-/// rayon work meanwhile so a small pool cannot deadlock.
-fn wait<T>(receiver: &mpsc::Receiver<T>) -> T {
+/// rayon work meanwhile so a small pool cannot deadlock; on another thread
+/// (the executor's), polls for up to [`POLL_BEFORE_BLOCKING`] first if
+/// `poll`, then blocks.
+fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
     if rayon::current_thread_index().is_none() {
+        if poll {
+            let start = Instant::now();
+            while start.elapsed() < POLL_BEFORE_BLOCKING {
+                // A few polls per clock read: `try_recv` is far cheaper.
+                for _ in 0..64 {
+                    match receiver.try_recv() {
+                        Ok(message) => return message,
+                        Err(mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            unreachable!("the sender lives in the executor state")
+                        }
+                    }
+                }
+            }
+        }
         return receiver
             .recv()
             .expect("the sender lives in the executor state");
@@ -394,6 +445,40 @@ fn wait<T>(receiver: &mpsc::Receiver<T>) -> T {
             }
             Err(mpsc::TryRecvError::Disconnected) => {
                 unreachable!("the sender lives in the executor state")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `wait` returns a report whether it is there at once, arrives while
+    /// the executor polls, or arrives only after the polling gave up and
+    /// the executor blocked; with polling off, it blocks straight away.
+    #[test]
+    fn wait_receives_reports_early_and_late() {
+        for poll in [true, false] {
+            let (sender, receiver) = mpsc::channel();
+            sender.send(1).unwrap();
+            assert_eq!(wait(&receiver, poll), 1);
+            // Sent from another thread while the executor is waiting: soon
+            // (within the polling window) and late (after it; not under
+            // Miri, whose clock only moves as the interpreter runs).
+            let late = if cfg!(miri) {
+                Duration::ZERO
+            } else {
+                POLL_BEFORE_BLOCKING * 20
+            };
+            for (value, delay) in [(2, Duration::ZERO), (3, late)] {
+                let sender = sender.clone();
+                let thread = std::thread::spawn(move || {
+                    std::thread::sleep(delay);
+                    sender.send(value).unwrap();
+                });
+                assert_eq!(wait(&receiver, poll), value);
+                thread.join().unwrap();
             }
         }
     }

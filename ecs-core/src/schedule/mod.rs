@@ -70,7 +70,11 @@ impl SystemTiming {
 /// How a schedule runs its systems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExecutorKind {
-    /// Non-conflicting systems run at once on rayon's thread pool.
+    /// Non-conflicting systems run at once on rayon's thread pool. The
+    /// calling thread runs systems too; when it has to wait for one running
+    /// on the pool, it polls for up to 50 µs before it sleeps (only while a
+    /// CPU is free for it), since being woken can take as long as a short
+    /// system runs.
     #[default]
     MultiThreaded,
     /// Every system runs on the calling thread, in the total order.
