@@ -419,7 +419,6 @@ fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
         if poll {
             let start = Instant::now();
             while start.elapsed() < POLL_BEFORE_BLOCKING {
-                // A few polls per clock read: `try_recv` is far cheaper.
                 for _ in 0..64 {
                     match receiver.try_recv() {
                         Ok(message) => return message,
@@ -429,6 +428,9 @@ fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
                         }
                     }
                 }
+                // Now and then: should the node's worker share this CPU
+                // after all, it gets to run.
+                std::thread::yield_now();
             }
         }
         return receiver
