@@ -393,16 +393,17 @@ impl Drop for WaitOnDrop<'_, '_> {
 /// wake it: on the 2-core VMs we measure on, that wake-up alone took tens
 /// of microseconds, as long as many systems run. Polling first took the
 /// `schedule` comparison (three systems, 60,000 entity visits) from
-/// 121-145 to 71-104 µs (docs/PERFORMANCE.md). A wait for a node that runs
-/// longer costs at most this much CPU time; 200 µs measured no better.
+/// 121-142 to 71 µs with `--only schedule` (docs/PERFORMANCE.md). A wait
+/// for a node that runs longer costs about this much CPU time (the window
+/// is checked after each batch of 64 polls); 200 µs measured no better.
 const POLL_BEFORE_BLOCKING: Duration = Duration::from_micros(50);
 
 /// The CPUs the executor thread may poll with: it polls only while fewer
 /// nodes run elsewhere than there are CPUs, so that its polling does not
 /// take a CPU from the nodes it waits for (work a system spreads over
 /// rayon itself may still want every CPU; it then loses at most the
-/// polling window). 0 (never poll) under Miri, whose clock is virtual:
-/// polling there only makes the tests slow.
+/// polling window). 0 under Miri, where the executor never polls: Miri's
+/// clock is virtual, and polling there only makes the tests slow.
 fn cpus_to_poll_with() -> usize {
     if cfg!(miri) {
         return 0;
@@ -417,6 +418,14 @@ fn cpus_to_poll_with() -> usize {
 fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
     if rayon::current_thread_index().is_none() {
         if poll {
+            // A report already there needs no clock.
+            match receiver.try_recv() {
+                Ok(message) => return message,
+                Err(mpsc::TryRecvError::Empty) => {}
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    unreachable!("the sender lives in the executor state")
+                }
+            }
             let start = Instant::now();
             while start.elapsed() < POLL_BEFORE_BLOCKING {
                 for _ in 0..64 {
@@ -456,9 +465,11 @@ fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
 mod tests {
     use super::*;
 
-    /// `wait` returns a report whether it is there at once, arrives while
-    /// the executor polls, or arrives only after the polling gave up and
-    /// the executor blocked; with polling off, it blocks straight away.
+    /// `wait` returns each report, with polling on and off: one already
+    /// there, one sent at once from another thread (usually while `wait`
+    /// polls) and one sent late (after the polling window, so `wait`
+    /// blocks). A lost report makes the test hang, which the test runner
+    /// reports; which path took a report is not observable here.
     #[test]
     fn wait_receives_reports_early_and_late() {
         for poll in [true, false] {

@@ -71,10 +71,11 @@ impl SystemTiming {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExecutorKind {
     /// Non-conflicting systems run at once on rayon's thread pool. The
-    /// calling thread runs systems too; when it has to wait for one running
-    /// on the pool, it polls for up to 50 µs before it sleeps (only while a
-    /// CPU is free for it), since being woken can take as long as a short
-    /// system runs.
+    /// calling thread runs systems too. When it has to wait for one running
+    /// on the pool, it polls briefly (tens of microseconds, only while a
+    /// CPU is free for it) before it sleeps, since being woken can take as
+    /// long as a short system runs; on a rayon worker it runs other rayon
+    /// work instead.
     #[default]
     MultiThreaded,
     /// Every system runs on the calling thread, in the total order.
