@@ -416,47 +416,47 @@ fn cpus_to_poll_with() -> usize {
 /// (the executor's), polls for up to [`POLL_BEFORE_BLOCKING`] first if
 /// `poll`, then blocks.
 fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
-    if rayon::current_thread_index().is_none() {
-        if poll {
-            // A report already there needs no clock.
-            match receiver.try_recv() {
-                Ok(message) => return message,
-                Err(mpsc::TryRecvError::Empty) => {}
-                Err(mpsc::TryRecvError::Disconnected) => {
-                    unreachable!("the sender lives in the executor state")
-                }
+    if rayon::current_thread_index().is_some() {
+        loop {
+            if let Some(message) = try_take(receiver) {
+                return message;
             }
-            let start = Instant::now();
-            while start.elapsed() < POLL_BEFORE_BLOCKING {
-                for _ in 0..64 {
-                    match receiver.try_recv() {
-                        Ok(message) => return message,
-                        Err(mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
-                        Err(mpsc::TryRecvError::Disconnected) => {
-                            unreachable!("the sender lives in the executor state")
-                        }
-                    }
-                }
-                // Now and then: should the node's worker share this CPU
-                // after all, it gets to run.
+            if rayon::yield_now() != Some(rayon::Yield::Executed) {
                 std::thread::yield_now();
             }
         }
-        return receiver
-            .recv()
-            .expect("the sender lives in the executor state");
     }
-    loop {
-        match receiver.try_recv() {
-            Ok(message) => return message,
-            Err(mpsc::TryRecvError::Empty) => {
-                if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                    std::thread::yield_now();
+    if poll {
+        // A report already there needs no clock.
+        if let Some(message) = try_take(receiver) {
+            return message;
+        }
+        let start = Instant::now();
+        while start.elapsed() < POLL_BEFORE_BLOCKING {
+            for _ in 0..64 {
+                if let Some(message) = try_take(receiver) {
+                    return message;
                 }
+                std::hint::spin_loop();
             }
-            Err(mpsc::TryRecvError::Disconnected) => {
-                unreachable!("the sender lives in the executor state")
-            }
+            // Now and then: should the node's worker share this CPU after
+            // all, it gets to run.
+            std::thread::yield_now();
+        }
+    }
+    receiver
+        .recv()
+        .expect("the sender lives in the executor state")
+}
+
+/// A report if one is waiting.
+#[inline]
+fn try_take<T>(receiver: &mpsc::Receiver<T>) -> Option<T> {
+    match receiver.try_recv() {
+        Ok(message) => Some(message),
+        Err(mpsc::TryRecvError::Empty) => None,
+        Err(mpsc::TryRecvError::Disconnected) => {
+            unreachable!("the sender lives in the executor state")
         }
     }
 }
