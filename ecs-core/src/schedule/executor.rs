@@ -16,6 +16,10 @@ use crate::{
 
 type Panic = Box<dyn Any + Send + 'static>;
 
+/// What a job sends back: the node's position, its result, and how long
+/// the node ran.
+type Report = (usize, Result<(), Panic>, Duration);
+
 /// What the executor measures per system when timing is on.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct TimingSlot {
@@ -119,11 +123,19 @@ pub(crate) struct MultiThreadedState {
     remaining: Vec<usize>,
     /// Positions ready to start, sorted (launches follow the total order).
     ready: Vec<usize>,
-    /// Positions offered to rayon whose claim the executor has not settled.
-    offered: Vec<usize>,
+    /// Positions offered to rayon whose claim the executor has not settled,
+    /// with when they were offered.
+    offered: Vec<(usize, Instant)>,
+    /// Positions a job claimed in this run that have not reported yet, with
+    /// when they were offered.
+    running: Vec<(usize, Instant)>,
+    /// Per position: how long the node ran the last time a job ran it
+    /// (`None`: never yet). A wait polls until the earliest report these
+    /// predict ([`poll_deadline`]).
+    last_run: Vec<Option<Duration>>,
     /// The run counter and the claim slots, shared with offered jobs.
     shared: Option<Arc<Shared>>,
-    receiver: Option<mpsc::Receiver<(usize, Result<(), Panic>)>>,
+    receiver: Option<mpsc::Receiver<Report>>,
     run: u64,
     /// [`cpus_to_poll_with`], asked once.
     cpus: Option<usize>,
@@ -136,7 +148,7 @@ struct Shared {
     /// run by whoever raises it to the current run first: the job offered
     /// to rayon or the executor thread, when it would otherwise wait.
     claims: Vec<AtomicU64>,
-    sender: mpsc::Sender<(usize, Result<(), Panic>)>,
+    sender: mpsc::Sender<Report>,
 }
 
 impl Shared {
@@ -179,6 +191,8 @@ pub(crate) fn run_multi_threaded(
         }));
         state.receiver = Some(receiver);
         state.run = 0;
+        state.last_run.clear();
+        state.last_run.resize(count, None);
     }
     state.run += 1;
     let run = state.run;
@@ -192,12 +206,15 @@ pub(crate) fn run_multi_threaded(
         .ready
         .extend((0..count).filter(|&p| graph.dependency_counts[p] == 0));
     state.offered.clear();
+    state.running.clear();
 
     let mut run_state = RunState {
         graph,
         remaining: &mut state.remaining,
         ready: &mut state.ready,
         offered: &mut state.offered,
+        running: &mut state.running,
+        last_run: &mut state.last_run,
         shared,
         receiver,
         run,
@@ -213,6 +230,7 @@ pub(crate) fn run_multi_threaded(
     run_state.drive(systems, cell);
     let panic = run_state.panic.take();
     drop(guard);
+    debug_assert!(state.running.is_empty(), "every claimed node reported");
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
@@ -223,9 +241,11 @@ struct RunState<'a> {
     graph: &'a ExecutionGraph,
     remaining: &'a mut Vec<usize>,
     ready: &'a mut Vec<usize>,
-    offered: &'a mut Vec<usize>,
+    offered: &'a mut Vec<(usize, Instant)>,
+    running: &'a mut Vec<(usize, Instant)>,
+    last_run: &'a mut [Option<Duration>],
     shared: &'a Arc<Shared>,
-    receiver: &'a mpsc::Receiver<(usize, Result<(), Panic>)>,
+    receiver: &'a mpsc::Receiver<Report>,
     run: u64,
     /// The CPUs a wait may poll with (0: never poll).
     cpus: usize,
@@ -295,7 +315,7 @@ impl RunState<'_> {
     /// Offers node `p` to rayon's workers.
     fn offer(&mut self, p: usize, node: Node, systems: Nodes, cell: UnsafeWorldCell<'_>) {
         self.outstanding += 1;
-        self.offered.push(p);
+        self.offered.push((p, Instant::now()));
         let shared = Arc::clone(self.shared);
         let run = self.run;
         // SAFETY: the job only touches the world (and the systems) after
@@ -308,31 +328,35 @@ impl RunState<'_> {
         let cell: UnsafeWorldCell<'static> = unsafe { std::mem::transmute(cell) };
         rayon::spawn(move || {
             if shared.claim(p, run) {
+                let start = Instant::now();
                 // SAFETY: this job won the node's claim (see above); the
                 // executor launched it with its dependencies done and no
                 // conflicting node running.
                 let result = unsafe { run_node(node, systems, cell) };
-                let _ = shared.sender.send((p, result));
+                let _ = shared.sender.send((p, result, start.elapsed()));
             }
         });
     }
 
-    /// Takes an offered node no job has claimed, claiming it; drops from
-    /// `offered` the nodes jobs have claimed (they will report).
+    /// Takes an offered node no job has claimed, claiming it; moves to
+    /// `running` the nodes jobs have claimed (they will report).
     fn claim_offered(&mut self) -> Option<usize> {
-        while let Some(p) = self.offered.pop() {
+        while let Some((p, offered_at)) = self.offered.pop() {
             if self.shared.claim(p, self.run) {
                 return Some(p);
             }
+            self.running.push((p, offered_at));
         }
         None
     }
 
     /// Settles every offered node: those no job has claimed will not run.
     fn cancel_offered(&mut self) {
-        while let Some(p) = self.offered.pop() {
+        while let Some((p, offered_at)) = self.offered.pop() {
             if self.shared.claim(p, self.run) {
                 self.outstanding -= 1;
+            } else {
+                self.running.push((p, offered_at));
             }
         }
     }
@@ -342,10 +366,30 @@ impl RunState<'_> {
         self.outstanding < self.cpus
     }
 
+    /// The next report of a node running elsewhere, polling first (until
+    /// [`poll_deadline`]) when a CPU is free for it.
+    fn next_report(&mut self) -> (usize, Result<(), Panic>) {
+        // A report already there needs no clock.
+        let (p, result, ran) = match try_take(self.receiver) {
+            Some(report) => report,
+            None => {
+                let poll_until = self.polls().then(|| {
+                    poll_deadline(Instant::now(), expected_report(self.running, self.last_run))
+                });
+                wait(self.receiver, poll_until)
+            }
+        };
+        self.outstanding -= 1;
+        self.last_run[p] = Some(ran);
+        if let Some(at) = self.running.iter().position(|&(q, _)| q == p) {
+            self.running.swap_remove(at);
+        }
+        (p, result)
+    }
+
     /// Waits for a node running on a worker to report.
     fn wait_one(&mut self) {
-        let (p, result) = wait(self.receiver, self.polls());
-        self.outstanding -= 1;
+        let (p, result) = self.next_report();
         self.complete(p, result);
     }
 
@@ -378,8 +422,7 @@ impl Drop for WaitOnDrop<'_, '_> {
         // claim taken does nothing.
         state.cancel_offered();
         while state.outstanding > 0 {
-            let (_, result) = wait(state.receiver, state.polls());
-            state.outstanding -= 1;
+            let (_, result) = state.next_report();
             if let Err(payload) = result {
                 state.panic.get_or_insert(payload);
             }
@@ -387,22 +430,55 @@ impl Drop for WaitOnDrop<'_, '_> {
     }
 }
 
-/// How long the executor thread polls for a report before it blocks.
+/// The shortest time a wait of the executor thread polls for a report
+/// before it blocks, and all it polls when it cannot tell when the report
+/// is due.
 ///
 /// Blocking hands the thread to the OS, and the worker's report must then
-/// wake it: on the 2-core VMs we measure on, that wake-up alone took tens
-/// of microseconds, as long as many systems run. Polling first took the
-/// `schedule` comparison (three systems, 60,000 entity visits) from
-/// 121-142 to 71 µs with `--only schedule` (docs/PERFORMANCE.md). A wait
-/// for a node that runs longer costs about this much CPU time (the window
-/// is checked after each batch of 64 polls); 200 µs measured no better.
-const POLL_BEFORE_BLOCKING: Duration = Duration::from_micros(50);
+/// wake it: on the 2-core VMs we measure on, that wake-up alone took 30-40
+/// µs, as long as many systems run (docs/PERFORMANCE.md).
+const POLL_AT_LEAST: Duration = Duration::from_micros(50);
+
+/// How far past the report it expects a wait keeps polling: room for a
+/// worker that wakes late to claim the node.
+const POLL_MARGIN: Duration = Duration::from_micros(50);
+
+/// The longest a wait polls: a report due later than this is waited for
+/// blocked (after [`POLL_AT_LEAST`]), as the wake-up is then a small part
+/// of the wait and polling would burn a CPU for the whole of it.
+const POLL_AT_MOST: Duration = Duration::from_micros(500);
+
+/// By when the first report of the nodes `running` elsewhere (positions,
+/// with when they were offered) is due, going by how long each ran last
+/// time (`last_run`, by position) and allowing a run twice as slow. `None`
+/// if none of them has run on a worker before.
+fn expected_report(running: &[(usize, Instant)], last_run: &[Option<Duration>]) -> Option<Instant> {
+    running
+        .iter()
+        .filter_map(|&(p, offered_at)| Some(offered_at + 2 * last_run[p]?))
+        .min()
+}
+
+/// When a wait of the executor thread that starts at `now` stops polling
+/// and blocks, given when the first report is `expected` (see
+/// [`expected_report`]): [`POLL_MARGIN`] after the expected
+/// report if that is within [`POLL_AT_MOST`], never before
+/// [`POLL_AT_LEAST`]; [`POLL_AT_LEAST`] if nothing is expected or only
+/// later.
+fn poll_deadline(now: Instant, expected: Option<Instant>) -> Instant {
+    let at_least = now + POLL_AT_LEAST;
+    match expected.map(|at| at + POLL_MARGIN) {
+        Some(until) if until <= now + POLL_AT_MOST => until.max(at_least),
+        _ => at_least,
+    }
+}
 
 /// The CPUs the executor thread may poll with: it polls only while fewer
 /// nodes run elsewhere than there are CPUs, so that its polling does not
 /// take a CPU from the nodes it waits for (work a system spreads over
-/// rayon itself may still want every CPU; it then loses at most the
-/// polling window). 0 under Miri, where the executor never polls: Miri's
+/// rayon itself may still want every CPU; it then loses at most
+/// [`POLL_AT_MOST`] per wait, the executor yielding its CPU every 64
+/// polls). 0 under Miri, where the executor never polls: Miri's
 /// clock is virtual, and polling there only makes the tests slow.
 fn cpus_to_poll_with() -> usize {
     if cfg!(miri) {
@@ -413,9 +489,8 @@ fn cpus_to_poll_with() -> usize {
 
 /// Waits for a finished node. On a rayon worker thread, keeps doing other
 /// rayon work meanwhile so a small pool cannot deadlock; on another thread
-/// (the executor's), polls for up to [`POLL_BEFORE_BLOCKING`] first if
-/// `poll`, then blocks.
-fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
+/// (the executor's), polls until `poll_until` if given, then blocks.
+fn wait<T>(receiver: &mpsc::Receiver<T>, poll_until: Option<Instant>) -> T {
     if rayon::current_thread_index().is_some() {
         loop {
             if let Some(message) = try_take(receiver) {
@@ -426,13 +501,8 @@ fn wait<T>(receiver: &mpsc::Receiver<T>, poll: bool) -> T {
             }
         }
     }
-    if poll {
-        // A report already there needs no clock.
-        if let Some(message) = try_take(receiver) {
-            return message;
-        }
-        let start = Instant::now();
-        while start.elapsed() < POLL_BEFORE_BLOCKING {
+    if let Some(deadline) = poll_until {
+        while Instant::now() < deadline {
             for _ in 0..64 {
                 if let Some(message) = try_take(receiver) {
                     return message;
@@ -473,16 +543,17 @@ mod tests {
     #[test]
     fn wait_receives_reports_early_and_late() {
         for poll in [true, false] {
+            let poll_until = || poll.then(|| Instant::now() + POLL_AT_LEAST);
             let (sender, receiver) = mpsc::channel();
             sender.send(1).unwrap();
-            assert_eq!(wait(&receiver, poll), 1);
+            assert_eq!(wait(&receiver, poll_until()), 1);
             // Sent from another thread while the executor is waiting: soon
             // (within the polling window) and late (after it; not under
             // Miri, whose clock only moves as the interpreter runs).
             let late = if cfg!(miri) {
                 Duration::ZERO
             } else {
-                POLL_BEFORE_BLOCKING * 20
+                POLL_AT_LEAST * 20
             };
             for (value, delay) in [(2, Duration::ZERO), (3, late)] {
                 let sender = sender.clone();
@@ -490,9 +561,49 @@ mod tests {
                     std::thread::sleep(delay);
                     sender.send(value).unwrap();
                 });
-                assert_eq!(wait(&receiver, poll), value);
+                assert_eq!(wait(&receiver, poll_until()), value);
                 thread.join().unwrap();
             }
         }
+    }
+
+    /// A wait polls until just past the report it expects when that is
+    /// near, and for the shortest window when the report is unknown, due
+    /// now or long ago, or far off.
+    #[test]
+    fn polling_follows_the_expected_report() {
+        let now = Instant::now();
+        let us = Duration::from_micros;
+        let deadline = |expected: Option<Instant>| poll_deadline(now, expected) - now;
+        assert_eq!(deadline(None), POLL_AT_LEAST);
+        // Due in 66 µs.
+        assert_eq!(deadline(Some(now + us(66))), us(66) + POLL_MARGIN);
+        // Overdue, or due so soon that the margin ends first.
+        let long_ago = now.checked_sub(us(400)).unwrap_or(now);
+        assert_eq!(deadline(Some(long_ago)), POLL_AT_LEAST);
+        assert_eq!(deadline(Some(now)), POLL_AT_LEAST.max(POLL_MARGIN));
+        // Right at the longest poll, and just past it.
+        let at_most = POLL_AT_MOST - POLL_MARGIN;
+        assert_eq!(deadline(Some(now + at_most)), POLL_AT_MOST);
+        assert_eq!(deadline(Some(now + at_most + us(1))), POLL_AT_LEAST);
+    }
+
+    /// The expected report is the earliest among the nodes with a past
+    /// run, allowing each twice its last run; nodes never run are left out.
+    #[test]
+    fn the_expected_report_is_the_earliest_known() {
+        let now = Instant::now();
+        let us = Duration::from_micros;
+        let last_run = [Some(us(100)), None, Some(us(30)), Some(us(10))];
+        assert_eq!(expected_report(&[], &last_run), None);
+        assert_eq!(expected_report(&[(1, now)], &last_run), None);
+        assert_eq!(
+            expected_report(&[(1, now), (0, now)], &last_run),
+            Some(now + us(200))
+        );
+        // Node 2 was offered later than node 0 but is due first; node 3,
+        // offered last, is due last.
+        let running = [(0, now), (2, now + us(20)), (3, now + us(90))];
+        assert_eq!(expected_report(&running, &last_run), Some(now + us(80)));
     }
 }
