@@ -126,8 +126,10 @@ pub(crate) struct MultiThreadedState {
     /// Positions offered to rayon whose claim the executor has not settled,
     /// with when they were offered.
     offered: Vec<(usize, Instant)>,
-    /// Positions a job claimed in this run that have not reported yet, with
-    /// when they were offered.
+    /// Offered positions the executor found claimed by a job in this run
+    /// (moved here from `offered` when it settles them) that have not
+    /// reported yet, with when they were offered. Every wait starts with
+    /// `offered` settled, so every report is of a node in here.
     running: Vec<(usize, Instant)>,
     /// Per position: how long the node ran the last time a job ran it
     /// (`None`: never yet). A wait polls until the earliest report these
@@ -276,6 +278,9 @@ impl RunState<'_> {
                     // nodes are ordered after everything before them.
                     let result = unsafe { run_node(node, systems, cell) };
                     self.complete(p, result);
+                    if self.panic.is_some() {
+                        break;
+                    }
                     continue;
                 }
                 self.ready.remove(0);
@@ -291,6 +296,13 @@ impl RunState<'_> {
                 } else {
                     self.offer(p, node, systems, cell);
                 }
+            }
+            if self.panic.is_some() {
+                // A node run here panicked: nothing new starts, and the
+                // offers are settled before any wait, so that every report
+                // taken is of a node in `running`.
+                self.ready.clear();
+                self.cancel_offered();
             }
             if self.outstanding == 0 && (self.ready.is_empty() || self.panic.is_some()) {
                 break;
@@ -443,9 +455,10 @@ const POLL_AT_LEAST: Duration = Duration::from_micros(50);
 /// worker that wakes late to claim the node.
 const POLL_MARGIN: Duration = Duration::from_micros(50);
 
-/// The longest a wait polls: a report due later than this is waited for
-/// blocked (after [`POLL_AT_LEAST`]), as the wake-up is then a small part
-/// of the wait and polling would burn a CPU for the whole of it.
+/// The longest a wait polls (give or take one batch of 64 polls): when the
+/// expected report plus [`POLL_MARGIN`] lies further off, the wait polls
+/// only [`POLL_AT_LEAST`] and then blocks, as the wake-up is then a small
+/// part of the wait and polling would burn a CPU for the whole of it.
 const POLL_AT_MOST: Duration = Duration::from_micros(500);
 
 /// By when the first report of the nodes `running` elsewhere (positions,
@@ -461,10 +474,10 @@ fn expected_report(running: &[(usize, Instant)], last_run: &[Option<Duration>]) 
 
 /// When a wait of the executor thread that starts at `now` stops polling
 /// and blocks, given when the first report is `expected` (see
-/// [`expected_report`]): [`POLL_MARGIN`] after the expected
-/// report if that is within [`POLL_AT_MOST`], never before
-/// [`POLL_AT_LEAST`]; [`POLL_AT_LEAST`] if nothing is expected or only
-/// later.
+/// [`expected_report`]): [`POLL_MARGIN`] after the expected report if
+/// that point is within [`POLL_AT_MOST`] of `now`, but never before
+/// [`POLL_AT_LEAST`]; [`POLL_AT_LEAST`] if nothing is expected or the
+/// point lies further off.
 fn poll_deadline(now: Instant, expected: Option<Instant>) -> Instant {
     let at_least = now + POLL_AT_LEAST;
     match expected.map(|at| at + POLL_MARGIN) {

@@ -352,6 +352,31 @@ fn parallel_a_panicking_system_propagates_and_the_world_stays_usable() {
     }
 }
 
+/// The executor runs the last ready system itself while a worker runs
+/// the one it offered; when its own panics after the worker's has
+/// finished, the run still settles every offered system and ends with the
+/// system's own panic (in debug builds the executor also asserts that
+/// every system a worker claimed reported back).
+#[test]
+fn parallel_a_system_panicking_beside_an_offered_one() {
+    fn quick(_: Query<&A>) {}
+    fn slow_boom(_: Query<&A>) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        panic!("slow system failed");
+    }
+    let mut world = trace_world();
+    world.spawn(A(1));
+    let mut schedule = Schedule::default();
+    schedule.add_systems((quick, slow_boom));
+    for _ in 0..3 {
+        let error = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
+        assert_eq!(*error.downcast_ref::<&str>().unwrap(), "slow system failed");
+        world.check_integrity().unwrap();
+    }
+    world.spawn(A(2));
+    assert_eq!(world.query::<&A>().iter(&world).count(), 2);
+}
+
 #[test]
 fn change_ticks_are_clamped_so_they_never_wrap_unnoticed() {
     fn reader(q: Query<(), Changed<A>>, mut seen: ResMut<Trace>) {
