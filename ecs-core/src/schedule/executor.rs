@@ -259,15 +259,12 @@ impl RunState<'_> {
     fn drive(&mut self, systems: Nodes, cell: UnsafeWorldCell<'_>) {
         let graph = self.graph;
         loop {
-            if self.panic.is_some() {
-                // Stop: nothing new starts; offered nodes no worker has
-                // started are dropped.
-                self.ready.clear();
-                self.cancel_offered();
-            }
-            // Launch what is ready. The last one (or an exclusive one, when
-            // nothing else runs) runs here.
-            while let Some(&p) = self.ready.first() {
+            // Launch what is ready, until a node panics. The last one (or
+            // an exclusive one, when nothing else runs) runs here.
+            while self.panic.is_none() {
+                let Some(&p) = self.ready.first() else {
+                    break;
+                };
                 let node = graph.order[p];
                 if graph.exclusive[p] {
                     if self.outstanding > 0 {
@@ -278,9 +275,6 @@ impl RunState<'_> {
                     // nodes are ordered after everything before them.
                     let result = unsafe { run_node(node, systems, cell) };
                     self.complete(p, result);
-                    if self.panic.is_some() {
-                        break;
-                    }
                     continue;
                 }
                 self.ready.remove(0);
@@ -290,17 +284,15 @@ impl RunState<'_> {
                     // now do not conflict with it (they would be ordered).
                     let result = unsafe { run_node(node, systems, cell) };
                     self.complete(p, result);
-                    if self.panic.is_some() {
-                        break;
-                    }
                 } else {
                     self.offer(p, node, systems, cell);
                 }
             }
             if self.panic.is_some() {
-                // A node run here panicked: nothing new starts, and the
-                // offers are settled before any wait, so that every report
-                // taken is of a node in `running`.
+                // Stop: nothing new starts, and the offers are settled
+                // before any wait (those no worker has started are
+                // dropped), so that every report taken is of a node in
+                // `running`.
                 self.ready.clear();
                 self.cancel_offered();
             }
@@ -308,17 +300,16 @@ impl RunState<'_> {
                 break;
             }
             // Rather than wait, run an offered node no worker has started
-            // (the latest offered: workers take the oldest first).
-            if self.panic.is_none() {
-                if let Some(p) = self.claim_offered() {
-                    self.outstanding -= 1;
-                    // SAFETY: as for launching it: its dependencies are done
-                    // and nothing running conflicts; the claim makes this
-                    // thread its only runner.
-                    let result = unsafe { run_node(graph.order[p], systems, cell) };
-                    self.complete(p, result);
-                    continue;
-                }
+            // (the latest offered: workers take the oldest first; after a
+            // panic, none is left).
+            if let Some(p) = self.claim_offered() {
+                self.outstanding -= 1;
+                // SAFETY: as for launching it: its dependencies are done
+                // and nothing running conflicts; the claim makes this
+                // thread its only runner.
+                let result = unsafe { run_node(graph.order[p], systems, cell) };
+                self.complete(p, result);
+                continue;
             }
             self.wait_one();
         }
