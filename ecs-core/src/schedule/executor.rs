@@ -221,8 +221,6 @@ pub(crate) fn run_multi_threaded(
         receiver,
         run,
         cpus,
-        // Nodes offered or running elsewhere and not yet reported.
-        outstanding: 0,
         panic: None,
     };
     // Whatever happens below (even a panic in this function), nothing may
@@ -232,7 +230,6 @@ pub(crate) fn run_multi_threaded(
     run_state.drive(systems, cell);
     let panic = run_state.panic.take();
     drop(guard);
-    debug_assert!(state.running.is_empty(), "every claimed node reported");
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
@@ -251,7 +248,6 @@ struct RunState<'a> {
     run: u64,
     /// The CPUs a wait may poll with (0: never poll).
     cpus: usize,
-    outstanding: usize,
     panic: Option<Panic>,
 }
 
@@ -267,7 +263,7 @@ impl RunState<'_> {
                 };
                 let node = graph.order[p];
                 if graph.exclusive[p] {
-                    if self.outstanding > 0 {
+                    if self.outstanding() > 0 {
                         break;
                     }
                     self.ready.remove(0);
@@ -296,14 +292,13 @@ impl RunState<'_> {
                 self.ready.clear();
                 self.cancel_offered();
             }
-            if self.outstanding == 0 && (self.ready.is_empty() || self.panic.is_some()) {
+            if self.outstanding() == 0 && (self.ready.is_empty() || self.panic.is_some()) {
                 break;
             }
             // Rather than wait, run an offered node no worker has started
             // (the latest offered: workers take the oldest first; after a
             // panic, none is left).
             if let Some(p) = self.claim_offered() {
-                self.outstanding -= 1;
                 // SAFETY: as for launching it: its dependencies are done
                 // and nothing running conflicts; the claim makes this
                 // thread its only runner.
@@ -317,14 +312,13 @@ impl RunState<'_> {
 
     /// Offers node `p` to rayon's workers.
     fn offer(&mut self, p: usize, node: Node, systems: Nodes, cell: UnsafeWorldCell<'_>) {
-        self.outstanding += 1;
         self.offered.push((p, Instant::now()));
         let shared = Arc::clone(self.shared);
         let run = self.run;
         // SAFETY: the job only touches the world (and the systems) after
         // winning the claim for this run; the executor does not return from
         // `run_multi_threaded` before every node claimed by a job of this
-        // run has reported back (`outstanding`, `WaitOnDrop`), so the world
+        // run has reported back (`running`, `WaitOnDrop`), so the world
         // borrow outlives every use. A job that loses the claim (or runs
         // after the run ended, when all its claims are settled) touches
         // nothing but `shared`, which it owns a count of.
@@ -356,9 +350,7 @@ impl RunState<'_> {
     /// Settles every offered node: those no job has claimed will not run.
     fn cancel_offered(&mut self) {
         while let Some((p, offered_at)) = self.offered.pop() {
-            if self.shared.claim(p, self.run) {
-                self.outstanding -= 1;
-            } else {
+            if !self.shared.claim(p, self.run) {
                 self.running.push((p, offered_at));
             }
         }
@@ -366,7 +358,12 @@ impl RunState<'_> {
 
     /// Whether a wait now may poll first: a CPU is free for it.
     fn polls(&self) -> bool {
-        self.outstanding < self.cpus
+        self.outstanding() < self.cpus
+    }
+
+    /// Nodes offered or running elsewhere and not yet reported.
+    fn outstanding(&self) -> usize {
+        self.offered.len() + self.running.len()
     }
 
     /// The next report of a node running elsewhere, polling first (until
@@ -382,9 +379,11 @@ impl RunState<'_> {
                 wait(self.receiver, poll_until)
             }
         };
-        self.outstanding -= 1;
         self.last_run[p] = Some(ran);
-        if let Some(at) = self.running.iter().position(|&(q, _)| q == p) {
+        // Every wait starts with `offered` settled, so the node is here.
+        let at = self.running.iter().position(|&(q, _)| q == p);
+        debug_assert!(at.is_some(), "a report of a node not in `running`");
+        if let Some(at) = at {
             self.running.swap_remove(at);
         }
         (p, result)
@@ -424,7 +423,7 @@ impl Drop for WaitOnDrop<'_, '_> {
         // Offered nodes nobody started never will: a job that finds its
         // claim taken does nothing.
         state.cancel_offered();
-        while state.outstanding > 0 {
+        while state.outstanding() > 0 {
             let (_, result) = state.next_report();
             if let Err(payload) = result {
                 state.panic.get_or_insert(payload);

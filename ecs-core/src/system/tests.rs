@@ -356,7 +356,7 @@ fn parallel_a_panicking_system_propagates_and_the_world_stays_usable() {
 /// the one it offered; when its own panics after the worker's has
 /// finished, the run still settles every offered system and ends with the
 /// system's own panic (in debug builds the executor also asserts that
-/// every system a worker claimed reported back).
+/// every report it takes is of a system it knows a worker claimed).
 #[test]
 fn parallel_a_system_panicking_beside_an_offered_one() {
     fn quick(_: Query<&A>) {}
