@@ -334,10 +334,20 @@ fn main() {
     // the heap a drop gives back depends on what was allocated last (with
     // `MALLOC_MMAP_THRESHOLD_` fixed, every drop leaves the same RSS). So
     // a third world must leave RSS where the second left it.
+    //
+    // How much of its heap glibc gives back on a drop also depends on
+    // which small block happens to sit at the heap's top: one run in
+    // four or five (ten runs of each build, the same binary) kept ~55 MiB
+    // more after the third drop than after the second. So the check is
+    // for what a leak would do: keep a whole world. A third world may
+    // leave at most half a world (the first world's peak above what its
+    // drop left) more than the second did.
     let rss = another_world("third");
+    let half_a_world = hwm1.saturating_sub(rss_dropped) / 2;
     assert!(
-        within(rss, rss_second),
-        "VmRSS after dropping a third world: {rss} vs {rss_second} KiB (first drop: {rss_dropped} KiB)"
+        rss <= rss_second + half_a_world,
+        "VmRSS after dropping a third world: {rss} vs {rss_second} KiB, more than half a world \
+         ({half_a_world} KiB) kept (first drop: {rss_dropped} KiB)"
     );
     println!("load OK");
 }
