@@ -261,9 +261,12 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         // caller guarantees it) and from a mutable world cell.
         let world = unsafe { world.world_mut() };
         world.flush();
-        let change_tick = world.increment_change_tick();
-        let out = self.func.run(world);
-        self.meta.last_run = change_tick;
+        // Inside the system, what the world reports as added or changed is
+        // what happened since this system's last run; its own writes carry
+        // the current tick, which becomes its last run afterwards, so its
+        // next run does not see them.
+        let out = world.last_change_tick_scope(self.meta.last_run, |world| self.func.run(world));
+        self.meta.last_run = world.increment_change_tick();
         out
     }
 

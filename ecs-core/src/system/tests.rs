@@ -187,6 +187,81 @@ fn parallel_exclusive_systems_get_the_world() {
     assert_eq!(world.query::<&A>().iter(&world).count(), 1);
 }
 
+/// What an exclusive system saw on each run: `Added<A>` and `Changed<A>`
+/// counts from a world query, and whether `get_ref` reported a change.
+#[derive(Resource, Default)]
+struct SeenByExclusive(Vec<(usize, usize, bool)>);
+
+fn exclusive_watcher(world: &mut World) {
+    let added = world
+        .query_filtered::<Entity, Added<A>>()
+        .iter(world)
+        .count();
+    let changed = world
+        .query_filtered::<Entity, Changed<A>>()
+        .iter(world)
+        .count();
+    let first = world.query_filtered::<Entity, With<A>>().iter(world).next();
+    let ref_changed = first.is_some_and(|e| world.get_ref::<A>(e).unwrap().is_changed());
+    world
+        .resource_mut::<SeenByExclusive>()
+        .0
+        .push((added, changed, ref_changed));
+    // Its own write must not show up on its next run.
+    for mut a in world.query_filtered::<&mut A, With<B>>().iter_mut(world) {
+        a.0 += 1;
+    }
+}
+
+#[test]
+fn exclusive_systems_see_changes_since_their_last_run() {
+    let mut world = World::new();
+    world.init_resource::<SeenByExclusive>();
+    let watched = world.spawn(A(1)).id();
+    world.spawn((A(10), B(0)));
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems(exclusive_watcher);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    world.get_mut::<A>(watched).unwrap().0 = 2;
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    world.spawn(A(3));
+    schedule.run(&mut world);
+    assert_eq!(
+        world.resource::<SeenByExclusive>().0,
+        [
+            (2, 2, true),
+            (0, 0, false),
+            (0, 1, true),
+            (0, 0, false),
+            (1, 1, false)
+        ]
+    );
+    // Outside systems the world's own frame is back: nothing was cleared,
+    // so everything still counts as added.
+    assert_eq!(
+        world
+            .query_filtered::<Entity, Added<A>>()
+            .iter(&world)
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn an_exclusive_system_panicking_leaves_the_worlds_tick_frame() {
+    let mut world = World::new();
+    world.spawn(A(1));
+    world.clear_trackers();
+    let before = world.last_change_tick();
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems(|_: &mut World| panic!("exclusive boom"));
+    let err = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
+    assert_eq!(err.downcast_ref::<&str>(), Some(&"exclusive boom"));
+    assert_eq!(world.last_change_tick(), before);
+}
+
 fn first(mut t: ResMut<Trace>) {
     t.0.push("first");
 }

@@ -585,6 +585,32 @@ impl World {
         self.last_change_tick
     }
 
+    /// Runs `f` with [`World::last_change_tick`] set to `last_run`, then
+    /// puts the old value back (also when `f` panics). An exclusive system
+    /// runs in this scope, so that the `Added`/`Changed` filters, `Ref`
+    /// and `Mut` it gets from the world compare against its own last run.
+    pub(crate) fn last_change_tick_scope<T>(
+        &mut self,
+        last_run: Tick,
+        f: impl FnOnce(&mut World) -> T,
+    ) -> T {
+        struct Restore<'a> {
+            world: &'a mut World,
+            last_change_tick: Tick,
+        }
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.world.last_change_tick = self.last_change_tick;
+            }
+        }
+        let last_change_tick = std::mem::replace(&mut self.last_change_tick, last_run);
+        let scope = Restore {
+            world: self,
+            last_change_tick,
+        };
+        f(scope.world)
+    }
+
     /// Starts a new change-detection frame for code outside systems: values
     /// written before this call no longer count as added or changed.
     pub fn clear_trackers(&mut self) {
