@@ -748,3 +748,66 @@ fn a_command_panicking_while_the_queue_applies() {
     drop(world);
     log.assert_dropped_once(&[1, 2, 3, 4, 5]);
 }
+
+// ---- an `EntityWorldMut` after a caught panic -------------------------------------------
+
+#[derive(Component, Debug, PartialEq)]
+struct Hp(u32);
+#[derive(Component)]
+struct PanicsOnAdd;
+#[derive(Component)]
+struct QueuesAPanic;
+
+/// A hook that panics after the insert moved the entity, and a command
+/// (queued by a hook) that panics in the flush after it: either way, the
+/// handle must follow the entity to its new row, not keep the old one,
+/// which another entity now fills.
+#[test]
+fn an_entity_handle_follows_its_entity_through_a_caught_panic() {
+    let mut world = World::new();
+    world
+        .register_component_hooks::<PanicsOnAdd>()
+        .on_add(|_, _| panic!("hook boom"));
+    world
+        .register_component_hooks::<QueuesAPanic>()
+        .on_add(|mut w, ctx| {
+            let e = ctx.entity;
+            w.commands()
+                .queue(move |_: &mut World| panic!("command boom for {e:?}"));
+        });
+    for marker in 0..2 {
+        let first = world.spawn(Hp(1)).id();
+        let second = world.spawn(Hp(2)).id();
+        let mut handle = world.entity_mut(first);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            if marker == 0 {
+                handle.insert(PanicsOnAdd);
+            } else {
+                handle.insert(QueuesAPanic);
+            }
+        }));
+        assert!(caught.is_err());
+        assert_eq!(handle.get::<Hp>(), Some(&Hp(1)));
+        handle.get_mut::<Hp>().unwrap().0 = 10;
+        assert_eq!(world.get::<Hp>(first), Some(&Hp(10)));
+        assert_eq!(world.get::<Hp>(second), Some(&Hp(2)));
+        world.check_integrity().unwrap();
+        world.despawn(first);
+        world.despawn(second);
+    }
+}
+
+#[test]
+fn world_scope_despawning_its_entity_leaves_the_handle_despawned() {
+    let mut world = World::new();
+    let first = world.spawn(Hp(1)).id();
+    let second = world.spawn(Hp(2)).id();
+    let mut handle = world.entity_mut(first);
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        handle.world_scope(|w| w.despawn(first));
+    }));
+    assert!(caught.is_err());
+    assert!(handle.is_despawned());
+    assert_eq!(world.get::<Hp>(second), Some(&Hp(2)));
+    world.check_integrity().unwrap();
+}

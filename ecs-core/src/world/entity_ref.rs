@@ -1,5 +1,3 @@
-use std::any::type_name;
-
 use super::World;
 use crate::{
     archetype::Archetype,
@@ -277,6 +275,39 @@ impl<'w> EntityWorldMut<'w> {
         }
     }
 
+    /// Runs the structural change `change`, which returns what it yields
+    /// and the entity's new location, then [`Self::after_change`]. If
+    /// anything in it panics (a hook, an observer, a command they queued),
+    /// the handle re-reads its location from the world while unwinding,
+    /// so a caught panic never leaves it on a row the entity has left.
+    #[inline(always)]
+    fn relocate<R>(
+        &mut self,
+        change: impl FnOnce(&mut World, Entity, EntityLocation) -> (R, EntityLocation),
+    ) -> R {
+        struct Reread<'a, 'w> {
+            handle: &'a mut EntityWorldMut<'w>,
+        }
+        impl Drop for Reread<'_, '_> {
+            fn drop(&mut self) {
+                let handle = &mut *self.handle;
+                handle.location = handle
+                    .world
+                    .entities
+                    .get(handle.entity)
+                    .unwrap_or(EntityLocation::INVALID);
+            }
+        }
+        let guard = Reread { handle: self };
+        let handle = &mut *guard.handle;
+        let (out, location) = change(handle.world, handle.entity, handle.location);
+        handle.location = location;
+        handle.after_change();
+        // No panic: the location is current, nothing to re-read.
+        std::mem::forget(guard);
+        out
+    }
+
     /// Whether the entity was despawned (by a command a hook or observer
     /// queued during this handle's last operation).
     #[inline]
@@ -306,18 +337,12 @@ impl<'w> EntityWorldMut<'w> {
             .world
             .bundles
             .register_info::<B>(&mut self.world.components);
-        // SAFETY: the location is current and the world flushed.
-        self.location = unsafe {
-            BundleInserter::insert(
-                self.world,
-                self.entity,
-                self.location,
-                bundle_id,
-                bundle,
-                mode,
-            )
-        };
-        self.after_change();
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current and the world flushed.
+            let location =
+                unsafe { BundleInserter::insert(world, entity, location, bundle_id, bundle, mode) };
+            ((), location)
+        });
         self
     }
 
@@ -345,19 +370,22 @@ impl<'w> EntityWorldMut<'w> {
             storage_type,
             value,
         };
-        // SAFETY: the location is current; the caller guarantees `value` is
-        // an owned value of `id`, the bundle's only component.
-        self.location = unsafe {
-            BundleInserter::insert(
-                self.world,
-                self.entity,
-                self.location,
-                bundle_id,
-                bundle,
-                InsertMode::Replace,
-            )
-        };
-        self.after_change();
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current; the caller guarantees
+            // `value` is an owned value of `id`, the bundle's only
+            // component.
+            let location = unsafe {
+                BundleInserter::insert(
+                    world,
+                    entity,
+                    location,
+                    bundle_id,
+                    bundle,
+                    InsertMode::Replace,
+                )
+            };
+            ((), location)
+        });
         self
     }
 
@@ -370,9 +398,12 @@ impl<'w> EntityWorldMut<'w> {
             .world
             .bundles
             .register_info::<B>(&mut self.world.components);
-        // SAFETY: the location is current and the world flushed.
-        self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
-        self.after_change();
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current and the world flushed.
+            ((), unsafe {
+                remove_bundle(world, entity, location, bundle_id)
+            })
+        });
         self
     }
 
@@ -391,9 +422,12 @@ impl<'w> EntityWorldMut<'w> {
             .world
             .bundles
             .register_dynamic(&[id], &self.world.components);
-        // SAFETY: the location is current and the world flushed.
-        self.location = unsafe { remove_bundle(self.world, self.entity, self.location, bundle_id) };
-        self.after_change();
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current and the world flushed.
+            ((), unsafe {
+                remove_bundle(world, entity, location, bundle_id)
+            })
+        });
         self
     }
 
@@ -406,13 +440,15 @@ impl<'w> EntityWorldMut<'w> {
             .world
             .bundles
             .register_info::<B>(&mut self.world.components);
-        // SAFETY: the location is current, the world flushed, and
-        // `bundle_id` is `B`'s.
-        let taken = unsafe { take_bundle::<B>(self.world, self.entity, self.location, bundle_id) };
-        let (bundle, location) = taken?;
-        self.location = location;
-        self.after_change();
-        Some(bundle)
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current, the world flushed, and
+            // `bundle_id` is `B`'s.
+            match unsafe { take_bundle::<B>(world, entity, location, bundle_id) } {
+                Some((bundle, location)) => (Some(bundle), location),
+                // Nothing taken, nothing moved.
+                None => (None, location),
+            }
+        })
     }
 
     /// Despawns the entity, dropping its components (nothing happens if a
@@ -431,16 +467,22 @@ impl<'w> EntityWorldMut<'w> {
     /// If the closure despawned the entity; the message names it.
     #[track_caller]
     pub fn world_scope<U>(&mut self, f: impl FnOnce(&mut World) -> U) -> U {
-        let result = f(self.world);
-        self.world.flush();
-        self.world.flush_commands();
-        self.location = self.world.entities.get(self.entity).unwrap_or_else(|| {
-            panic!(
-                "entity {:?} was despawned inside `world_scope` of an `EntityWorldMut` of {}",
-                self.entity,
-                type_name::<Self>()
-            )
+        let result = self.relocate(|world, entity, _| {
+            let result = f(world);
+            world.flush();
+            world.flush_commands();
+            let location = world
+                .entities
+                .get(entity)
+                .unwrap_or(EntityLocation::INVALID);
+            (result, location)
         });
+        if self.is_despawned() {
+            panic!(
+                "entity {:?} was despawned inside `EntityWorldMut::world_scope`",
+                self.entity
+            );
+        }
         result
     }
 
