@@ -337,11 +337,11 @@ impl<'w> EntityWorldMut<'w> {
             .world
             .bundles
             .register_info::<B>(&mut self.world.components);
-        self.relocate(|world, entity, location| {
+        self.relocate(|world, entity, at| {
             // SAFETY: the location is current and the world flushed.
-            let location =
-                unsafe { BundleInserter::insert(world, entity, location, bundle_id, bundle, mode) };
-            ((), location)
+            let moved =
+                unsafe { BundleInserter::insert(world, entity, at, bundle_id, bundle, mode) };
+            ((), moved)
         });
         self
     }
