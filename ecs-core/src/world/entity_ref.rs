@@ -338,9 +338,10 @@ impl<'w> EntityWorldMut<'w> {
             .bundles
             .register_info::<B>(&mut self.world.components);
         self.relocate(|world, entity, at| {
-            // SAFETY: the location is current and the world flushed.
-            let moved =
-                unsafe { BundleInserter::insert(world, entity, at, bundle_id, bundle, mode) };
+            let moved = unsafe {
+                // SAFETY: the location is current and the world flushed.
+                BundleInserter::insert(world, entity, at, bundle_id, bundle, mode)
+            };
             ((), moved)
         });
         self
