@@ -338,11 +338,9 @@ impl<'w> EntityWorldMut<'w> {
             .bundles
             .register_info::<B>(&mut self.world.components);
         self.relocate(|world, entity, at| {
-            let moved = unsafe {
-                // SAFETY: the location is current and the world flushed.
-                BundleInserter::insert(world, entity, at, bundle_id, bundle, mode)
-            };
-            ((), moved)
+            // SAFETY: the location is current and the world flushed.
+            let to = unsafe { BundleInserter::insert(world, entity, at, bundle_id, bundle, mode) };
+            ((), to)
         });
         self
     }
