@@ -760,10 +760,11 @@ struct QueuesAPanic;
 
 /// A hook that panics after the insert moved the entity, and a command
 /// (queued by a hook) that panics in the flush after it: either way, the
-/// handle must follow the entity to its new row, not keep the old one,
-/// which another entity now fills.
+/// handle must not keep the old row, which another entity now fills. It
+/// is left without a location: using it panics naming the entity, and a
+/// new handle finds the entity where it is.
 #[test]
-fn an_entity_handle_follows_its_entity_through_a_caught_panic() {
+fn an_entity_handle_keeps_no_row_after_a_caught_panic() {
     let mut world = World::new();
     world
         .register_component_hooks::<PanicsOnAdd>()
@@ -787,6 +788,21 @@ fn an_entity_handle_follows_its_entity_through_a_caught_panic() {
             }
         }));
         assert!(caught.is_err());
+        assert!(!handle.is_despawned());
+        let stale = catch_unwind(AssertUnwindSafe(|| handle.get::<Hp>().map(|hp| hp.0)));
+        let msg = stale.unwrap_err();
+        let msg = msg.downcast_ref::<String>().unwrap();
+        assert!(
+            msg.contains(&format!("{first:?}")) && msg.contains("panicked"),
+            "{msg}"
+        );
+        let stale = catch_unwind(AssertUnwindSafe(|| {
+            if let Some(mut hp) = handle.get_mut::<Hp>() {
+                hp.0 = 666;
+            }
+        }));
+        assert!(stale.is_err());
+        let mut handle = world.entity_mut(first);
         assert_eq!(handle.get::<Hp>(), Some(&Hp(1)));
         handle.get_mut::<Hp>().unwrap().0 = 10;
         assert_eq!(world.get::<Hp>(first), Some(&Hp(10)));
