@@ -220,6 +220,49 @@ fn resource_scope_of_an_absent_resource_panics_naming_it() {
     assert_names(&msg, &[type_name::<Score>(), "does not exist"]);
 }
 
+/// Inside `resource_scope::<R>`, `R` is out of the world: asking for it
+/// (through the world, a nested scope, or a system) says so, instead of
+/// advising to insert it.
+#[test]
+fn asking_for_a_resource_its_scope_holds_panics_saying_so() {
+    fn read_score(score: Res<Score>) -> u32 {
+        score.0
+    }
+    let mut world = World::new();
+    world.insert_resource(Score(1));
+    type Attempt = (&'static str, fn(&mut World));
+    let attempts: [Attempt; 5] = [
+        ("resource", |w| assert_eq!(w.resource::<Score>().0, 0)),
+        ("resource_mut", |w| {
+            assert_eq!(w.resource_mut::<Score>().0, 0)
+        }),
+        ("resource_ref", |w| {
+            assert_eq!(w.resource_ref::<Score>().0, 0)
+        }),
+        ("nested scope", |w| w.resource_scope(|_, _: Mut<Score>| {})),
+        ("system", |w| assert_eq!(w.run_system_once(read_score), 0)),
+    ];
+    for (what, attempt) in attempts {
+        let msg = expect_panic(|| {
+            world.resource_scope(|world, mut s: Mut<Score>| {
+                s.0 += 1;
+                attempt(world);
+            })
+        });
+        assert_names(&msg, &[type_name::<Score>(), "taken out", "resource_scope"]);
+        assert!(!msg.contains("insert_resource"), "{what}: {msg}");
+        if what == "system" {
+            assert_names(&msg, &["read_score"]);
+        }
+    }
+    // Every scope gave its value back, changed.
+    assert_eq!(world.resource::<Score>(), &Score(6));
+    // Outside any scope, an absent resource gets the usual advice.
+    world.remove_resource::<Score>();
+    let msg = expect_panic(|| world.resource::<Score>().0);
+    assert_names(&msg, &[type_name::<Score>(), "insert_resource"]);
+}
+
 #[test]
 fn resource_scope_reinserting_its_resource_panics_naming_it() {
     let mut world = World::new();
@@ -655,6 +698,147 @@ fn commands_aimed_at_a_despawned_entity_do_nothing() {
     integrity(&world);
 }
 
+/// Commands recorded for world `a` name `a`'s entities (the spawned one
+/// reserved in `a`); applied to `b` they would change whatever entity of
+/// `b` has the same id.
+#[test]
+fn commands_recorded_for_one_world_refuse_another() {
+    let mut a = World::new();
+    let mut b = World::new();
+    let in_a = a.spawn(Health(1)).id();
+    let in_b = b.spawn(Health(10)).id();
+    assert_eq!(in_a, in_b, "same id in both worlds");
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &a);
+    commands.entity(in_a).insert(Mana(5));
+    let spawned = commands.spawn(Health(2)).id();
+    // Applying to `b`: refused, the queue kept, `b` untouched.
+    let msg = expect_panic(|| queue.apply(&mut b));
+    assert_names(
+        &msg,
+        &[
+            "CommandQueue",
+            &format!("{:?}", a.id()),
+            &format!("{:?}", b.id()),
+        ],
+    );
+    assert!(!queue.is_empty());
+    assert_eq!(b.entity_count(), 1);
+    assert!(b.get::<Mana>(in_b).is_none());
+    integrity(&b);
+    // `Commands` of `b` cannot add to the queue either.
+    let msg = expect_panic(|| Commands::new(&mut queue, &b).insert_resource(Score(1)));
+    assert_names(&msg, &["CommandQueue", &format!("{:?}", b.id())]);
+    // Nor can it be appended to a queue holding `b`'s commands.
+    let mut other = CommandQueue::default();
+    Commands::new(&mut other, &b).entity(in_b).insert(Mana(50));
+    let msg = expect_panic(|| other.append(&mut queue));
+    assert_names(&msg, &["CommandQueue", "append"]);
+    assert!(!queue.is_empty() && !other.is_empty());
+    other.apply(&mut b);
+    assert_eq!(b.get::<Mana>(in_b), Some(&Mana(50)));
+    // Its own world takes it, then the empty queue serves any world.
+    queue.apply(&mut a);
+    assert_eq!(a.get::<Mana>(in_a), Some(&Mana(5)));
+    assert_eq!(a.get::<Health>(spawned), Some(&Health(2)));
+    assert!(b.get_resource::<Score>().is_none());
+    Commands::new(&mut queue, &b).insert_resource(Score(3));
+    queue.apply(&mut b);
+    assert_eq!(b.resource::<Score>().0, 3);
+    integrity(&a);
+    integrity(&b);
+}
+
+// ---- panicking systems and observers -------------------------------------------------------
+
+/// A system that panics in a schedule (either executor), and a command it
+/// queued that panics when the schedule applies it: the panic that goes
+/// on names the system.
+#[test]
+fn a_panicking_system_is_named_in_the_panic() {
+    fn explode(_: Query<&Health>) {
+        panic!("out of health");
+    }
+    fn queue_a_bad_command(mut commands: Commands) {
+        commands.queue(|_: &mut World| panic!("bad command"));
+    }
+    for single_threaded in [false, true] {
+        let new_schedule = || match single_threaded {
+            true => Schedule::single_threaded(),
+            false => Schedule::default(),
+        };
+        let mut world = World::new();
+        let mut schedule = new_schedule();
+        schedule.add_systems(explode);
+        let msg = expect_panic(|| schedule.run(&mut world));
+        assert_names(
+            &msg,
+            &[
+                "system `",
+                std::any::type_name_of_val(&explode),
+                "` panicked: out of health",
+            ],
+        );
+        let mut schedule = new_schedule();
+        schedule.add_systems(queue_a_bad_command);
+        let msg = expect_panic(|| schedule.run(&mut world));
+        assert_names(
+            &msg,
+            &[
+                "the commands of system `",
+                std::any::type_name_of_val(&queue_a_bad_command),
+                "` panicked: bad command",
+            ],
+        );
+        integrity(&world);
+    }
+}
+
+#[derive(Event)]
+struct Hit(u32);
+
+/// An observer that panics: the panic names it, the commands it queued
+/// in that run are dropped unapplied, and it stays registered (before, it
+/// was silently disabled for good).
+#[test]
+fn a_panicking_observer_is_named_and_stays_registered() {
+    fn fragile(hit: On<Hit>, mut commands: Commands) {
+        commands.spawn(Counted(Arc::clone(&DROPS)));
+        commands.insert_resource(Score(hit.event().0));
+        if hit.event().0 == 0 {
+            panic!("no damage");
+        }
+    }
+    static DROPS: std::sync::LazyLock<Arc<Mutex<u32>>> =
+        std::sync::LazyLock::new(|| Arc::new(Mutex::new(0)));
+    let mut world = World::new();
+    world.add_observer(fragile);
+    let msg = expect_panic(|| world.trigger(Hit(0)));
+    assert_names(
+        &msg,
+        &[
+            "observer `",
+            std::any::type_name_of_val(&fragile),
+            "` panicked: no damage",
+        ],
+    );
+    assert_eq!(
+        *DROPS.lock().unwrap(),
+        1,
+        "the panicking run's spawn dropped"
+    );
+    world.flush();
+    assert!(world.get_resource::<Score>().is_none());
+    assert_eq!(world.query::<&Counted>().iter(&world).count(), 0);
+    integrity(&world);
+    // Still registered: the next event reaches it.
+    world.trigger(Hit(7));
+    assert_eq!(world.resource::<Score>().0, 7);
+    assert_eq!(world.query::<&Counted>().iter(&world).count(), 1);
+    assert_eq!(*DROPS.lock().unwrap(), 1);
+    integrity(&world);
+}
+
 // ---- entity handles -----------------------------------------------------------------------
 
 #[test]
@@ -735,6 +919,17 @@ impl Component for CycleB {
     }
 }
 
+/// Requires a member of the cycle (but is not on it).
+#[derive(Component)]
+#[require(CycleA)]
+struct NeedsCycle;
+
+impl Default for CycleA {
+    fn default() -> Self {
+        CycleA
+    }
+}
+
 #[test]
 fn required_components_forming_a_cycle_panic_naming_them() {
     let mut world = World::new();
@@ -743,6 +938,35 @@ fn required_components_forming_a_cycle_panic_naming_them() {
         &msg,
         &["cycle", type_name::<CycleA>(), type_name::<CycleB>()],
     );
+    // Every member of the cycle refuses later use the same way, whichever
+    // is used first (nothing is left half-registered and usable).
+    for _ in 0..2 {
+        let msg = expect_panic(|| world.spawn(CycleA).id());
+        assert_names(&msg, &["cycle", type_name::<CycleA>()]);
+        let msg = expect_panic(|| world.spawn(CycleB).id());
+        assert_names(&msg, &["cycle", type_name::<CycleB>()]);
+        let msg = expect_panic(|| world.spawn((Health(1), CycleB)).id());
+        assert_names(&msg, &["cycle", type_name::<CycleB>()]);
+    }
+    let msg = expect_panic(|| World::new().spawn(CycleB).id());
+    assert_names(
+        &msg,
+        &["cycle", type_name::<CycleA>(), type_name::<CycleB>()],
+    );
+    // A component whose registration was under way when the cycle was
+    // found refuses later use too (before, it was left registered with
+    // no requirements, and spawned without them).
+    let mut other = World::new();
+    for _ in 0..2 {
+        let msg = expect_panic(|| other.spawn(NeedsCycle).id());
+        assert_names(
+            &msg,
+            &["cycle", type_name::<CycleA>(), type_name::<CycleB>()],
+        );
+    }
+    assert_eq!(other.entity_count(), 0);
+    assert_eq!(world.entity_count(), 0);
+    integrity(&world);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! and the world's own drop; an input iterator that panics half way
 //! through `spawn_batch`; a system that panics in the multi-threaded
 //! schedule; a closure that panics inside `par_iter_mut`; a command that
-//! panics while a queue applies.
+//! panics while a queue applies, or when it is dropped unapplied.
 //!
 //! After each caught panic: `check_integrity()` is Ok, every entity holds
 //! exactly the values expected, every value was dropped at most once (and
@@ -747,6 +747,47 @@ fn a_command_panicking_while_the_queue_applies() {
     assert_usable(&mut world, &log);
     drop(world);
     log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+}
+
+/// A command whose captured value panics when dropped unapplied: with the
+/// queue itself, and after another command panicked. Every other command
+/// is still dropped once (none leaked), and the panic that goes on is the
+/// first one.
+#[test]
+fn a_command_panicking_when_dropped_unapplied() {
+    let log = Log::default();
+    let mut world = World::new();
+    let mut queue = CommandQueue::default();
+    for payload in [
+        Payload::new(1, &log),
+        Payload::armed(2, &log),
+        Payload::new(3, &log),
+    ] {
+        queue.push(move |w: &mut World| {
+            w.spawn(Keep(payload));
+        });
+    }
+    let msg = expect_panic(|| drop(queue));
+    assert!(msg.contains("bomb 2 exploded"), "{msg}");
+    log.assert_dropped_once(&[1, 2, 3]);
+
+    let mut queue = CommandQueue::default();
+    queue.push(|w: &mut World| {
+        w.spawn(Pos(4));
+    });
+    queue.push(|_: &mut World| panic!("command failed"));
+    for payload in [Payload::armed(5, &log), Payload::new(6, &log)] {
+        queue.push(move |w: &mut World| {
+            w.spawn(Keep(payload));
+        });
+    }
+    let msg = expect_panic(|| queue.apply(&mut world));
+    assert!(msg.contains("command failed"), "{msg}");
+    log.assert_dropped_once(&[1, 2, 3, 5, 6]);
+    assert!(queue.is_empty());
+    assert_eq!(world.entity_count(), 1);
+    integrity(&world);
+    assert_usable(&mut world, &log);
 }
 
 // ---- an `EntityWorldMut` after a caught panic -------------------------------------------

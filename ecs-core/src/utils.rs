@@ -39,6 +39,29 @@ impl Hasher for PassThroughHasher {
     }
 }
 
+/// A caught panic of a system or observer, to go on with its name added.
+/// The name goes to stderr (the panic hook printed the message where it
+/// was raised, without it; a payload that goes on is not printed again),
+/// and a message payload (`&str` or `String`) becomes the `String`
+/// ``{kind} `{name}` panicked: {message}``, so a caller that catches it
+/// reads the name too. Any other payload goes on as it is.
+#[cold]
+pub(crate) fn name_panic(
+    kind: &str,
+    name: &str,
+    payload: Box<dyn Any + Send>,
+) -> Box<dyn Any + Send> {
+    eprintln!("{kind} `{name}` panicked");
+    let message = match payload.downcast_ref::<&'static str>() {
+        Some(message) => Some(*message),
+        None => payload.downcast_ref::<String>().map(String::as_str),
+    };
+    match message {
+        Some(message) => Box::new(format!("{kind} `{name}` panicked: {message}")),
+        None => payload,
+    }
+}
+
 /// A map keyed by `TypeId` that does not rehash the key.
 pub(crate) type TypeIdMap<V> = hashbrown::HashMap<TypeId, V, BuildHasherDefault<PassThroughHasher>>;
 

@@ -3,6 +3,7 @@ use std::{
     any::{type_name, TypeId},
     borrow::Cow,
     fmt,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
 use hashbrown::HashMap;
@@ -205,9 +206,10 @@ pub struct ComponentInfo {
     required: Vec<RequiredComponent>,
     /// Which lifecycle events have observers watching this component.
     observer_flags: ArchetypeFlags,
-    /// Set when the type's requirements form a cycle: every later use of
-    /// the component panics with this message, so it is never used with
-    /// requirements silently missing.
+    /// Set when the type is on a cycle of requirements (or its
+    /// requirements failed to register): every later use of the component
+    /// panics with this message, so it is never used with requirements
+    /// silently missing.
     required_cycle: Option<String>,
 }
 
@@ -307,18 +309,41 @@ impl Components {
         let id = self.push(ComponentDescriptor::new::<T>());
         self.indices.insert(type_id, id);
         T::register_component_hooks(&mut self.components[id.index()].hooks);
-        let mut registrar = RequiredComponentsRegistrar {
-            components: self,
-            direct: Vec::new(),
+        // Registering the requirements registers their types: if that
+        // panics (a cycle further down), `T` is marked as failed like the
+        // components on the cycle, so that no later use finds it
+        // registered with its requirements missing.
+        let registered = catch_unwind(AssertUnwindSafe(|| {
+            let mut registrar = RequiredComponentsRegistrar {
+                components: &mut *self,
+                direct: Vec::new(),
+            };
+            T::register_required_components(&mut registrar);
+            registrar.direct
+        }));
+        let direct = match registered {
+            Ok(direct) => direct,
+            Err(payload) => {
+                let message = match payload.downcast_ref::<String>() {
+                    Some(message) => message.clone(),
+                    None => format!(
+                        "registering the components that `{}` requires panicked",
+                        type_name::<T>()
+                    ),
+                };
+                self.components[id.index()].required_cycle = Some(message);
+                resume_unwind(payload);
+            }
         };
-        T::register_required_components(&mut registrar);
-        let direct = registrar.direct;
         if !direct.is_empty() {
             self.components[id.index()].required_direct = direct;
             match super::required_closure(self, id) {
                 Ok(closure) => self.components[id.index()].required = closure,
-                Err(cycle) => {
-                    self.components[id.index()].required_cycle = Some(cycle.clone());
+                Err((cycle, members)) => {
+                    // Every component on the cycle refuses later use.
+                    for member in members {
+                        self.components[member.index()].required_cycle = Some(cycle.clone());
+                    }
                     panic!("{cycle}");
                 }
             }

@@ -71,11 +71,11 @@ impl RequiredComponentsRegistrar<'_> {
 /// breadth-first, so the constructor of the nearest requirer wins.
 ///
 /// Returns an error naming the components if the requirements form a
-/// cycle.
+/// cycle, with the components on it.
 pub(crate) fn closure(
     components: &Components,
     id: ComponentId,
-) -> Result<Vec<RequiredComponent>, String> {
+) -> Result<Vec<RequiredComponent>, (String, Vec<ComponentId>)> {
     let mut result: Vec<RequiredComponent> = Vec::new();
     let mut frontier: Vec<(ComponentId, Vec<ComponentId>)> = vec![(id, vec![id])];
     while !frontier.is_empty() {
@@ -89,9 +89,12 @@ pub(crate) fn closure(
                         .map(|&c| components.get_name(c).unwrap_or("?"))
                         .collect();
                     names.push(components.get_name(required.id).unwrap_or("?"));
-                    return Err(format!(
-                        "required components form a cycle: {}",
-                        names.join(" requires ")
+                    return Err((
+                        format!(
+                            "required components form a cycle: {}",
+                            names.join(" requires ")
+                        ),
+                        path,
                     ));
                 }
                 if !result.iter().any(|r| r.id == required.id) {

@@ -31,7 +31,7 @@ mod runner;
 pub use ecs_macros::Event;
 
 pub(crate) use runner::{trigger_lifecycle, Observers};
-pub use runner::{BoxedObserver, IntoObserver, ObserverFunction, ObserverState};
+pub use runner::{BoxedObserver, IntoObserver, ObservedBy, ObserverFunction, ObserverState};
 
 use std::{marker::PhantomData, ops::Deref};
 

@@ -1,4 +1,8 @@
-use std::{any::TypeId, borrow::Cow};
+use std::{
+    any::TypeId,
+    borrow::Cow,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+};
 
 use super::{Event, Lifecycle, On};
 use crate::{
@@ -87,6 +91,48 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     world
         .observers
         .for_each_list(&watch, |list| list.retain(|&e| e != observer));
+}
+
+/// The observers that watch only this entity (added by
+/// [`EntityWorldMut::observe`]). When the entity is despawned, or this
+/// component removed, those observers stop watching it, and each left
+/// watching no entity is despawned.
+#[derive(Debug, Default)]
+pub struct ObservedBy(Vec<Entity>);
+
+impl ObservedBy {
+    /// The observer entities.
+    pub fn get(&self) -> &[Entity] {
+        &self.0
+    }
+}
+
+impl Component for ObservedBy {
+    const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+
+    fn register_component_hooks(hooks: &mut ComponentHooks) {
+        hooks.on_remove(release_entity_observers);
+    }
+}
+
+fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) {
+    let target = context.entity;
+    let Some(observed_by) = world.get::<ObservedBy>(target) else {
+        return;
+    };
+    let observers = observed_by.0.clone();
+    world.commands().queue(move |world: &mut World| {
+        for observer in observers {
+            let Some(mut state) = world.get_mut::<ObserverState>(observer) else {
+                continue; // despawned already
+            };
+            let entities = &mut state.bypass_change_detection().entities;
+            entities.retain(|&e| e != target);
+            if entities.is_empty() {
+                world.despawn(observer);
+            }
+        }
+    });
 }
 
 /// A type-erased observer system.
@@ -236,6 +282,7 @@ fn spawn_observer<E: Event, B: Bundle, M>(
         }
         None => Watch::Custom(TypeId::of::<E>()),
     };
+    let targets = entities.clone();
     let observer_entity = world
         .spawn(ObserverState {
             system: Some(system),
@@ -243,6 +290,18 @@ fn spawn_observer<E: Event, B: Bundle, M>(
             entities,
         })
         .id();
+    for target in targets {
+        let mut target = world.entity_mut(target);
+        match target.get_mut::<ObservedBy>() {
+            Some(mut observed_by) => observed_by
+                .bypass_change_detection()
+                .0
+                .push(observer_entity),
+            None => {
+                target.insert(ObservedBy(vec![observer_entity]));
+            }
+        }
+    }
     world
         .observers
         .for_each_list(&watch, |list| list.push(observer_entity));
@@ -277,7 +336,7 @@ fn run_observer(
     };
     // SAFETY: `event` is of the type this observer was registered for
     // (registry keys); `&mut World` gives exclusive access.
-    unsafe {
+    let result = catch_unwind(AssertUnwindSafe(|| unsafe {
         system.run(
             UnsafeWorldCell::new_mutable(world),
             event,
@@ -285,12 +344,26 @@ fn run_observer(
             component,
             observer,
         )
-    };
-    system.queue_deferred(&mut world.command_queue);
+    }));
+    // The commands of a run that panicked are dropped, not applied.
+    let mut discarded = CommandQueue::default();
+    let panicked = result.err().map(|payload| {
+        system.queue_deferred(&mut discarded);
+        crate::utils::name_panic("observer", &system.name(), payload)
+    });
+    if panicked.is_none() {
+        system.queue_deferred(&mut world.command_queue);
+    }
+    // Put back even after a panic: the observer stays registered.
     // Observers cannot despawn anything directly, so the state is still
     // there.
     if let Some(mut state) = world.get_mut::<ObserverState>(observer) {
         state.bypass_change_detection().system = Some(system);
+    }
+    if let Some(payload) = panicked {
+        // A panic in dropping those commands is second to the observer's.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(discarded)));
+        resume_unwind(payload);
     }
 }
 

@@ -555,3 +555,54 @@ fn hooks_of_a_batch_spawn_can_reserve_entities() {
     assert!(all.iter().all(|&e| world.contains_entity(e)));
     assert_eq!(world.entity_count(), 10);
 }
+
+/// Observers of one entity go with it: despawned with their target (or
+/// when `ObservedBy` is removed), while global observers and the
+/// observers of other entities stay.
+#[test]
+fn entity_observers_are_despawned_with_their_target() {
+    use crate::observer::{ObservedBy, ObserverState};
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let global = world.add_observer(|_: On<Explode>| {}).id();
+    let a = world.spawn(Plain(1)).id();
+    let b = world.spawn(Plain(2)).id();
+    let watch = |world: &mut World, target: Entity, tag: &'static str| {
+        world
+            .entity_mut(target)
+            .observe(move |on: On<Explode>, mut log: ResMut<Log>| {
+                log.0.push(format!("{tag} {}", on.event().power));
+            });
+    };
+    watch(&mut world, a, "a1");
+    watch(&mut world, a, "a2");
+    watch(&mut world, b, "b");
+    let observers_of_a = world.get::<ObservedBy>(a).unwrap().get().to_vec();
+    assert_eq!(observers_of_a.len(), 2);
+    let observers_of_b = world.get::<ObservedBy>(b).unwrap().get().to_vec();
+    assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 4);
+    world.trigger_targets(Explode { power: 1 }, a);
+    assert_eq!(take_log(&mut world), ["a1 1", "a2 1"]);
+
+    assert!(world.despawn(a));
+    for observer in observers_of_a {
+        assert!(
+            !world.contains_entity(observer),
+            "{observer} outlived its target"
+        );
+    }
+    assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 2);
+    assert!(world.contains_entity(global));
+    // A new entity in `a`'s slot is watched by no one.
+    let reused = world.spawn(Plain(3)).id();
+    world.trigger_targets(Explode { power: 2 }, reused);
+    world.trigger_targets(Explode { power: 3 }, b);
+    assert_eq!(take_log(&mut world), ["b 3"]);
+
+    world.entity_mut(b).remove::<ObservedBy>();
+    assert!(!world.contains_entity(observers_of_b[0]));
+    world.trigger_targets(Explode { power: 4 }, b);
+    assert!(take_log(&mut world).is_empty());
+    assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 1);
+    world.check_integrity().unwrap();
+}

@@ -86,7 +86,16 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
             Node::Apply(_) => slot.apply_total += elapsed,
         }
     }
-    result
+    result.map_err(|payload| {
+        let (kind, i) = match node {
+            Node::System(i) => ("system", i),
+            Node::Apply(i) => ("the commands of system", i),
+        };
+        // SAFETY: the node's system is ours alone (caller); only its name
+        // is read.
+        let name = unsafe { (*nodes.systems.0.add(i)).name() };
+        crate::utils::name_panic(kind, &name, payload)
+    })
 }
 
 /// A raw pointer that may cross threads: the executor guarantees each

@@ -1,9 +1,10 @@
 use std::{
+    any::Any,
     mem::{size_of, MaybeUninit},
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use crate::world::World;
+use crate::world::{World, WorldId};
 
 /// A deferred change to the world, applied when its queue is.
 pub trait Command: Send + 'static {
@@ -46,9 +47,17 @@ unsafe fn consume_command<C: Command>(ptr: *mut MaybeUninit<u8>, world: Option<&
 /// ```text
 /// bytes: [meta A][A's fields][meta B][B's fields] ...   (unaligned)
 /// ```
+///
+/// A queue that [`Commands`](super::Commands) of a world pushed to belongs
+/// to that world until it is applied or emptied: those commands name
+/// entities of that world (some reserved in it), so applying them to
+/// another world, or mixing in commands for another world, panics and
+/// leaves the queue as it was.
 #[derive(Default)]
 pub struct CommandQueue {
     bytes: Vec<MaybeUninit<u8>>,
+    /// The world whose `Commands` pushed the queued commands, if any did.
+    world: Option<WorldId>,
 }
 
 // SAFETY: every command pushed is `Send`, so moving the buffer of them to
@@ -61,6 +70,7 @@ impl std::fmt::Debug for CommandQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CommandQueue")
             .field("bytes", &self.bytes.len())
+            .field("world", &self.world)
             .finish()
     }
 }
@@ -96,23 +106,72 @@ impl CommandQueue {
         self.bytes.is_empty()
     }
 
+    /// Binds the queue to the world whose `Commands` are about to push to
+    /// it.
+    ///
+    /// # Panics
+    /// If it holds commands recorded for another world.
+    #[inline]
+    pub(crate) fn bind_world(&mut self, world: WorldId) {
+        match self.world {
+            Some(bound) if bound != world && !self.is_empty() => {
+                other_world("record commands for", bound, world)
+            }
+            _ => self.world = Some(world),
+        }
+    }
+
     /// Applies every command in the order queued, then empties the queue
     /// (keeping its memory). Entities reserved by the commands are made
     /// live first.
     ///
     /// If a command panics, the commands after it are dropped unapplied and
     /// the panic goes on.
+    ///
+    /// # Panics
+    /// If the queue holds commands that [`Commands`](super::Commands) of
+    /// another world recorded (they would touch unrelated entities of this
+    /// one); the queue is left as it was.
     pub fn apply(&mut self, world: &mut World) {
+        if let Some(bound) = self.world.take() {
+            if bound != world.id() && !self.is_empty() {
+                self.world = Some(bound);
+                other_world("apply them to", bound, world.id());
+            }
+        }
         world.flush();
-        self.consume(Some(world));
+        if let Some(payload) = self.consume(Some(world)) {
+            resume_unwind(payload);
+        }
     }
 
     /// Moves every command of `other` to the end of this queue.
+    ///
+    /// # Panics
+    /// If the two hold commands recorded for different worlds; both are
+    /// left as they were.
     pub fn append(&mut self, other: &mut CommandQueue) {
+        if other.is_empty() {
+            return;
+        }
+        match (self.world, other.world) {
+            (Some(mine), Some(theirs)) if mine != theirs && !self.is_empty() => {
+                other_world("append commands recorded for", mine, theirs)
+            }
+            (_, Some(theirs)) if self.is_empty() || self.world.is_none() => {
+                self.world = Some(theirs)
+            }
+            _ => {}
+        }
         self.bytes.append(&mut other.bytes);
+        other.world = None;
     }
 
-    fn consume(&mut self, mut world: Option<&mut World>) {
+    /// Applies (with a world) or drops every command, emptying the queue.
+    /// A panic in one is caught so that the rest are still dropped, never
+    /// leaked; the first panic is returned.
+    fn consume(&mut self, mut world: Option<&mut World>) -> Option<Box<dyn Any + Send>> {
+        self.world = None;
         let len = self.bytes.len();
         // The commands now belong to this loop: with the length at zero no
         // command can run twice, whatever happens.
@@ -130,24 +189,32 @@ impl CommandQueue {
             // SAFETY: the command of that header follows it, owned by us.
             let command = unsafe { base.add(cursor) };
             cursor += meta.size;
-            match (&mut world, &panicked) {
-                (Some(world), None) => {
-                    // SAFETY: each command is consumed exactly once.
-                    let result = catch_unwind(AssertUnwindSafe(|| unsafe {
-                        (meta.consume)(command, Some(world))
-                    }));
-                    if let Err(payload) = result {
-                        panicked = Some(payload);
-                    }
-                }
-                // SAFETY: as above: dropped (no world, or after a panic).
-                _ => unsafe { (meta.consume)(command, None) },
+            // Applied while no command has panicked; dropped otherwise.
+            let world = match (&mut world, &panicked) {
+                (Some(world), None) => Some(&mut **world),
+                _ => None,
+            };
+            // SAFETY: each command is consumed exactly once.
+            let result = catch_unwind(AssertUnwindSafe(|| unsafe {
+                (meta.consume)(command, world)
+            }));
+            if let Err(payload) = result {
+                // Only the first panic goes on; later ones are dropped.
+                panicked.get_or_insert(payload);
             }
         }
-        if let Some(payload) = panicked {
-            resume_unwind(payload);
-        }
+        panicked
     }
+}
+
+#[cold]
+#[track_caller]
+fn other_world(action: &str, bound: WorldId, world: WorldId) -> ! {
+    panic!(
+        "this CommandQueue holds commands recorded for world {bound:?}; cannot {action} world {world:?}: \
+         they name entities of the first world (some reserved in it), and would touch unrelated \
+         entities of the other. Apply the queue to its own world first"
+    )
 }
 
 impl Drop for CommandQueue {
@@ -155,7 +222,13 @@ impl Drop for CommandQueue {
         if !self.bytes.is_empty() {
             log::warn!("a CommandQueue with unapplied commands was dropped; the commands are dropped unapplied");
         }
-        self.consume(None);
+        if let Some(payload) = self.consume(None) {
+            // Every command is dropped; a panic of one goes on unless the
+            // queue is dropped during another panic (which would abort).
+            if !std::thread::panicking() {
+                resume_unwind(payload);
+            }
+        }
     }
 }
 

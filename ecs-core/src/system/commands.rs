@@ -6,7 +6,7 @@ use crate::{
     bundle::Bundle,
     entity::{Entities, Entity},
     resource::Resource,
-    world::{EntityWorldMut, World},
+    world::{EntityWorldMut, World, WorldId},
 };
 
 /// Queues structural changes to apply later, when the world is free: from
@@ -35,14 +35,21 @@ pub struct Commands<'w, 's> {
 
 impl<'w, 's> Commands<'w, 's> {
     /// Commands that push onto `queue`, reserving entities in `world`.
+    ///
+    /// # Panics
+    /// If `queue` holds commands recorded for another world.
+    #[track_caller]
     pub fn new(queue: &'s mut CommandQueue, world: &'w World) -> Self {
-        Commands {
-            queue,
-            entities: world.entities(),
-        }
+        Commands::new_from_entities(queue, world.entities(), world.id())
     }
 
-    pub(crate) fn new_from_entities(queue: &'s mut CommandQueue, entities: &'w Entities) -> Self {
+    #[track_caller]
+    pub(crate) fn new_from_entities(
+        queue: &'s mut CommandQueue,
+        entities: &'w Entities,
+        world: WorldId,
+    ) -> Self {
+        queue.bind_world(world);
         Commands { queue, entities }
     }
 

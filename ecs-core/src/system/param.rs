@@ -279,7 +279,14 @@ fn resource_access(
 
 #[cold]
 #[track_caller]
-fn missing_resource<R>(meta: &SystemMeta) -> ! {
+fn missing_resource<R: 'static>(meta: &SystemMeta, world: UnsafeWorldCell<'_>) -> ! {
+    if world.resource_is_scoped(std::any::TypeId::of::<R>()) {
+        panic!(
+            "{}; it was requested by system `{}`",
+            crate::world::taken_by_scope(type_name::<R>()),
+            meta.name
+        )
+    }
     panic!(
         "resource `{}` requested by system `{}` does not exist: insert it before running the system, \
          or take `Option<Res<{0}>>`",
@@ -356,7 +363,7 @@ unsafe impl<R: Resource> SystemParam for Res<'_, R> {
         match resource_cells(*id, world) {
             // SAFETY: `id` is `R`'s resource id; read access is recorded.
             Some(cells) => unsafe { make_res(cells, meta, change_tick) },
-            None => missing_resource::<R>(meta),
+            None => missing_resource::<R>(meta, world),
         }
     }
 }
@@ -401,7 +408,7 @@ unsafe impl<R: Resource> SystemParam for ResMut<'_, R> {
         match resource_cells(*id, world) {
             // SAFETY: `id` is `R`'s resource id; write access is recorded.
             Some(cells) => unsafe { make_res_mut(cells, meta, change_tick) },
-            None => missing_resource::<R>(meta),
+            None => missing_resource::<R>(meta, world),
         }
     }
 }
@@ -509,7 +516,7 @@ unsafe impl SystemParam for Commands<'_, '_> {
         world: UnsafeWorldCell<'w>,
         _: Tick,
     ) -> Commands<'w, 's> {
-        Commands::new_from_entities(queue, world.entities())
+        Commands::new_from_entities(queue, world.entities(), world.id())
     }
 
     fn apply(queue: &mut CommandQueue, world: &mut World) {

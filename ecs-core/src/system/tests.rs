@@ -258,7 +258,11 @@ fn an_exclusive_system_panicking_leaves_the_worlds_tick_frame() {
     let mut schedule = Schedule::single_threaded();
     schedule.add_systems(|_: &mut World| panic!("exclusive boom"));
     let err = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
-    assert_eq!(err.downcast_ref::<&str>(), Some(&"exclusive boom"));
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(
+        msg.starts_with("system `") && msg.ends_with("` panicked: exclusive boom"),
+        "{msg}"
+    );
     assert_eq!(world.last_change_tick(), before);
 }
 
@@ -419,7 +423,13 @@ fn parallel_a_panicking_system_propagates_and_the_world_stays_usable() {
         world.spawn(A(1));
         schedule.add_systems((first, boom.after(first), second.after(boom)));
         let error = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
-        assert_eq!(*error.downcast_ref::<&str>().unwrap(), "system failed");
+        assert_eq!(
+            *error.downcast_ref::<String>().unwrap(),
+            format!(
+                "system `{}` panicked: system failed",
+                std::any::type_name_of_val(&boom)
+            )
+        );
         assert_eq!(world.resource::<Trace>().0, ["first"]);
         world.check_integrity().unwrap();
         world.spawn(A(2));
@@ -445,7 +455,13 @@ fn parallel_a_system_panicking_beside_an_offered_one() {
     schedule.add_systems((quick, slow_boom));
     for _ in 0..3 {
         let error = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
-        assert_eq!(*error.downcast_ref::<&str>().unwrap(), "slow system failed");
+        assert_eq!(
+            *error.downcast_ref::<String>().unwrap(),
+            format!(
+                "system `{}` panicked: slow system failed",
+                std::any::type_name_of_val(&slow_boom)
+            )
+        );
         world.check_integrity().unwrap();
     }
     world.spawn(A(2));

@@ -100,6 +100,7 @@ impl<'w> DeferredWorld<'w> {
     /// Commands, applied right after the current operation.
     #[inline]
     pub fn commands(&mut self) -> Commands<'_, '_> {
-        Commands::new_from_entities(&mut self.world.command_queue, &self.world.entities)
+        let id = self.world.id();
+        Commands::new_from_entities(&mut self.world.command_queue, &self.world.entities, id)
     }
 }

@@ -21,6 +21,7 @@ pub use inspect::{
     ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
     FragmentationWarning, InspectionTotals, SparseSetSummary, TableSummary, WorldInspection,
 };
+pub(crate) use resources::taken_by_scope;
 pub use spawn_batch::SpawnBatchIter;
 pub use unsafe_world_cell::UnsafeWorldCell;
 
@@ -28,6 +29,7 @@ pub use unsafe_world_cell::UnsafeWorldCell;
 mod tests;
 
 use std::{
+    any::TypeId,
     cell::UnsafeCell,
     sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
@@ -89,6 +91,10 @@ pub struct World {
     pub(crate) command_queue: CommandQueue,
     pub(crate) observers: Observers,
     pub(crate) required_scratch: RequiredScratch,
+    /// The resources that a running `resource_scope` holds, innermost
+    /// last: while taken out they are absent, and asking for one panics
+    /// saying so.
+    pub(crate) scoped_resources: Vec<TypeId>,
     change_tick: AtomicU32,
     last_change_tick: Tick,
     last_check_tick: Tick,
@@ -106,6 +112,7 @@ impl Default for World {
             command_queue: CommandQueue::default(),
             observers: Observers::default(),
             required_scratch: RequiredScratch::default(),
+            scoped_resources: Vec::new(),
             // Start at 1 so that values added now are newer than the
             // initial `last_change_tick` of 0.
             change_tick: AtomicU32::new(1),

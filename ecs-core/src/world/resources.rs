@@ -1,5 +1,5 @@
 use std::{
-    any::type_name,
+    any::{type_name, TypeId},
     mem::ManuallyDrop,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
@@ -11,11 +11,30 @@ use crate::{
     resource::Resource,
 };
 
+#[cold]
 #[track_caller]
-fn missing<R>() -> ! {
+fn missing<R: 'static>(world: &World) -> ! {
+    missing_or_scoped::<R>(world.scoped_resources.contains(&TypeId::of::<R>()))
+}
+
+#[cold]
+#[track_caller]
+fn missing_or_scoped<R: 'static>(scoped: bool) -> ! {
+    if scoped {
+        panic!("{}", taken_by_scope(type_name::<R>()))
+    }
     panic!(
         "resource `{}` does not exist in the world: add it with `insert_resource` or `init_resource` first",
         type_name::<R>()
+    )
+}
+
+/// The message for a resource asked for while `resource_scope` of it holds
+/// it.
+pub(crate) fn taken_by_scope(resource: &str) -> String {
+    format!(
+        "resource `{resource}` is taken out of the world by a running `resource_scope` of it: \
+         use the value the scope's closure was given"
     )
 }
 
@@ -60,7 +79,7 @@ impl World {
     pub fn resource<R: Resource>(&self) -> &R {
         match self.get_resource::<R>() {
             Some(r) => r,
-            None => missing::<R>(),
+            None => missing::<R>(self),
         }
     }
 
@@ -71,9 +90,11 @@ impl World {
     #[inline]
     #[track_caller]
     pub fn resource_mut<R: Resource>(&mut self) -> Mut<'_, R> {
+        // Read before the borrow that the value returned keeps.
+        let scoped = self.scoped_resources.contains(&TypeId::of::<R>());
         match self.get_resource_mut::<R>() {
             Some(r) => r,
-            None => missing::<R>(),
+            None => missing_or_scoped::<R>(scoped),
         }
     }
 
@@ -86,7 +107,7 @@ impl World {
     pub fn resource_ref<R: Resource>(&self) -> Ref<'_, R> {
         match self.get_resource_ref::<R>() {
             Some(r) => r,
-            None => missing::<R>(),
+            None => missing::<R>(self),
         }
     }
 
@@ -162,14 +183,16 @@ impl World {
         f: impl FnOnce(&mut World, Mut<'_, R>) -> U,
     ) -> U {
         let Some((mut value, ticks)) = self.remove_resource_with_ticks::<R>() else {
-            missing::<R>()
+            missing::<R>(self)
         };
         let (mut added, mut changed) = (ticks.added, ticks.changed);
         let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        self.scoped_resources.push(TypeId::of::<R>());
         let result = catch_unwind(AssertUnwindSafe(|| {
             let value = Mut::new(&mut value, &mut added, &mut changed, last_run, this_run);
             f(self, value)
         }));
+        self.scoped_resources.pop();
         let inserted_meanwhile = self.remove_resource::<R>().is_some();
         let id = self.components.resource_id::<R>().expect("registered");
         // SAFETY: `id` is registered.

@@ -76,6 +76,11 @@ impl<'w> UnsafeWorldCell<'w> {
         self.meta().id()
     }
 
+    /// Whether a running `resource_scope` holds the resource of this type.
+    pub(crate) fn resource_is_scoped(self, type_id: std::any::TypeId) -> bool {
+        self.meta().scoped_resources.contains(&type_id)
+    }
+
     /// The entity allocator.
     #[inline]
     pub fn entities(self) -> &'w Entities {
