@@ -460,6 +460,9 @@ impl World {
 impl EntityWorldMut<'_> {
     /// Adds an observer that fires only for events targeting this entity.
     /// Returns the entity handle (of this entity).
+    ///
+    /// The entity records its observers in [`ObservedBy`]; they are
+    /// despawned with it (or when that component is removed).
     #[track_caller]
     pub fn observe<E: Event, B: Bundle, M>(
         &mut self,

@@ -112,11 +112,16 @@ impl CommandQueue {
     /// # Panics
     /// If it holds commands recorded for another world.
     #[inline]
+    #[track_caller]
     pub(crate) fn bind_world(&mut self, world: WorldId) {
+        self.bind(world, "record commands for");
+    }
+
+    #[inline]
+    #[track_caller]
+    fn bind(&mut self, world: WorldId, action: &str) {
         match self.world {
-            Some(bound) if bound != world && !self.is_empty() => {
-                other_world("record commands for", bound, world)
-            }
+            Some(bound) if bound != world && !self.is_empty() => other_world(action, bound, world),
             _ => self.world = Some(world),
         }
     }
@@ -133,11 +138,11 @@ impl CommandQueue {
     /// another world recorded (they would touch unrelated entities of this
     /// one); the queue is left as it was.
     pub fn apply(&mut self, world: &mut World) {
-        if let Some(bound) = self.world.take() {
-            if bound != world.id() && !self.is_empty() {
-                self.world = Some(bound);
-                other_world("apply them to", bound, world.id());
+        match self.world {
+            Some(bound) if bound != world.id() && !self.is_empty() => {
+                other_world("apply them to", bound, world.id())
             }
+            _ => {}
         }
         world.flush();
         if let Some(payload) = self.consume(Some(world)) {
@@ -154,14 +159,8 @@ impl CommandQueue {
         if other.is_empty() {
             return;
         }
-        match (self.world, other.world) {
-            (Some(mine), Some(theirs)) if mine != theirs && !self.is_empty() => {
-                other_world("append commands recorded for", mine, theirs)
-            }
-            (_, Some(theirs)) if self.is_empty() || self.world.is_none() => {
-                self.world = Some(theirs)
-            }
-            _ => {}
+        if let Some(theirs) = other.world {
+            self.bind(theirs, "append commands recorded for");
         }
         self.bytes.append(&mut other.bytes);
         other.world = None;
