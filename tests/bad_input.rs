@@ -1004,3 +1004,56 @@ fn a_resource_descriptor_registered_as_a_component_panics_naming_it() {
     );
     world.check_integrity().unwrap();
 }
+
+/// Archetype, table and bundle ids index their world's collections
+/// (`world.archetypes()[id]`); an id from a world that has more of them
+/// panics naming the id and the collection, not with a bare "index out of
+/// bounds", and leaves the world as it was.
+#[test]
+fn ids_from_a_larger_world_are_named_when_indexed() {
+    let mut big = World::new();
+    big.spawn(Health(1));
+    big.spawn((Health(1), Mana(2)));
+    let e = big.spawn((Health(1), Mana(2), Stunned(3))).id();
+    let location = big.entity(e).location();
+    let bundle = big
+        .bundles()
+        .get_id(std::any::TypeId::of::<(Health, Mana, Stunned)>())
+        .expect("the spawned bundle is registered");
+    let generation = big.archetypes().generation();
+
+    let small = World::new();
+    let archetype = location.archetype_id;
+    let msg = expect_panic(|| small.archetypes()[archetype].len());
+    assert_names(
+        &msg,
+        &[
+            &format!("{archetype:?}"),
+            "does not exist in this world",
+            "another world",
+        ],
+    );
+    let msg = expect_panic(|| small.archetypes()[generation..].len());
+    assert_names(
+        &msg,
+        &[&format!("{generation:?}"), "does not exist in this world"],
+    );
+    let table = location.table_id;
+    let msg = expect_panic(|| small.storages().tables[table].entity_count());
+    assert_names(
+        &msg,
+        &[&format!("{table:?}"), "does not exist in this world"],
+    );
+    let msg = expect_panic(|| small.bundles()[bundle].components().len());
+    assert_names(
+        &msg,
+        &[&format!("{bundle:?}"), "does not exist in this world"],
+    );
+
+    // The ids still index the world they came from, and both worlds are
+    // whole.
+    assert_eq!(big.archetypes()[archetype].len(), 1);
+    assert_eq!(big.bundles()[bundle].components().len(), 3);
+    integrity(&big);
+    integrity(&small);
+}

@@ -62,6 +62,21 @@ pub(crate) fn name_panic(
     }
 }
 
+/// The panic of an `Index` impl given an id its collection never handed
+/// out: most likely an id taken from another world. It names the id (whose
+/// `Debug` names its kind: `ArchetypeId(7)`), rather than a bare "index
+/// out of bounds", and is out of line and as small at the call as the
+/// bounds check's own panic, so the indexing costs what it did.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn unknown_id<I: std::fmt::Debug>(id: I, count: usize) -> ! {
+    panic!(
+        "{id:?} does not exist in this world, which has {count} of its kind: \
+         was the id taken from another world?"
+    )
+}
+
 /// A map keyed by `TypeId` that does not rehash the key.
 pub(crate) type TypeIdMap<V> = hashbrown::HashMap<TypeId, V, BuildHasherDefault<PassThroughHasher>>;
 

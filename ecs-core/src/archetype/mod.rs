@@ -848,14 +848,22 @@ impl Archetypes {
 impl Index<ArchetypeId> for Archetypes {
     type Output = Archetype;
     #[inline]
+    #[track_caller]
     fn index(&self, id: ArchetypeId) -> &Archetype {
+        if id.index() >= self.archetypes.len() {
+            crate::utils::unknown_id(id, self.archetypes.len());
+        }
         &self.archetypes[id.index()]
     }
 }
 
 impl std::ops::IndexMut<ArchetypeId> for Archetypes {
     #[inline]
+    #[track_caller]
     fn index_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        if id.index() >= self.archetypes.len() {
+            crate::utils::unknown_id(id, self.archetypes.len());
+        }
         &mut self.archetypes[id.index()]
     }
 }
@@ -863,7 +871,11 @@ impl std::ops::IndexMut<ArchetypeId> for Archetypes {
 impl Index<std::ops::RangeFrom<ArchetypeGeneration>> for Archetypes {
     type Output = [Archetype];
     #[inline]
+    #[track_caller]
     fn index(&self, range: std::ops::RangeFrom<ArchetypeGeneration>) -> &[Archetype] {
+        if range.start.0.index() > self.archetypes.len() {
+            crate::utils::unknown_id(range.start, self.archetypes.len());
+        }
         &self.archetypes[range.start.0.index()..]
     }
 }

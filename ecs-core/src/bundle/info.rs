@@ -481,7 +481,11 @@ impl Bundles {
 impl std::ops::Index<BundleId> for Bundles {
     type Output = BundleInfo;
     #[inline]
+    #[track_caller]
     fn index(&self, id: BundleId) -> &BundleInfo {
+        if id.index() >= self.infos.len() {
+            crate::utils::unknown_id(id, self.infos.len());
+        }
         &self.infos[id.index()]
     }
 }

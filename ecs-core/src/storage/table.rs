@@ -682,14 +682,22 @@ impl Tables {
 impl std::ops::Index<TableId> for Tables {
     type Output = Table;
     #[inline]
+    #[track_caller]
     fn index(&self, id: TableId) -> &Table {
+        if id.index() >= self.tables.len() {
+            crate::utils::unknown_id(id, self.tables.len());
+        }
         &self.tables[id.index()]
     }
 }
 
 impl std::ops::IndexMut<TableId> for Tables {
     #[inline]
+    #[track_caller]
     fn index_mut(&mut self, id: TableId) -> &mut Table {
+        if id.index() >= self.tables.len() {
+            crate::utils::unknown_id(id, self.tables.len());
+        }
         &mut self.tables[id.index()]
     }
 }
