@@ -16,29 +16,9 @@
 //! `--write` is given), `--rounds N`, `--only NAME` (scenarios whose name
 //! contains NAME; writes nothing unless `--write`), `--no-write`.
 
-/// Asserts that every item of a query satisfies a predicate and that there
-/// are `n` of them. Works on ours and on bevy_ecs, whose `World::query`,
-/// `World::query_filtered` and `QueryState::iter` are spelled alike.
-macro_rules! check_all {
-    ($w:expr, $d:ty, filter $f:ty, $pat:pat => $pred:expr, $n:expr) => {{
-        let mut q = $w.query_filtered::<$d, $f>();
-        let mut count = 0usize;
-        for $pat in q.iter($w) {
-            assert!($pred);
-            count += 1;
-        }
-        assert_eq!(count, $n);
-    }};
-    ($w:expr, $d:ty, $pat:pat => $pred:expr, $n:expr) => {{
-        let mut q = $w.query::<$d>();
-        let mut count = 0usize;
-        for $pat in q.iter($w) {
-            assert!($pred);
-            count += 1;
-        }
-        assert_eq!(count, $n);
-    }};
-}
+// `params` first: its `check_all!` macro is used by the modules after it.
+#[macro_use]
+mod params;
 
 mod bevy;
 mod floor;
@@ -47,34 +27,9 @@ mod hecs_lib;
 mod ours;
 mod report;
 
-use glam::{Mat4, Vec3};
 use harness::{measure, Lib, Plan, Scenario, Target};
+pub use params::*;
 use std::time::{Duration, Instant};
-
-/// Entities in `simple_insert`, `simple_iter` and `spawn_despawn`.
-pub const SIMPLE_N: usize = 10_000;
-/// Entities per marker type in `frag_iter` (26 types).
-pub const FRAG_PER_TYPE: usize = 20;
-/// Entities in `heavy_compute`.
-pub const HEAVY_N: usize = 1_000;
-/// Entities in `add_remove` and `sparse_add_remove`.
-pub const ADD_REMOVE_N: usize = 10_000;
-/// Entities per archetype in `schedule` (four archetypes).
-pub const SCHEDULE_N: usize = 10_000;
-
-/// The body of `heavy_compute`, shared by every library: invert the matrix
-/// 100 times, then transform the position by it.
-#[inline]
-pub fn heavy_work(pos: &mut Vec3, mat: &mut Mat4) {
-    for _ in 0..100 {
-        *mat = mat.inverse();
-    }
-    *pos = mat.transform_vector3(*pos);
-}
-
-pub fn approx_eq(a: Vec3, b: Vec3) -> bool {
-    (a - b).abs().max_element() < 1e-3
-}
 
 fn scenarios() -> Vec<Scenario> {
     use Lib::*;
