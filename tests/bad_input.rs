@@ -899,6 +899,41 @@ fn a_second_hook_of_one_kind_panics_naming_the_component() {
     assert_names(&msg, &[type_name::<Health>(), "on_add"]);
 }
 
+/// A hand-written `Component` impl whose `register_component_hooks` sets
+/// one hook twice (the derive cannot write this), and that requires
+/// `Mana`.
+struct TwoAddHooks;
+
+impl Component for TwoAddHooks {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    fn register_component_hooks(hooks: &mut ecs::component::ComponentHooks) {
+        hooks.on_add(noop_hook).on_add(noop_hook);
+    }
+    fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
+        required.register(|| Mana(7));
+    }
+}
+
+/// The first use panics naming the component and the hook; every later use
+/// panics the same way, rather than finding the component registered with
+/// its requirements (and hooks) missing.
+#[test]
+fn a_component_whose_hooks_fail_to_register_refuses_every_use() {
+    let mut world = World::new();
+    let first = expect_panic(|| world.spawn(TwoAddHooks).id());
+    assert_names(&first, &[type_name::<TwoAddHooks>(), "on_add"]);
+    let again = expect_panic(|| world.spawn(TwoAddHooks).id());
+    assert_eq!(again, first);
+    let e = world.spawn(Health(1)).id();
+    let msg = expect_panic(|| {
+        world.entity_mut(e).insert(TwoAddHooks);
+    });
+    assert_eq!(msg, first);
+    assert_eq!(world.entity_count(), 1);
+    assert!(world.get::<Mana>(e).is_none());
+    integrity(&world);
+}
+
 // What `#[require(CycleB)] struct CycleA;` and `#[require(CycleA)] struct
 // CycleB;` declare, written out by hand.
 struct CycleA;

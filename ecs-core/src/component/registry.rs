@@ -206,10 +206,10 @@ pub struct ComponentInfo {
     required: Vec<RequiredComponent>,
     /// Which lifecycle events have observers watching this component.
     observer_flags: ArchetypeFlags,
-    /// Set when the type is on a cycle of requirements (or its
+    /// Set when the type is on a cycle of requirements (or its hooks or
     /// requirements failed to register): every later use of the component
-    /// panics with this message, so it is never used with requirements
-    /// silently missing.
+    /// panics with this message, so it is never used with hooks or
+    /// requirements silently missing.
     required_cycle: Option<String>,
 }
 
@@ -308,12 +308,13 @@ impl Components {
         }
         let id = self.push(ComponentDescriptor::new::<T>());
         self.indices.insert(type_id, id);
-        T::register_component_hooks(&mut self.components[id.index()].hooks);
-        // Registering the requirements registers their types: if that
-        // panics (a cycle further down), `T` is marked as failed like the
-        // components on the cycle, so that no later use finds it
-        // registered with its requirements missing.
+        // Registering the hooks may panic (a hand-written impl setting one
+        // hook twice), and registering the requirements registers their
+        // types, which may panic (a cycle further down): either way `T` is
+        // marked as failed like the components on a cycle, so that no later
+        // use finds it registered with hooks or requirements missing.
         let registered = catch_unwind(AssertUnwindSafe(|| {
+            T::register_component_hooks(&mut self.components[id.index()].hooks);
             let mut registrar = RequiredComponentsRegistrar {
                 components: &mut *self,
                 direct: Vec::new(),
@@ -327,7 +328,7 @@ impl Components {
                 let message = match payload.downcast_ref::<String>() {
                     Some(message) => message.clone(),
                     None => format!(
-                        "registering the components that `{}` requires panicked",
+                        "registering the hooks or the required components of `{}` panicked",
                         type_name::<T>()
                     ),
                 };

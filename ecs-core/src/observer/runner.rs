@@ -85,6 +85,17 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
         return;
     };
     let watch = state.watch.clone();
+    let targets = state.entities.clone();
+    // Its targets stop listing it (a target despawned meanwhile has no
+    // `ObservedBy` left to fix): a value change, no structural one.
+    for target in targets {
+        if let Some(mut observed_by) = world.get_mut::<ObservedBy>(target) {
+            observed_by
+                .bypass_change_detection()
+                .0
+                .retain(|&e| e != observer);
+        }
+    }
     // The observer registry lives outside archetypes: unregistering changes
     // no archetype, the one mutation this hook may make.
     let world = world.world_mut_internal();
@@ -96,7 +107,8 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
 /// The observers that watch only this entity (added by
 /// [`EntityWorldMut::observe`]). When the entity is despawned, or this
 /// component removed, those observers stop watching it, and each left
-/// watching no entity is despawned.
+/// watching no entity is despawned. An observer despawned on its own is
+/// taken off the list (which may be left empty).
 #[derive(Debug, Default)]
 pub struct ObservedBy(Vec<Entity>);
 

@@ -606,3 +606,46 @@ fn entity_observers_are_despawned_with_their_target() {
     assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 1);
     world.check_integrity().unwrap();
 }
+
+/// An entity observer despawned on its own leaves its target's
+/// `ObservedBy` (which would otherwise list a dead id, and grow without
+/// bound on a long-lived target that is observed again and again); the
+/// target's other observers stay listed and keep running.
+#[test]
+fn a_despawned_entity_observer_leaves_its_targets_list() {
+    use crate::observer::ObservedBy;
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let target = world.spawn(Plain(1)).id();
+    // `observe` returns the target; its observer is the last one listed.
+    let observe = |world: &mut World, f: fn(On<Explode>, ResMut<Log>)| {
+        world.entity_mut(target).observe(f);
+        *world
+            .get::<ObservedBy>(target)
+            .unwrap()
+            .get()
+            .last()
+            .unwrap()
+    };
+    let kept = observe(&mut world, |on, mut log| {
+        log.0.push(format!("kept {}", on.event().power))
+    });
+    for round in 0..3 {
+        let passing = observe(&mut world, |_, _| {});
+        assert_ne!(passing, kept);
+        assert_eq!(
+            world.get::<ObservedBy>(target).unwrap().get(),
+            [kept, passing],
+            "round {round}"
+        );
+        assert!(world.despawn(passing));
+        assert_eq!(world.get::<ObservedBy>(target).unwrap().get(), [kept]);
+    }
+    world.trigger_targets(Explode { power: 1 }, target);
+    assert_eq!(take_log(&mut world), ["kept 1"]);
+    // The last one despawned leaves the list empty, the target untouched.
+    assert!(world.despawn(kept));
+    assert!(world.get::<ObservedBy>(target).unwrap().get().is_empty());
+    assert_eq!(world.get::<Plain>(target).map(|p| p.0), Some(1));
+    world.check_integrity().unwrap();
+}

@@ -48,15 +48,18 @@ unsafe fn consume_command<C: Command>(ptr: *mut MaybeUninit<u8>, world: Option<&
 /// bytes: [meta A][A's fields][meta B][B's fields] ...   (unaligned)
 /// ```
 ///
-/// A queue that [`Commands`](super::Commands) of a world pushed to belongs
-/// to that world until it is applied or emptied: those commands name
-/// entities of that world (some reserved in it), so applying them to
-/// another world, or mixing in commands for another world, panics and
-/// leaves the queue as it was.
+/// A queue on which [`Commands`](super::Commands) of a world were made
+/// belongs to that world while it holds commands, until it is applied or
+/// emptied: its commands may name entities of that world (some reserved
+/// in it, even by a `Commands` that pushed nothing, as `spawn_empty`
+/// does), so applying them to another world, or mixing in commands for
+/// another world, panics and leaves the queue as it was. A queue only ever
+/// pushed to directly ([`CommandQueue::push`]) belongs to no world.
 #[derive(Default)]
 pub struct CommandQueue {
     bytes: Vec<MaybeUninit<u8>>,
-    /// The world whose `Commands` pushed the queued commands, if any did.
+    /// The world whose `Commands` were last made on the queue, if any
+    /// were; it counts only while the queue holds commands.
     world: Option<WorldId>,
 }
 
