@@ -934,6 +934,30 @@ fn a_component_whose_hooks_fail_to_register_refuses_every_use() {
     integrity(&world);
 }
 
+/// A hand-written `Component` impl whose hook registration panics with a
+/// message of its own.
+struct HooksPanic;
+
+impl Component for HooksPanic {
+    const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    fn register_component_hooks(_: &mut ecs::component::ComponentHooks) {
+        panic!("no hooks today");
+    }
+}
+
+/// The first use panics with the impl's own message; later uses name the
+/// component and keep that message.
+#[test]
+fn a_component_whose_hook_registration_panics_is_named_on_later_use() {
+    let mut world = World::new();
+    let first = expect_panic(|| world.spawn(HooksPanic).id());
+    assert_eq!(first, "no hooks today");
+    let again = expect_panic(|| world.spawn(HooksPanic).id());
+    assert_names(&again, &[type_name::<HooksPanic>(), "no hooks today"]);
+    assert_eq!(world.entity_count(), 0);
+    integrity(&world);
+}
+
 // What `#[require(CycleB)] struct CycleA;` and `#[require(CycleA)] struct
 // CycleB;` declare, written out by hand.
 struct CycleA;

@@ -325,11 +325,18 @@ impl Components {
         let direct = match registered {
             Ok(direct) => direct,
             Err(payload) => {
+                // Our own messages (a cycle, a second hook) are `String`s
+                // naming `T`; any other payload gets `T` named, and its
+                // text kept if it has one.
                 let message = match payload.downcast_ref::<String>() {
                     Some(message) => message.clone(),
                     None => format!(
-                        "registering the hooks or the required components of `{}` panicked",
-                        type_name::<T>()
+                        "registering the hooks or the required components of `{}` panicked{}",
+                        type_name::<T>(),
+                        payload
+                            .downcast_ref::<&'static str>()
+                            .map(|text| format!(": {text}"))
+                            .unwrap_or_default()
                     ),
                 };
                 self.components[id.index()].required_cycle = Some(message);
