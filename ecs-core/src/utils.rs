@@ -39,6 +39,14 @@ impl Hasher for PassThroughHasher {
     }
 }
 
+/// The text of a panic payload that is a message (`&str` or `String`).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> Option<&str> {
+    match payload.downcast_ref::<&'static str>() {
+        Some(message) => Some(message),
+        None => payload.downcast_ref::<String>().map(String::as_str),
+    }
+}
+
 /// A caught panic of a system or observer, to go on with its name added.
 /// The name goes to stderr (the panic hook printed the message where it
 /// was raised, without it; a payload that goes on is not printed again),
@@ -52,11 +60,7 @@ pub(crate) fn name_panic(
     payload: Box<dyn Any + Send>,
 ) -> Box<dyn Any + Send> {
     eprintln!("{kind} `{name}` panicked");
-    let message = match payload.downcast_ref::<&'static str>() {
-        Some(message) => Some(*message),
-        None => payload.downcast_ref::<String>().map(String::as_str),
-    };
-    match message {
+    match panic_message(&*payload) {
         Some(message) => Box::new(format!("{kind} `{name}` panicked: {message}")),
         None => payload,
     }

@@ -210,7 +210,7 @@ pub struct ComponentInfo {
     /// requirements failed to register): every later use of the component
     /// panics with this message, so it is never used with hooks or
     /// requirements silently missing.
-    required_cycle: Option<String>,
+    failed_registration: Option<String>,
 }
 
 impl ComponentInfo {
@@ -301,8 +301,8 @@ impl Components {
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
         let type_id = TypeId::of::<T>();
         if let Some(&id) = self.indices.get(&type_id) {
-            if let Some(cycle) = &self.components[id.index()].required_cycle {
-                panic!("{cycle}");
+            if let Some(failure) = &self.components[id.index()].failed_registration {
+                panic!("{failure}");
             }
             return id;
         }
@@ -333,13 +333,12 @@ impl Components {
                     None => format!(
                         "registering the hooks or the required components of `{}` panicked{}",
                         type_name::<T>(),
-                        payload
-                            .downcast_ref::<&'static str>()
+                        crate::utils::panic_message(&*payload)
                             .map(|text| format!(": {text}"))
                             .unwrap_or_default()
                     ),
                 };
-                self.components[id.index()].required_cycle = Some(message);
+                self.components[id.index()].failed_registration = Some(message);
                 resume_unwind(payload);
             }
         };
@@ -350,7 +349,7 @@ impl Components {
                 Err((cycle, members)) => {
                     // Every component on the cycle refuses later use.
                     for member in members {
-                        self.components[member.index()].required_cycle = Some(cycle.clone());
+                        self.components[member.index()].failed_registration = Some(cycle.clone());
                     }
                     panic!("{cycle}");
                 }
@@ -414,7 +413,7 @@ impl Components {
             required_direct: Vec::new(),
             required: Vec::new(),
             observer_flags: ArchetypeFlags::empty(),
-            required_cycle: None,
+            failed_registration: None,
         });
         id
     }

@@ -123,9 +123,18 @@ impl CommandQueue {
     #[inline]
     #[track_caller]
     fn bind(&mut self, world: WorldId, action: &str) {
+        self.check_world(world, action);
+        self.world = Some(world);
+    }
+
+    /// Panics if the queue holds commands recorded for a world other than
+    /// `world`.
+    #[inline]
+    #[track_caller]
+    fn check_world(&self, world: WorldId, action: &str) {
         match self.world {
             Some(bound) if bound != world && !self.is_empty() => other_world(action, bound, world),
-            _ => self.world = Some(world),
+            _ => {}
         }
     }
 
@@ -141,12 +150,7 @@ impl CommandQueue {
     /// another world recorded (they would touch unrelated entities of this
     /// one); the queue is left as it was.
     pub fn apply(&mut self, world: &mut World) {
-        match self.world {
-            Some(bound) if bound != world.id() && !self.is_empty() => {
-                other_world("apply them to", bound, world.id())
-            }
-            _ => {}
-        }
+        self.check_world(world.id(), "apply them to");
         world.flush();
         if let Some(payload) = self.consume(Some(world)) {
             resume_unwind(payload);
