@@ -1116,3 +1116,31 @@ fn ids_from_a_larger_world_are_named_when_indexed() {
     integrity(&big);
     integrity(&small);
 }
+
+/// Claims more items than a world can hold entities.
+struct Boastful;
+
+impl Iterator for Boastful {
+    type Item = Health;
+    fn next(&mut self) -> Option<Health> {
+        None
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (u32::MAX as usize + 1, None)
+    }
+}
+
+#[test]
+fn a_batch_larger_than_a_world_can_hold_is_refused() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    let message = expect_panic(|| world.spawn_batch(Boastful).count());
+    assert!(
+        message.contains("cannot reserve room for 4294967296 entities")
+            && message.contains("at most 4294967295"),
+        "{message}"
+    );
+    assert_eq!(world.entity_count(), 1);
+    integrity(&world);
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+}

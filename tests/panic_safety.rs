@@ -868,3 +868,242 @@ fn world_scope_despawning_its_entity_leaves_the_handle_despawned() {
     assert_eq!(world.get::<Hp>(second), Some(&Hp(2)));
     world.check_integrity().unwrap();
 }
+
+// ---- user code inside bundles, required components and resource scopes ----------------------
+
+/// Makes a drop-counted value in `Default`; panics there while armed (a
+/// thread-local switch, since `Default` takes no arguments).
+struct Ignored(#[allow(dead_code)] Payload);
+
+thread_local! {
+    static IGNORED: std::cell::RefCell<Option<(Log, bool)>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Default for Ignored {
+    fn default() -> Self {
+        IGNORED.with(|cell| {
+            let (log, armed) = cell.borrow().clone().expect("a test set the log");
+            if armed {
+                panic!("Ignored::default exploded");
+            }
+            Ignored(Payload::new(7_777, &log))
+        })
+    }
+}
+
+fn set_ignored(log: &Log, armed: bool) {
+    IGNORED.with(|cell| *cell.borrow_mut() = Some((log.clone(), armed)));
+}
+
+#[derive(Bundle)]
+struct Taken {
+    keep: Keep,
+    skeep: SKeep,
+    #[bundle(ignore)]
+    _ignored: Ignored,
+}
+
+#[test]
+fn a_take_whose_bundle_default_panics_drops_each_value_once() {
+    let log = Log::default();
+    let mut world = World::new();
+    let others = bystanders(&mut world, &log, 100);
+    let e = world
+        .spawn((
+            Pos(9),
+            Keep(Payload::new(1, &log)),
+            SKeep(Payload::new(2, &log)),
+        ))
+        .id();
+    let others_after = bystanders(&mut world, &log, 1_000);
+    set_ignored(&log, true);
+    let message = expect_panic(|| world.entity_mut(e).take::<Taken>());
+    assert!(message.contains("Ignored::default exploded"), "{message}");
+    integrity(&world);
+    // The take happened: the values are gone, each dropped once by the
+    // unwind, and the entity keeps the rest.
+    log.assert_dropped_once(&[1, 2]);
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(9)));
+    assert!(world.get::<Keep>(e).is_none() && world.get::<SKeep>(e).is_none());
+    assert_bystanders(&world, &others, 100);
+    assert_bystanders(&world, &others_after, 1_000);
+    set_ignored(&log, false);
+    world
+        .entity_mut(e)
+        .insert((Keep(Payload::new(3, &log)), SKeep(Payload::new(4, &log))));
+    let taken = world.entity_mut(e).take::<Taken>().expect("has the bundle");
+    assert_eq!((taken.keep.0.id, taken.skeep.0.id), (3, 4));
+    drop(taken);
+    assert_usable(&mut world, &log);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3, 4, 7_777, 100, 101, 102, 1_000, 1_001, 1_002]);
+}
+
+/// A value whose `Drop` may panic, in a bundle but not a component.
+struct Loose(#[allow(dead_code)] Payload);
+
+#[derive(Component)]
+#[require(Req = Req(50))]
+struct Needy(Payload);
+
+#[derive(Component)]
+struct Req(u32);
+
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+#[require(SReq = SReq(60))]
+struct SNeedy(Payload);
+
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SReq(u32);
+
+#[derive(Bundle)]
+struct WithLoose {
+    needy: Needy,
+    sneedy: SNeedy,
+    #[bundle(ignore)]
+    _loose: Loose,
+}
+
+impl Default for Loose {
+    fn default() -> Self {
+        unreachable!("only spawned and inserted here")
+    }
+}
+
+#[test]
+fn a_panicking_drop_of_an_ignored_field_leaves_spawn_and_insert_whole() {
+    let log = Log::default();
+    let mut world = World::new();
+    let others = bystanders(&mut world, &log, 100);
+    let message = expect_panic(|| {
+        world.spawn(WithLoose {
+            needy: Needy(Payload::new(1, &log)),
+            sneedy: SNeedy(Payload::new(2, &log)),
+            _loose: Loose(Payload::armed(3, &log)),
+        })
+    });
+    assert!(message.contains("bomb 3 exploded"), "{message}");
+    integrity(&world);
+    log.assert_dropped_once(&[3]);
+    let mut q = world.query::<(Entity, &Needy, &SNeedy, &Req, &SReq)>();
+    let spawned: Vec<_> = q
+        .iter(&world)
+        .map(|(e, n, s, r, sr)| (e, n.0.id, s.0.id, r.0, sr.0))
+        .collect();
+    assert_eq!(spawned.len(), 1, "the spawned entity is whole");
+    assert_eq!(
+        (spawned[0].1, spawned[0].2, spawned[0].3, spawned[0].4),
+        (1, 2, 50, 60)
+    );
+
+    let target = others[1];
+    let message = expect_panic(|| {
+        world.entity_mut(target).insert(WithLoose {
+            needy: Needy(Payload::new(4, &log)),
+            sneedy: SNeedy(Payload::new(5, &log)),
+            _loose: Loose(Payload::armed(6, &log)),
+        });
+    });
+    assert!(message.contains("bomb 6 exploded"), "{message}");
+    integrity(&world);
+    log.assert_dropped_once(&[6]);
+    assert_eq!(world.get::<Needy>(target).map(|n| n.0.id), Some(4));
+    assert_eq!(world.get::<SNeedy>(target).map(|n| n.0.id), Some(5));
+    assert_eq!(world.get::<Req>(target).map(|n| n.0), Some(50));
+    assert_eq!(world.get::<SReq>(target).map(|n| n.0), Some(60));
+    assert_eq!(keep_id(&world, target), Some(101));
+    assert_usable(&mut world, &log);
+    let before = world.entity_count();
+    drop(world);
+    assert!(before > 0);
+    log.assert_dropped_once(&[1, 2, 4, 5, 100, 101, 102]);
+}
+
+/// A required component whose constructor panics while armed.
+#[derive(Component)]
+#[require(Fragile = Fragile::make())]
+struct NeedsFragile(#[allow(dead_code)] u32);
+
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+#[require(Fragile = Fragile::make())]
+struct SNeedsFragile(#[allow(dead_code)] u32);
+
+#[derive(Component)]
+struct Fragile(u32);
+
+thread_local! {
+    static FRAGILE_ARMED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl Fragile {
+    fn make() -> Self {
+        if FRAGILE_ARMED.with(std::cell::Cell::get) {
+            panic!("Fragile::make exploded");
+        }
+        Fragile(1)
+    }
+}
+
+#[test]
+fn a_panicking_required_constructor_spawns_no_phantom_entity() {
+    let log = Log::default();
+    let mut world = World::new();
+    let others = bystanders(&mut world, &log, 100);
+    FRAGILE_ARMED.with(|armed| armed.set(true));
+    let message = expect_panic(|| world.spawn((NeedsFragile(1), Keep(Payload::new(1, &log)))));
+    assert!(message.contains("Fragile::make exploded"), "{message}");
+    let message = expect_panic(|| world.spawn(SNeedsFragile(2)));
+    assert!(message.contains("Fragile::make exploded"), "{message}");
+    let message = expect_panic(|| {
+        world
+            .spawn_batch((0..3).map(|i| (NeedsFragile(i), Keep(Payload::new(10 + i, &log)))))
+            .count()
+    });
+    assert!(message.contains("Fragile::make exploded"), "{message}");
+    integrity(&world);
+    // The batch's iterator made only its first item.
+    log.assert_dropped_once(&[1, 10]);
+    assert_eq!(world.entity_count(), 3, "only the bystanders are live");
+    let mut all = world.query::<Entity>();
+    assert_eq!(all.iter(&world).count(), 3);
+    assert_bystanders(&world, &others, 100);
+    FRAGILE_ARMED.with(|armed| armed.set(false));
+    let e = world.spawn(NeedsFragile(3)).id();
+    assert_eq!(world.get::<Fragile>(e).map(|f| f.0), Some(1));
+    assert_usable(&mut world, &log);
+}
+
+#[test]
+fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
+    let log = Log::default();
+    let mut world = World::new();
+    world.insert_resource(ResBomb(Payload::new(1, &log)));
+    let message = expect_panic(|| {
+        world.resource_scope(|world, _: Mut<ResBomb>| {
+            world.insert_resource(ResBomb(Payload::armed(2, &log)));
+        })
+    });
+    assert!(message.contains("bomb 2 exploded"), "{message}");
+    log.assert_dropped_once(&[2]);
+    log.assert_not_dropped(&[1]);
+    assert_eq!(
+        world.resource::<ResBomb>().0.id,
+        1,
+        "the scoped value is back"
+    );
+    // And when the closure panics too, its panic goes on.
+    let message = expect_panic(|| {
+        world.resource_scope(|world, _: Mut<ResBomb>| {
+            world.insert_resource(ResBomb(Payload::new(3, &log)));
+            panic!("the closure exploded");
+        })
+    });
+    assert!(message.contains("the closure exploded"), "{message}");
+    log.assert_dropped_once(&[2, 3]);
+    assert_eq!(world.resource::<ResBomb>().0.id, 1);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3]);
+}

@@ -112,6 +112,16 @@ impl DropPanics {
         }
     }
 
+    /// Drops `value`, catching a panic of its `Drop`.
+    #[inline]
+    pub(crate) fn drop_owned<T>(&mut self, value: T) {
+        if std::mem::needs_drop::<T>() {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
+                self.0.get_or_insert_with(|| Box::new(payload));
+            }
+        }
+    }
+
     /// Whether no panic was caught.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {

@@ -141,7 +141,18 @@ impl<'a> BundleInput<'a> {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
         });
-        let destructure = self.destructure(&included);
+        let ignored: Vec<(Ident, &BundleField)> = self
+            .fields
+            .iter()
+            .filter(|field| field.ignored)
+            .enumerate()
+            .map(|(i, field)| (format_ident!("__ecs_ignored_{}", i), field))
+            .collect();
+        let drop_unused = ignored.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> #sink::drop_unused(sink, #binding);}
+        });
+        let destructure = self.destructure(&included, &ignored);
         let construct = self.construct(&included, &bundle);
 
         quote! {
@@ -191,6 +202,7 @@ impl<'a> BundleInput<'a> {
                 ) {
                     #destructure
                     #(#get_components)*
+                    #(#drop_unused)*
                 }
             }
         }
@@ -239,16 +251,22 @@ impl<'a> BundleInput<'a> {
         }
     }
 
-    /// `let Self { a: __ecs_field_0, .. } = self;` binding each included
-    /// field; the ignored ones are dropped with the rest of `self`.
-    fn destructure(&self, included: &[(Ident, &BundleField)]) -> TokenStream {
-        if included.is_empty() {
+    /// `let Self { a: __ecs_field_0, b: __ecs_ignored_0 } = self;` binding
+    /// every field: the ignored ones go to `ComponentSink::drop_unused`
+    /// after the components, so a panicking `Drop` finds every component
+    /// already handed out.
+    fn destructure(
+        &self,
+        included: &[(Ident, &BundleField)],
+        ignored: &[(Ident, &BundleField)],
+    ) -> TokenStream {
+        if self.fields.is_empty() {
             return TokenStream::new();
         }
-        let members = included.iter().map(|(_, field)| &field.member);
-        let bindings = included.iter().map(|(binding, _)| binding);
-        let rest = (included.len() < self.fields.len()).then(|| quote!(..));
-        quote!(let Self { #(#members: #bindings,)* #rest } = self;)
+        let all = included.iter().chain(ignored);
+        let members = all.clone().map(|(_, field)| &field.member);
+        let bindings = all.map(|(binding, _)| binding);
+        quote!(let Self { #(#members: #bindings,)* } = self;)
     }
 }
 
@@ -328,7 +346,17 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("let Self { 0 : __ecs_field_0 , 2 : __ecs_field_1 , .. } = self"),
+            out.contains(
+                "let Self { 0 : __ecs_field_0 , 2 : __ecs_field_1 , 1 : __ecs_ignored_0 , } = self"
+            ),
+            "{out}"
+        );
+        // The ignored field is dropped through the sink, after the components.
+        let drop_at = out
+            .find(":: ecs :: bundle :: ComponentSink :: drop_unused (sink , __ecs_ignored_0)")
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            out[..drop_at].contains("get_components (__ecs_field_1 , sink)"),
             "{out}"
         );
     }

@@ -335,6 +335,11 @@ impl ComponentSink for BundleWriter<'_> {
         // which is `id`.
         unsafe { self.write_ptr(id, status, storage_type, value) };
     }
+
+    #[inline]
+    fn drop_unused<T>(&mut self, value: T) {
+        self.panics.drop_owned(value);
+    }
 }
 
 /// The components an insert added and inserted (bundle order, then the
@@ -451,21 +456,22 @@ impl BundleInserter {
             &world.components,
             location.archetype_id,
         );
-        if mode == InsertMode::Replace
-            && world.archetypes[location.archetype_id]
-                .flags()
-                .intersects(Lifecycle::Replace.any_flags())
-        {
-            fire_before_replace(world, entity, location.archetype_id, bundle_id);
-        }
+        // Made first: a panicking constructor then changes and fires nothing.
         if has_required {
             let after = world.archetypes[location.archetype_id]
                 .edges()
                 .get_archetype_after_bundle_insert(bundle_id)
                 .expect("insert edge was just cached");
             world
-                .required_scratch
+                .value_scratch
                 .make(&after.required_components, &world.components);
+        }
+        if mode == InsertMode::Replace
+            && world.archetypes[location.archetype_id]
+                .flags()
+                .intersects(Lifecycle::Replace.any_flags())
+        {
+            fire_before_replace(world, entity, location.archetype_id, bundle_id);
         }
         let mut panics = DropPanics::default();
         let new_location = if new_archetype_id == location.archetype_id {
@@ -516,7 +522,7 @@ impl BundleInserter {
                 &mut panics,
             );
             if has_required {
-                world.required_scratch.write(
+                world.value_scratch.write(
                     entity,
                     table,
                     &mut world.storages.sparse_sets,
@@ -525,7 +531,6 @@ impl BundleInserter {
                 );
             }
         }
-        panics.finish();
         if world.archetypes[new_location.archetype_id]
             .flags()
             .intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags())
@@ -539,6 +544,9 @@ impl BundleInserter {
                 mode,
             );
         }
+        // A panicking `Drop` (of a replaced value, or of an ignored bundle
+        // field) goes on only once the insert is whole, hooks included.
+        panics.finish();
         new_location
     }
 }

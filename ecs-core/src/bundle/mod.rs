@@ -10,15 +10,15 @@
 mod info;
 mod insert;
 mod remove;
-mod required_scratch;
 mod spawn;
+mod value_scratch;
 
 pub use ecs_macros::Bundle;
 pub use info::{BundleId, BundleInfo, Bundles};
 pub(crate) use insert::{moved_in_archetype, moved_in_table, BundleInserter, InsertMode};
 pub(crate) use remove::{remove_bundle, take_bundle};
-pub(crate) use required_scratch::RequiredScratch;
 pub(crate) use spawn::BundleSpawner;
+pub(crate) use value_scratch::ValueScratch;
 
 use crate::component::{Component, ComponentId, Components, StorageType};
 
@@ -29,7 +29,9 @@ use crate::component::{Component, ComponentId, Components, StorageType};
 /// [`Bundle::get_component_ids`], [`Bundle::from_components`] and
 /// [`DynamicBundle::get_components`] must visit the same components in the
 /// same order, and each pointer handed out or read must point to a value of
-/// the component type at that position.
+/// the component type at that position. `get_components` must hand out
+/// every component and must not unwind: a value it owns but does not hand
+/// out goes to [`ComponentSink::drop_unused`], whose `Drop` may panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "not a bundle",
@@ -45,12 +47,15 @@ pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
     fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>));
 
     /// Builds the bundle by reading each component, in order, from the
-    /// pointer that `func` returns.
+    /// pointer that `func` returns. It may run user code (`Default` of
+    /// ignored fields) that panics; the values read so far are then
+    /// dropped by the unwind, and the caller drops those never read.
     ///
     /// # Safety
     /// Each call of `func` must return a pointer to a valid, initialised
-    /// value of the next component's type, whose ownership moves into the
-    /// bundle (the caller must not drop or read it again).
+    /// value of the next component's type, possibly unaligned, whose
+    /// ownership moves into the bundle (the caller must not drop or read
+    /// it again).
     unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
     where
         F: FnMut(&mut T) -> *mut u8,
@@ -85,6 +90,15 @@ pub trait ComponentSink {
     /// storage type is `storage_type`; ownership moves to the sink (the
     /// caller must not drop or read it again).
     unsafe fn put_ptr(&mut self, storage_type: StorageType, value: *mut u8);
+
+    /// Drops a value the bundle owns but does not hand out (a
+    /// `#[bundle(ignore)]` field), after its components. A sink writing
+    /// into a world catches a panic of its `Drop` and raises it again once
+    /// the world is consistent.
+    #[inline]
+    fn drop_unused<T>(&mut self, value: T) {
+        drop(value);
+    }
 }
 
 // SAFETY: one component, visited once, by its own type.
@@ -104,8 +118,9 @@ unsafe impl<C: Component> Bundle for C {
     where
         F: FnMut(&mut T) -> *mut u8,
     {
-        // SAFETY: the caller guarantees the pointer is an owned, valid `C`.
-        unsafe { func(ctx).cast::<C>().read() }
+        // SAFETY: the caller guarantees the pointer is an owned, valid `C`,
+        // maybe unaligned.
+        unsafe { func(ctx).cast::<C>().read_unaligned() }
     }
 }
 

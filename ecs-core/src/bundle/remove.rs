@@ -133,36 +133,42 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
     let ids = world.bundles[bundle_id].components();
     let old_archetype = &world.archetypes[location.archetype_id];
     let table = &world.storages.tables[location.table_id];
-    let sparse_sets = &mut world.storages.sparse_sets;
-    let mut i = 0;
-    // SAFETY: the archetype has every component of the bundle (the take
-    // edge exists), so each pointer is a valid value of the component at
-    // that position: a table value at the entity's row (left in place and
-    // forgotten by the move below), or a sparse value just unlinked from
-    // its set (valid until the set's next insert).
-    let bundle = unsafe {
-        B::from_components(&mut (), &mut |_| {
-            let id = ids[i];
-            i += 1;
-            match old_archetype.get_storage_type(id) {
-                Some(StorageType::Table) => table
+    let scratch = &mut world.value_scratch;
+    // The values move out to the scratch and the entity moves before any
+    // user code (`from_components` runs `Default` of ignored fields) runs.
+    for &id in ids {
+        let storage_type = old_archetype
+            .get_storage_type(id)
+            .expect("the take edge exists, so the entity has every component");
+        let value = match storage_type {
+            // SAFETY: the archetype has the component in its table, and the
+            // entity's row is in bounds.
+            StorageType::Table => unsafe {
+                table
                     .get_column(id)
                     .expect("table column exists")
-                    .get_data_unchecked(location.table_row.index()),
-                _ => {
-                    sparse_sets
-                        .get_mut(id)
-                        .and_then(|set| set.remove_and_forget(entity))
-                        .expect("sparse value exists")
-                        .0
-                }
+                    .get_data_unchecked(location.table_row.index())
+            },
+            StorageType::SparseSet => {
+                world
+                    .storages
+                    .sparse_sets
+                    .get_mut(id)
+                    .and_then(|set| set.remove_and_forget(entity))
+                    .expect("sparse value exists")
+                    .0
             }
-        })
-    };
+        };
+        // SAFETY: `value` is the entity's value of `id`: a table value left
+        // in place and forgotten by the move below, or a sparse value just
+        // unlinked from its set (valid until the set's next insert, and
+        // copied now).
+        unsafe { scratch.push_taken(id, storage_type, value, &world.components) };
+    }
     let mut panics = DropPanics::default();
     // SAFETY: the take edge of `bundle_id` from the entity's archetype was
     // just cached and leads to `new_archetype_id`; the values of the
-    // missing columns were moved into `bundle` above.
+    // missing columns were moved into the scratch above.
     let new_location = unsafe {
         move_entity(
             &mut world.entities,
@@ -176,5 +182,8 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
         )
     };
     debug_assert!(panics.is_empty(), "a take drops nothing");
+    // SAFETY: the scratch holds `B`'s components, in order (`bundle_id` is
+    // `B`'s id, caller).
+    let bundle = unsafe { world.value_scratch.take_bundle::<B>(&world.components) };
     Some((bundle, new_location))
 }

@@ -36,7 +36,7 @@ use std::{
 
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
-    bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, RequiredScratch},
+    bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, ValueScratch},
     change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
@@ -90,7 +90,7 @@ pub struct World {
     /// operation that ran them.
     pub(crate) command_queue: CommandQueue,
     pub(crate) observers: Observers,
-    pub(crate) required_scratch: RequiredScratch,
+    pub(crate) value_scratch: ValueScratch,
     /// The resources that a running `resource_scope` holds, innermost
     /// last: while taken out they are absent, and asking for one panics
     /// saying so.
@@ -111,7 +111,7 @@ impl Default for World {
             bundles: Bundles::default(),
             command_queue: CommandQueue::default(),
             observers: Observers::default(),
-            required_scratch: RequiredScratch::default(),
+            value_scratch: ValueScratch::default(),
             scoped_resources: Vec::new(),
             // Start at 1 so that values added now are newer than the
             // initial `last_change_tick` of 0.

@@ -193,7 +193,9 @@ impl World {
             f(self, value)
         }));
         self.scoped_resources.pop();
-        let inserted_meanwhile = self.remove_resource::<R>().is_some();
+        // Held, not dropped, until the scoped value is back: its `Drop` may
+        // panic.
+        let intruder = self.remove_resource::<R>();
         let id = self.components.resource_id::<R>().expect("registered");
         // SAFETY: `id` is registered.
         let info = unsafe { self.components.get_info_unchecked(id) };
@@ -207,13 +209,20 @@ impl World {
                 ComponentTicks { added, changed },
             )
         };
-        match result {
-            Err(payload) => resume_unwind(payload),
-            Ok(_) if inserted_meanwhile => panic!(
-                "resource `{}` was inserted during `resource_scope` of the same resource; the scoped value was kept",
-                type_name::<R>()
-            ),
-            Ok(output) => output,
+        match (result, intruder) {
+            (Err(payload), intruder) => {
+                // The closure's panic is the one that goes on.
+                let _ = catch_unwind(AssertUnwindSafe(|| drop(intruder)));
+                resume_unwind(payload)
+            }
+            (Ok(_), Some(intruder)) => {
+                drop(intruder);
+                panic!(
+                    "resource `{}` was inserted during `resource_scope` of the same resource; the scoped value was kept",
+                    type_name::<R>()
+                )
+            }
+            (Ok(output), None) => output,
         }
     }
 }

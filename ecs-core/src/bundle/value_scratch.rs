@@ -4,6 +4,7 @@ use std::{
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
+use super::Bundle;
 use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components, RequiredComponent, StorageType},
@@ -12,18 +13,24 @@ use crate::{
     utils::DropPanics,
 };
 
-/// Values of required components, made before an insert or spawn touches
-/// any storage: their constructors are user code and may panic, and
-/// nothing may have moved when they do. Stored back to back, unaligned
-/// (they are only ever copied as bytes); the buffer is reused, so after
-/// warm-up making them allocates nothing.
+/// Component values held outside storage while user code that may panic
+/// runs, so that storage is never half-changed when it does:
+/// - required components, made before an insert or spawn touches any
+///   storage (their constructors are user code);
+/// - the values a `take` moves out, held until the entity has moved and
+///   only then handed to the bundle's `from_components` (which runs
+///   `Default` of ignored fields).
+///
+/// Stored back to back, unaligned (they are only ever copied as bytes or
+/// read unaligned); the buffer is reused, so after warm-up it allocates
+/// nothing.
 #[derive(Default)]
-pub(crate) struct RequiredScratch {
+pub(crate) struct ValueScratch {
     bytes: Vec<MaybeUninit<u8>>,
     items: Vec<(ComponentId, StorageType, usize)>,
 }
 
-impl RequiredScratch {
+impl ValueScratch {
     /// Makes every required value. If a constructor panics, the values
     /// already made are dropped and the panic goes on.
     pub(crate) fn make(&mut self, required: &[RequiredComponent], components: &Components) {
@@ -49,9 +56,77 @@ impl RequiredScratch {
                 })
             }));
             if let Err(payload) = result {
-                self.drop_all(components);
+                self.drop_from(0, components);
                 resume_unwind(payload);
             }
+        }
+    }
+
+    /// Moves a value's bytes in: a component a `take` moves out of
+    /// storage.
+    ///
+    /// # Safety
+    /// `value` points to an owned, valid value of component `id` (of this
+    /// registry), whose ownership moves to the scratch (the caller must
+    /// not drop or read it again).
+    pub(crate) unsafe fn push_taken(
+        &mut self,
+        id: ComponentId,
+        storage_type: StorageType,
+        value: *const u8,
+        components: &Components,
+    ) {
+        // SAFETY: `id` is of this registry (caller).
+        let size = unsafe { components.get_info_unchecked(id) }.layout().size();
+        let offset = self.bytes.len();
+        self.bytes.reserve(size);
+        // SAFETY: `value` is an owned value of `size` bytes (caller); they
+        // move into the reserved space past `offset`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                value.cast::<MaybeUninit<u8>>(),
+                self.bytes.as_mut_ptr().add(offset),
+                size,
+            );
+            self.bytes.set_len(offset + size);
+        }
+        self.items.push((id, storage_type, offset));
+    }
+
+    /// Builds `B` from the values pushed by [`ValueScratch::push_taken`],
+    /// in order, and empties the scratch. If `from_components` panics, the
+    /// values it read are dropped by the unwind and this drops the others,
+    /// so each is dropped once.
+    ///
+    /// # Safety
+    /// The values pushed are exactly `B`'s components, in `B`'s order.
+    pub(crate) unsafe fn take_bundle<B: Bundle>(&mut self, components: &Components) -> B {
+        /// Drops the values `from_components` has not read, also when it
+        /// unwinds.
+        struct Unread<'a> {
+            scratch: &'a mut ValueScratch,
+            components: &'a Components,
+            read: usize,
+        }
+        impl Drop for Unread<'_> {
+            fn drop(&mut self) {
+                self.scratch.drop_from(self.read, self.components);
+            }
+        }
+        let mut unread = Unread {
+            scratch: self,
+            components,
+            read: 0,
+        };
+        // SAFETY: the values are `B`'s components in order (caller), each
+        // handed out once (`read` moves on) and owned by the bundle from
+        // then on; `from_components` reads them unaligned.
+        unsafe {
+            B::from_components(&mut unread, &mut |unread: &mut Unread<'_>| {
+                let (_, _, offset) = unread.scratch.items[unread.read];
+                unread.read += 1;
+                unread.scratch.bytes.as_mut_ptr().add(offset).cast::<u8>()
+            })
         }
     }
 
@@ -97,12 +172,21 @@ impl RequiredScratch {
         self.bytes.clear();
     }
 
-    /// Drops the values made (a constructor panicked). Each is copied to an
-    /// aligned temporary first, since drop functions need alignment.
+    /// Drops the values from the `start`-th on and empties the scratch (a
+    /// constructor or `from_components` panicked, or, with `start` past
+    /// the end, every value was moved out). Each is copied to an aligned
+    /// temporary first, since drop functions need alignment.
+    fn drop_from(&mut self, start: usize, components: &Components) {
+        if start < self.items.len() {
+            self.drop_values(start, components);
+        }
+        self.clear();
+    }
+
     #[cold]
-    fn drop_all(&mut self, components: &Components) {
+    fn drop_values(&mut self, start: usize, components: &Components) {
         let mut panics = DropPanics::default();
-        for &(id, _, offset) in &self.items {
+        for &(id, _, offset) in &self.items[start..] {
             // SAFETY: ids come from this registry.
             let info = unsafe { components.get_info_unchecked(id) };
             let Some(drop) = info.drop_fn() else { continue };
@@ -125,9 +209,8 @@ impl RequiredScratch {
                 std::alloc::dealloc(aligned, layout);
             }
         }
-        self.clear();
-        // A second panic from a `Drop` is swallowed: the constructor's panic
-        // is the one that goes on.
+        // A panic from a `Drop` is swallowed: the constructor's or
+        // `from_components`'s panic is the one that goes on.
         drop(panics);
     }
 }
