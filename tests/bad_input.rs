@@ -1144,3 +1144,70 @@ fn a_batch_larger_than_a_world_can_hold_is_refused() {
     integrity(&world);
     assert_eq!(world.get::<Health>(e), Some(&Health(1)));
 }
+
+/// Its `on_add` hook queues a command that swaps the world's contents for
+/// another world's.
+#[derive(Component)]
+#[component(on_add = swap_the_world)]
+struct Swapper(#[allow(dead_code)] [u64; 8]);
+
+fn swap_the_world(mut world: DeferredWorld, _: HookContext) {
+    world.commands().queue(|world: &mut World| {
+        let mut other = World::new();
+        // The same ids for another layout, and no hooks.
+        other.spawn(Health(7));
+        std::mem::swap(world, &mut other);
+    });
+}
+
+#[test]
+fn a_command_swapping_the_world_mid_batch_stops_the_batch() {
+    let mut world = World::new();
+    let message = expect_panic(|| {
+        world
+            .spawn_batch((0..3).map(|_| Swapper([9; 8])))
+            .for_each(drop)
+    });
+    assert_names(&message, &["spawn_batch", "replaced the world"]);
+    // The world is now the other one, intact.
+    integrity(&world);
+    let mut healths = world.query::<&Health>();
+    assert_eq!(
+        healths.iter(&world).copied().collect::<Vec<_>>(),
+        [Health(7)]
+    );
+    assert_eq!(world.entity_count(), 1);
+}
+
+/// An index that changes while its values are stored (a logic error in a
+/// safe impl): lookups give wrong answers, never out-of-bounds reads.
+#[derive(Clone, PartialEq, Eq)]
+struct Shifty(usize);
+
+thread_local! {
+    static SHIFT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl ecs::storage::SparseSetIndex for Shifty {
+    fn sparse_set_index(&self) -> usize {
+        self.0 + SHIFT.with(std::cell::Cell::get)
+    }
+    fn get_sparse_set_index(value: usize) -> Self {
+        Shifty(value)
+    }
+}
+
+#[test]
+fn an_inconsistent_sparse_set_index_reads_nothing_out_of_bounds() {
+    let mut set = ecs::storage::SparseSet::<Shifty, u64>::with_capacity(4);
+    for i in 0..3 {
+        set.insert(Shifty(i), i as u64);
+    }
+    SHIFT.with(|shift| shift.set(1));
+    set.remove(Shifty(0));
+    SHIFT.with(|shift| shift.set(0));
+    for i in 0..4 {
+        let _ = set.get(Shifty(i));
+        let _ = set.get_mut(Shifty(i));
+    }
+}

@@ -67,7 +67,9 @@ fn sparse_set_of<T: Component>(
 ) -> Option<&ComponentSparseSet> {
     match T::STORAGE_TYPE {
         StorageType::Table => None,
-        StorageType::SparseSet => world.storages().sparse_sets.get(id),
+        // SAFETY: the fetch reads only `id`'s values, which its query's
+        // access covers (callers are `init_fetch`, under that contract).
+        StorageType::SparseSet => unsafe { world.storages() }.sparse_sets.get(id),
     }
 }
 

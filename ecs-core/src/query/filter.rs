@@ -130,7 +130,9 @@ macro_rules! tick_filter {
                     ticks: std::ptr::null(),
                     sparse_set: match T::STORAGE_TYPE {
                         StorageType::Table => None,
-                        StorageType::SparseSet => world.storages().sparse_sets.get(id),
+                        // SAFETY: the fetch reads the ticks of `id`, which
+                        // the query's access covers (caller of `init_fetch`).
+                        StorageType::SparseSet => unsafe { world.storages() }.sparse_sets.get(id),
                     },
                     last_run,
                     this_run,

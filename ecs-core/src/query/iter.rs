@@ -76,7 +76,9 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         this_run: Tick,
     ) -> Self {
         QueryIter {
-            tables: &world.storages().tables,
+            // SAFETY: the iterator reads only what the caller's access
+            // covers (caller).
+            tables: &unsafe { world.storages() }.tables,
             archetypes: world.archetypes(),
             state,
             table_ids: state.matched_table_ids.iter(),
@@ -301,7 +303,8 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
     this_run: Tick,
     func: &impl Fn(D::Item<'w>),
 ) {
-    let table = &world.storages().tables[state.matched_table_ids[match_index]];
+    // SAFETY: the rows are read with the caller's access (caller).
+    let table = &unsafe { world.storages() }.tables[state.matched_table_ids[match_index]];
     // The table's slots of the column cache (`TABLE_COLUMNS` per matched
     // table, in order).
     let k = QueryState::<D, F>::TABLE_COLUMNS;
@@ -460,7 +463,8 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
     func: &impl Fn(D::Item<'w>),
 ) {
     let archetype = &world.archetypes()[archetype_id];
-    let table = &world.storages().tables[archetype.table_id()];
+    // SAFETY: the rows are read with the caller's access (caller).
+    let table = &unsafe { world.storages() }.tables[archetype.table_id()];
     // SAFETY: forwarded.
     unsafe {
         let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);

@@ -50,7 +50,9 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
     }
 
     fn storage_lens(&self) -> impl Iterator<Item = usize> + '_ {
-        let (tables, archetypes) = (&self.world.storages().tables, self.world.archetypes());
+        // SAFETY: only the tables' lengths are read.
+        let tables = &unsafe { self.world.storages() }.tables;
+        let archetypes = self.world.archetypes();
         let dense = QueryState::<D, F>::IS_DENSE;
         let table_lens = self
             .state
@@ -92,7 +94,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
         rayon::scope(|scope| {
             if QueryState::<D, F>::IS_DENSE {
                 for (match_index, &table_id) in state.matched_table_ids.iter().enumerate() {
-                    let table = &world.storages().tables[table_id];
+                    // SAFETY: only the table's length is read here.
+                    let table = &unsafe { world.storages() }.tables[table_id];
                     let len = table.entity_count();
                     let mut start = 0;
                     while start < len {

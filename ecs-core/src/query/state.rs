@@ -171,7 +171,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     pub fn update_archetypes_unsafe_world_cell(&mut self, world: UnsafeWorldCell<'_>) {
         self.validate_world(world.id());
         let archetypes = world.archetypes();
-        let tables = &world.storages().tables;
+        // SAFETY: only the tables' layout (their columns) is read.
+        let tables = &unsafe { world.storages() }.tables;
         let old = self.archetype_generation;
         if old == archetypes.generation() {
             return;
@@ -468,7 +469,9 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             return Err(QueryEntityError::QueryDoesNotMatch(entity));
         }
         let archetype = &world.archetypes()[location.archetype_id];
-        let table = &world.storages().tables[location.table_id];
+        // SAFETY: the fetch below reads only what the caller's access
+        // covers.
+        let table = &unsafe { world.storages() }.tables[location.table_id];
         // SAFETY: the archetype matches and `table` is its table; the
         // caller has the access.
         unsafe {

@@ -19,7 +19,9 @@ use crate::{
 };
 
 /// A type usable as the index of a [`SparseArray`] or [`SparseSet`]: a dense
-/// small integer.
+/// small integer. An impl must give a value the same index for as long as
+/// it is stored; one that does not gets wrong answers, never undefined
+/// behaviour.
 pub trait SparseSetIndex: Clone + PartialEq + Eq {
     /// The index as a `usize`.
     fn sparse_set_index(&self) -> usize;
@@ -179,16 +181,16 @@ impl<I: SparseSetIndex, V> SparseSet<I, V> {
     #[inline]
     pub fn get(&self, index: I) -> Option<&V> {
         let dense = *self.sparse.get(index)?;
-        // SAFETY: `sparse` only holds positions of `dense`.
-        Some(unsafe { self.dense.get_unchecked(dense as usize) })
+        // Checked: a safe `SparseSetIndex` impl may be inconsistent.
+        self.dense.get(dense as usize)
     }
 
     /// The value of `index`, mutably.
     #[inline]
     pub fn get_mut(&mut self, index: I) -> Option<&mut V> {
         let dense = *self.sparse.get(index)?;
-        // SAFETY: `sparse` only holds positions of `dense`.
-        Some(unsafe { self.dense.get_unchecked_mut(dense as usize) })
+        // Checked: a safe `SparseSetIndex` impl may be inconsistent.
+        self.dense.get_mut(dense as usize)
     }
 
     /// Whether `index` has a value.

@@ -302,7 +302,12 @@ type ResourceCells<'w> = (
 );
 
 fn resource_cells<'w>(id: ComponentId, world: UnsafeWorldCell<'w>) -> Option<ResourceCells<'w>> {
-    world.storages().resources.get(id)?.get_with_tick_cells()
+    // SAFETY: only `id`'s cells are taken; the param that reads them
+    // recorded access to it.
+    unsafe { world.storages() }
+        .resources
+        .get(id)?
+        .get_with_tick_cells()
 }
 
 /// # Safety

@@ -105,10 +105,15 @@ impl<'w> UnsafeWorldCell<'w> {
         &self.meta().bundles
     }
 
-    /// The storages. Reading or writing values inside them follows the rules
-    /// in the type's docs.
+    /// The storages.
+    ///
+    /// # Safety
+    /// Through them the caller reads or writes only the values, ticks and
+    /// resources it has access to (another system may be writing the
+    /// rest at the same time); the layout (tables, columns, entity lists)
+    /// may be read freely.
     #[inline]
-    pub fn storages(self) -> &'w Storages {
+    pub unsafe fn storages(self) -> &'w Storages {
         &self.meta().storages
     }
 
