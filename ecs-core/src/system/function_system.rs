@@ -200,6 +200,7 @@ where
 pub struct ExclusiveFunctionSystem<Marker, F: ExclusiveSystemParamFunction<Marker>> {
     func: F,
     meta: SystemMeta,
+    world_id: Option<WorldId>,
     marker: PhantomData<fn() -> Marker>,
 }
 
@@ -220,6 +221,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
         ExclusiveFunctionSystem {
             func,
             meta,
+            world_id: None,
             marker: PhantomData,
         }
     }
@@ -238,7 +240,20 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         std::any::TypeId::of::<F>()
     }
 
+    #[track_caller]
     fn initialize(&mut self, world: &mut World) {
+        // A schedule initialises its systems again whenever systems are
+        // added: the last run must survive, or every value looks added.
+        if let Some(id) = self.world_id {
+            assert_eq!(
+                id,
+                world.id(),
+                "system `{}` was initialised for another world",
+                self.meta.name
+            );
+            return;
+        }
+        self.world_id = Some(world.id());
         self.meta.last_run = world
             .change_tick()
             .relative_to(Tick::new(crate::change_detection::MAX_CHANGE_AGE));
@@ -257,6 +272,10 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
     }
 
     unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+        // Its last run is a tick of the world it was initialised with.
+        if self.world_id != Some(world.id()) {
+            wrong_world(&self.meta.name, self.world_id);
+        }
         // SAFETY: exclusive systems run with no other access alive (the
         // caller guarantees it) and from a mutable world cell.
         let world = unsafe { world.world_mut() };
