@@ -81,8 +81,8 @@ pub(crate) struct CountedTick {
 }
 
 impl CountedTick {
-    /// `MAX_CHANGE_AGE` before `now` (a tick at `now_count`): a reader that
-    /// has not run yet sees every value not clamped as new.
+    /// `MAX_CHANGE_AGE` before `now`: as the last run of a reader that
+    /// has not run yet, it makes every value not clamped count as new.
     #[inline]
     pub(crate) fn oldest_before(now: CountedTick) -> CountedTick {
         CountedTick {
