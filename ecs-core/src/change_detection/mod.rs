@@ -6,9 +6,50 @@
 //! [`is_added`](DetectChanges::is_added) and
 //! [`is_changed`](DetectChanges::is_changed) relative to the reader's last
 //! run.
+//!
+//! # Keeping ticks comparable across the wrap
+//!
+//! The clock is a wrapping `u32`, and two ticks are compared by their
+//! wrapped distance from the current one. That distance is right only
+//! while no tick is older than [`MAX_CHANGE_AGE`], so every tick that is
+//! kept must be clamped before it gets older than that:
+//!
+//! ```text
+//!  holder                            clamped by
+//!  component ticks (tables, sparse)  the world's check
+//!  resource ticks                    the world's check
+//!  World::last_change_tick           the world's check (and, when an
+//!   (what standalone QueryStates      exclusive system sets it aside, on
+//!    compare against)                 putting it back, by its count)
+//!  a system's last run (any          itself, at the start of its next run,
+//!   schedule, or none)                from its count
+//!  an observer's last run            itself, at the start of its next run
+//! ```
+//!
+//! The world decides when a check is due, from its own clock:
+//! [`World::check_change_ticks`](crate::world::World::check_change_ticks)
+//! clamps once [`CHECK_TICK_THRESHOLD`] ticks have passed since the last
+//! check, whichever schedule (or `run_system_once`, `trigger`,
+//! `clear_trackers`) calls it. Each check also records where the clock
+//! stands on a count that does not wrap (a `u64`), so any tick taken since
+//! the last check has a count too.
+//!
+//! Schedules belong to the user, not to the world, so the world cannot
+//! reach their systems when it checks; registering them would tie a
+//! schedule's lifetime to the world's. Instead each system (and observer)
+//! keeps the count of its last run beside the tick, and before it runs
+//! compares that count with the current one: if its last run is more than
+//! [`MAX_CHANGE_AGE`] ticks old, however many times the clock wrapped while
+//! it sat idle, it is clamped to exactly `MAX_CHANGE_AGE` ago, as the
+//! world's check would have done. The count is exact, where the wrapped
+//! distance of an idle schedule's last run says nothing after a full wrap.
+//! The same covers a system kept outside any schedule. A standalone
+//! [`QueryState`](crate::query::QueryState) keeps no tick of its own: it
+//! compares against the world's last change tick.
 
 mod tick;
 
+pub(crate) use tick::CountedTick;
 pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
 
 use std::{
@@ -263,6 +304,9 @@ impl<'w, T: ?Sized> From<Mut<'w, T>> for Ref<'w, T> {
         }
     }
 }
+
+#[cfg(test)]
+mod wrap_tests;
 
 #[cfg(test)]
 mod tests {

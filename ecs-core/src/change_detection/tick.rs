@@ -66,6 +66,45 @@ impl Tick {
     }
 }
 
+/// A tick together with where it falls on the world's clock that does not
+/// wrap (see [`World::check_change_ticks`](crate::world::World::check_change_ticks)).
+///
+/// The holders of a tick that the world does not own (systems, observers)
+/// keep one, and clamp it themselves before each run: the count tells how
+/// old the tick really is, however many times the `u32` clock wrapped
+/// while they sat idle, where [`Tick::check_tick`] sees only the wrapped
+/// distance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CountedTick {
+    pub(crate) tick: Tick,
+    pub(crate) count: u64,
+}
+
+impl CountedTick {
+    /// `MAX_CHANGE_AGE` before `now`: as the last run of a reader that
+    /// has not run yet, it makes every value not clamped count as new.
+    #[inline]
+    pub(crate) fn oldest_before(now: CountedTick) -> CountedTick {
+        CountedTick {
+            tick: now.tick.relative_to(Tick::MAX),
+            count: now.count - u64::from(MAX_CHANGE_AGE),
+        }
+    }
+
+    /// Clamps `self` to `MAX_CHANGE_AGE` before `now` if it is older than
+    /// that, as the world clamps the ticks it stores. Returns whether it
+    /// was clamped.
+    #[inline]
+    pub(crate) fn clamp(&mut self, now: CountedTick) -> bool {
+        if now.count.saturating_sub(self.count) > u64::from(MAX_CHANGE_AGE) {
+            *self = CountedTick::oldest_before(now);
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// The added and changed ticks of one component value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ComponentTicks {
@@ -109,6 +148,23 @@ mod tests {
         assert!(Tick::new(u32::MAX - 1).is_newer_than(last, this));
         assert!(Tick::new(3).is_newer_than(last, this));
         assert!(!Tick::new(u32::MAX - 10).is_newer_than(last, this));
+    }
+
+    #[test]
+    fn a_counted_tick_is_clamped_by_its_real_age() {
+        let at = |count: u64| CountedTick {
+            tick: Tick::new(count as u32),
+            count,
+        };
+        let max = u64::from(MAX_CHANGE_AGE);
+        let start = 1 << 32;
+        // A full wrap later the wrapped distance is 0; the count says 2^32.
+        let mut idle = at(start + 5);
+        assert!(idle.clamp(at(start + 5 + (1 << 32))));
+        assert_eq!(idle, at(start + 5 + (1 << 32) - max));
+        let mut recent = at(start + 5);
+        assert!(!recent.clamp(at(start + 5 + max)));
+        assert!(recent.clamp(at(start + 6 + max)));
     }
 
     #[test]

@@ -8,7 +8,6 @@ use super::{Event, Lifecycle, On};
 use crate::{
     bundle::Bundle,
     change_detection::DetectChangesMut,
-    change_detection::Tick,
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
     storage::SparseArray,
@@ -232,6 +231,7 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
         observer: Entity,
     ) {
         let change_tick = world.increment_change_tick();
+        let this_run = self.meta.begin_run(world, change_tick);
         // SAFETY: the caller guarantees `event` is an `E` and exclusive
         // world access (observers run one at a time, from `&mut World`).
         unsafe {
@@ -239,7 +239,7 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
             let on = On::new(&*event.cast::<E>(), target, component, observer);
             self.func.run(on, params);
         }
-        self.meta.last_run = change_tick;
+        self.meta.finish_run(this_run);
     }
 
     fn queue_deferred(&mut self, queue: &mut CommandQueue) {
@@ -262,7 +262,7 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>>
 {
     fn into_boxed_observer(self, world: &mut World) -> BoxedObserver {
         let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
-        meta.last_run = Tick::new(0);
+        meta.set_never_run(world);
         let state = F::Param::init_state(world, &mut meta);
         BoxedObserver(Box::new(FunctionObserver::<E, B, Marker, F> {
             func: self,
@@ -456,6 +456,7 @@ impl World {
     /// [`Entity::PLACEHOLDER`]), then applies the commands they queued.
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.flush();
+        self.check_change_ticks();
         trigger_custom(self, &event, Entity::PLACEHOLDER);
         self.flush_commands();
     }
@@ -464,6 +465,7 @@ impl World {
     /// the observers of that entity run.
     pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
         self.flush();
+        self.check_change_ticks();
         trigger_custom(self, &event, entity);
         self.flush_commands();
     }

@@ -236,8 +236,10 @@
 //! ```
 //!
 //! Ticks are compared relative to `this_run`, so they stay right across the
-//! `u32` wrap as long as no stored tick gets too old; schedules clamp old
-//! ticks regularly ([`World::check_change_ticks`](crate::world::World::check_change_ticks)).
+//! `u32` wrap as long as no stored tick gets too old; the world clamps old
+//! ticks regularly ([`World::check_change_ticks`](crate::world::World::check_change_ticks),
+//! which schedules call), and systems clamp their own last run (see the
+//! [`change_detection`](crate::change_detection) module docs).
 
 mod access;
 mod error;

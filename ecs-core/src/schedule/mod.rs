@@ -19,6 +19,13 @@
 //! and every pair of conflicting systems always runs in the same order: a
 //! run's result never depends on thread timing. The multi-threaded
 //! executor then starts each node once its dependencies are done, on rayon.
+//!
+//! A run first lets the world clamp old change ticks when a check is due
+//! ([`World::check_change_ticks`]). A schedule keeps no tick of its own, and
+//! the world does not know it: each system clamps its own last run when it
+//! next runs, so a schedule left idle across full wraps of the clock is
+//! still right (see the [`change_detection`](crate::change_detection)
+//! module docs).
 
 mod config;
 mod executor;
@@ -28,11 +35,7 @@ pub use config::{
     IntoSystemConfigs, IntoSystemKey, IsSystem, IsTuple, SystemConfig, SystemConfigs, SystemKey,
 };
 
-use crate::{
-    change_detection::{Tick, CHECK_TICK_THRESHOLD},
-    system::BoxedSystem,
-    world::World,
-};
+use crate::{system::BoxedSystem, world::World};
 
 use executor::{MultiThreadedState, Nodes, TimingSlot};
 use graph::ExecutionGraph;
@@ -110,7 +113,6 @@ pub struct Schedule {
     chain_edges: Vec<(usize, usize)>,
     graph: Option<ExecutionGraph>,
     world_id: Option<crate::world::WorldId>,
-    last_check_tick: Tick,
     /// One slot per system while timing is on.
     timings: Option<Vec<TimingSlot>>,
     /// The multi-threaded executor's buffers, kept between runs.
@@ -144,7 +146,6 @@ impl Schedule {
             chain_edges: Vec::new(),
             graph: None,
             world_id: None,
-            last_check_tick: Tick::new(0),
             timings: None,
             executor_state: MultiThreadedState::default(),
         }
@@ -291,7 +292,7 @@ impl Schedule {
     pub fn run(&mut self, world: &mut World) {
         world.flush();
         self.initialize(world);
-        self.check_change_ticks(world);
+        world.check_change_ticks();
         let graph = self.graph.as_ref().expect("built above");
         let nodes = Nodes::new(&mut self.systems, self.timings.as_deref_mut());
         match self.executor {
@@ -299,19 +300,6 @@ impl Schedule {
             ExecutorKind::MultiThreaded => {
                 executor::run_multi_threaded(graph, nodes, world, &mut self.executor_state)
             }
-        }
-    }
-
-    /// Clamps old ticks in the world and in every system once the clock
-    /// has moved far enough since the last check.
-    fn check_change_ticks(&mut self, world: &mut World) {
-        let tick = world.change_tick();
-        if tick.relative_to(self.last_check_tick).get() > CHECK_TICK_THRESHOLD {
-            world.check_change_ticks_now();
-            for system in &mut self.systems {
-                system.check_change_tick(tick);
-            }
-            self.last_check_tick = tick;
         }
     }
 

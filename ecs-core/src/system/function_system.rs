@@ -120,9 +120,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
             return;
         }
         self.world_id = Some(world.id());
-        self.meta.last_run = world
-            .change_tick()
-            .relative_to(Tick::new(crate::change_detection::MAX_CHANGE_AGE));
+        self.meta.set_never_run(world);
         self.state = Some(F::Param::init_state(world, &mut self.meta));
     }
 
@@ -145,6 +143,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
             wrong_world(&self.meta.name, self.world_id);
         }
         let change_tick = world.increment_change_tick();
+        let this_run = self.meta.begin_run(world, change_tick);
         let state = self
             .state
             .as_mut()
@@ -153,7 +152,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         // was built for this world (checked just above).
         let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
         let out = self.func.run(params);
-        self.meta.last_run = change_tick;
+        self.meta.finish_run(this_run);
         out
     }
 
@@ -163,12 +162,8 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         }
     }
 
-    fn check_change_tick(&mut self, change_tick: Tick) {
-        self.meta.last_run.check_tick(change_tick);
-    }
-
     fn last_run(&self) -> Tick {
-        self.meta.last_run
+        self.meta.last_run()
     }
 }
 
@@ -200,6 +195,7 @@ where
 pub struct ExclusiveFunctionSystem<Marker, F: ExclusiveSystemParamFunction<Marker>> {
     func: F,
     meta: SystemMeta,
+    world_id: Option<WorldId>,
     marker: PhantomData<fn() -> Marker>,
 }
 
@@ -220,6 +216,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
         ExclusiveFunctionSystem {
             func,
             meta,
+            world_id: None,
             marker: PhantomData,
         }
     }
@@ -238,10 +235,21 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         std::any::TypeId::of::<F>()
     }
 
+    #[track_caller]
     fn initialize(&mut self, world: &mut World) {
-        self.meta.last_run = world
-            .change_tick()
-            .relative_to(Tick::new(crate::change_detection::MAX_CHANGE_AGE));
+        // A schedule initialises its systems again whenever systems are
+        // added: the last run must survive, or every value looks added.
+        if let Some(id) = self.world_id {
+            assert_eq!(
+                id,
+                world.id(),
+                "system `{}` was initialised for another world",
+                self.meta.name
+            );
+            return;
+        }
+        self.world_id = Some(world.id());
+        self.meta.set_never_run(world);
     }
 
     fn access(&self) -> &FilteredAccessSet {
@@ -257,6 +265,11 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
     }
 
     unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+        // Its last run is a tick of the world it was initialised with.
+        if self.world_id != Some(world.id()) {
+            wrong_world(&self.meta.name, self.world_id);
+        }
+        self.meta.begin_run(world, world.change_tick());
         // SAFETY: exclusive systems run with no other access alive (the
         // caller guarantees it) and from a mutable world cell.
         let world = unsafe { world.world_mut() };
@@ -265,18 +278,15 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         // what happened since this system's last run; its own writes carry
         // the current tick, which becomes its last run afterwards, so its
         // next run does not see them.
-        let out = world.last_change_tick_scope(self.meta.last_run, |world| self.func.run(world));
-        self.meta.last_run = world.increment_change_tick();
+        let out = world.last_change_tick_scope(self.meta.last_run(), |world| self.func.run(world));
+        let this_run = world.increment_change_tick();
+        self.meta.finish_run(world.counted_tick(this_run));
         out
     }
 
     fn apply_deferred(&mut self, _: &mut World) {}
 
-    fn check_change_tick(&mut self, change_tick: Tick) {
-        self.meta.last_run.check_tick(change_tick);
-    }
-
     fn last_run(&self) -> Tick {
-        self.meta.last_run
+        self.meta.last_run()
     }
 }

@@ -71,6 +71,7 @@ pub trait System: Send + Sync + 'static {
     /// work.
     fn run(&mut self, world: &mut World) -> Self::Out {
         world.flush();
+        world.check_change_ticks();
         // SAFETY: `&mut World` holds every access.
         let out = unsafe { self.run_unsafe(UnsafeWorldCell::new_mutable(world)) };
         self.apply_deferred(world);
@@ -79,10 +80,6 @@ pub trait System: Send + Sync + 'static {
 
     /// Applies deferred work (commands).
     fn apply_deferred(&mut self, world: &mut World);
-
-    /// Clamps the system's last-run tick so it never gets too old to
-    /// compare.
-    fn check_change_tick(&mut self, change_tick: Tick);
 
     /// The tick the system last ran at.
     fn last_run(&self) -> Tick;

@@ -6,7 +6,7 @@ use std::{
 
 use super::{CommandQueue, Commands};
 use crate::{
-    change_detection::{DetectChanges, DetectChangesMut, Mut, Ref, Tick},
+    change_detection::{CountedTick, DetectChanges, DetectChangesMut, Mut, Ref, Tick},
     component::ComponentId,
     query::{FilteredAccess, FilteredAccessSet, QueryData, QueryFilter, QueryState},
     resource::Resource,
@@ -21,7 +21,7 @@ use super::Query;
 pub struct SystemMeta {
     pub(crate) name: Cow<'static, str>,
     pub(crate) access: FilteredAccessSet,
-    pub(crate) last_run: Tick,
+    last_run: CountedTick,
     pub(crate) has_deferred: bool,
 }
 
@@ -30,9 +30,34 @@ impl SystemMeta {
         SystemMeta {
             name,
             access: FilteredAccessSet::default(),
-            last_run: Tick::new(0),
+            last_run: CountedTick::default(),
             has_deferred: false,
         }
+    }
+
+    /// Sets the last run of a system about to run for the first time in
+    /// `world`: every value not clamped counts as added and changed.
+    pub(crate) fn set_never_run(&mut self, world: &World) {
+        self.last_run = CountedTick::oldest_before(world.counted_tick(world.change_tick()));
+    }
+
+    /// Starts a run at `this_run`, a tick just taken from `world`, and
+    /// returns it counted for [`SystemMeta::finish_run`]. The last run is
+    /// clamped first if it is older than `MAX_CHANGE_AGE`: a system may sit
+    /// idle across full wraps of the clock, and nothing else can reach it
+    /// meanwhile (see the [`change_detection`](crate::change_detection)
+    /// module docs).
+    #[inline]
+    pub(crate) fn begin_run(&mut self, world: UnsafeWorldCell<'_>, this_run: Tick) -> CountedTick {
+        let now = world.counted_tick(this_run);
+        self.last_run.clamp(now);
+        now
+    }
+
+    /// Ends a run: its tick becomes the last run.
+    #[inline]
+    pub(crate) fn finish_run(&mut self, this_run: CountedTick) {
+        self.last_run = this_run;
     }
 
     /// The system's name.
@@ -50,7 +75,7 @@ impl SystemMeta {
     /// The tick the system last ran at.
     #[inline]
     pub fn last_run(&self) -> Tick {
-        self.last_run
+        self.last_run.tick
     }
 
     /// Records one parameter's access.
@@ -162,7 +187,7 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     ) -> Query<'w, 's, D, F> {
         state.update_archetypes_unsafe_world_cell(world);
         // SAFETY: the caller holds the recorded access.
-        unsafe { Query::new(world, state, meta.last_run, change_tick) }
+        unsafe { Query::new(world, state, meta.last_run(), change_tick) }
     }
 }
 
@@ -323,7 +348,7 @@ unsafe fn make_res<'w, R: Resource>(
             &*ptr.cast::<R>(),
             &*added.get(),
             &*changed.get(),
-            meta.last_run,
+            meta.last_run(),
             this_run,
         ))
     }
@@ -342,7 +367,7 @@ unsafe fn make_res_mut<'w, R: Resource>(
             &mut *ptr.cast::<R>(),
             &mut *added.get(),
             &mut *changed.get(),
-            meta.last_run,
+            meta.last_run(),
             this_run,
         ))
     }

@@ -875,3 +875,103 @@ fn parallel_schedule_runs_offered_systems_itself_when_workers_are_busy() {
     assert_eq!(world.resource::<R2>().0, 5);
     assert_eq!(world.resource::<R3>().0, 5);
 }
+
+#[derive(Resource, Default, Debug)]
+struct SeenAdded(Vec<(&'static str, usize)>);
+
+/// `add_systems` makes the schedule initialise its systems again: each
+/// keeps its last run, so values it has already seen are not `Added`
+/// again (exclusive and function systems alike).
+#[test]
+fn adding_systems_keeps_what_each_system_has_seen() {
+    fn exclusive(world: &mut World) {
+        let added = world.query_filtered::<(), Added<A>>().iter(world).count();
+        world
+            .resource_mut::<SeenAdded>()
+            .0
+            .push(("exclusive", added));
+    }
+    fn function(q: Query<Ref<A>>, mut seen: ResMut<SeenAdded>) {
+        let added = q.iter().filter(|a| a.is_added()).count();
+        seen.0.push(("function", added));
+    }
+    fn later() {}
+    let mut world = World::new();
+    world.init_resource::<SeenAdded>();
+    world.spawn(A(0));
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_systems((exclusive, function).chain());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    schedule.add_systems(later);
+    schedule.run(&mut world);
+    world.spawn(A(1));
+    schedule.run(&mut world);
+    assert_eq!(
+        world.resource::<SeenAdded>().0,
+        [
+            ("exclusive", 1),
+            ("function", 1),
+            ("exclusive", 0),
+            ("function", 0),
+            ("exclusive", 0),
+            ("function", 0),
+            ("exclusive", 1),
+            ("function", 1),
+        ]
+    );
+}
+
+/// An exclusive system, like a function system, belongs to the world it
+/// was initialised with.
+#[test]
+fn an_exclusive_system_refuses_a_second_world() {
+    fn exclusive(_: &mut World) {}
+    let mut a = World::new();
+    let mut b = World::new();
+    let mut system = IntoSystem::into_system(exclusive);
+    let before = catch_unwind(AssertUnwindSafe(|| system.run(&mut a))).unwrap_err();
+    assert!(before
+        .downcast_ref::<String>()
+        .unwrap()
+        .contains("was run before `initialize`"));
+    system.initialize(&mut a);
+    system.run(&mut a);
+    let init = catch_unwind(AssertUnwindSafe(|| system.initialize(&mut b))).unwrap_err();
+    assert!(init
+        .downcast_ref::<String>()
+        .unwrap()
+        .contains("was initialised for another world"));
+    let run = catch_unwind(AssertUnwindSafe(|| system.run(&mut b))).unwrap_err();
+    assert!(run
+        .downcast_ref::<String>()
+        .unwrap()
+        .contains("and run on another world"));
+    system.run(&mut a);
+}
+
+/// Adding observers leaves the ones already there as they were: an
+/// observer does not see values it has seen as added again.
+#[test]
+fn adding_observers_keeps_what_each_observer_has_seen() {
+    #[derive(Event)]
+    struct Look;
+    let mut world = World::new();
+    world.init_resource::<SeenAdded>();
+    world.spawn(A(0));
+    world.add_observer(
+        |_: On<Look>, q: Query<Ref<A>>, mut seen: ResMut<SeenAdded>| {
+            let added = q.iter().filter(|a| a.is_added()).count();
+            seen.0.push(("observer", added));
+        },
+    );
+    world.trigger(Look);
+    world.add_observer(|_: On<Look>| {});
+    world.trigger(Look);
+    world.spawn(A(1));
+    world.trigger(Look);
+    assert_eq!(
+        world.resource::<SeenAdded>().0,
+        [("observer", 1), ("observer", 0), ("observer", 1)]
+    );
+}

@@ -37,7 +37,7 @@ use std::{
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
     bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, ValueScratch},
-    change_detection::{Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
+    change_detection::{CountedTick, Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
     },
@@ -97,7 +97,9 @@ pub struct World {
     pub(crate) scoped_resources: Vec<TypeId>,
     change_tick: AtomicU32,
     last_change_tick: Tick,
-    last_check_tick: Tick,
+    /// The tick of the last [`World::check_change_ticks_now`], counted on
+    /// the clock that does not wrap.
+    last_check: CountedTick,
 }
 
 impl Default for World {
@@ -117,7 +119,12 @@ impl Default for World {
             // initial `last_change_tick` of 0.
             change_tick: AtomicU32::new(1),
             last_change_tick: Tick::new(0),
-            last_check_tick: Tick::new(0),
+            // Counted from one full cycle in, so that a count
+            // `MAX_CHANGE_AGE` before the first tick is still positive.
+            last_check: CountedTick {
+                tick: Tick::new(0),
+                count: 1 << 32,
+            },
         }
     }
 }
@@ -592,6 +599,16 @@ impl World {
         self.last_change_tick
     }
 
+    /// `tick` (the current tick, or one taken since the last check) with
+    /// its count on the clock that does not wrap.
+    #[inline]
+    pub(crate) fn counted_tick(&self, tick: Tick) -> CountedTick {
+        CountedTick {
+            tick,
+            count: self.last_check.count + u64::from(tick.relative_to(self.last_check.tick).get()),
+        }
+    }
+
     /// Runs `f` with [`World::last_change_tick`] set to `last_run`, then
     /// puts the old value back (also when `f` panics). An exclusive system
     /// runs in this scope, so that the `Added`/`Changed` filters, `Ref`
@@ -603,14 +620,23 @@ impl World {
     ) -> T {
         struct Restore<'a> {
             world: &'a mut World,
-            last_change_tick: Tick,
+            last_change_tick: CountedTick,
         }
         impl Drop for Restore<'_> {
             fn drop(&mut self) {
-                self.world.last_change_tick = self.last_change_tick;
+                // The checks `f` made clamped only the scoped value.
+                let now = self.world.counted_tick(self.world.change_tick());
+                self.last_change_tick.clamp(now);
+                self.world.last_change_tick = self.last_change_tick.tick;
             }
         }
-        let last_change_tick = std::mem::replace(&mut self.last_change_tick, last_run);
+        let now = self.counted_tick(self.change_tick());
+        let outer = std::mem::replace(&mut self.last_change_tick, last_run);
+        let last_change_tick = CountedTick {
+            tick: outer,
+            // The world's checks keep it less than a wrap old.
+            count: now.count - u64::from(now.tick.relative_to(outer).get()),
+        };
         let scope = Restore {
             world: self,
             last_change_tick,
@@ -621,29 +647,35 @@ impl World {
     /// Starts a new change-detection frame for code outside systems: values
     /// written before this call no longer count as added or changed.
     pub fn clear_trackers(&mut self) {
+        self.check_change_ticks();
         self.last_change_tick = self.increment_change_tick();
     }
 
-    /// Clamps ticks that are too old to compare safely. Call it at least
-    /// every [`CHECK_TICK_THRESHOLD`] ticks (schedules do); it returns at
-    /// once if called sooner.
+    /// Clamps ticks that are too old to compare safely, once the clock has
+    /// moved [`CHECK_TICK_THRESHOLD`] ticks since the last check; it returns
+    /// at once if called sooner. [`Schedule::run`](crate::schedule::Schedule::run),
+    /// [`System::run`](crate::system::System::run) (so `run_system_once`),
+    /// [`World::trigger`] and [`World::clear_trackers`] call it; code that
+    /// moves the clock by other means only (lifecycle observers) calls it
+    /// itself at least every [`CHECK_TICK_THRESHOLD`] ticks. See the
+    /// [module docs](crate::change_detection) for what it clamps.
     pub fn check_change_ticks(&mut self) {
         let change_tick = self.change_tick();
-        if change_tick.relative_to(self.last_check_tick).get() < CHECK_TICK_THRESHOLD {
+        if change_tick.relative_to(self.last_check.tick).get() < CHECK_TICK_THRESHOLD {
             return;
         }
         self.check_change_ticks_now();
     }
 
-    /// Clamps every stored tick against the current one, regardless of when
-    /// it last ran.
+    /// Clamps every tick the world stores against the current one, and
+    /// records the check (see [`World::check_change_ticks`]).
     pub fn check_change_ticks_now(&mut self) {
-        let change_tick = self.change_tick();
-        self.storages.tables.check_change_ticks(change_tick);
-        self.storages.sparse_sets.check_change_ticks(change_tick);
-        self.storages.resources.check_change_ticks(change_tick);
-        self.last_change_tick.check_tick(change_tick);
-        self.last_check_tick = change_tick;
+        let now = self.counted_tick(self.change_tick());
+        self.storages.tables.check_change_ticks(now.tick);
+        self.storages.sparse_sets.check_change_ticks(now.tick);
+        self.storages.resources.check_change_ticks(now.tick);
+        self.last_change_tick.check_tick(now.tick);
+        self.last_check = now;
     }
 
     /// Sets the change tick (for tests of tick wrap-around).

@@ -2,8 +2,12 @@ use std::{cell::UnsafeCell, marker::PhantomData};
 
 use super::{World, WorldId};
 use crate::{
-    archetype::Archetypes, bundle::Bundles, change_detection::Tick, component::Components,
-    entity::Entities, storage::Storages,
+    archetype::Archetypes,
+    bundle::Bundles,
+    change_detection::{CountedTick, Tick},
+    component::Components,
+    entity::Entities,
+    storage::Storages,
 };
 
 /// A world pointer that several borrowers (query fetches, systems running
@@ -133,5 +137,12 @@ impl<'w> UnsafeWorldCell<'w> {
     #[inline]
     pub fn increment_change_tick(self) -> Tick {
         self.meta().increment_change_tick()
+    }
+
+    /// `tick` (one taken since the world's last check) with its count on
+    /// the clock that does not wrap.
+    #[inline]
+    pub(crate) fn counted_tick(self, tick: Tick) -> CountedTick {
+        self.meta().counted_tick(tick)
     }
 }

@@ -1,0 +1,172 @@
+//! Change detection across full wraps of the `u32` clock: every holder of
+//! a tick (stored values, resources, systems of every schedule, observers,
+//! the world's own last change tick) is kept comparable by the world's
+//! checks, whichever schedule drives them.
+
+use crate::change_detection::{Tick, CHECK_TICK_THRESHOLD};
+use crate::prelude::*;
+
+#[derive(Component)]
+struct Watched(u32);
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct Untouched;
+#[derive(Resource)]
+struct Score(u32);
+#[derive(Event)]
+struct Look;
+
+/// What each reader saw changed: `Watched` values, `Untouched` values,
+/// and whether `Score` changed.
+#[derive(Resource, Default)]
+struct Seen(Vec<(&'static str, usize, usize, bool)>);
+
+fn function_reader(
+    watched: Query<(), Changed<Watched>>,
+    untouched: Query<(), Changed<Untouched>>,
+    score: Res<Score>,
+    mut seen: ResMut<Seen>,
+) {
+    let changed = score.is_changed();
+    seen.0.push((
+        "function",
+        watched.iter().count(),
+        untouched.iter().count(),
+        changed,
+    ));
+}
+
+fn exclusive_reader(world: &mut World) {
+    let watched = world
+        .query_filtered::<(), Changed<Watched>>()
+        .iter(world)
+        .count();
+    let untouched = world
+        .query_filtered::<(), Changed<Untouched>>()
+        .iter(world)
+        .count();
+    let changed = world.resource_ref::<Score>().is_changed();
+    world
+        .resource_mut::<Seen>()
+        .0
+        .push(("exclusive", watched, untouched, changed));
+}
+
+fn observer_reader(
+    _: On<Look>,
+    watched: Query<(), Changed<Watched>>,
+    untouched: Query<(), Changed<Untouched>>,
+    score: Res<Score>,
+    mut seen: ResMut<Seen>,
+) {
+    let changed = score.is_changed();
+    seen.0.push((
+        "observer",
+        watched.iter().count(),
+        untouched.iter().count(),
+        changed,
+    ));
+}
+
+/// Moves the clock forward by `ticks` in jumps the world's checks can
+/// follow (each below `2 * CHECK_TICK_THRESHOLD`), running `busy` after each
+/// jump as a game's main schedule would; cheap enough for Miri.
+fn advance(world: &mut World, busy: &mut Schedule, mut ticks: u64) {
+    while ticks > 0 {
+        let step = ticks.min(u64::from(CHECK_TICK_THRESHOLD) + 7);
+        let tick = world.change_tick().get().wrapping_add(step as u32);
+        world.set_change_tick_for_test(Tick::new(tick));
+        busy.run(world);
+        ticks -= step;
+    }
+}
+
+fn take_seen(world: &mut World) -> Vec<(&'static str, usize, usize, bool)> {
+    std::mem::take(&mut world.resource_mut::<Seen>().0)
+}
+
+/// A schedule left idle while another runs for a full wrap, and an
+/// observer not triggered meanwhile, see a change made during the wrap,
+/// and do not see the changes from before it as new. So does a
+/// standalone query state (it compares against the world's last change
+/// tick).
+#[test]
+fn an_idle_schedule_and_an_observer_see_changes_across_a_full_wrap() {
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    world.insert_resource(Score(0));
+    let e = world.spawn((Watched(0), Untouched)).id();
+    world.add_observer(observer_reader);
+    let mut busy = Schedule::single_threaded();
+    busy.add_systems(|mut q: Query<&mut Watched, Without<Untouched>>| {
+        for mut w in &mut q {
+            w.0 += 1;
+        }
+    });
+    let mut idle = Schedule::single_threaded();
+    idle.add_systems((function_reader, exclusive_reader).chain());
+    let mut standalone = world.query_filtered::<(), Changed<Watched>>();
+    let mut standalone_untouched = world.query_filtered::<(), Changed<Untouched>>();
+
+    idle.run(&mut world);
+    world.trigger(Look);
+    let first = [
+        ("function", 1, 1, true),
+        ("exclusive", 1, 1, true),
+        ("observer", 1, 1, true),
+    ];
+    assert_eq!(take_seen(&mut world), first);
+
+    // Change `Watched` and `Score` just before the clock comes back round
+    // to where the idle readers last ran, then go a little past it: the
+    // wrapped distance to their last run is now shorter than to the change.
+    advance(&mut world, &mut busy, u64::from(u32::MAX) - 2_000);
+    world.get_mut::<Watched>(e).unwrap().0 = 1;
+    world.resource_mut::<Score>().0 = 1;
+    advance(&mut world, &mut busy, 4_000);
+
+    idle.run(&mut world);
+    world.trigger(Look);
+    let after_wrap = [
+        ("function", 1, 0, true),
+        ("exclusive", 1, 0, true),
+        ("observer", 1, 0, true),
+    ];
+    assert_eq!(take_seen(&mut world), after_wrap);
+    assert_eq!(standalone.iter(&world).count(), 1);
+    assert_eq!(standalone_untouched.iter(&world).count(), 0);
+
+    idle.run(&mut world);
+    world.trigger(Look);
+    let nothing_new = [
+        ("function", 0, 0, false),
+        ("exclusive", 0, 0, false),
+        ("observer", 0, 0, false),
+    ];
+    assert_eq!(take_seen(&mut world), nothing_new);
+}
+
+/// An exclusive system holds the world's last change tick aside while it
+/// runs; when it runs a schedule across a full wrap, the value it puts back
+/// is clamped like every other, so standalone queries still see the
+/// change made during the wrap.
+#[test]
+fn the_last_change_tick_set_aside_by_an_exclusive_system_is_clamped() {
+    let mut world = World::new();
+    world.insert_resource(Score(0));
+    let e = world.spawn((Watched(0), Untouched)).id();
+    world.clear_trackers();
+    world.run_system_once(move |world: &mut World| {
+        let mut busy = Schedule::single_threaded();
+        busy.add_systems(|| {});
+        advance(world, &mut busy, u64::from(u32::MAX) - 2_000);
+        world.get_mut::<Watched>(e).unwrap().0 = 1;
+        advance(world, &mut busy, 4_000);
+    });
+    let mut watched = world.query_filtered::<(), Changed<Watched>>();
+    let mut untouched = world.query_filtered::<(), Changed<Untouched>>();
+    assert_eq!(watched.iter(&world).count(), 1);
+    assert_eq!(untouched.iter(&world).count(), 0);
+    world.clear_trackers();
+    assert_eq!(watched.iter(&world).count(), 0);
+}
