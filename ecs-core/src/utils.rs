@@ -112,6 +112,13 @@ impl DropPanics {
         }
     }
 
+    /// Drops `value`, catching a panic.
+    pub(crate) fn drop_caught<T>(&mut self, value: T) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+            self.0.get_or_insert_with(|| Box::new(payload));
+        }
+    }
+
     /// Whether no panic was caught.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {

@@ -206,4 +206,6 @@ impl<E: Event + std::fmt::Debug, B: Bundle> std::fmt::Debug for On<'_, E, B> {
 }
 
 #[cfg(test)]
+mod state_tests;
+#[cfg(test)]
 mod tests;

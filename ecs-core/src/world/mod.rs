@@ -568,6 +568,8 @@ impl World {
         let mut panics = DropPanics::default();
         self.storages.tables.clear_all(&mut panics);
         self.storages.sparse_sets.clear_all(&mut panics);
+        // The observers went with their entities (no hook ran).
+        self.observers.clear(&mut panics);
         panics.finish();
     }
 
