@@ -537,7 +537,9 @@ impl World {
     }
 
     /// Triggers a custom event for its global observers (target
-    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued.
+    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued
+    /// (from inside a command, once that command returns: see
+    /// [`World::flush_commands`] for the order).
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.flush();
         trigger_custom(self, &event, Entity::PLACEHOLDER);
@@ -545,7 +547,8 @@ impl World {
     }
 
     /// Triggers a custom event targeting `entity`: its global observers and
-    /// the observers of that entity run.
+    /// the observers of that entity run. Their commands apply as with
+    /// [`World::trigger`].
     pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
         self.flush();
         trigger_custom(self, &event, entity);
@@ -573,7 +576,9 @@ impl EntityWorldMut<'_> {
 }
 
 impl crate::system::Commands<'_, '_> {
-    /// Queues triggering a custom event for its global observers.
+    /// Queues triggering a custom event for its global observers. Chains
+    /// of any depth (an observer triggering the next) run in constant
+    /// stack: see [`World::flush_commands`].
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.queue(move |world: &mut World| world.trigger(event));
     }
