@@ -1211,3 +1211,79 @@ fn an_inconsistent_sparse_set_index_reads_nothing_out_of_bounds() {
         let _ = set.get_mut(Shifty(i));
     }
 }
+
+// ---- observers built or declared against the rules ------------------------------------------
+
+#[derive(Event)]
+struct Small(#[allow(dead_code)] u8);
+
+#[derive(Event)]
+struct Big([u64; 32]);
+
+#[derive(Resource)]
+struct BigRes([u64; 32]);
+
+/// An event claiming to be the built-in `Add`.
+struct Impostor(String);
+
+impl Event for Impostor {
+    const LIFECYCLE: Option<ecs::observer::Lifecycle> = Some(ecs::observer::Lifecycle::Add);
+}
+
+#[test]
+fn an_event_claiming_a_lifecycle_kind_is_refused_naming_it() {
+    let mut world = World::new();
+    let message = expect_panic(|| {
+        world.add_observer(|on: On<Impostor, Health>| {
+            let _ = on.event().0.len();
+        });
+    });
+    assert_names(&message, &["Impostor", "LIFECYCLE", "Add"]);
+    world.spawn(Health(1));
+    integrity(&world);
+}
+
+/// Builds an observer of `Big` where one of `Small` is asked for.
+struct Liar;
+
+impl ecs::observer::IntoObserver<Small, (), ()> for Liar {
+    fn into_boxed_observer(self, world: &mut World) -> ecs::observer::BoxedObserver {
+        ecs::observer::IntoObserver::<Big, (), _>::into_boxed_observer(
+            |on: On<Big>| {
+                let _ = on.event().0[31];
+            },
+            world,
+        )
+    }
+}
+
+/// Builds its observer with a world of its own.
+struct Stranger;
+
+impl ecs::observer::IntoObserver<Small, (), ()> for Stranger {
+    fn into_boxed_observer(self, _: &mut World) -> ecs::observer::BoxedObserver {
+        let mut other = World::new();
+        other.insert_resource(BigRes([0; 32]));
+        ecs::observer::IntoObserver::<Small, (), _>::into_boxed_observer(
+            |_: On<Small>, mut big: ResMut<BigRes>| big.0[31] = 1,
+            &mut other,
+        )
+    }
+}
+
+#[test]
+fn an_observer_built_for_another_event_or_world_is_never_run_with_it() {
+    let mut world = World::new();
+    world.add_observer(Liar);
+    let message = expect_panic(|| world.trigger(Small(1)));
+    assert_names(&message, &["watches", "Big", "another event type"]);
+    integrity(&world);
+
+    let mut world = World::new();
+    world.insert_resource(Score(3));
+    world.add_observer(Stranger);
+    let message = expect_panic(|| world.trigger(Small(1)));
+    assert_names(&message, &["was built for world", "run in another"]);
+    assert_eq!(world.resource::<Score>(), &Score(3));
+    integrity(&world);
+}

@@ -97,6 +97,18 @@ impl Lifecycle {
         let (hook, observer) = self.flags();
         hook | observer
     }
+
+    /// The type of the built-in event of this kind.
+    pub(crate) fn event_type(self) -> std::any::TypeId {
+        use std::any::TypeId;
+        match self {
+            Lifecycle::Add => TypeId::of::<Add>(),
+            Lifecycle::Insert => TypeId::of::<Insert>(),
+            Lifecycle::Replace => TypeId::of::<Replace>(),
+            Lifecycle::Remove => TypeId::of::<Remove>(),
+            Lifecycle::Despawn => TypeId::of::<Despawn>(),
+        }
+    }
 }
 
 macro_rules! lifecycle_event {
@@ -205,5 +217,7 @@ impl<E: Event + std::fmt::Debug, B: Bundle> std::fmt::Debug for On<'_, E, B> {
     }
 }
 
+#[cfg(test)]
+mod state_tests;
 #[cfg(test)]
 mod tests;

@@ -10,10 +10,10 @@ use crate::{
     change_detection::DetectChangesMut,
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
-    storage::SparseArray,
+    storage::{SparseArray, SparseSet},
     system::{CommandQueue, SystemMeta, SystemParam, SystemParamItem},
-    utils::TypeIdMap,
-    world::{DeferredWorld, EntityWorldMut, UnsafeWorldCell, World},
+    utils::{DropPanics, TypeIdMap},
+    world::{DeferredWorld, EntityWorldMut, UnsafeWorldCell, World, WorldId},
 };
 
 /// What an observer watches.
@@ -25,11 +25,47 @@ enum Watch {
     Custom(TypeId),
 }
 
-/// The registry of observers: observer entities by what they watch.
-#[derive(Debug, Default)]
+/// The registry of observers: observer entities by what they watch, and
+/// each observer's system.
+///
+/// The systems live here, not in a component, so that no safe access to
+/// the observer entity (swapping, taking or moving its [`ObserverState`])
+/// can pair a system with another observer's registration.
+#[derive(Default)]
 pub(crate) struct Observers {
     lifecycle: [SparseArray<ComponentId, Vec<Entity>>; 5],
     custom: TypeIdMap<Vec<Entity>>,
+    /// By entity index; the entry names its entity (with its generation).
+    entries: SparseSet<u32, ObserverEntry>,
+}
+
+impl std::fmt::Debug for Observers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observers")
+            .field("observers", &self.entries.values())
+            .finish()
+    }
+}
+
+/// One observer: its system and what it watches.
+struct ObserverEntry {
+    entity: Entity,
+    /// Taken out while it runs: an observer does not re-enter itself.
+    system: Option<Box<dyn ObserverSystem>>,
+    watch: Watch,
+    /// Only events targeting one of these entities (all, when empty).
+    entities: Vec<Entity>,
+}
+
+impl std::fmt::Debug for ObserverEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observer")
+            .field("entity", &self.entity)
+            .field("system", &self.system.as_ref().map(|s| s.name()))
+            .field("watch", &self.watch)
+            .field("entities", &self.entities)
+            .finish()
+    }
 }
 
 impl Observers {
@@ -48,26 +84,50 @@ impl Observers {
             Watch::Custom(type_id) => f(self.custom.entry(*type_id).or_default()),
         }
     }
-}
 
-/// The component that makes an entity an observer: the observer's system
-/// and what it watches. Despawning the entity (or removing this component)
-/// unregisters the observer.
-pub struct ObserverState {
-    system: Option<Box<dyn ObserverSystem>>,
-    watch: Watch,
-    /// Only events targeting one of these entities (all, when empty).
-    entities: Vec<Entity>,
-}
-
-impl std::fmt::Debug for ObserverState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ObserverState")
-            .field("system", &self.system.as_ref().map(|s| s.name()))
-            .field("watch", &self.watch)
-            .field("entities", &self.entities)
-            .finish()
+    fn entry_mut(&mut self, observer: Entity) -> Option<&mut ObserverEntry> {
+        self.entries
+            .get_mut(observer.index())
+            .filter(|entry| entry.entity == observer)
     }
+
+    /// Lists `entry` under what it watches.
+    fn register(&mut self, entry: ObserverEntry) {
+        let observer = entry.entity;
+        self.for_each_list(&entry.watch, |list| list.push(observer));
+        self.entries.insert(observer.index(), entry);
+    }
+
+    /// Takes `observer` out of the registry.
+    fn unregister(&mut self, observer: Entity) -> Option<ObserverEntry> {
+        self.entry_mut(observer)?;
+        let entry = self.entries.remove(observer.index())?;
+        self.for_each_list(&entry.watch, |list| list.retain(|&e| e != observer));
+        Some(entry)
+    }
+
+    /// Empties the registry, dropping every observer's system (each once,
+    /// also when one's drop panics; the first panic is kept in `panics`).
+    pub(crate) fn clear(&mut self, panics: &mut DropPanics) {
+        let mut entries = std::mem::take(self).entries;
+        while let Some(&index) = entries.indices().last() {
+            let entry = entries.remove(index).expect("listed index");
+            panics.drop_owned(entry);
+        }
+    }
+}
+
+/// Marks an entity as an observer: despawning the entity (or removing this
+/// component) unregisters the observer.
+///
+/// The observer's system and what it watches are kept by the world, not in
+/// this value, which holds nothing: swapping it with another observer's,
+/// or taking it out and inserting it elsewhere (on another entity, in
+/// another world) changes no observer. Taken out of its entity, it has
+/// unregistered that observer for good, and is inert wherever it goes.
+#[derive(Debug)]
+pub struct ObserverState {
+    _private: (),
 }
 
 impl Component for ObserverState {
@@ -80,14 +140,15 @@ impl Component for ObserverState {
 
 fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     let observer = context.entity;
-    let Some(state) = world.get::<ObserverState>(observer) else {
+    // The observer registry lives outside archetypes: unregistering changes
+    // no archetype, the one mutation this hook may make. A moved
+    // `ObserverState` finds no entry.
+    let Some(entry) = world.world_mut_internal().observers.unregister(observer) else {
         return;
     };
-    let watch = state.watch.clone();
-    let targets = state.entities.clone();
     // Its targets stop listing it (a target despawned meanwhile has no
     // `ObservedBy` left to fix): a value change, no structural one.
-    for target in targets {
+    for &target in &entry.entities {
         if let Some(mut observed_by) = world.get_mut::<ObservedBy>(target) {
             observed_by
                 .bypass_change_detection()
@@ -95,12 +156,9 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
                 .retain(|&e| e != observer);
         }
     }
-    // The observer registry lives outside archetypes: unregistering changes
-    // no archetype, the one mutation this hook may make.
-    let world = world.world_mut_internal();
-    world
-        .observers
-        .for_each_list(&watch, |list| list.retain(|&e| e != observer));
+    // The system (a user value) is dropped once the removal is done, so a
+    // panic in its drop cannot interrupt it.
+    world.commands().queue(move |_: &mut World| drop(entry));
 }
 
 /// The observers that watch only this entity (added by
@@ -134,12 +192,11 @@ fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) 
     let observers = observed_by.0.clone();
     world.commands().queue(move |world: &mut World| {
         for observer in observers {
-            let Some(mut state) = world.get_mut::<ObserverState>(observer) else {
+            let Some(entry) = world.observers.entry_mut(observer) else {
                 continue; // despawned already
             };
-            let entities = &mut state.bypass_change_detection().entities;
-            entities.retain(|&e| e != target);
-            if entities.is_empty() {
+            entry.entities.retain(|&e| e != target);
+            if entry.entities.is_empty() {
                 world.despawn(observer);
             }
         }
@@ -150,14 +207,20 @@ fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) 
 trait ObserverSystem: Send + Sync + 'static {
     fn name(&self) -> Cow<'static, str>;
 
+    /// Runs the system for an event of type `event_type` at `event`.
+    ///
+    /// # Panics
+    /// If `event_type` is not the event type the observer watches.
+    ///
     /// # Safety
-    /// `event` points to a value of the event type the observer watches;
-    /// the world is the one the observer was initialised with and nothing
-    /// else accesses it meanwhile.
+    /// `event` points to a live value of type `event_type`; the world is
+    /// the one the observer was initialised with and nothing else accesses
+    /// it meanwhile.
     unsafe fn run(
         &mut self,
         world: UnsafeWorldCell<'_>,
         event: *const u8,
+        event_type: TypeId,
         target: Entity,
         component: Option<ComponentId>,
         observer: Entity,
@@ -212,6 +275,8 @@ struct FunctionObserver<E: Event, B: Bundle, Marker, F: ObserverFunction<E, B, M
     func: F,
     state: <F::Param as SystemParam>::State,
     meta: SystemMeta,
+    /// The world whose ids `state` holds.
+    world_id: WorldId,
     marker: std::marker::PhantomData<ObserverMarker<E, B, Marker>>,
 }
 
@@ -226,14 +291,27 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
         &mut self,
         world: UnsafeWorldCell<'_>,
         event: *const u8,
+        event_type: TypeId,
         target: Entity,
         component: Option<ComponentId>,
         observer: Entity,
     ) {
+        // The cast below relies on it: one compare, whatever the registry
+        // says.
+        if event_type != TypeId::of::<E>() {
+            wrong_event_type(&self.meta.name, std::any::type_name::<E>(), observer);
+        }
+        // The params' state holds ids (of resources, components) of the
+        // world it was built for.
+        if world.id() != self.world_id {
+            wrong_world(&self.meta.name, self.world_id, observer);
+        }
         let change_tick = world.increment_change_tick();
         let this_run = self.meta.begin_run(world, change_tick);
-        // SAFETY: the caller guarantees `event` is an `E` and exclusive
-        // world access (observers run one at a time, from `&mut World`).
+        // SAFETY: `event` points to a live value of type `event_type` (the
+        // caller's guarantee), which is `E` (checked above); the caller
+        // guarantees exclusive world access (observers run one at a time,
+        // from `&mut World`).
         unsafe {
             let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
             let on = On::new(&*event.cast::<E>(), target, component, observer);
@@ -247,7 +325,26 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
     }
 }
 
-/// An observer system, type-erased, ready to be stored in its entity.
+#[cold]
+#[track_caller]
+fn wrong_event_type(name: &str, event: &str, observer: Entity) -> ! {
+    panic!(
+        "observer `{name}` (entity {observer}) watches `{event}` and was run for another event type: \
+         a hand-written `IntoObserver` that builds an observer of another event, or an `Event` \
+         impl whose `LIFECYCLE` is not its own"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_world(name: &str, built_for: WorldId, observer: Entity) -> ! {
+    panic!(
+        "observer `{name}` (entity {observer}) was built for world {built_for:?} and run in another: \
+         a hand-written `IntoObserver` built it with another world"
+    )
+}
+
+/// An observer system, type-erased, ready to be stored in the registry.
 #[doc(hidden)]
 pub struct BoxedObserver(Box<dyn ObserverSystem>);
 
@@ -268,6 +365,7 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>>
             func: self,
             state,
             meta,
+            world_id: world.id(),
             marker: std::marker::PhantomData,
         }))
     }
@@ -281,6 +379,13 @@ fn spawn_observer<E: Event, B: Bundle, M>(
     let BoxedObserver(system) = observer.into_boxed_observer(world);
     let watch = match E::LIFECYCLE {
         Some(kind) => {
+            assert!(
+                kind.event_type() == TypeId::of::<E>(),
+                "observer `{}` watches `{}`, whose `Event::LIFECYCLE` claims to be the built-in \
+                 `{kind:?}` event: only the built-in lifecycle events may set it",
+                system.name(),
+                std::any::type_name::<E>()
+            );
             let mut components = Vec::new();
             B::component_ids(&mut world.components, &mut |id| components.push(id));
             components.sort_unstable();
@@ -295,13 +400,13 @@ fn spawn_observer<E: Event, B: Bundle, M>(
         None => Watch::Custom(TypeId::of::<E>()),
     };
     let targets = entities.clone();
-    let observer_entity = world
-        .spawn(ObserverState {
-            system: Some(system),
-            watch: watch.clone(),
-            entities,
-        })
-        .id();
+    let observer_entity = world.spawn(ObserverState { _private: () }).id();
+    world.observers.register(ObserverEntry {
+        entity: observer_entity,
+        system: Some(system),
+        watch: watch.clone(),
+        entities,
+    });
     for target in targets {
         let mut target = world.entity_mut(target);
         match target.get_mut::<ObservedBy>() {
@@ -314,9 +419,6 @@ fn spawn_observer<E: Event, B: Bundle, M>(
             }
         }
     }
-    world
-        .observers
-        .for_each_list(&watch, |list| list.push(observer_entity));
     if let Watch::Lifecycle(kind, components) = &watch {
         let (_, flag) = kind.flags();
         for &id in components {
@@ -327,31 +429,34 @@ fn spawn_observer<E: Event, B: Bundle, M>(
     observer_entity
 }
 
-/// Runs one observer entity's system for an event.
+/// Runs one observer entity's system for an event of type `event_type`
+/// at `event`.
 fn run_observer(
     world: &mut World,
     observer: Entity,
     event: *const u8,
+    event_type: TypeId,
     target: Entity,
     component: Option<ComponentId>,
 ) {
-    let Some(mut state) = world.get_mut::<ObserverState>(observer) else {
+    let Some(entry) = world.observers.entry_mut(observer) else {
         return;
     };
-    let state = state.bypass_change_detection();
-    if !state.entities.is_empty() && !state.entities.contains(&target) {
+    if !entry.entities.is_empty() && !entry.entities.contains(&target) {
         return;
     }
-    // Taken out while it runs: an observer does not re-enter itself.
-    let Some(mut system) = state.system.take() else {
+    let Some(mut system) = entry.system.take() else {
         return;
     };
-    // SAFETY: `event` is of the type this observer was registered for
-    // (registry keys); `&mut World` gives exclusive access.
+    // SAFETY: the callers pass a live event of type `event_type` (the
+    // system checks it is its own before the cast); `&mut World` gives
+    // exclusive access, and the system is this world's (the registry
+    // belongs to it).
     let result = catch_unwind(AssertUnwindSafe(|| unsafe {
         system.run(
             UnsafeWorldCell::new_mutable(world),
             event,
+            event_type,
             target,
             component,
             observer,
@@ -367,10 +472,10 @@ fn run_observer(
         system.queue_deferred(&mut world.command_queue);
     }
     // Put back even after a panic: the observer stays registered.
-    // Observers cannot despawn anything directly, so the state is still
+    // Observers cannot despawn anything directly, so the entry is still
     // there.
-    if let Some(mut state) = world.get_mut::<ObserverState>(observer) {
-        state.bypass_change_detection().system = Some(system);
+    if let Some(entry) = world.observers.entry_mut(observer) {
+        entry.system = Some(system);
     }
     if let Some(payload) = panicked {
         // A panic in dropping those commands is second to the observer's.
@@ -406,12 +511,15 @@ pub(crate) fn trigger_lifecycle(
             );
         }
     }
-    let event: *const u8 = match kind {
-        Lifecycle::Add => (&super::Add as *const super::Add).cast(),
-        Lifecycle::Insert => (&super::Insert as *const super::Insert).cast(),
-        Lifecycle::Replace => (&super::Replace as *const super::Replace).cast(),
-        Lifecycle::Remove => (&super::Remove as *const super::Remove).cast(),
-        Lifecycle::Despawn => (&super::Despawn as *const super::Despawn).cast(),
+    fn erased<E: Event>(event: &'static E) -> (*const u8, TypeId) {
+        ((event as *const E).cast(), TypeId::of::<E>())
+    }
+    let (event, event_type) = match kind {
+        Lifecycle::Add => erased(&super::Add),
+        Lifecycle::Insert => erased(&super::Insert),
+        Lifecycle::Replace => erased(&super::Replace),
+        Lifecycle::Remove => erased(&super::Remove),
+        Lifecycle::Despawn => erased(&super::Despawn),
     };
     for &id in components {
         let Some(list) = world.observers.lifecycle[kind.index()].get(id) else {
@@ -421,7 +529,7 @@ pub(crate) fn trigger_lifecycle(
             continue;
         }
         for observer in list.clone() {
-            run_observer(world, observer, event, entity, Some(id));
+            run_observer(world, observer, event, event_type, entity, Some(id));
         }
     }
 }
@@ -431,7 +539,8 @@ fn trigger_custom<E: Event>(world: &mut World, event: &E, target: Entity) {
         return;
     };
     for observer in list.clone() {
-        run_observer(world, observer, (event as *const E).cast(), target, None);
+        let erased = (event as *const E).cast();
+        run_observer(world, observer, erased, TypeId::of::<E>(), target, None);
     }
 }
 
@@ -453,7 +562,9 @@ impl World {
     }
 
     /// Triggers a custom event for its global observers (target
-    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued.
+    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued
+    /// (from inside a command, once that command returns: see
+    /// [`World::flush_commands`] for the order).
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.flush();
         self.check_change_ticks();
@@ -462,7 +573,8 @@ impl World {
     }
 
     /// Triggers a custom event targeting `entity`: its global observers and
-    /// the observers of that entity run.
+    /// the observers of that entity run. Their commands apply as with
+    /// [`World::trigger`].
     pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
         self.flush();
         self.check_change_ticks();
@@ -491,7 +603,9 @@ impl EntityWorldMut<'_> {
 }
 
 impl crate::system::Commands<'_, '_> {
-    /// Queues triggering a custom event for its global observers.
+    /// Queues triggering a custom event for its global observers. Chains
+    /// of any depth (an observer triggering the next) run in constant
+    /// stack: see [`World::flush_commands`].
     pub fn trigger<E: Event>(&mut self, event: E) {
         self.queue(move |world: &mut World| world.trigger(event));
     }
@@ -499,5 +613,34 @@ impl crate::system::Commands<'_, '_> {
     /// Queues triggering a custom event targeting `entity`.
     pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
         self.queue(move |world: &mut World| world.trigger_targets(event, entity));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(crate::observer::Event)]
+    struct Wide(#[allow(dead_code)] [u64; 8]);
+
+    #[test]
+    #[should_panic(expected = "was run for another event type")]
+    fn an_observer_run_for_another_event_type_panics_before_the_cast() {
+        let mut world = World::new();
+        let BoxedObserver(mut system) =
+            IntoObserver::<Wide, (), _>::into_boxed_observer(|_: On<Wide>| {}, &mut world);
+        let narrow = 7u8;
+        // SAFETY: `&narrow` is a live `u8`, as the type passed says; the
+        // world is the system's and no one else's. The system refuses it.
+        unsafe {
+            system.run(
+                UnsafeWorldCell::new_mutable(&mut world),
+                (&narrow as *const u8).cast(),
+                TypeId::of::<u8>(),
+                Entity::PLACEHOLDER,
+                None,
+                Entity::PLACEHOLDER,
+            );
+        }
     }
 }

@@ -177,39 +177,127 @@ impl CommandQueue {
     /// A panic in one is caught so that the rest are still dropped, never
     /// leaked; the first panic is returned.
     fn consume(&mut self, mut world: Option<&mut World>) -> Option<Box<dyn Any + Send>> {
-        self.world = None;
-        let len = self.bytes.len();
-        // The commands now belong to this loop: with the length at zero no
-        // command can run twice, whatever happens.
-        // SAFETY: the bytes stay in place (capacity is unchanged); only the
-        // loop below reads them.
-        unsafe { self.bytes.set_len(0) };
-        let base = self.bytes.as_mut_ptr();
-        let mut cursor = 0;
+        let mut cursor = self.take_cursor();
         let mut panicked = None;
-        while cursor < len {
-            // SAFETY: a header starts at `cursor` (headers and commands are
-            // written back to back by `push`).
-            let meta = unsafe { base.add(cursor).cast::<CommandMeta>().read_unaligned() };
-            cursor += size_of::<CommandMeta>();
-            // SAFETY: the command of that header follows it, owned by us.
-            let command = unsafe { base.add(cursor) };
-            cursor += meta.size;
+        while !cursor.is_empty() {
             // Applied while no command has panicked; dropped otherwise.
             let world = match (&mut world, &panicked) {
                 (Some(world), None) => Some(&mut **world),
                 _ => None,
             };
-            // SAFETY: each command is consumed exactly once.
-            let result = catch_unwind(AssertUnwindSafe(|| unsafe {
-                (meta.consume)(command, world)
-            }));
+            let result = catch_unwind(AssertUnwindSafe(|| cursor.consume_next(world)));
             if let Err(payload) = result {
                 // Only the first panic goes on; later ones are dropped.
                 panicked.get_or_insert(payload);
             }
         }
+        // Keep the memory for the next commands.
+        self.bytes = cursor.into_bytes();
         panicked
+    }
+
+    /// Takes every command out, leaving the queue empty, to be consumed one
+    /// at a time.
+    pub(crate) fn take_cursor(&mut self) -> CommandCursor {
+        self.world = None;
+        let mut bytes = std::mem::take(&mut self.bytes);
+        let end = bytes.len();
+        // The commands now belong to the cursor: with the length at zero
+        // no command can be consumed twice, whatever happens.
+        // SAFETY: the bytes stay in place (capacity is unchanged); only the
+        // cursor reads them.
+        unsafe { bytes.set_len(0) };
+        CommandCursor {
+            bytes,
+            next: 0,
+            end,
+        }
+    }
+}
+
+/// The commands taken out of a queue, consumed (applied or dropped) one at
+/// a time, in order. Dropping it drops the commands left.
+pub(crate) struct CommandCursor {
+    /// Length zero: the commands sit in its spare capacity, from `next` to
+    /// `end`, owned by the cursor.
+    bytes: Vec<MaybeUninit<u8>>,
+    next: usize,
+    end: usize,
+}
+
+impl CommandCursor {
+    /// Whether every command was consumed.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.next == self.end
+    }
+
+    /// Applies the next command.
+    ///
+    /// # Panics
+    /// If the cursor is empty, or the command panics (it counts as
+    /// consumed).
+    pub(crate) fn apply_next(&mut self, world: &mut World) {
+        assert!(!self.is_empty(), "no command left to apply");
+        self.consume_next(Some(world));
+    }
+
+    /// Drops every command left, each once; returns the first panic of
+    /// their drops.
+    pub(crate) fn drop_rest(&mut self) -> Option<Box<dyn Any + Send>> {
+        let mut panicked = None;
+        while !self.is_empty() {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.consume_next(None))) {
+                panicked.get_or_insert(payload);
+            }
+        }
+        panicked
+    }
+
+    /// Applies (with a world) or drops the next command; the cursor must
+    /// not be empty.
+    fn consume_next(&mut self, world: Option<&mut World>) {
+        debug_assert!(!self.is_empty());
+        let base = self.bytes.as_mut_ptr();
+        // SAFETY: a header starts at `next` (headers and commands are
+        // written back to back by `push`, and `next` moves past whole
+        // pairs), within the capacity.
+        let meta = unsafe { base.add(self.next).cast::<CommandMeta>().read_unaligned() };
+        // SAFETY: the command of that header follows it.
+        let command = unsafe { base.add(self.next + size_of::<CommandMeta>()) };
+        // Moved past first: a command that panics is not consumed again.
+        self.next += size_of::<CommandMeta>() + meta.size;
+        // SAFETY: the command is an owned value of the type `meta` was made
+        // for, and `next` has left it behind, so this is its one use.
+        unsafe { (meta.consume)(command, world) }
+    }
+
+    /// The buffer, for reuse; the cursor must be empty.
+    fn into_bytes(mut self) -> Vec<MaybeUninit<u8>> {
+        // The buffer still owns the commands left: it must not go.
+        assert!(self.is_empty(), "commands left in the cursor");
+        std::mem::take(&mut self.bytes)
+    }
+
+    /// An empty queue reusing the cursor's memory; the cursor must be
+    /// empty.
+    pub(crate) fn into_queue(self) -> CommandQueue {
+        CommandQueue {
+            bytes: self.into_bytes(),
+            world: None,
+        }
+    }
+}
+
+impl Drop for CommandCursor {
+    fn drop(&mut self) {
+        if let Some(payload) = self.drop_rest() {
+            // As for a queue: a drop panic during another panic is
+            // swallowed rather than aborting.
+            if !std::thread::panicking() {
+                resume_unwind(payload);
+            }
+        }
     }
 }
 

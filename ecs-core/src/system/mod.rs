@@ -13,6 +13,7 @@ mod function_system;
 mod param;
 mod query;
 
+pub(crate) use command_queue::CommandCursor;
 pub use command_queue::CommandQueue;
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;

@@ -26,11 +26,14 @@ pub use spawn_batch::SpawnBatchIter;
 pub use unsafe_world_cell::UnsafeWorldCell;
 
 #[cfg(test)]
+mod command_flush_tests;
+#[cfg(test)]
 mod tests;
 
 use std::{
     any::TypeId,
     cell::UnsafeCell,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
     sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
 
@@ -44,7 +47,7 @@ use crate::{
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
     storage::{Storages, TableRow},
-    system::CommandQueue,
+    system::{CommandCursor, CommandQueue},
     utils::DropPanics,
 };
 
@@ -95,6 +98,10 @@ pub struct World {
     /// last: while taken out they are absent, and asking for one panics
     /// saying so.
     pub(crate) scoped_resources: Vec<TypeId>,
+    /// Whether `flush_commands` is applying commands (see there).
+    flushing_commands: bool,
+    /// Its stack of queues, empty between flushes (kept for its memory).
+    command_stack: Vec<CommandCursor>,
     change_tick: AtomicU32,
     last_change_tick: Tick,
     /// The tick of the last [`World::check_change_ticks_now`], counted on
@@ -115,6 +122,8 @@ impl Default for World {
             observers: Observers::default(),
             value_scratch: ValueScratch::default(),
             scoped_resources: Vec::new(),
+            flushing_commands: false,
+            command_stack: Vec::new(),
             // Start at 1 so that values added now are newer than the
             // initial `last_change_tick` of 0.
             change_tick: AtomicU32::new(1),
@@ -298,6 +307,24 @@ impl World {
 
     /// Applies the commands queued by hooks and observers (and by commands
     /// those applied), until none is left.
+    ///
+    /// One loop applies them all, however deep the chain (an observer
+    /// triggering an event whose observer triggers another, ...): a call
+    /// made while that loop runs, from inside a command it applies (as
+    /// [`World::trigger`] and every structural change make), returns at
+    /// once, and the loop applies what was queued. The order:
+    /// - the commands of one queue apply in the order queued;
+    /// - the commands queued while a command applies (by the hooks and
+    ///   observers it set off, or by the commands of the observers of an
+    ///   event it triggered) apply right after that command returns, before
+    ///   the commands queued after it. So inside a command, `trigger` runs
+    ///   the observers at once and their commands once the command returns.
+    ///
+    /// # Panics
+    /// If a command panics: the panic goes on once every command still
+    /// pending in this flush (the rest of its queue, of the queues it
+    /// nested in, and those queued before it panicked) is dropped
+    /// unapplied, each once. Nothing is left queued.
     #[inline]
     pub fn flush_commands(&mut self) {
         if !self.command_queue.is_empty() {
@@ -307,12 +334,44 @@ impl World {
 
     #[cold]
     fn flush_commands_slow(&mut self) {
-        while !self.command_queue.is_empty() {
-            let mut queue = std::mem::take(&mut self.command_queue);
-            queue.apply(self);
-            // Keep the buffer (its capacity) unless commands queued more.
-            if self.command_queue.is_empty() {
-                self.command_queue = queue;
+        if self.flushing_commands {
+            return; // the running flush applies them next
+        }
+        self.flushing_commands = true;
+        let mut pending = std::mem::take(&mut self.command_stack);
+        let result = catch_unwind(AssertUnwindSafe(|| self.apply_pending(&mut pending)));
+        self.flushing_commands = false;
+        if let Err(payload) = result {
+            pending.push(self.command_queue.take_cursor());
+            for mut cursor in pending.drain(..) {
+                // Drop panics are second to the command's.
+                let _ = cursor.drop_rest();
+            }
+            self.command_stack = pending;
+            resume_unwind(payload);
+        }
+        self.command_stack = pending;
+    }
+
+    /// Applies the world's queued commands one at a time: `pending` is a
+    /// stack of queues, innermost last, so nesting costs heap, not stack.
+    fn apply_pending(&mut self, pending: &mut Vec<CommandCursor>) {
+        loop {
+            if !self.command_queue.is_empty() {
+                // Entities their `Commands` reserved become live first.
+                self.flush();
+                pending.push(self.command_queue.take_cursor());
+            }
+            let Some(cursor) = pending.last_mut() else {
+                return;
+            };
+            cursor.apply_next(self);
+            if cursor.is_empty() {
+                let done = pending.pop().expect("a cursor was on top");
+                // Keep the buffer (its capacity) unless commands queued more.
+                if self.command_queue.is_empty() {
+                    self.command_queue = done.into_queue();
+                }
             }
         }
     }
@@ -575,6 +634,8 @@ impl World {
         let mut panics = DropPanics::default();
         self.storages.tables.clear_all(&mut panics);
         self.storages.sparse_sets.clear_all(&mut panics);
+        // The observers went with their entities (no hook ran).
+        self.observers.clear(&mut panics);
         panics.finish();
     }
 
