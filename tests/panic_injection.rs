@@ -44,12 +44,30 @@ use ecs::world::DeferredWorld;
 
 // ---- size -----------------------------------------------------------------------------
 
+/// The reduced size, for Miri (set `PANIC_INJECTION_SMALL` to try it
+/// natively): fewer entities and batch items, and instead of every call
+/// position only the first call of each kind of callback, panicking once.
+fn small() -> bool {
+    cfg!(miri) || std::env::var_os("PANIC_INJECTION_SMALL").is_some()
+}
+
 /// Pre-existing entities of each kind (whole table, whole sparse, plain).
-const PER_KIND: usize = if cfg!(miri) { 1 } else { 3 };
+fn per_kind() -> usize {
+    if small() {
+        1
+    } else {
+        3
+    }
+}
+
 /// Items of a `spawn_batch`.
-const BATCH: u32 = if cfg!(miri) { 2 } else { 4 };
-/// A scenario counting more calls than this never ends: a harness bug.
-const MAX_K: u64 = 5_000;
+fn batch_len() -> u32 {
+    if small() {
+        2
+    } else {
+        4
+    }
+}
 
 // ---- components -----------------------------------------------------------------------
 
@@ -314,13 +332,16 @@ fn build<K: Kind>() -> (World, Fixture) {
     add_observers::<K>(&mut world);
     let mut bystanders = Vec::new();
     let mut some = |world: &mut World| {
-        for _ in 0..PER_KIND {
+        for _ in 0..per_kind() {
             bystanders.push(world.spawn(whole::<Table>()).id());
             bystanders.push(world.spawn(whole::<Sparse>()).id());
             bystanders.push(world.spawn(plain_pair()).id());
         }
     };
-    some(&mut world);
+    // Bystanders after the victim, so that swap-removes move rows.
+    if !small() {
+        some(&mut world);
+    }
     let victim = world.spawn(whole::<K>()).id();
     let plain = world.spawn(plain_pair()).id();
     some(&mut world);
@@ -345,7 +366,7 @@ struct Batch<K> {
 
 fn batch<K: Kind>() -> Batch<K> {
     Batch {
-        left: BATCH,
+        left: batch_len(),
         kind: std::marker::PhantomData,
     }
 }
@@ -702,20 +723,32 @@ fn wholeness<K: Kind>(world: &mut World, old: u64, problems: &mut Vec<String>) {
 
 /// The payload ids reachable in the world, component by component.
 fn reachable(world: &mut World) -> Vec<u64> {
-    fn ids<C: Component + Carrier>(world: &mut World, out: &mut Vec<u64>) {
-        let mut q = world.query::<&C>();
-        out.extend(q.iter(world).map(C::id));
-    }
+    let mut q = world.query::<(
+        Option<&Hooked>,
+        Option<&SparseHooked>,
+        Option<&Required>,
+        Option<&SparseRequired>,
+        Option<&Member>,
+        Option<&SparseMember>,
+        Option<&Plain>,
+        Option<&SparsePlain>,
+        Option<&Spawned>,
+    )>();
     let mut out = Vec::new();
-    ids::<Hooked>(world, &mut out);
-    ids::<SparseHooked>(world, &mut out);
-    ids::<Required>(world, &mut out);
-    ids::<SparseRequired>(world, &mut out);
-    ids::<Member>(world, &mut out);
-    ids::<SparseMember>(world, &mut out);
-    ids::<Plain>(world, &mut out);
-    ids::<SparsePlain>(world, &mut out);
-    ids::<Spawned>(world, &mut out);
+    for (a, b, c, d, e, f, g, h, i) in q.iter(world) {
+        let carriers: [Option<&dyn Carrier>; 9] = [
+            a.map(|x| x as &dyn Carrier),
+            b.map(|x| x as &dyn Carrier),
+            c.map(|x| x as &dyn Carrier),
+            d.map(|x| x as &dyn Carrier),
+            e.map(|x| x as &dyn Carrier),
+            f.map(|x| x as &dyn Carrier),
+            g.map(|x| x as &dyn Carrier),
+            h.map(|x| x as &dyn Carrier),
+            i.map(|x| x as &dyn Carrier),
+        ];
+        out.extend(carriers.into_iter().flatten().map(|c| c.id()));
+    }
     if let Some(r) = world.get_resource::<Res1>() {
         out.push(r.0.id());
     }
@@ -773,10 +806,8 @@ fn entities(world: &mut World, reserves: bool, problems: &mut Vec<String>) {
 /// The world still works: structural changes, queries, integrity.
 fn usable<K: Kind>(world: &mut World, problems: &mut Vec<String>) {
     let e = world.spawn(whole::<K>()).id();
-    let other = world.spawn(whole::<Table>()).id();
     world.entity_mut(e).insert(plain_pair());
     world.entity_mut(e).insert(whole::<K>());
-    world.entity_mut(other).insert(whole::<Sparse>());
     world.entity_mut(e).remove::<WholeOf<K>>();
     let mut q = world.query::<(Entity, &Plain, &SparsePlain, &Required)>();
     if !q.iter(world).any(|(x, ..)| x == e) {
@@ -784,9 +815,13 @@ fn usable<K: Kind>(world: &mut World, problems: &mut Vec<String>) {
             "{e:?} spawned after the panic is not found by a query"
         ));
     }
-    let _ids: Vec<Entity> = world.spawn_batch(batch::<K>()).collect();
+    if !small() {
+        let other = world.spawn(whole::<Table>()).id();
+        world.entity_mut(other).insert(whole::<Sparse>());
+        let _ids: Vec<Entity> = world.spawn_batch(batch::<K>()).collect();
+        world.despawn(other);
+    }
     world.despawn(e);
-    world.despawn(other);
     integrity(world, "after using the world", problems);
 }
 
@@ -842,7 +877,9 @@ struct Failure {
 }
 
 struct Outcome {
+    /// Call positions panicked at (in each mode).
     positions: u64,
+    injected: u64,
     sites: BTreeSet<String>,
     failures: Vec<Failure>,
 }
@@ -856,71 +893,119 @@ fn describe(s: &Scenario) -> String {
 }
 
 /// The two ways a callback fails: once, or at every call from the k-th on.
-const MODES: [(&str, bool); 2] = [("once", false), ("from k on", true)];
+fn modes() -> &'static [(&'static str, bool)] {
+    if small() {
+        &[("once", false)]
+    } else {
+        &[("once", false), ("from k on", true)]
+    }
+}
 
-/// Runs `s` in each mode with the panic at call k for k = 1, 2, ... until
-/// a run counts fewer than k calls.
+/// The kind of callback a site is, for the reduced size.
+fn callback_kind(site: &str) -> &str {
+    const KINDS: [&str; 10] = [
+        "Drop",
+        "Default",
+        "Clone",
+        "required constructor",
+        "hook",
+        "observer",
+        "command",
+        "input iterator",
+        "system body",
+        "resource_scope closure",
+    ];
+    KINDS
+        .into_iter()
+        .find(|kind| site.starts_with(kind))
+        .unwrap_or(site)
+}
+
+/// The call positions to inject at: every one, or (reduced) the first call
+/// of each kind of callback.
+fn positions(trace: &[String]) -> Vec<u64> {
+    let all = 1..=trace.len() as u64;
+    if !small() {
+        return all.collect();
+    }
+    let mut seen = BTreeSet::new();
+    all.zip(trace)
+        .filter(|(_, site)| seen.insert(callback_kind(site)))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Runs `s` once without a panic (which must be consistent too, and
+/// traces the callback calls), then with the panic at each position.
 fn drive(s: &Scenario) -> Outcome {
     let mut outcome = Outcome {
         positions: 0,
+        injected: 0,
         sites: BTreeSet::new(),
         failures: Vec::new(),
     };
-    for (mode, from_k_on) in MODES {
-        drive_mode(s, mode, from_k_on, &mut outcome);
+    let trace = run_once(s, "no panic", u64::MAX, false, &mut outcome);
+    outcome.sites.extend(trace.iter().cloned());
+    let positions = positions(&trace);
+    outcome.positions = positions.len() as u64;
+    for &(mode, from_k_on) in modes() {
+        for &k in &positions {
+            run_once(s, mode, k, from_k_on, &mut outcome);
+            outcome.injected += 1;
+        }
     }
     outcome
 }
 
-fn drive_mode(s: &Scenario, mode: &'static str, from_k_on: bool, outcome: &mut Outcome) {
-    let name = describe(s);
-    for k in 1..=MAX_K {
-        let fault = Fault::default();
-        fault.install();
-        let (mut world, fixture) = (s.build)();
-        let old = fault.created();
-        fault.arm(k, from_k_on);
-        let result = catch_unwind(AssertUnwindSafe(|| (s.run)(&mut world, &fixture)));
-        let (_, fired) = fault.disarm();
-        let mut problems = Vec::new();
-        match (&result, &fired) {
-            (Err(payload), None) => {
-                let text = panic_text(&**payload);
-                if !s.expected.is_some_and(|e| text.contains(e)) {
-                    problems.push(format!("panicked with no injected panic: {text}"));
-                }
+/// One run of `s` on a fresh fixture with the panic at call `k`, checked;
+/// returns the trace of the callbacks called.
+fn run_once(
+    s: &Scenario,
+    mode: &'static str,
+    k: u64,
+    from_k_on: bool,
+    outcome: &mut Outcome,
+) -> Vec<String> {
+    let fault = Fault::default();
+    fault.install();
+    let (mut world, fixture) = (s.build)();
+    let old = fault.created();
+    fault.arm(k, from_k_on);
+    let result = catch_unwind(AssertUnwindSafe(|| (s.run)(&mut world, &fixture)));
+    let (_, fired) = fault.disarm();
+    let trace = fault.trace();
+    let mut problems = Vec::new();
+    match (&result, &fired) {
+        (Err(payload), None) => {
+            let text = panic_text(&**payload);
+            if !s.expected.is_some_and(|e| text.contains(e)) {
+                problems.push(format!("panicked with no injected panic: {text}"));
             }
-            (Ok(()), Some(site)) => {
-                problems.push(format!("the injected panic in {site} was swallowed"))
+        }
+        (Ok(()), Some(site)) => {
+            problems.push(format!("the injected panic in {site} was swallowed"))
+        }
+        (Err(payload), Some(_)) => {
+            let text = panic_text(&**payload);
+            let expected = s.expected.is_some_and(|e| text.contains(e));
+            if !text.contains(INJECTED) && !expected {
+                problems.push(format!("a different panic propagated: {text}"));
             }
-            (Err(payload), Some(_)) => {
-                let text = panic_text(&**payload);
-                let expected = s.expected.is_some_and(|e| text.contains(e));
-                if !text.contains(INJECTED) && !expected {
-                    problems.push(format!("a different panic propagated: {text}"));
-                }
-            }
-            (Ok(()), None) => {}
         }
-        problems.extend(check_for(s.storage)(world, &fault, old, s.reserves));
-        outcome.sites.extend(fault.sites());
-        Fault::uninstall();
-        let done = fired.is_none();
-        if !problems.is_empty() {
-            outcome.failures.push(Failure {
-                scenario: name.clone(),
-                mode,
-                k,
-                site: fired.unwrap_or_else(|| "(no injected panic)".into()),
-                problems,
-            });
-        }
-        if done {
-            return;
-        }
-        outcome.positions += 1;
+        (Ok(()), None) => {}
     }
-    panic!("{name}: more than {MAX_K} callback calls");
+    problems.extend(check_for(s.storage)(world, &fault, old, s.reserves));
+    Fault::uninstall();
+    if !problems.is_empty() {
+        outcome.failures.push(Failure {
+            scenario: describe(s),
+            mode,
+            k,
+            site: fired.unwrap_or_else(|| "(no injected panic)".into()),
+            problems,
+        });
+    }
+    trace
 }
 
 /// Keeps the injected panics out of the output; other panics print.
@@ -940,31 +1025,34 @@ fn quiet_injected_panics() {
 /// inconsistent run.
 fn run_all(op: &str, scenarios: Vec<Scenario>) {
     quiet_injected_panics();
-    let mut positions = 0;
+    let mut injected = 0;
     let (mut fewest, mut most) = (u64::MAX, 0);
     let mut failures = Vec::new();
     for s in &scenarios {
         let outcome = drive(s);
         println!(
-            "  {}: {} positions in two modes; callbacks: {}",
+            "  {}: {} positions; callbacks: {}",
             describe(s),
             outcome.positions,
             outcome.sites.iter().cloned().collect::<Vec<_>>().join(", ")
         );
-        positions += outcome.positions;
+        injected += outcome.injected;
         fewest = fewest.min(outcome.positions);
         most = most.max(outcome.positions);
         failures.extend(outcome.failures);
     }
     let n = scenarios.len();
+    let modes = modes().len();
     if failures.is_empty() {
         println!(
-            "panic_injection[{op}]: {n} scenarios x {fewest}..={most} positions (both modes) = {positions} injected panics, all consistent"
+            "panic_injection[{op}]: {n} scenarios x {fewest}..={most} positions x {modes} modes \
+             = {injected} injected panics, all consistent{}",
+            if small() { " (reduced size)" } else { "" }
         );
         return;
     }
     let mut report = format!(
-        "panic_injection[{op}]: {n} scenarios, {positions} injected panics, {} inconsistent runs:\n",
+        "panic_injection[{op}]: {n} scenarios, {injected} injected panics, {} inconsistent runs:\n",
         failures.len()
     );
     for f in &failures {

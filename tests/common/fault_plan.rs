@@ -12,7 +12,7 @@
 //! the payload's heap text (which would abort the test binary).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -28,8 +28,8 @@ struct Plan {
     /// Panic at every call from the target on, not only at the target.
     from_target_on: bool,
     fired_at: Option<String>,
-    /// Every site that counted a call while armed.
-    sites: BTreeSet<String>,
+    /// The site of every call counted while armed, in order.
+    trace: Vec<String>,
 }
 
 #[derive(Default)]
@@ -83,6 +83,7 @@ impl Fault {
         plan.calls = 0;
         plan.target = k;
         plan.from_target_on = from_k_on;
+        plan.trace.clear();
         plan.fired_at = None;
     }
 
@@ -94,9 +95,9 @@ impl Fault {
         (plan.calls, plan.fired_at.take())
     }
 
-    /// The sites that counted calls since this fault was made.
-    pub fn sites(&self) -> BTreeSet<String> {
-        lock(&self.0.plan).sites.clone()
+    /// The site of every call counted since the last `arm`, in order.
+    pub fn trace(&self) -> Vec<String> {
+        lock(&self.0.plan).trace.clone()
     }
 
     /// Counts one call of the callback `site`; panics if it is the target.
@@ -108,9 +109,7 @@ impl Fault {
                 return;
             }
             plan.calls += 1;
-            if !plan.sites.contains(site) {
-                plan.sites.insert(site.to_owned());
-            }
+            plan.trace.push(site.to_owned());
             let hit = if plan.from_target_on {
                 plan.calls >= plan.target
             } else {
