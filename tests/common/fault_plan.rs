@@ -1,7 +1,8 @@
 //! A fault plan and a drop ledger for panic-injection tests.
 //!
-//! A [`Fault`] counts the invocations of every instrumented user callback
-//! and panics at the k-th one. Callbacks that have no handle of their own
+//! A [`Fault`] counts the invocations of every instrumented user callback,
+//! records where each came from, and panics at the k-th one (or at every
+//! one from the k-th on). Callbacks that have no handle of their own
 //! (`Default`, required-component constructors, hooks, observers) find the
 //! fault through a thread-local set by [`Fault::install`]; values
 //! ([`Payload`]) and systems carry a handle, so they count on any thread.
