@@ -1168,7 +1168,7 @@ fn a_command_swapping_the_world_mid_batch_stops_the_batch() {
             .spawn_batch((0..3).map(|_| Swapper([9; 8])))
             .for_each(drop)
     });
-    assert_names(&message, &["spawn_batch", "replaced the world"]);
+    assert_names(&message, &["replaced the world", "dropped unapplied"]);
     // The world is now the other one, intact.
     integrity(&world);
     let mut healths = world.query::<&Health>();
@@ -1285,5 +1285,49 @@ fn an_observer_built_for_another_event_or_world_is_never_run_with_it() {
     let message = expect_panic(|| world.trigger(Small(1)));
     assert_names(&message, &["was built for world", "run in another"]);
     assert_eq!(world.resource::<Score>(), &Score(3));
+    integrity(&world);
+}
+
+#[derive(Event)]
+struct Ping;
+
+/// Swaps the world it is applied to for a fresh one.
+fn swap_for_a_fresh_world(world: &mut World) {
+    let mut other = World::new();
+    std::mem::swap(world, &mut other);
+}
+
+#[test]
+fn a_command_replacing_the_world_drops_the_rest_naming_both_worlds() {
+    let applied = Arc::new(Mutex::new(0));
+    let drops = Arc::new(Mutex::new(0));
+    // Through the world's own flush (an observer's commands).
+    let mut world = World::new();
+    let (a, d) = (applied.clone(), drops.clone());
+    world.add_observer(move |_: On<Ping>, mut commands: Commands| {
+        commands.queue(swap_for_a_fresh_world);
+        let (a, counted) = (a.clone(), Counted(d.clone()));
+        commands.queue(move |_: &mut World| {
+            let _keep = &counted;
+            *a.lock().unwrap() += 1;
+        });
+    });
+    let message = expect_panic(|| world.trigger(Ping));
+    assert_names(&message, &["replaced the world", "dropped unapplied"]);
+    assert_eq!((*applied.lock().unwrap(), *drops.lock().unwrap()), (0, 1));
+    integrity(&world);
+    // Through a CommandQueue applied by hand.
+    let mut world = World::new();
+    let mut queue = CommandQueue::default();
+    queue.push(swap_for_a_fresh_world);
+    let (a, counted) = (applied.clone(), Counted(drops.clone()));
+    queue.push(move |_: &mut World| {
+        let _keep = &counted;
+        *a.lock().unwrap() += 1;
+    });
+    let message = expect_panic(|| queue.apply(&mut world));
+    assert_names(&message, &["replaced the world", "CommandQueue"]);
+    assert_eq!((*applied.lock().unwrap(), *drops.lock().unwrap()), (0, 2));
+    assert!(queue.is_empty());
     integrity(&world);
 }

@@ -9,7 +9,7 @@ use crate::{
     observer::Lifecycle,
     storage::TableId,
     utils::DropPanics,
-    world::{World, WorldId},
+    world::World,
 };
 
 /// Spawns entities of one bundle type: the target archetype and table are
@@ -28,15 +28,11 @@ pub(crate) struct BundleSpawner<'w> {
     /// Neither required components nor lifecycle work: the fast path.
     plain: bool,
     change_tick: Tick,
-    /// The world the ids above belong to: a command flushed mid-batch
-    /// can swap the world's contents for another's.
-    world_id: WorldId,
 }
 
 impl<'w> BundleSpawner<'w> {
     #[inline]
     pub(crate) fn new(world: &'w mut World, bundle_id: BundleId, change_tick: Tick) -> Self {
-        let world_id = world.id();
         let target = world.bundles.spawn_target(
             bundle_id,
             &mut world.archetypes,
@@ -52,7 +48,6 @@ impl<'w> BundleSpawner<'w> {
             fires_lifecycle: false,
             plain: false,
             change_tick,
-            world_id,
         }
         .with_flags_read()
     }
@@ -97,9 +92,6 @@ impl<'w> BundleSpawner<'w> {
             self.world.flush();
             if !self.world.command_queue.is_empty() {
                 self.world.flush_commands();
-                if self.world.id() != self.world_id {
-                    swapped_mid_batch(self.world_id, self.world.id());
-                }
                 self.read_flags();
             }
         }
@@ -289,13 +281,4 @@ impl<'w> BundleSpawner<'w> {
             );
         }
     }
-}
-
-#[cold]
-#[inline(never)]
-fn swapped_mid_batch(was: WorldId, now: WorldId) -> ! {
-    panic!(
-        "a command run during `spawn_batch` replaced the world ({was:?}) with another ({now:?}); \
-         the batch stops, as its archetype and table belong to the first"
-    )
 }

@@ -179,13 +179,22 @@ impl CommandQueue {
     fn consume(&mut self, mut world: Option<&mut World>) -> Option<Box<dyn Any + Send>> {
         let mut cursor = self.take_cursor();
         let mut panicked = None;
+        // The commands name entities of this world.
+        let world_id = world.as_ref().map(|world| world.id());
         while !cursor.is_empty() {
             // Applied while no command has panicked; dropped otherwise.
             let world = match (&mut world, &panicked) {
                 (Some(world), None) => Some(&mut **world),
                 _ => None,
             };
-            let result = catch_unwind(AssertUnwindSafe(|| cursor.consume_next(world)));
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                let replaced = cursor.consume_next(world);
+                if let (Some(was), Some(now)) = (world_id, replaced) {
+                    if was != now {
+                        replaced_while_applying(was, now);
+                    }
+                }
+            }));
             if let Err(payload) = result {
                 // Only the first panic goes on; later ones are dropped.
                 panicked.get_or_insert(payload);
@@ -247,7 +256,9 @@ impl CommandCursor {
     pub(crate) fn drop_rest(&mut self) -> Option<Box<dyn Any + Send>> {
         let mut panicked = None;
         while !self.is_empty() {
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.consume_next(None))) {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| {
+                self.consume_next(None);
+            })) {
                 panicked.get_or_insert(payload);
             }
         }
@@ -255,8 +266,9 @@ impl CommandCursor {
     }
 
     /// Applies (with a world) or drops the next command; the cursor must
-    /// not be empty.
-    fn consume_next(&mut self, world: Option<&mut World>) {
+    /// not be empty. Returns the id of the world after the command (which
+    /// may have swapped its contents for another's).
+    fn consume_next(&mut self, mut world: Option<&mut World>) -> Option<WorldId> {
         debug_assert!(!self.is_empty());
         let base = self.bytes.as_mut_ptr();
         // SAFETY: a header starts at `next` (headers and commands are
@@ -269,7 +281,8 @@ impl CommandCursor {
         self.next += size_of::<CommandMeta>() + meta.size;
         // SAFETY: the command is an owned value of the type `meta` was made
         // for, and `next` has left it behind, so this is its one use.
-        unsafe { (meta.consume)(command, world) }
+        unsafe { (meta.consume)(command, world.as_deref_mut()) };
+        world.map(|world| world.id())
     }
 
     /// The buffer, for reuse; the cursor must be empty.
@@ -299,6 +312,15 @@ impl Drop for CommandCursor {
             }
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn replaced_while_applying(was: WorldId, now: WorldId) -> ! {
+    panic!(
+        "a command replaced the world ({was:?}) with another ({now:?}) while a CommandQueue applied; \
+         the commands left belong to the first and are dropped unapplied"
+    )
 }
 
 #[cold]

@@ -356,6 +356,8 @@ impl World {
     /// Applies the world's queued commands one at a time: `pending` is a
     /// stack of queues, innermost last, so nesting costs heap, not stack.
     fn apply_pending(&mut self, pending: &mut Vec<CommandCursor>) {
+        // The pending commands name entities of this world.
+        let id = self.id;
         loop {
             if !self.command_queue.is_empty() {
                 // Entities their `Commands` reserved become live first.
@@ -366,6 +368,10 @@ impl World {
                 return;
             };
             cursor.apply_next(self);
+            // A batch or handle holding this world's ids relies on it too.
+            if self.id != id {
+                replaced_while_flushing(id, self.id);
+            }
             if cursor.is_empty() {
                 let done = pending.pop().expect("a cursor was on top");
                 // Keep the buffer (its capacity) unless commands queued more.
@@ -762,4 +768,13 @@ impl Drop for World {
         self.storages.resources.clear_all(&mut panics);
         panics.finish();
     }
+}
+
+#[cold]
+#[inline(never)]
+fn replaced_while_flushing(was: WorldId, now: WorldId) -> ! {
+    panic!(
+        "a command replaced the world ({was:?}) with another ({now:?}) while the world's commands \
+         applied; the commands still pending belong to the first and are dropped unapplied"
+    )
 }
