@@ -1107,3 +1107,77 @@ fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
     drop(world);
     log.assert_dropped_once(&[1, 2, 3]);
 }
+
+/// Its `on_replace` hook panics.
+#[derive(Component)]
+#[component(on_replace = explode_on_replace)]
+struct Touchy;
+
+fn explode_on_replace(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {
+    panic!("on_replace exploded");
+}
+
+/// Requires a drop-counted value, made by its constructor.
+#[derive(Component)]
+#[require(Required = Required(Payload::new(REQUIRED_ID, &REQUIRED_LOG.with(Clone::clone))))]
+struct Requirer;
+
+#[derive(Component)]
+struct Required(Payload);
+
+const REQUIRED_ID: u32 = 4_242;
+
+thread_local! {
+    static REQUIRED_LOG: Log = Log::default();
+}
+
+#[test]
+fn a_panicking_on_replace_hook_leaves_no_required_value_behind() {
+    let log = REQUIRED_LOG.with(Clone::clone);
+    let mut world = World::new();
+    let e = world.spawn(Touchy).id();
+    let message = expect_panic(|| {
+        world.entity_mut(e).insert((Touchy, Requirer));
+    });
+    assert!(message.contains("on_replace exploded"), "{message}");
+    integrity(&world);
+    assert!(world.get::<Required>(e).is_none() && world.get::<Requirer>(e).is_none());
+    // Nothing made for the failed insert is used by the next operations.
+    let f = world.spawn(Keep(Payload::new(1, &log))).id();
+    let taken = world.entity_mut(f).take::<Keep>().expect("has it");
+    assert_eq!(taken.0.id, 1);
+    drop(taken);
+    let g = world.spawn(Requirer).id();
+    assert_eq!(world.get::<Required>(g).map(|r| r.0.id), Some(REQUIRED_ID));
+    integrity(&world);
+    drop(world);
+    log.assert_dropped_once(&[1, REQUIRED_ID]);
+}
+
+#[derive(Event)]
+struct Nudge;
+
+#[test]
+fn dropping_a_world_whose_component_and_observer_panic_in_drop() {
+    let log = Log::default();
+    let mut world = World::new();
+    world.spawn(Bomb(Payload::armed(1, &log)));
+    let captured = Reckless(Payload::new(2, &log));
+    world.add_observer(move |_: On<Nudge>| {
+        let _keep = &captured;
+    });
+    // The observer's value is dropped after the component's panic was
+    // caught, not while it unwinds (which would abort).
+    let message = expect_panic(move || drop(world));
+    assert!(message.contains("bomb 1 exploded"), "{message}");
+    log.assert_dropped_once(&[1, 2]);
+}
+
+/// Panics in `Drop` even while unwinding.
+struct Reckless(Payload);
+
+impl Drop for Reckless {
+    fn drop(&mut self) {
+        panic!("reckless {} exploded", self.0.id);
+    }
+}

@@ -456,7 +456,15 @@ impl BundleInserter {
             &world.components,
             location.archetype_id,
         );
-        // Made first: a panicking constructor then changes and fires nothing.
+        if mode == InsertMode::Replace
+            && world.archetypes[location.archetype_id]
+                .flags()
+                .intersects(Lifecycle::Replace.any_flags())
+        {
+            fire_before_replace(world, entity, location.archetype_id, bundle_id);
+        }
+        // Made after `on_replace` (user code that may panic) and before
+        // anything moves: no user code runs while the scratch holds them.
         if has_required {
             let after = world.archetypes[location.archetype_id]
                 .edges()
@@ -465,13 +473,6 @@ impl BundleInserter {
             world
                 .value_scratch
                 .make(&after.required_components, &world.components);
-        }
-        if mode == InsertMode::Replace
-            && world.archetypes[location.archetype_id]
-                .flags()
-                .intersects(Lifecycle::Replace.any_flags())
-        {
-            fire_before_replace(world, entity, location.archetype_id, bundle_id);
         }
         let mut panics = DropPanics::default();
         let new_location = if new_archetype_id == location.archetype_id {

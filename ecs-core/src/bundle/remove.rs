@@ -134,6 +134,10 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
     let old_archetype = &world.archetypes[location.archetype_id];
     let table = &world.storages.tables[location.table_id];
     let scratch = &mut world.value_scratch;
+    assert!(
+        scratch.is_empty(),
+        "the value scratch holds values of an interrupted operation"
+    );
     // The values move out to the scratch and the entity moves before any
     // user code (`from_components` runs `Default` of ignored fields) runs.
     for &id in ids {

@@ -34,7 +34,12 @@ impl ValueScratch {
     /// Makes every required value. If a constructor panics, the values
     /// already made are dropped and the panic goes on.
     pub(crate) fn make(&mut self, required: &[RequiredComponent], components: &Components) {
-        debug_assert!(self.items.is_empty());
+        // Always checked: values left by an interrupted operation would be
+        // written as this one's.
+        assert!(
+            self.items.is_empty(),
+            "the value scratch holds values of an interrupted operation"
+        );
         for requirement in required {
             // SAFETY: required ids come from this registry.
             let layout = unsafe { components.get_info_unchecked(requirement.id) }.layout();
@@ -165,6 +170,11 @@ impl ValueScratch {
             }
         }
         self.clear();
+    }
+
+    /// Whether it holds no value.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
     }
 
     fn clear(&mut self) {

@@ -766,6 +766,7 @@ impl Drop for World {
         self.storages.tables.clear_all(&mut panics);
         self.storages.sparse_sets.clear_all(&mut panics);
         self.storages.resources.clear_all(&mut panics);
+        self.observers.clear(&mut panics);
         panics.finish();
     }
 }
