@@ -1331,3 +1331,29 @@ fn a_command_replacing_the_world_drops_the_rest_naming_both_worlds() {
     assert!(queue.is_empty());
     integrity(&world);
 }
+
+#[test]
+fn a_world_swapped_out_while_flushing_still_applies_its_commands() {
+    let kept: Arc<Mutex<Option<World>>> = Arc::default();
+    let mut world = World::new();
+    let stash = kept.clone();
+    world.add_observer(move |_: On<Ping>, mut commands: Commands| {
+        let stash = stash.clone();
+        commands.queue(move |world: &mut World| {
+            let mut other = World::new();
+            std::mem::swap(world, &mut other);
+            *stash.lock().unwrap() = Some(other);
+        });
+    });
+    let message = expect_panic(|| world.trigger(Ping));
+    assert_names(&message, &["replaced the world"]);
+    let mut first = kept.lock().unwrap().take().expect("the command kept it");
+    // The first world, flushing when it was swapped out, flushes again.
+    first.add_observer(|_: On<Small>, mut commands: Commands| {
+        commands.spawn(Health(5));
+    });
+    let before = first.entity_count();
+    first.trigger(Small(0));
+    assert_eq!(first.entity_count(), before + 1);
+    integrity(&first);
+}

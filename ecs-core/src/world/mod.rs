@@ -98,9 +98,8 @@ pub struct World {
     /// last: while taken out they are absent, and asking for one panics
     /// saying so.
     pub(crate) scoped_resources: Vec<TypeId>,
-    /// Whether `flush_commands` is applying commands (see there).
-    flushing_commands: bool,
-    /// Its stack of queues, empty between flushes (kept for its memory).
+    /// The stack of queues of `flush_commands`, empty between flushes
+    /// (kept for its memory).
     command_stack: Vec<CommandCursor>,
     change_tick: AtomicU32,
     last_change_tick: Tick,
@@ -122,7 +121,6 @@ impl Default for World {
             observers: Observers::default(),
             value_scratch: ValueScratch::default(),
             scoped_resources: Vec::new(),
-            flushing_commands: false,
             command_stack: Vec::new(),
             // Start at 1 so that values added now are newer than the
             // initial `last_change_tick` of 0.
@@ -334,20 +332,33 @@ impl World {
 
     #[cold]
     fn flush_commands_slow(&mut self) {
-        if self.flushing_commands {
+        let id = self.id;
+        if FLUSHING.with(|flushing| flushing.borrow().contains(&id)) {
             return; // the running flush applies them next
         }
-        self.flushing_commands = true;
+        FLUSHING.with(|flushing| flushing.borrow_mut().push(id));
         let mut pending = std::mem::take(&mut self.command_stack);
         let result = catch_unwind(AssertUnwindSafe(|| self.apply_pending(&mut pending)));
-        self.flushing_commands = false;
+        FLUSHING.with(|flushing| {
+            let mut flushing = flushing.borrow_mut();
+            if let Some(at) = flushing.iter().rposition(|&world| world == id) {
+                flushing.remove(at);
+            }
+        });
+        // A command may have swapped this world's contents for another's:
+        // then the queue and the stack here are the other world's.
+        let same_world = self.id == id;
         if let Err(payload) = result {
-            pending.push(self.command_queue.take_cursor());
+            if same_world {
+                pending.push(self.command_queue.take_cursor());
+            }
             for mut cursor in pending.drain(..) {
                 // Drop panics are second to the command's.
                 let _ = cursor.drop_rest();
             }
-            self.command_stack = pending;
+            if same_world {
+                self.command_stack = pending;
+            }
             resume_unwind(payload);
         }
         self.command_stack = pending;
@@ -769,6 +780,13 @@ impl Drop for World {
         self.observers.clear(&mut panics);
         panics.finish();
     }
+}
+
+thread_local! {
+    /// The worlds whose `flush_commands` runs on this thread. Kept outside
+    /// the world: a command may swap a world's contents for another's, and
+    /// a flag inside would leave with them.
+    static FLUSHING: std::cell::RefCell<Vec<WorldId>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 #[cold]
