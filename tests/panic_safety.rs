@@ -1181,3 +1181,43 @@ impl Drop for Reckless {
         panic!("reckless {} exploded", self.0.id);
     }
 }
+
+#[derive(Component, Debug, PartialEq)]
+struct Byte(u8);
+
+#[derive(Component, Debug, PartialEq)]
+#[repr(align(64))]
+struct Wide(u64);
+
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+#[repr(align(128))]
+struct SWide(u64);
+
+#[derive(Component)]
+#[require(Wide = Wide(11), SWide = SWide(12))]
+struct NeedsWide;
+
+#[test]
+fn values_held_aside_keep_their_alignment() {
+    let mut world = World::new();
+    let e = world
+        .spawn((
+            Byte(1),
+            Wide(2),
+            SWide(3),
+            Keep(Payload::new(1, &Log::default())),
+        ))
+        .id();
+    // A take hands each value to `from_components` at an aligned address.
+    let (byte, wide, swide) = world
+        .entity_mut(e)
+        .take::<(Byte, Wide, SWide)>()
+        .expect("has them");
+    assert_eq!((byte, wide, swide), (Byte(1), Wide(2), SWide(3)));
+    // Required values made aside keep theirs too.
+    let f = world.spawn((Byte(4), NeedsWide)).id();
+    assert_eq!(world.get::<Wide>(f), Some(&Wide(11)));
+    assert_eq!(world.get::<SWide>(f), Some(&SWide(12)));
+    integrity(&world);
+}

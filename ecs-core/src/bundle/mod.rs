@@ -53,9 +53,8 @@ pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
     ///
     /// # Safety
     /// Each call of `func` must return a pointer to a valid, initialised
-    /// value of the next component's type, possibly unaligned, whose
-    /// ownership moves into the bundle (the caller must not drop or read
-    /// it again).
+    /// value of the next component's type, whose ownership moves into the
+    /// bundle (the caller must not drop or read it again).
     unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
     where
         F: FnMut(&mut T) -> *mut u8,
@@ -118,9 +117,8 @@ unsafe impl<C: Component> Bundle for C {
     where
         F: FnMut(&mut T) -> *mut u8,
     {
-        // SAFETY: the caller guarantees the pointer is an owned, valid `C`,
-        // maybe unaligned.
-        unsafe { func(ctx).cast::<C>().read_unaligned() }
+        // SAFETY: the caller guarantees the pointer is an owned, valid `C`.
+        unsafe { func(ctx).cast::<C>().read() }
     }
 }
 

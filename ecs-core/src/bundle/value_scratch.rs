@@ -1,7 +1,7 @@
 use std::{
     alloc::Layout,
-    mem::MaybeUninit,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+    ptr::NonNull,
 };
 
 use super::Bundle;
@@ -21,13 +21,104 @@ use crate::{
 ///   only then handed to the bundle's `from_components` (which runs
 ///   `Default` of ignored fields).
 ///
-/// Stored back to back, unaligned (they are only ever copied as bytes or
-/// read unaligned); the buffer is reused, so after warm-up it allocates
-/// nothing.
+/// Stored back to back, each at an offset aligned for it; the buffer is
+/// reused, so after warm-up it allocates nothing.
 #[derive(Default)]
 pub(crate) struct ValueScratch {
-    bytes: Vec<MaybeUninit<u8>>,
+    bytes: AlignedBytes,
     items: Vec<(ComponentId, StorageType, usize)>,
+}
+
+/// A growable byte buffer whose start is aligned to the largest alignment
+/// asked for so far, so a value placed at an offset that is a multiple of
+/// its alignment is aligned.
+struct AlignedBytes {
+    ptr: NonNull<u8>,
+    len: usize,
+    cap: usize,
+    align: usize,
+}
+
+// SAFETY: it owns its bytes like a `Vec<u8>`; the values in them are
+// components and resources, which are `Send + Sync`.
+unsafe impl Send for AlignedBytes {}
+// SAFETY: as above; `&AlignedBytes` gives no access to the bytes.
+unsafe impl Sync for AlignedBytes {}
+
+impl Default for AlignedBytes {
+    fn default() -> Self {
+        AlignedBytes {
+            ptr: NonNull::dangling(),
+            len: 0,
+            cap: 0,
+            align: 1,
+        }
+    }
+}
+
+impl AlignedBytes {
+    /// Makes room for a value of `layout` at the end; returns its offset.
+    fn push(&mut self, layout: Layout) -> usize {
+        let offset = self.len.next_multiple_of(layout.align());
+        let end = offset
+            .checked_add(layout.size())
+            .expect("value scratch overflow");
+        if end > self.cap || layout.align() > self.align {
+            self.grow(end, layout.align());
+        }
+        self.len = end;
+        offset
+    }
+
+    #[cold]
+    fn grow(&mut self, min_cap: usize, align: usize) {
+        let align = self.align.max(align);
+        let cap = min_cap.max(self.cap * 2).max(64);
+        let layout = Layout::from_size_align(cap, align).expect("value scratch layout");
+        // SAFETY: `layout` has a non-zero size.
+        let new = unsafe { std::alloc::alloc(layout) };
+        let new = NonNull::new(new).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        if self.cap > 0 {
+            // SAFETY: the old buffer has `len <= cap` bytes, copied as bytes
+            // into the larger new one (whose start is at least as aligned,
+            // so every offset stays aligned); then it is freed with the
+            // layout it was allocated with.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.ptr.as_ptr(), new.as_ptr(), self.len);
+                std::alloc::dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.cap, self.align),
+                );
+            }
+        }
+        self.ptr = new;
+        self.cap = cap;
+        self.align = align;
+    }
+
+    /// A pointer to the byte at `offset` (at most `len`).
+    fn at(&mut self, offset: usize) -> *mut u8 {
+        debug_assert!(offset <= self.len);
+        self.ptr.as_ptr().wrapping_add(offset)
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+impl Drop for AlignedBytes {
+    fn drop(&mut self) {
+        if self.cap > 0 {
+            // SAFETY: allocated by `grow` with this size and alignment.
+            unsafe {
+                std::alloc::dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.cap, self.align),
+                )
+            };
+        }
+    }
 }
 
 impl ValueScratch {
@@ -45,18 +136,12 @@ impl ValueScratch {
             let layout = unsafe { components.get_info_unchecked(requirement.id) }.layout();
             let result = catch_unwind(AssertUnwindSafe(|| {
                 requirement.constructor.make(&mut |storage_type, value| {
-                    let offset = self.bytes.len();
-                    self.bytes.reserve(layout.size());
+                    let offset = self.bytes.push(layout);
                     // SAFETY: `value` is an owned value of `layout`; its
-                    // bytes move into the reserved space past `offset`.
+                    // bytes move into the room made at `offset`.
                     unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            value.cast::<MaybeUninit<u8>>(),
-                            self.bytes.as_mut_ptr().add(offset),
-                            layout.size(),
-                        );
-                        self.bytes.set_len(offset + layout.size());
-                    }
+                        std::ptr::copy_nonoverlapping(value, self.bytes.at(offset), layout.size())
+                    };
                     self.items.push((requirement.id, storage_type, offset));
                 })
             }));
@@ -82,19 +167,11 @@ impl ValueScratch {
         components: &Components,
     ) {
         // SAFETY: `id` is of this registry (caller).
-        let size = unsafe { components.get_info_unchecked(id) }.layout().size();
-        let offset = self.bytes.len();
-        self.bytes.reserve(size);
-        // SAFETY: `value` is an owned value of `size` bytes (caller); they
-        // move into the reserved space past `offset`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                value.cast::<MaybeUninit<u8>>(),
-                self.bytes.as_mut_ptr().add(offset),
-                size,
-            );
-            self.bytes.set_len(offset + size);
-        }
+        let layout = unsafe { components.get_info_unchecked(id) }.layout();
+        let offset = self.bytes.push(layout);
+        // SAFETY: `value` is an owned value of `layout` (caller); its bytes
+        // move into the room made at `offset`.
+        unsafe { std::ptr::copy_nonoverlapping(value, self.bytes.at(offset), layout.size()) };
         self.items.push((id, storage_type, offset));
     }
 
@@ -124,13 +201,13 @@ impl ValueScratch {
             read: 0,
         };
         // SAFETY: the values are `B`'s components in order (caller), each
-        // handed out once (`read` moves on) and owned by the bundle from
-        // then on; `from_components` reads them unaligned.
+        // aligned, handed out once (`read` moves on) and owned by the bundle
+        // from then on.
         unsafe {
             B::from_components(&mut unread, &mut |unread: &mut Unread<'_>| {
                 let (_, _, offset) = unread.scratch.items[unread.read];
                 unread.read += 1;
-                unread.scratch.bytes.as_mut_ptr().add(offset).cast::<u8>()
+                unread.scratch.bytes.at(offset)
             })
         }
     }
@@ -153,13 +230,12 @@ impl ValueScratch {
         tick: Tick,
         panics: &mut DropPanics,
     ) {
-        let base = self.bytes.as_mut_ptr().cast::<u8>();
         for &(id, storage_type, offset) in &self.items {
-            // SAFETY: each item's bytes are an owned value of `id` (copied
-            // as bytes, so alignment does not matter); the caller guarantees
-            // the storage exists and the row being built is the last.
+            let value = self.bytes.at(offset);
+            // SAFETY: each item's bytes are an owned, aligned value of `id`;
+            // the caller guarantees the storage exists and the row being
+            // built is the last.
             unsafe {
-                let value = base.add(offset);
                 match storage_type {
                     StorageType::Table => table.push_value(id, value, ComponentTicks::new(tick)),
                     StorageType::SparseSet => sparse_sets
@@ -184,8 +260,7 @@ impl ValueScratch {
 
     /// Drops the values from the `start`-th on and empties the scratch (a
     /// constructor or `from_components` panicked, or, with `start` past
-    /// the end, every value was moved out). Each is copied to an aligned
-    /// temporary first, since drop functions need alignment.
+    /// the end, every value was moved out).
     fn drop_from(&mut self, start: usize, components: &Components) {
         if start < self.items.len() {
             self.drop_values(start, components);
@@ -200,24 +275,9 @@ impl ValueScratch {
             // SAFETY: ids come from this registry.
             let info = unsafe { components.get_info_unchecked(id) };
             let Some(drop) = info.drop_fn() else { continue };
-            let layout =
-                Layout::from_size_align(info.layout().size().max(1), info.layout().align())
-                    .expect("valid layout");
-            // SAFETY: a fresh allocation of the value's layout receives its
-            // bytes, is dropped once, and is freed.
-            unsafe {
-                let aligned = std::alloc::alloc(layout);
-                if aligned.is_null() {
-                    std::alloc::handle_alloc_error(layout);
-                }
-                std::ptr::copy_nonoverlapping(
-                    self.bytes.as_ptr().add(offset).cast::<u8>(),
-                    aligned,
-                    info.layout().size(),
-                );
-                panics.drop_value(drop, aligned);
-                std::alloc::dealloc(aligned, layout);
-            }
+            // SAFETY: the item is an owned, aligned value of `id`, dropped
+            // once here (the scratch is cleared right after).
+            unsafe { panics.drop_value(drop, self.bytes.at(offset)) };
         }
         // A panic from a `Drop` is swallowed: the constructor's or
         // `from_components`'s panic is the one that goes on.
