@@ -53,8 +53,8 @@ pub(crate) unsafe fn move_entity(
         Some(new_archetype_id),
         "a move follows a cached edge to its target"
     );
-    // The archetype row first: moving the table row first measured ~10%
-    // slower for add_remove (side by side, 1.05-1.14 → 1.19-1.26 × hecs).
+    // The archetype row first: the other order measured slower for
+    // add_remove.
     let old_archetype = &mut archetypes[location.archetype_id];
     if let Some(swapped) = old_archetype
         .swap_remove(location.archetype_row)

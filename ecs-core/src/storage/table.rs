@@ -633,8 +633,7 @@ impl Tables {
         // The panic's message is formatted in a function of its own: an
         // `assert_ne!` here spilled both ids to the stack for its message
         // (two 4-byte stores) and freed the slot with an 8-byte `pop`,
-        // which stalls on store forwarding in every call (on an Intel
-        // Xeon, 11% of `add_remove`'s samples; 4-5% of its time).
+        // which stalls on store forwarding in every call.
         let count = self.tables.len();
         match self.tables.get_disjoint_mut([a.index(), b.index()]) {
             Ok([a, b]) => (a, b),

@@ -86,6 +86,29 @@ fn not_initialized(name: &str) -> ! {
     panic!("system `{name}` was run before `initialize`")
 }
 
+/// Records `world` as the system's own on its first `initialize`, with
+/// its last run set to "never"; later calls (a schedule initialises its
+/// systems again whenever systems are added) keep what it has seen.
+/// Returns whether this was the first.
+///
+/// # Panics
+/// If the system was initialised for another world; the message names it.
+#[track_caller]
+fn first_initialize(world_id: &mut Option<WorldId>, meta: &mut SystemMeta, world: &World) -> bool {
+    if let Some(id) = *world_id {
+        assert_eq!(
+            id,
+            world.id(),
+            "system `{}` was initialised for another world",
+            meta.name
+        );
+        return false;
+    }
+    *world_id = Some(world.id());
+    meta.set_never_run(world);
+    true
+}
+
 #[cold]
 #[track_caller]
 fn wrong_world(name: &str, initialized_for: Option<WorldId>) -> ! {
@@ -110,17 +133,9 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
 
     #[track_caller]
     fn initialize(&mut self, world: &mut World) {
-        if let Some(id) = self.world_id {
-            assert_eq!(
-                id,
-                world.id(),
-                "system `{}` was initialised for another world",
-                self.meta.name
-            );
+        if !first_initialize(&mut self.world_id, &mut self.meta, world) {
             return;
         }
-        self.world_id = Some(world.id());
-        self.meta.set_never_run(world);
         self.state = Some(F::Param::init_state(world, &mut self.meta));
     }
 
@@ -237,19 +252,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
 
     #[track_caller]
     fn initialize(&mut self, world: &mut World) {
-        // A schedule initialises its systems again whenever systems are
-        // added: the last run must survive, or every value looks added.
-        if let Some(id) = self.world_id {
-            assert_eq!(
-                id,
-                world.id(),
-                "system `{}` was initialised for another world",
-                self.meta.name
-            );
-            return;
-        }
-        self.world_id = Some(world.id());
-        self.meta.set_never_run(world);
+        first_initialize(&mut self.world_id, &mut self.meta, world);
     }
 
     fn access(&self) -> &FilteredAccessSet {

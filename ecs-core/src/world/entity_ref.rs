@@ -288,8 +288,8 @@ impl<'w> EntityWorldMut<'w> {
     /// it panics (a hook, an observer, a command they queued) and the panic
     /// is caught, the handle is left without one, so every later use
     /// panics naming the entity instead of reaching a row the entity may
-    /// have left. (A guard re-reading the location while unwinding was
-    /// measured: its landing pad made `add_remove` 1.05 → 1.46 × hecs.)
+    /// have left. (A guard re-reading the location while unwinding costs
+    /// every structural change its landing pad.)
     #[inline(always)]
     fn relocate<R>(
         &mut self,
