@@ -1,7 +1,7 @@
 use std::any::type_name;
 
-pub use super::command_queue::Command;
 use super::CommandQueue;
+pub use crate::world::Command;
 use crate::{
     bundle::Bundle,
     entity::{Entities, Entity},

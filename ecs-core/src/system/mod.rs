@@ -7,14 +7,12 @@
 //! that conflict panic then, naming the system and the component. The
 //! schedule uses the same records to run non-conflicting systems at once.
 
-mod command_queue;
 mod commands;
 mod function_system;
 mod param;
 mod query;
 
-pub(crate) use command_queue::CommandCursor;
-pub use command_queue::CommandQueue;
+pub use crate::world::CommandQueue;
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;
 pub use function_system::{
@@ -29,7 +27,7 @@ use std::{any::TypeId, borrow::Cow};
 use crate::{
     change_detection::Tick,
     query::FilteredAccessSet,
-    world::{UnsafeWorldCell, World},
+    world::{DeferredWorld, UnsafeWorldCell, World},
 };
 
 /// Something a schedule can run.
@@ -101,6 +99,16 @@ pub trait IntoSystem<Out, Marker>: Sized {
     type System: System<Out = Out>;
     /// Makes the system.
     fn into_system(this: Self) -> Self::System;
+}
+
+impl DeferredWorld<'_> {
+    /// Commands, applied right after the current operation.
+    #[inline]
+    pub fn commands(&mut self) -> Commands<'_, '_> {
+        let world = self.world_mut_internal();
+        let id = world.id();
+        Commands::new_from_entities(&mut world.command_queue, &world.entities, id)
+    }
 }
 
 impl World {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::component::{ComponentHooks, HookContext};
 use crate::prelude::*;
-use crate::system::CommandQueue;
+use crate::world::CommandQueue;
 use crate::world::DeferredWorld;
 
 /// Deep enough to overflow a test thread's stack if every level of the

@@ -1,13 +1,13 @@
 use super::{EntityDoesNotExistError, EntityRef, World};
-use crate::{
-    change_detection::Mut, component::Component, entity::Entity, resource::Resource,
-    system::Commands,
-};
+use crate::{change_detection::Mut, component::Component, entity::Entity, resource::Resource};
 
 /// The world as hooks and observers see it: values can be read and written
 /// and commands queued, but no archetype can change (no spawn, insert,
 /// remove or despawn). Commands queued here are applied right after the
 /// operation that ran the hook.
+///
+/// [`DeferredWorld::commands`] is defined with [`Commands`](crate::system::Commands)
+/// in `system`, so that the world knows nothing of the layer above it.
 pub struct DeferredWorld<'w> {
     world: &'w mut World,
 }
@@ -95,12 +95,5 @@ impl<'w> DeferredWorld<'w> {
     #[inline]
     pub fn get_resource_mut<R: Resource>(&mut self) -> Option<Mut<'_, R>> {
         self.world.get_resource_mut::<R>()
-    }
-
-    /// Commands, applied right after the current operation.
-    #[inline]
-    pub fn commands(&mut self) -> Commands<'_, '_> {
-        let id = self.world.id();
-        Commands::new_from_entities(&mut self.world.command_queue, &self.world.entities, id)
     }
 }

@@ -4,7 +4,11 @@
 //! Structural changes (spawn, insert, remove, despawn) go through the
 //! [`World`] or an [`EntityWorldMut`]; each resolves the bundle to a cached
 //! archetype edge and moves the entity's row once.
+//!
+//! The [`CommandQueue`] lives here: it is bound to one world and applied to
+//! it. `Commands`, the system parameter that fills it, sits in `system`.
 
+mod command_queue;
 mod deferred_world;
 mod entity_ref;
 mod error;
@@ -14,6 +18,8 @@ mod resources;
 mod spawn_batch;
 mod unsafe_world_cell;
 
+pub(crate) use command_queue::CommandCursor;
+pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use error::EntityDoesNotExistError;
@@ -47,7 +53,6 @@ use crate::{
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
     storage::{Storages, TableRow},
-    system::{CommandCursor, CommandQueue},
     utils::DropPanics,
 };
 

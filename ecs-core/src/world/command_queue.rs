@@ -4,7 +4,7 @@ use std::{
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use crate::world::{World, WorldId};
+use super::{World, WorldId};
 
 /// A deferred change to the world, applied when its queue is.
 pub trait Command: Send + 'static {
@@ -48,7 +48,7 @@ unsafe fn consume_command<C: Command>(ptr: *mut MaybeUninit<u8>, world: Option<&
 /// bytes: [meta A][A's fields][meta B][B's fields] ...   (unaligned)
 /// ```
 ///
-/// A queue on which [`Commands`](super::Commands) of a world were made
+/// A queue on which [`Commands`](crate::system::Commands) of a world were made
 /// belongs to that world while it holds commands, until it is applied or
 /// emptied: its commands may name entities of that world (some reserved
 /// in it, even by a `Commands` that pushed nothing, as `spawn_empty`
@@ -146,7 +146,7 @@ impl CommandQueue {
     /// the panic goes on.
     ///
     /// # Panics
-    /// If the queue holds commands that [`Commands`](super::Commands) of
+    /// If the queue holds commands that [`Commands`](crate::system::Commands) of
     /// another world recorded (they would touch unrelated entities of this
     /// one); the queue is left as it was.
     pub fn apply(&mut self, world: &mut World) {
