@@ -59,7 +59,7 @@ pub struct ArchetypeAfterBundleInsert {
 /// destination column by position instead of looking it up by id.
 ///
 /// [`Table::columns`]: crate::storage::Table::columns
-/// [`NO_COLUMN`]: crate::query::NO_COLUMN
+/// [`NO_COLUMN`]: crate::storage::NO_COLUMN
 pub(crate) type TableMoves = Box<[u32]>;
 
 /// Where removing (or taking) a bundle leads, and how the table row moves.

@@ -9,8 +9,7 @@ use crate::{
         ComponentStatus, TableMoves,
     },
     component::{ComponentId, Components, RequiredComponent, StorageType},
-    query::column_slot,
-    storage::{SparseSetIndex, Storages},
+    storage::{column_slot, SparseSetIndex, Storages},
     utils::TypeIdMap,
 };
 
@@ -55,7 +54,7 @@ pub struct BundleInfo {
     spawn_target: Option<SpawnTarget>,
     /// Once `spawn_target` is computed: for each component, in bundle
     /// order, the position of its column in the target's table
-    /// ([`NO_COLUMN`](crate::query::NO_COLUMN) for a sparse-set one), so
+    /// ([`NO_COLUMN`](crate::storage::NO_COLUMN) for a sparse-set one), so
     /// a spawn writes each value without looking its column up.
     spawn_columns: Box<[u32]>,
 }
@@ -108,7 +107,7 @@ impl BundleInfo {
     }
 
     /// The position of each component's column in `table`, in bundle
-    /// order ([`NO_COLUMN`](crate::query::NO_COLUMN) for a component it
+    /// order ([`NO_COLUMN`](crate::storage::NO_COLUMN) for a component it
     /// lacks): what `spawn_columns` caches for the spawn target's table.
     pub(crate) fn column_positions_in<'a>(
         &'a self,

@@ -14,6 +14,15 @@
 //! [`ComponentId`] and a [`ComponentInfo`] in the [`Components`] registry.
 //! Components may also be registered at run time from a
 //! [`ComponentDescriptor`] without a Rust type behind them.
+//!
+//! # Layering
+//!
+//! This layer knows nothing of the layers above it (query, system,
+//! schedule, observer, world) but one: a [`ComponentHook`] is called with a
+//! [`DeferredWorld`](crate::world::DeferredWorld), because a hook's whole
+//! purpose is to read and change the world around the component it runs
+//! for. Only the hook's signature names it; the registry stores hooks as
+//! plain function pointers and never calls them.
 
 mod hooks;
 mod registry;

@@ -9,18 +9,9 @@ use crate::{
 
 use super::FilteredAccess;
 
-/// A slot of the per-table column cache (see
-/// [`WorldQuery::table_columns`]) for a column the table does not have.
-pub const NO_COLUMN: u32 = u32::MAX;
-
-/// The slot for the column of `id` in `table`: its position, or
-/// [`NO_COLUMN`]. What [`WorldQuery::table_columns`] pushes for a column.
-#[inline]
-pub fn column_slot(table: &Table, id: ComponentId) -> u32 {
-    table
-        .column_index(id)
-        .map_or(NO_COLUMN, |index| index as u32)
-}
+// A table concept, re-exported where query terms (and the derive macros'
+// users) have always found it.
+pub use crate::storage::{column_slot, NO_COLUMN};
 
 /// The column of `id` in `table`, at the position cached in `columns[0]`
 /// (what [`WorldQuery::set_table_cached`] of a one-column term reads).

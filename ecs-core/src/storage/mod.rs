@@ -175,7 +175,7 @@ mod table;
 pub use column::Column;
 pub use resource::{ResourceData, Resources};
 pub use sparse_set::{ComponentSparseSet, SparseArray, SparseSet, SparseSetIndex, SparseSets};
-pub use table::{Table, TableId, TableRow, Tables};
+pub use table::{column_slot, Table, TableId, TableRow, Tables, NO_COLUMN};
 
 /// All the storage of a world.
 #[derive(Debug, Default)]

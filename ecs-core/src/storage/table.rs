@@ -21,9 +21,24 @@ use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components},
     entity::Entity,
-    query::{column_slot, NO_COLUMN},
     utils::DropPanics,
 };
+
+/// A column position for a component the table does not have: what
+/// [`column_slot`] gives then, in a query's per-table column cache (see
+/// [`WorldQuery::table_columns`](crate::query::WorldQuery::table_columns))
+/// and in an archetype edge's table moves.
+pub const NO_COLUMN: u32 = u32::MAX;
+
+/// The position of the column of `id` in `table`, or [`NO_COLUMN`]. What
+/// [`WorldQuery::table_columns`](crate::query::WorldQuery::table_columns)
+/// pushes for a column.
+#[inline]
+pub fn column_slot(table: &Table, id: ComponentId) -> u32 {
+    table
+        .column_index(id)
+        .map_or(NO_COLUMN, |index| index as u32)
+}
 
 /// The id of a [`Table`] in [`Tables`].
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
