@@ -150,6 +150,7 @@ pub mod component;
 pub mod entity;
 pub mod observer;
 pub mod query;
+mod relocation;
 pub mod resource;
 pub mod schedule;
 pub mod storage;

@@ -2,15 +2,13 @@ use std::mem::ManuallyDrop;
 
 use super::{info::InsertTarget, BundleId, BundleInfo, ComponentSink, DynamicBundle};
 use crate::{
-    archetype::{
-        ArchetypeAfterBundleInsert, ArchetypeId, ArchetypeRow, Archetypes, ComponentStatus,
-        EdgeKind,
-    },
+    archetype::{ArchetypeAfterBundleInsert, ArchetypeId, ComponentStatus, EdgeKind},
     change_detection::{ComponentTicks, Tick},
     component::{Component, ComponentId, Components, StorageType},
-    entity::{Entities, Entity, EntityLocation},
+    entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
-    storage::{SparseSets, Table, TableRow, Tables},
+    relocation::move_entity,
+    storage::{SparseSets, Table, TableRow},
     utils::DropPanics,
     world::World,
 };
@@ -22,122 +20,6 @@ pub(crate) enum InsertMode {
     Replace,
     /// Keep the old value (dropping the new one).
     Keep,
-}
-
-/// Moves `entity` from its archetype to `new_archetype_id` along the
-/// cached edge `edge`, moving its table row if the tables differ (each
-/// column found by the position the edge cached), and fixes the locations
-/// of the entities swapped into the vacated rows. Returns the new
-/// location.
-///
-/// # Safety
-/// `location` is `entity`'s current location; `edge` is cached on its
-/// archetype and leads to `new_archetype_id`; for a take, the values of
-/// the columns the new table lacks were already moved out.
-// The world's parts are passed separately so callers can keep borrowing
-// the bundle registry.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) unsafe fn move_entity(
-    entities: &mut Entities,
-    archetypes: &mut Archetypes,
-    tables: &mut Tables,
-    entity: Entity,
-    location: EntityLocation,
-    new_archetype_id: ArchetypeId,
-    edge: EdgeKind,
-    panics: &mut DropPanics,
-) -> EntityLocation {
-    debug_assert_eq!(
-        archetypes[location.archetype_id].edges().target(edge),
-        Some(new_archetype_id),
-        "a move follows a cached edge to its target"
-    );
-    // The archetype row first: the other order measured slower for
-    // add_remove.
-    let old_archetype = &mut archetypes[location.archetype_id];
-    if let Some(swapped) = old_archetype
-        .swap_remove(location.archetype_row)
-        .swapped_entity
-    {
-        // SAFETY: `swapped` was in the archetype, so it is live, and it
-        // now sits at the vacated row.
-        unsafe { moved_in_archetype(entities, swapped, location.archetype_row) };
-    }
-    let new_table_id = archetypes[new_archetype_id].table_id();
-    let new_table_row = if new_table_id == location.table_id {
-        location.table_row
-    } else {
-        let moves = archetypes[location.archetype_id].edges().table_moves(edge);
-        let (old_table, new_table) = tables.get_2_mut(location.table_id, new_table_id);
-        let row = location.table_row;
-        // SAFETY: `row` is the entity's row; the edge was computed for
-        // these two archetypes (caller), so `moves` holds the positions of
-        // the old table's columns in the new one, which an insert's edge
-        // only adds to and a remove's or take's only takes from; a take's
-        // missing values were moved out (caller).
-        let result = unsafe {
-            match edge {
-                EdgeKind::Insert(_) => old_table.move_to_superset(row, new_table, moves),
-                EdgeKind::Remove(_) => {
-                    old_table.move_to_subset(row, new_table, moves, true, panics)
-                }
-                EdgeKind::Take(_) => old_table.move_to_subset(row, new_table, moves, false, panics),
-            }
-        };
-        if let Some(swapped) = result.swapped_entity {
-            // SAFETY: `swapped` was in the table, so it is live, and it
-            // now sits at the vacated row.
-            unsafe { moved_in_table(entities, archetypes, swapped, location.table_row) };
-        }
-        result.new_row
-    };
-    let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
-    let new_location = EntityLocation {
-        archetype_id: new_archetype_id,
-        archetype_row: new_archetype_row,
-        table_id: new_table_id,
-        table_row: new_table_row,
-    };
-    // SAFETY: `entity` is live and its data is now at `new_location`.
-    unsafe { entities.set(entity.index(), new_location) };
-    new_location
-}
-
-/// Records that `swapped` moved to `row` of its archetype (a swap-remove
-/// filled the vacated row with it).
-///
-/// # Safety
-/// `swapped` is live and now sits at `row` of its archetype.
-#[inline]
-pub(crate) unsafe fn moved_in_archetype(
-    entities: &mut Entities,
-    swapped: Entity,
-    row: ArchetypeRow,
-) {
-    // SAFETY: `swapped` is live (caller).
-    unsafe { entities.location_mut(swapped.index()) }.archetype_row = row;
-}
-
-/// Records that `swapped` moved to `row` of its table (a swap-remove
-/// filled the vacated row with it), in its location and in its
-/// archetype's entity list (or, for an archetype that owns its table and
-/// so shares the table's rows, in the location's archetype row).
-///
-/// # Safety
-/// `swapped` is live and now sits at `row` of its table.
-#[inline]
-pub(crate) unsafe fn moved_in_table(
-    entities: &mut Entities,
-    archetypes: &mut Archetypes,
-    swapped: Entity,
-    row: TableRow,
-) {
-    // SAFETY: `swapped` is live (caller).
-    let location = unsafe { entities.location_mut(swapped.index()) };
-    location.table_row = row;
-    location.archetype_row =
-        archetypes[location.archetype_id].set_entity_table_row(location.archetype_row, row);
 }
 
 /// Writes each component of `bundle` into the entity's storage: a new
@@ -372,6 +254,33 @@ pub(crate) fn added_and_inserted(
     (added, inserted)
 }
 
+/// The last step of [`insert_bundle`]: fires `on_add` and `on_insert` if
+/// the entity's new archetype has any such hook or observer. Only the flag
+/// test is on the hot path.
+#[inline(always)]
+fn fire_insert_hooks(
+    world: &mut World,
+    entity: Entity,
+    new_location: EntityLocation,
+    bundle_id: BundleId,
+    location: EntityLocation,
+    mode: InsertMode,
+) {
+    if world.archetypes[new_location.archetype_id]
+        .flags()
+        .intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags())
+    {
+        fire_after_insert(
+            world,
+            entity,
+            new_location.archetype_id,
+            bundle_id,
+            location.archetype_id,
+            mode,
+        );
+    }
+}
+
 /// Fires `on_add` / `on_insert` hooks and observers after an insert or
 /// spawn. Callers test the archetype's flags first, so this is off the
 /// hot path.
@@ -426,128 +335,161 @@ fn fire_before_replace(
     }
 }
 
-/// Inserts a bundle into a live entity. Returns its new location.
-pub(crate) struct BundleInserter;
+/// Inserts `bundle` (registered as `bundle_id`) into `entity`, which is at
+/// `location`, in three steps: [`resolve_insert`] finds the target and fires
+/// `on_replace` (values still in place), [`move_and_write`] moves the row and
+/// writes the values, [`fire_insert_hooks`] fires `on_add` and `on_insert`.
+/// Returns the entity's new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location and the world is flushed.
+#[inline]
+pub(crate) unsafe fn insert_bundle<B: DynamicBundle>(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+    bundle: B,
+    mode: InsertMode,
+) -> EntityLocation {
+    // Read before any hook runs: the values carry the tick of the call.
+    let change_tick = world.change_tick();
+    let target = resolve_insert(world, entity, location, bundle_id, mode);
+    let mut panics = DropPanics::default();
+    // SAFETY: `location` is current (caller) and `target` was resolved for
+    // it, with nothing moved since (`on_replace` cannot change archetypes).
+    let new_location = unsafe {
+        move_and_write(
+            world,
+            entity,
+            location,
+            bundle_id,
+            bundle,
+            mode,
+            target,
+            change_tick,
+            &mut panics,
+        )
+    };
+    fire_insert_hooks(world, entity, new_location, bundle_id, location, mode);
+    // A panicking `Drop` (of a replaced value, or of an ignored bundle
+    // field) goes on only once the insert is whole, hooks included.
+    panics.finish();
+    new_location
+}
 
-impl BundleInserter {
-    /// Inserts `bundle` (registered as `bundle_id`) into `entity`, which is
-    /// at `location`: `on_replace` fires first (values still in place),
-    /// `on_add` and `on_insert` after.
-    ///
-    /// # Safety
-    /// `location` is `entity`'s current location and the world is flushed.
-    #[inline]
-    pub(crate) unsafe fn insert<B: DynamicBundle>(
-        world: &mut World,
-        entity: Entity,
-        location: EntityLocation,
-        bundle_id: BundleId,
-        bundle: B,
-        mode: InsertMode,
-    ) -> EntityLocation {
-        let change_tick = world.change_tick();
-        let InsertTarget {
-            archetype_id: new_archetype_id,
-            has_required,
-            all_added,
-        } = world.bundles[bundle_id].insert_bundle_into_archetype(
-            &mut world.archetypes,
-            &mut world.storages,
-            &world.components,
-            location.archetype_id,
-        );
-        if mode == InsertMode::Replace
-            && world.archetypes[location.archetype_id]
-                .flags()
-                .intersects(Lifecycle::Replace.any_flags())
-        {
-            fire_before_replace(world, entity, location.archetype_id, bundle_id);
-        }
-        // Made after `on_replace` (user code that may panic) and before
-        // anything moves: no user code runs while the scratch holds them.
-        if has_required {
-            let after = world.archetypes[location.archetype_id]
-                .edges()
-                .get_archetype_after_bundle_insert(bundle_id)
-                .expect("insert edge was just cached");
-            world
-                .value_scratch
-                .make(&after.required_components, &world.components);
-        }
-        let mut panics = DropPanics::default();
-        let new_location = if new_archetype_id == location.archetype_id {
-            location
-        } else {
-            // SAFETY: the insert edge of `bundle_id` from the entity's
-            // archetype was just cached and leads to `new_archetype_id`.
-            unsafe {
-                move_entity(
-                    &mut world.entities,
-                    &mut world.archetypes,
-                    &mut world.storages.tables,
-                    entity,
-                    location,
-                    new_archetype_id,
-                    EdgeKind::Insert(bundle_id),
-                    &mut panics,
-                )
-            }
-        };
-        // When every component is new (the common case), the writes need
-        // no per-component status: one edge read fewer.
-        let status = (!all_added).then(|| {
-            &*world.archetypes[location.archetype_id]
-                .edges()
-                .get_archetype_after_bundle_insert(bundle_id)
-                .expect("insert edge was just cached")
-                .bundle_status
-        });
-        let table = &mut world.storages.tables[new_location.table_id];
-        // SAFETY: the entity's row in its (new) table is `new_location`'s
-        // row, and it is the last row if the table changed (it was just
-        // pushed); `status` was computed for the old archetype; the new
-        // archetype holds every required component made.
-        unsafe {
-            write_bundle(
-                bundle,
-                &world.bundles[bundle_id],
-                status,
-                None,
-                entity,
-                table,
-                new_location.table_row,
-                &mut world.storages.sparse_sets,
-                &world.components,
-                change_tick,
-                mode,
-                &mut panics,
-            );
-            if has_required {
-                world.value_scratch.write(
-                    entity,
-                    table,
-                    &mut world.storages.sparse_sets,
-                    change_tick,
-                    &mut panics,
-                );
-            }
-        }
-        if world.archetypes[new_location.archetype_id]
+/// The first step of [`insert_bundle`]: caches the insert edge, fires
+/// `on_replace` for the components the entity already has (in
+/// [`InsertMode::Replace`]), then makes the required components' values.
+#[inline(always)]
+fn resolve_insert(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+    mode: InsertMode,
+) -> InsertTarget {
+    let target = world.bundles[bundle_id].insert_bundle_into_archetype(
+        &mut world.archetypes,
+        &mut world.storages,
+        &world.components,
+        location.archetype_id,
+    );
+    if mode == InsertMode::Replace
+        && world.archetypes[location.archetype_id]
             .flags()
-            .intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags())
-        {
-            fire_after_insert(
+            .intersects(Lifecycle::Replace.any_flags())
+    {
+        fire_before_replace(world, entity, location.archetype_id, bundle_id);
+    }
+    // Made after `on_replace` (user code that may panic) and before
+    // anything moves: no user code runs while the scratch holds them.
+    if target.has_required {
+        let after = world.archetypes[location.archetype_id]
+            .edges()
+            .get_archetype_after_bundle_insert(bundle_id)
+            .expect("insert edge was just cached");
+        world
+            .value_scratch
+            .make(&after.required_components, &world.components);
+    }
+    target
+}
+
+/// The second step of [`insert_bundle`]: moves the entity to the target
+/// archetype and writes the bundle's and the required components' values.
+/// Returns the new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location, and `target` is what
+/// [`resolve_insert`] gave for it and `bundle_id`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn move_and_write<B: DynamicBundle>(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+    bundle: B,
+    mode: InsertMode,
+    target: InsertTarget,
+    change_tick: Tick,
+    panics: &mut DropPanics,
+) -> EntityLocation {
+    let new_location = if target.archetype_id == location.archetype_id {
+        location
+    } else {
+        // SAFETY: the insert edge of `bundle_id` from the entity's
+        // archetype was cached by `resolve_insert` and leads to the target.
+        unsafe {
+            move_entity(
                 world,
                 entity,
-                new_location.archetype_id,
-                bundle_id,
-                location.archetype_id,
-                mode,
+                location,
+                target.archetype_id,
+                EdgeKind::Insert(bundle_id),
+                panics,
+            )
+        }
+    };
+    // When every component is new (the common case), the writes need
+    // no per-component status: one edge read fewer.
+    let status = (!target.all_added).then(|| {
+        &*world.archetypes[location.archetype_id]
+            .edges()
+            .get_archetype_after_bundle_insert(bundle_id)
+            .expect("insert edge was just cached")
+            .bundle_status
+    });
+    let table = &mut world.storages.tables[new_location.table_id];
+    // SAFETY: the entity's row in its (new) table is `new_location`'s
+    // row, and it is the last row if the table changed (it was just
+    // pushed); `status` was computed for the old archetype; the new
+    // archetype holds every required component made.
+    unsafe {
+        write_bundle(
+            bundle,
+            &world.bundles[bundle_id],
+            status,
+            None,
+            entity,
+            table,
+            new_location.table_row,
+            &mut world.storages.sparse_sets,
+            &world.components,
+            change_tick,
+            mode,
+            panics,
+        );
+        if target.has_required {
+            world.value_scratch.write(
+                entity,
+                table,
+                &mut world.storages.sparse_sets,
+                change_tick,
+                panics,
             );
         }
-        // A panicking `Drop` (of a replaced value, or of an ignored bundle
-        // field) goes on only once the insert is whole, hooks included.
-        panics.finish();
-        new_location
     }
+    new_location
 }

@@ -15,7 +15,7 @@ mod value_scratch;
 
 pub use ecs_macros::Bundle;
 pub use info::{BundleId, BundleInfo, Bundles};
-pub(crate) use insert::{moved_in_archetype, moved_in_table, BundleInserter, InsertMode};
+pub(crate) use insert::{insert_bundle, InsertMode};
 pub(crate) use remove::{remove_bundle, take_bundle};
 pub(crate) use spawn::BundleSpawner;
 pub(crate) use value_scratch::ValueScratch;

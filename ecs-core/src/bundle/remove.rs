@@ -1,9 +1,10 @@
-use super::{insert::move_entity, Bundle, BundleId};
+use super::{Bundle, BundleId};
 use crate::{
     archetype::EdgeKind,
     component::{ComponentId, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
+    relocation::{drop_sparse_values, move_entity},
     utils::DropPanics,
     world::World,
 };
@@ -81,24 +82,22 @@ pub(crate) unsafe fn remove_bundle(
     } else {
         bundle_info.components()
     };
-    for &id in sparse_components {
-        if old_archetype.get_storage_type(id) == Some(StorageType::SparseSet) {
-            let set = world
-                .storages
-                .sparse_sets
-                .get_mut(id)
-                .expect("sparse set exists");
-            set.remove_and_drop(entity, &mut panics);
-        }
-    }
+    let present_sparse = sparse_components
+        .iter()
+        .copied()
+        .filter(|&id| old_archetype.get_storage_type(id) == Some(StorageType::SparseSet));
+    drop_sparse_values(
+        &mut world.storages.sparse_sets,
+        present_sparse,
+        entity,
+        &mut panics,
+    );
     // SAFETY: the remove edge of `bundle_id` from the entity's archetype
     // was just cached and leads to `new_archetype_id`; the values of the
     // dropped table columns are dropped by the move.
     let new_location = unsafe {
         move_entity(
-            &mut world.entities,
-            &mut world.archetypes,
-            &mut world.storages.tables,
+            world,
             entity,
             location,
             new_archetype_id,
@@ -175,9 +174,7 @@ pub(crate) unsafe fn take_bundle<B: Bundle>(
     // missing columns were moved into the scratch above.
     let new_location = unsafe {
         move_entity(
-            &mut world.entities,
-            &mut world.archetypes,
-            &mut world.storages.tables,
+            world,
             entity,
             location,
             new_archetype_id,

@@ -2,8 +2,7 @@ use super::World;
 use crate::{
     archetype::Archetype,
     bundle::{
-        remove_bundle, take_bundle, Bundle, BundleInserter, ComponentSink, DynamicBundle,
-        InsertMode,
+        insert_bundle, remove_bundle, take_bundle, Bundle, ComponentSink, DynamicBundle, InsertMode,
     },
     change_detection::{Mut, Ref},
     component::{Component, ComponentId, StorageType},
@@ -336,7 +335,7 @@ impl<'w> EntityWorldMut<'w> {
             .register_info::<B>(&mut self.world.components);
         self.relocate(|world, entity, at| {
             // SAFETY: the location is current and the world flushed.
-            let to = unsafe { BundleInserter::insert(world, entity, at, bundle_id, bundle, mode) };
+            let to = unsafe { insert_bundle(world, entity, at, bundle_id, bundle, mode) };
             ((), to)
         });
         self
@@ -371,7 +370,7 @@ impl<'w> EntityWorldMut<'w> {
             // `value` is an owned value of `id`, the bundle's only
             // component.
             let location = unsafe {
-                BundleInserter::insert(
+                insert_bundle(
                     world,
                     entity,
                     location,

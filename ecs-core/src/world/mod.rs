@@ -45,13 +45,14 @@ use std::{
 
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
-    bundle::{moved_in_archetype, moved_in_table, Bundle, BundleSpawner, Bundles, ValueScratch},
+    bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
     change_detection::{CountedTick, Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
     },
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
+    relocation,
     storage::{Storages, TableRow},
     utils::DropPanics,
 };
@@ -608,35 +609,9 @@ impl World {
             unsafe { self.entities.free_live(entity.index()) }
         };
         let mut panics = DropPanics::default();
-        let archetype = &mut self.archetypes[location.archetype_id];
-        if let Some(swapped) = archetype.swap_remove(location.archetype_row).swapped_entity {
-            // SAFETY: `swapped` was in the archetype, so it is live, and it
-            // is now at the vacated row.
-            unsafe { moved_in_archetype(&mut self.entities, swapped, location.archetype_row) };
-        }
-        for &id in self.archetypes[location.archetype_id].sparse_set_components() {
-            let set = self
-                .storages
-                .sparse_sets
-                .get_mut(id)
-                .expect("sparse set exists");
-            set.remove_and_drop(entity, &mut panics);
-        }
-        let table = &mut self.storages.tables[location.table_id];
-        // SAFETY: `location.table_row` was the entity's row.
-        let swapped = unsafe { table.swap_remove_and_drop(location.table_row, &mut panics) };
-        if let Some(swapped) = swapped {
-            // SAFETY: `swapped` was in the table, so it is live, and it is
-            // now at the vacated table row.
-            unsafe {
-                moved_in_table(
-                    &mut self.entities,
-                    &mut self.archetypes,
-                    swapped,
-                    location.table_row,
-                )
-            };
-        }
+        // SAFETY: `location` is the entity's location as it was freed, and
+        // nothing has moved since.
+        unsafe { relocation::remove_entity(self, entity, location, &mut panics) };
         panics.finish();
         true
     }
