@@ -40,7 +40,7 @@ use crate::{
     archetype::{ArchetypeId, ArchetypeRow, Archetypes, EdgeKind},
     component::ComponentId,
     entity::{Entities, Entity, EntityLocation},
-    storage::{SparseSets, TableRow},
+    storage::{SparseSets, TableId, TableRow},
     utils::DropPanics,
     world::World,
 };
@@ -104,16 +104,48 @@ pub(crate) unsafe fn move_entity(
         }
         result.new_row
     };
-    let new_archetype_row = archetypes[new_archetype_id].allocate(entity, new_table_row);
-    let new_location = EntityLocation {
-        archetype_id: new_archetype_id,
-        archetype_row: new_archetype_row,
-        table_id: new_table_id,
-        table_row: new_table_row,
+    // SAFETY: `entity` is live, and its row in the new archetype's table
+    // is `new_table_row`.
+    unsafe {
+        enter_archetype(
+            entities,
+            archetypes,
+            entity,
+            new_archetype_id,
+            new_table_id,
+            new_table_row,
+        )
+    }
+}
+
+/// Appends `entity` to the rows of archetype `archetype_id`, whose table
+/// `table_id` holds the entity's values at `table_row`, and records the
+/// entity's new location. A spawn (after pushing the table row) and every
+/// move end here.
+///
+/// # Safety
+/// `entity` is live or just allocated, and `table_row` of `table_id`, the
+/// archetype's table, is its row.
+#[inline(always)]
+pub(crate) unsafe fn enter_archetype(
+    entities: &mut Entities,
+    archetypes: &mut Archetypes,
+    entity: Entity,
+    archetype_id: ArchetypeId,
+    table_id: TableId,
+    table_row: TableRow,
+) -> EntityLocation {
+    let archetype_row = archetypes[archetype_id].allocate(entity, table_row);
+    let location = EntityLocation {
+        archetype_id,
+        archetype_row,
+        table_id,
+        table_row,
     };
-    // SAFETY: `entity` is live and its data is now at `new_location`.
-    unsafe { entities.set(entity.index(), new_location) };
-    new_location
+    // SAFETY: `entity` is live or just allocated (caller), and its data is
+    // now at `location`.
+    unsafe { entities.set(entity.index(), location) };
+    location
 }
 
 /// Removes the despawned entity's rows from its archetype and table,
@@ -202,11 +234,7 @@ unsafe fn leave_archetype(
 /// # Safety
 /// `swapped` is live and now sits at `row` of its archetype.
 #[inline]
-pub(crate) unsafe fn moved_in_archetype(
-    entities: &mut Entities,
-    swapped: Entity,
-    row: ArchetypeRow,
-) {
+unsafe fn moved_in_archetype(entities: &mut Entities, swapped: Entity, row: ArchetypeRow) {
     // SAFETY: `swapped` is live (caller).
     unsafe { entities.location_mut(swapped.index()) }.archetype_row = row;
 }
@@ -219,7 +247,7 @@ pub(crate) unsafe fn moved_in_archetype(
 /// # Safety
 /// `swapped` is live and now sits at `row` of its table.
 #[inline]
-pub(crate) unsafe fn moved_in_table(
+unsafe fn moved_in_table(
     entities: &mut Entities,
     archetypes: &mut Archetypes,
     swapped: Entity,

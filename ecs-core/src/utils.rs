@@ -93,8 +93,8 @@ pub(crate) type TypeIdMap<V> = hashbrown::HashMap<TypeId, V, BuildHasherDefault<
 /// pointer: every structural operation makes an empty one, and an empty
 /// `Option` of a fat box is a null written into half of a 16-byte value,
 /// which the compiler may later copy whole; that read waits for the
-/// narrower store (a store-forwarding stall, measured at ~15% of
-/// `despawn` in one build). Only a caught panic pays the second box.
+/// narrower store (a store-forwarding stall on every structural
+/// operation). Only a caught panic pays the second box.
 #[derive(Default)]
 pub(crate) struct DropPanics(Option<Box<Box<dyn Any + Send + 'static>>>);
 

@@ -6,6 +6,9 @@
 //! each bundle type once to a [`BundleInfo`] (its [`BundleId`] and component
 //! ids); after that, an archetype's [`Edges`](crate::archetype::Edges) map
 //! the `BundleId` straight to the archetype an insert or remove leads to.
+//! Insert, remove and take resolve that edge, fire the hooks around the
+//! change and write or read the values here; the row itself moves in the
+//! crate's `relocation` module, which despawn uses too.
 
 mod info;
 mod insert;

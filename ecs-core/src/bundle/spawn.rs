@@ -3,10 +3,11 @@ use super::{
     BundleId, DynamicBundle, InsertMode,
 };
 use crate::{
-    archetype::{ArchetypeId, ArchetypeRow},
+    archetype::ArchetypeId,
     change_detection::Tick,
     entity::{Entity, EntityLocation},
     observer::Lifecycle,
+    relocation::enter_archetype,
     storage::TableId,
     utils::DropPanics,
     world::World,
@@ -134,17 +135,18 @@ impl<'w> BundleSpawner<'w> {
         let world = &mut *self.world;
         let table = &mut world.storages.tables[self.table_id];
         let table_row = table.push_entity(entity);
-        let archetype_row: ArchetypeRow =
-            world.archetypes[self.archetype_id].allocate(entity, table_row);
-        let location = EntityLocation {
-            archetype_id: self.archetype_id,
-            archetype_row,
-            table_id: self.table_id,
-            table_row,
+        // SAFETY: `entity` was just allocated, and its row was just pushed
+        // onto the archetype's table.
+        let location = unsafe {
+            enter_archetype(
+                &mut world.entities,
+                &mut world.archetypes,
+                entity,
+                self.archetype_id,
+                self.table_id,
+                table_row,
+            )
         };
-        // SAFETY: `entity` was just allocated and `location` is where its
-        // row now is.
-        unsafe { world.entities.set(entity.index(), location) };
         let mut panics = DropPanics::default();
         // SAFETY: the bundle's archetype is the spawner's archetype, so its
         // table has a column for each table component of the bundle, at the
@@ -231,18 +233,18 @@ impl<'w> BundleSpawner<'w> {
     fn place(&mut self, entity: Entity) -> EntityLocation {
         let world = &mut *self.world;
         let table_row = world.storages.tables[self.table_id].push_entity(entity);
-        let archetype_row: ArchetypeRow =
-            world.archetypes[self.archetype_id].allocate(entity, table_row);
-        let location = EntityLocation {
-            archetype_id: self.archetype_id,
-            archetype_row,
-            table_id: self.table_id,
-            table_row,
-        };
-        // SAFETY: `entity` was just allocated and `location` is where its
-        // row now is.
-        unsafe { world.entities.set(entity.index(), location) };
-        location
+        // SAFETY: `entity` was just allocated, and its row was just pushed
+        // onto the archetype's table.
+        unsafe {
+            enter_archetype(
+                &mut world.entities,
+                &mut world.archetypes,
+                entity,
+                self.archetype_id,
+                self.table_id,
+                table_row,
+            )
+        }
     }
 
     /// Writes the bundle's values into the row just placed.

@@ -408,6 +408,25 @@ impl Table {
                 .all(|(&id, &at)| column_slot(to, id) == at)
     }
 
+    /// The start of a move of `row` to `new_table`: checks `moves` and
+    /// pushes the moving entity onto `new_table`. Returns this table's
+    /// length and the entity's row in `new_table`.
+    #[inline(always)]
+    fn push_moving_row(
+        &self,
+        row: TableRow,
+        new_table: &mut Table,
+        moves: &[u32],
+    ) -> (usize, TableRow) {
+        // Checked in release too (one comparison): a short `moves` would
+        // silently leave values behind; a panic at least says so.
+        assert_eq!(moves.len(), self.columns.len(), "one position per column");
+        debug_assert!(self.column_positions_match(new_table, moves));
+        let entity = self.entities[row.index()];
+        let len = self.entities.len();
+        (len, new_table.push_entity(entity))
+    }
+
     /// Moves `row` to `new_table`, which has a column for every component
     /// of this table. The caller must then push values onto the columns of
     /// `new_table` that this table lacks.
@@ -422,14 +441,8 @@ impl Table {
         new_table: &mut Table,
         moves: &[u32],
     ) -> TableMoveResult {
-        // Checked in release too (one comparison): a short `moves` would
-        // silently leave values behind; a panic at least says so.
-        assert_eq!(moves.len(), self.columns.len(), "one position per column");
-        debug_assert!(self.column_positions_match(new_table, moves));
         debug_assert!(!moves.contains(&NO_COLUMN), "destination is a superset");
-        let entity = self.entities[row.index()];
-        let len = self.entities.len();
-        let new_row = new_table.push_entity(entity);
+        let (len, new_row) = self.push_moving_row(row, new_table, moves);
         let new_columns = new_table.columns.values_mut();
         for (column, &to) in self.columns.values_mut().iter_mut().zip(moves) {
             // SAFETY: `to` is the position of this column's component in
@@ -470,12 +483,7 @@ impl Table {
         drop_missing: bool,
         panics: &mut DropPanics,
     ) -> TableMoveResult {
-        // As in `move_to_superset`.
-        assert_eq!(moves.len(), self.columns.len(), "one position per column");
-        debug_assert!(self.column_positions_match(new_table, moves));
-        let entity = self.entities[row.index()];
-        let len = self.entities.len();
-        let new_row = new_table.push_entity(entity);
+        let (len, new_row) = self.push_moving_row(row, new_table, moves);
         let new_columns = new_table.columns.values_mut();
         for (column, &to) in self.columns.values_mut().iter_mut().zip(moves) {
             // SAFETY: `to` is the position of this column's component in
@@ -646,9 +654,8 @@ impl Tables {
     #[inline]
     pub(crate) fn get_2_mut(&mut self, a: TableId, b: TableId) -> (&mut Table, &mut Table) {
         // The panic's message is formatted in a function of its own: an
-        // `assert_ne!` here spilled both ids to the stack for its message
-        // (two 4-byte stores) and freed the slot with an 8-byte `pop`,
-        // which stalls on store forwarding in every call.
+        // inline `assert_ne!` spills both ids to the stack for its message,
+        // and reading that slot back stalls on store forwarding every call.
         let count = self.tables.len();
         match self.tables.get_disjoint_mut([a.index(), b.index()]) {
             Ok([a, b]) => (a, b),

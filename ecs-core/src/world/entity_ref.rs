@@ -9,20 +9,27 @@ use crate::{
     entity::{Entity, EntityLocation},
 };
 
+/// `Debug` for entity handles: the entity's id, not the whole world.
+macro_rules! debug_as_entity {
+    ($($handle:ident),*) => {$(
+        impl std::fmt::Debug for $handle<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($handle))
+                    .field("entity", &self.entity)
+                    .finish()
+            }
+        }
+    )*};
+}
+
+debug_as_entity!(EntityRef, EntityWorldMut);
+
 /// Shared access to one entity's components.
 #[derive(Clone, Copy)]
 pub struct EntityRef<'w> {
     world: &'w World,
     entity: Entity,
     location: EntityLocation,
-}
-
-impl std::fmt::Debug for EntityRef<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EntityRef")
-            .field("entity", &self.entity)
-            .finish()
-    }
 }
 
 impl<'w> EntityRef<'w> {
@@ -141,14 +148,6 @@ pub struct EntityWorldMut<'w> {
     world: &'w mut World,
     entity: Entity,
     location: EntityLocation,
-}
-
-impl std::fmt::Debug for EntityWorldMut<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EntityWorldMut")
-            .field("entity", &self.entity)
-            .finish()
-    }
 }
 
 impl<'w> EntityWorldMut<'w> {
