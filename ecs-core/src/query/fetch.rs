@@ -989,11 +989,50 @@ crate::utils::all_tuples!(tuple_world_query; (F0, s0), (F1, s1), (F2, s2), (F3, 
 /// every entity with an `A`, a `B`, or both.
 pub struct AnyOf<T>(PhantomData<T>);
 
-/// The column cache methods of `AnyOf` and `Or`, whose fetch holds
-/// `(fetch, matches)` for each alternative: per alternative, whether it
-/// matches the table, then its own slots.
-macro_rules! alternatives_table_cache {
+/// The `WorldQuery` items `AnyOf` and `Or` share, all but
+/// `update_component_access`: their fetch holds `(fetch, matches)` for each
+/// alternative, and an alternative is set up and read only where it
+/// matches. The column cache holds, per alternative, whether it matches the
+/// table, then its own slots.
+macro_rules! alternatives_world_query {
     ($(($name:ident, $s:ident)),*) => {
+        type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
+        type State = ($($name::State,)*);
+        const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
+
+        #[inline]
+        unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
+            let ($($name,)*) = state;
+            // SAFETY: forwarded.
+            ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
+        }
+
+        #[inline]
+        unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
+            let ($($name,)*) = fetch;
+            let ($($s,)*) = state;
+            $(
+                $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
+                if $name.1 {
+                    // SAFETY: the alternative matches this archetype.
+                    unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
+                }
+            )*
+        }
+
+        #[inline]
+        unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
+            let ($($name,)*) = fetch;
+            let ($($s,)*) = state;
+            $(
+                $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
+                if $name.1 {
+                    // SAFETY: the alternative matches this table.
+                    unsafe { $name::set_table(&mut $name.0, $s, table) };
+                }
+            )*
+        }
+
         const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
 
         #[inline]
@@ -1024,9 +1063,18 @@ macro_rules! alternatives_table_cache {
                 at += 1 + $name::TABLE_COLUMNS;
             )*
         }
+
+        fn init_state(world: &mut World) -> Self::State {
+            ($($name::init_state(world),)*)
+        }
+
+        fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
+            let ($($name,)*) = state;
+            false $(|| $name::matches_component_set($name, set_contains_id))*
+        }
     };
 }
-pub(crate) use alternatives_table_cache;
+pub(crate) use alternatives_world_query;
 
 macro_rules! anyof_world_query {
     ($(($name:ident, $s:ident)),*) => {
@@ -1034,44 +1082,7 @@ macro_rules! anyof_world_query {
         // filter); elements are set up and fetched only where they match.
         #[allow(non_snake_case, unused_variables)]
         unsafe impl<$($name: WorldQuery),*> WorldQuery for AnyOf<($($name,)*)> {
-            type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
-            type State = ($($name::State,)*);
-            const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
-
-            #[inline]
-            unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
-                let ($($name,)*) = state;
-                // SAFETY: forwarded.
-                ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
-            }
-
-            #[inline]
-            unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
-                    if $name.1 {
-                        // SAFETY: the element matches this archetype.
-                        unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
-                    }
-                )*
-            }
-
-            #[inline]
-            unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
-                    if $name.1 {
-                        // SAFETY: the element matches this table.
-                        unsafe { $name::set_table(&mut $name.0, $s, table) };
-                    }
-                )*
-            }
-
-            crate::query::fetch::alternatives_table_cache!($(($name, $s)),*);
+            crate::query::fetch::alternatives_world_query!($(($name, $s)),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;
@@ -1090,15 +1101,6 @@ macro_rules! anyof_world_query {
                 if let Some(all) = branches {
                     *access = all;
                 }
-            }
-
-            fn init_state(world: &mut World) -> Self::State {
-                ($($name::init_state(world),)*)
-            }
-
-            fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
-                let ($($name,)*) = state;
-                false $(|| $name::matches_component_set($name, set_contains_id))*
             }
         }
 
