@@ -20,6 +20,43 @@ use crate::{
     world::{UnsafeWorldCell, World},
 };
 
+/// The column cache of a term that reads one component's column: one slot,
+/// the column's position in the table (or `NO_COLUMN`).
+macro_rules! one_column_slot {
+    () => {
+        const TABLE_COLUMNS: usize = 1;
+
+        #[inline]
+        fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+            out.push(column_slot(table, id));
+        }
+    };
+}
+pub(crate) use one_column_slot;
+
+/// `init_state` and `matches_component_set` of a term on component `T`
+/// whose state is `T`'s id: it matches a component set where
+/// `$matches(set has T)` holds, by default where the set has `T`.
+macro_rules! component_id_state {
+    () => {
+        crate::query::fetch::component_id_state!(|has| has);
+    };
+    ($matches:expr) => {
+        fn init_state(world: &mut World) -> ComponentId {
+            world.register_component::<T>()
+        }
+
+        fn matches_component_set(
+            &id: &ComponentId,
+            set_contains_id: &impl Fn(ComponentId) -> bool,
+        ) -> bool {
+            let matches: fn(bool) -> bool = $matches;
+            matches(set_contains_id(id))
+        }
+    };
+}
+pub(crate) use component_id_state;
+
 #[track_caller]
 fn assert_no_write<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
     assert!(
@@ -115,12 +152,7 @@ unsafe impl<T: Component> WorldQuery for &T {
             .cast::<T>();
     }
 
-    const TABLE_COLUMNS: usize = 1;
-
-    #[inline]
-    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-        out.push(column_slot(table, id));
-    }
+    one_column_slot!();
 
     #[inline(always)]
     unsafe fn set_table_cached<'w>(
@@ -140,16 +172,7 @@ unsafe impl<T: Component> WorldQuery for &T {
         access.add_read(id);
     }
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.register_component::<T>()
-    }
-
-    fn matches_component_set(
-        &id: &ComponentId,
-        set_contains_id: &impl Fn(ComponentId) -> bool,
-    ) -> bool {
-        set_contains_id(id)
-    }
+    component_id_state!();
 }
 
 // SAFETY: reads only.
@@ -413,12 +436,7 @@ macro_rules! ticked_world_query {
                 unsafe { fetch.set_table(id, table) };
             }
 
-            const TABLE_COLUMNS: usize = 1;
-
-            #[inline]
-            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-                out.push(column_slot(table, id));
-            }
+            one_column_slot!();
 
             #[inline(always)]
             unsafe fn set_table_cached<'w>(
@@ -452,16 +470,7 @@ macro_rules! ticked_world_query {
                 access.$record(id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                set_contains_id(id)
-            }
+            component_id_state!();
         }
     };
 }
@@ -601,12 +610,7 @@ unsafe impl<T: Component> WorldQuery for Has<T> {
         *fetch = table.has_column(id);
     }
 
-    const TABLE_COLUMNS: usize = 1;
-
-    #[inline]
-    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-        out.push(column_slot(table, id));
-    }
+    one_column_slot!();
 
     #[inline(always)]
     unsafe fn set_table_cached(fetch: &mut bool, _: &ComponentId, _: &Table, columns: &[u32]) {

@@ -49,17 +49,7 @@ macro_rules! archetype_filter {
                 $record(access, id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                let matches: fn(bool) -> bool = $matches;
-                matches(set_contains_id(id))
-            }
+            crate::query::fetch::component_id_state!($matches);
         }
 
         // SAFETY: every row of a matched archetype passes.
@@ -164,12 +154,7 @@ macro_rules! tick_filter {
                     .as_ptr();
             }
 
-            const TABLE_COLUMNS: usize = 1;
-
-            #[inline]
-            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-                out.push(column_slot(table, id));
-            }
+            crate::query::fetch::one_column_slot!();
 
             #[inline(always)]
             unsafe fn set_table_cached<'w>(
@@ -188,16 +173,7 @@ macro_rules! tick_filter {
                 access.add_read(id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                set_contains_id(id)
-            }
+            crate::query::fetch::component_id_state!();
         }
 
         // SAFETY: not archetypal.
