@@ -147,6 +147,7 @@ pub mod archetype;
 pub mod bundle;
 pub mod change_detection;
 pub mod component;
+pub mod diagnostics;
 pub mod entity;
 pub mod observer;
 pub mod query;

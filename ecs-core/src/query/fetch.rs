@@ -7,18 +7,54 @@ use std::{
 };
 
 use super::{
-    world_query::{cached_column, column_slot, NO_COLUMN},
-    FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery,
+    world_query::cached_column, FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery,
 };
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
     component::{Component, ComponentId, StorageType},
     entity::Entity,
-    storage::{ComponentSparseSet, Table, TableRow},
+    storage::{column_slot, ComponentSparseSet, Table, TableRow, NO_COLUMN},
     utils::DebugCheckedUnwrap,
     world::{UnsafeWorldCell, World},
 };
+
+/// The column cache of a term that reads one component's column: one slot,
+/// the column's position in the table (or `NO_COLUMN`).
+macro_rules! one_column_slot {
+    () => {
+        const TABLE_COLUMNS: usize = 1;
+
+        #[inline]
+        fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
+            out.push(column_slot(table, id));
+        }
+    };
+}
+pub(crate) use one_column_slot;
+
+/// `init_state` and `matches_component_set` of a term on component `T`
+/// whose state is `T`'s id: it matches a component set where
+/// `$matches(set has T)` holds, by default where the set has `T`.
+macro_rules! component_id_state {
+    () => {
+        crate::query::fetch::component_id_state!(|has| has);
+    };
+    ($matches:expr) => {
+        fn init_state(world: &mut World) -> ComponentId {
+            world.register_component::<T>()
+        }
+
+        fn matches_component_set(
+            &id: &ComponentId,
+            set_contains_id: &impl Fn(ComponentId) -> bool,
+        ) -> bool {
+            let matches: fn(bool) -> bool = $matches;
+            matches(set_contains_id(id))
+        }
+    };
+}
+pub(crate) use component_id_state;
 
 #[track_caller]
 fn assert_no_write<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
@@ -115,12 +151,7 @@ unsafe impl<T: Component> WorldQuery for &T {
             .cast::<T>();
     }
 
-    const TABLE_COLUMNS: usize = 1;
-
-    #[inline]
-    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-        out.push(column_slot(table, id));
-    }
+    one_column_slot!();
 
     #[inline(always)]
     unsafe fn set_table_cached<'w>(
@@ -140,16 +171,7 @@ unsafe impl<T: Component> WorldQuery for &T {
         access.add_read(id);
     }
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.register_component::<T>()
-    }
-
-    fn matches_component_set(
-        &id: &ComponentId,
-        set_contains_id: &impl Fn(ComponentId) -> bool,
-    ) -> bool {
-        set_contains_id(id)
-    }
+    component_id_state!();
 }
 
 // SAFETY: reads only.
@@ -293,7 +315,7 @@ where
     // inlines a direct call before LLVM sees it, and the slices'
     // `noalias` is lost with the call; LLVM resolves the pointer, inlines
     // the call itself, and keeps what the arguments promised as alias
-    // metadata (measured: no effect at all with a direct call).
+    // metadata, which a direct call would not keep.
     let scope: WrittenRowsScope<'w, T, K, K::Output> = written_rows_scope::<Q, T, K>;
     let n = rows.len();
     // SAFETY: the table has `rows` (caller), so the bytes of those rows of
@@ -413,12 +435,7 @@ macro_rules! ticked_world_query {
                 unsafe { fetch.set_table(id, table) };
             }
 
-            const TABLE_COLUMNS: usize = 1;
-
-            #[inline]
-            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-                out.push(column_slot(table, id));
-            }
+            one_column_slot!();
 
             #[inline(always)]
             unsafe fn set_table_cached<'w>(
@@ -452,16 +469,7 @@ macro_rules! ticked_world_query {
                 access.$record(id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                set_contains_id(id)
-            }
+            component_id_state!();
         }
     };
 }
@@ -601,12 +609,7 @@ unsafe impl<T: Component> WorldQuery for Has<T> {
         *fetch = table.has_column(id);
     }
 
-    const TABLE_COLUMNS: usize = 1;
-
-    #[inline]
-    fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-        out.push(column_slot(table, id));
-    }
+    one_column_slot!();
 
     #[inline(always)]
     unsafe fn set_table_cached(fetch: &mut bool, _: &ComponentId, _: &Table, columns: &[u32]) {
@@ -989,11 +992,50 @@ crate::utils::all_tuples!(tuple_world_query; (F0, s0), (F1, s1), (F2, s2), (F3, 
 /// every entity with an `A`, a `B`, or both.
 pub struct AnyOf<T>(PhantomData<T>);
 
-/// The column cache methods of `AnyOf` and `Or`, whose fetch holds
-/// `(fetch, matches)` for each alternative: per alternative, whether it
-/// matches the table, then its own slots.
-macro_rules! alternatives_table_cache {
+/// The `WorldQuery` items `AnyOf` and `Or` share, all but
+/// `update_component_access`: their fetch holds `(fetch, matches)` for each
+/// alternative, and an alternative is set up and read only where it
+/// matches. The column cache holds, per alternative, whether it matches the
+/// table, then its own slots.
+macro_rules! alternatives_world_query {
     ($(($name:ident, $s:ident)),*) => {
+        type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
+        type State = ($($name::State,)*);
+        const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
+
+        #[inline]
+        unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
+            let ($($name,)*) = state;
+            // SAFETY: forwarded.
+            ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
+        }
+
+        #[inline]
+        unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
+            let ($($name,)*) = fetch;
+            let ($($s,)*) = state;
+            $(
+                $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
+                if $name.1 {
+                    // SAFETY: the alternative matches this archetype.
+                    unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
+                }
+            )*
+        }
+
+        #[inline]
+        unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
+            let ($($name,)*) = fetch;
+            let ($($s,)*) = state;
+            $(
+                $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
+                if $name.1 {
+                    // SAFETY: the alternative matches this table.
+                    unsafe { $name::set_table(&mut $name.0, $s, table) };
+                }
+            )*
+        }
+
         const TABLE_COLUMNS: usize = 0 $(+ 1 + $name::TABLE_COLUMNS)*;
 
         #[inline]
@@ -1024,9 +1066,18 @@ macro_rules! alternatives_table_cache {
                 at += 1 + $name::TABLE_COLUMNS;
             )*
         }
+
+        fn init_state(world: &mut World) -> Self::State {
+            ($($name::init_state(world),)*)
+        }
+
+        fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
+            let ($($name,)*) = state;
+            false $(|| $name::matches_component_set($name, set_contains_id))*
+        }
     };
 }
-pub(crate) use alternatives_table_cache;
+pub(crate) use alternatives_world_query;
 
 macro_rules! anyof_world_query {
     ($(($name:ident, $s:ident)),*) => {
@@ -1034,44 +1085,7 @@ macro_rules! anyof_world_query {
         // filter); elements are set up and fetched only where they match.
         #[allow(non_snake_case, unused_variables)]
         unsafe impl<$($name: WorldQuery),*> WorldQuery for AnyOf<($($name,)*)> {
-            type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
-            type State = ($($name::State,)*);
-            const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
-
-            #[inline]
-            unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
-                let ($($name,)*) = state;
-                // SAFETY: forwarded.
-                ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
-            }
-
-            #[inline]
-            unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
-                    if $name.1 {
-                        // SAFETY: the element matches this archetype.
-                        unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
-                    }
-                )*
-            }
-
-            #[inline]
-            unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
-                    if $name.1 {
-                        // SAFETY: the element matches this table.
-                        unsafe { $name::set_table(&mut $name.0, $s, table) };
-                    }
-                )*
-            }
-
-            crate::query::fetch::alternatives_table_cache!($(($name, $s)),*);
+            crate::query::fetch::alternatives_world_query!($(($name, $s)),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;
@@ -1090,15 +1104,6 @@ macro_rules! anyof_world_query {
                 if let Some(all) = branches {
                     *access = all;
                 }
-            }
-
-            fn init_state(world: &mut World) -> Self::State {
-                ($($name::init_state(world),)*)
-            }
-
-            fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
-                let ($($name,)*) = state;
-                false $(|| $name::matches_component_set($name, set_contains_id))*
             }
         }
 

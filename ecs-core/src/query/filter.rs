@@ -3,16 +3,13 @@
 
 use std::{cell::UnsafeCell, marker::PhantomData};
 
-use super::{
-    world_query::{cached_column, column_slot},
-    FilteredAccess, QueryFilter, WorldQuery,
-};
+use super::{world_query::cached_column, FilteredAccess, QueryFilter, WorldQuery};
 use crate::{
     archetype::Archetype,
     change_detection::Tick,
     component::{Component, ComponentId, StorageType},
     entity::Entity,
-    storage::{ComponentSparseSet, Table, TableRow},
+    storage::{column_slot, ComponentSparseSet, Table, TableRow},
     utils::DebugCheckedUnwrap,
     world::{UnsafeWorldCell, World},
 };
@@ -49,17 +46,7 @@ macro_rules! archetype_filter {
                 $record(access, id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                let matches: fn(bool) -> bool = $matches;
-                matches(set_contains_id(id))
-            }
+            crate::query::fetch::component_id_state!($matches);
         }
 
         // SAFETY: every row of a matched archetype passes.
@@ -164,12 +151,7 @@ macro_rules! tick_filter {
                     .as_ptr();
             }
 
-            const TABLE_COLUMNS: usize = 1;
-
-            #[inline]
-            fn table_columns(&id: &ComponentId, table: &Table, out: &mut Vec<u32>) {
-                out.push(column_slot(table, id));
-            }
+            crate::query::fetch::one_column_slot!();
 
             #[inline(always)]
             unsafe fn set_table_cached<'w>(
@@ -188,16 +170,7 @@ macro_rules! tick_filter {
                 access.add_read(id);
             }
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<T>()
-            }
-
-            fn matches_component_set(
-                &id: &ComponentId,
-                set_contains_id: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                set_contains_id(id)
-            }
+            crate::query::fetch::component_id_state!();
         }
 
         // SAFETY: not archetypal.
@@ -266,44 +239,7 @@ macro_rules! or_filter {
         // branch is set up and consulted only where it matches.
         #[allow(non_snake_case, unused_variables)]
         unsafe impl<$($name: QueryFilter),*> WorldQuery for Or<($($name,)*)> {
-            type Fetch<'w> = ($(($name::Fetch<'w>, bool),)*);
-            type State = ($($name::State,)*);
-            const IS_DENSE: bool = true $(&& $name::IS_DENSE)*;
-
-            #[inline]
-            unsafe fn init_fetch<'w>(world: UnsafeWorldCell<'w>, state: &Self::State, last_run: Tick, this_run: Tick) -> Self::Fetch<'w> {
-                let ($($name,)*) = state;
-                // SAFETY: forwarded.
-                ($((unsafe { $name::init_fetch(world, $name, last_run, this_run) }, false),)*)
-            }
-
-            #[inline]
-            unsafe fn set_archetype<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, archetype: &'w Archetype, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| archetype.contains(id));
-                    if $name.1 {
-                        // SAFETY: the branch matches this archetype.
-                        unsafe { $name::set_archetype(&mut $name.0, $s, archetype, table) };
-                    }
-                )*
-            }
-
-            #[inline]
-            unsafe fn set_table<'w>(fetch: &mut Self::Fetch<'w>, state: &Self::State, table: &'w Table) {
-                let ($($name,)*) = fetch;
-                let ($($s,)*) = state;
-                $(
-                    $name.1 = $name::matches_component_set($s, &|id| table.has_column(id));
-                    if $name.1 {
-                        // SAFETY: the branch matches this table.
-                        unsafe { $name::set_table(&mut $name.0, $s, table) };
-                    }
-                )*
-            }
-
-            crate::query::fetch::alternatives_table_cache!($(($name, $s)),*);
+            crate::query::fetch::alternatives_world_query!($(($name, $s)),*);
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;
@@ -319,15 +255,6 @@ macro_rules! or_filter {
                 if let Some(all) = branches {
                     access.extend(&all);
                 }
-            }
-
-            fn init_state(world: &mut World) -> Self::State {
-                ($($name::init_state(world),)*)
-            }
-
-            fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
-                let ($($name,)*) = state;
-                false $(|| $name::matches_component_set($name, set_contains_id))*
             }
         }
 

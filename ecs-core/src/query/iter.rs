@@ -75,6 +75,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         last_run: Tick,
         this_run: Tick,
     ) -> Self {
+        // SAFETY: forwarded.
+        let (fetch, filter) = unsafe { state.init_fetches(world, last_run, this_run) };
         QueryIter {
             // SAFETY: the iterator reads only what the caller's access
             // covers (caller).
@@ -87,10 +89,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             table_entities: &[],
             archetype_entities: &[],
             by_table_row: false,
-            // SAFETY: forwarded.
-            fetch: unsafe { D::init_fetch(world, &state.fetch_state, last_run, this_run) },
-            // SAFETY: forwarded.
-            filter: unsafe { F::init_fetch(world, &state.filter_state, last_run, this_run) },
+            fetch,
+            filter,
             current_len: 0,
             current_row: 0,
         }
@@ -312,8 +312,7 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
     // SAFETY: forwarded; `columns` holds the table's slots, `D`'s then
     // `F`'s.
     unsafe {
-        let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);
-        let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
+        let (mut fetch, mut filter) = state.init_fetches(world, last_run, this_run);
         D::set_table_cached(&mut fetch, &state.fetch_state, table, columns);
         F::set_table_cached(
             &mut filter,
@@ -424,12 +423,9 @@ where
 /// Folds `step` over every row of `rows`, in order, two rows per turn of
 /// the loop (the dense walks' loop).
 ///
-/// Measured (`frag_iter`, 26 tables of 20 rows): LLVM leaves a plain
-/// `for row in rows` loop with the leftover rows of its vectorised part
-/// done one per turn; the two-row body halves that tail's loop overhead
-/// and gave 10% fewer instructions and ~20% less time (0.123 → 0.100 µs,
-/// builds with loop alignment pinned so layout could not explain it);
-/// `simple_iter` ran 11 instructions per entity instead of 12.
+/// A plain `for row in rows` loop leaves the rows after its vectorised
+/// part to one per turn; two rows per turn halve that tail's loop
+/// overhead, which shows on many small tables.
 #[inline(always)]
 fn fold_rows<B>(
     rows: std::ops::Range<usize>,
@@ -467,10 +463,8 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
     let table = &unsafe { world.storages() }.tables[archetype.table_id()];
     // SAFETY: forwarded.
     unsafe {
-        let mut fetch = D::init_fetch(world, &state.fetch_state, last_run, this_run);
-        let mut filter = F::init_fetch(world, &state.filter_state, last_run, this_run);
-        D::set_archetype(&mut fetch, &state.fetch_state, archetype, table);
-        F::set_archetype(&mut filter, &state.filter_state, archetype, table);
+        let (mut fetch, mut filter) =
+            state.archetype_fetches(world, archetype, table, last_run, this_run);
         // As in the serial walk, an archetype holding every row of its
         // table (always so when it owns the table) is walked by table
         // row: the batches of rows still cover each entity once.

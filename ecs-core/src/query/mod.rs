@@ -165,8 +165,7 @@
 //! them through pointers derived from those slices. The slices' `noalias`
 //! tells the optimiser that what the loop writes overlaps nothing else it
 //! reads, so it may merge the change-tick stores of neighbouring rows and
-//! vectorise the body (`pos += vel` over 10,000 entities: 11 → 7
-//! instructions per entity). Tuples and derived structs scope each term in
+//! vectorise the body. Tuples and derived structs scope each term in
 //! turn; a query whose filter reads columns (`Added`, `Changed`) walks
 //! unscoped, since its filter may read the ticks the data writes.
 //!

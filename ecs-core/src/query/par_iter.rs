@@ -1,3 +1,5 @@
+use std::ops::Range;
+
 use super::{
     iter::{for_each_archetype_rows, for_each_table_rows},
     QueryData, QueryFilter, QueryState,
@@ -96,10 +98,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                 for (match_index, &table_id) in state.matched_table_ids.iter().enumerate() {
                     // SAFETY: only the table's length is read here.
                     let table = &unsafe { world.storages() }.tables[table_id];
-                    let len = table.entity_count();
-                    let mut start = 0;
-                    while start < len {
-                        let end = (start + batch_size).min(len);
+                    for rows in batches(table.entity_count(), batch_size) {
                         // SAFETY: batches cover disjoint rows, so items of
                         // different tasks never alias; the access was
                         // checked by the constructor's caller.
@@ -108,37 +107,41 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                                 world,
                                 state,
                                 match_index,
-                                start..end,
+                                rows,
                                 last_run,
                                 this_run,
                                 func,
                             )
                         });
-                        start = end;
                     }
                 }
             } else {
                 for &archetype_id in &state.matched_archetype_ids {
                     let len = world.archetypes()[archetype_id].len();
-                    let mut start = 0;
-                    while start < len {
-                        let end = (start + batch_size).min(len);
+                    for rows in batches(len, batch_size) {
                         // SAFETY: as above, with disjoint archetype rows.
                         scope.spawn(move |_| unsafe {
                             for_each_archetype_rows(
                                 world,
                                 state,
                                 archetype_id,
-                                start..end,
+                                rows,
                                 last_run,
                                 this_run,
                                 func,
                             )
                         });
-                        start = end;
                     }
                 }
             }
         });
     }
+}
+
+/// The rows `0..len` cut into consecutive batches of `batch_size` rows (the
+/// last one shorter).
+fn batches(len: usize, batch_size: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..len)
+        .step_by(batch_size)
+        .map(move |start| start..(start + batch_size).min(len))
 }

@@ -10,7 +10,7 @@ use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
     entity::Entity,
-    storage::{TableId, Tables},
+    storage::{Table, TableId, Tables},
     world::{UnsafeWorldCell, World, WorldId},
 };
 
@@ -445,6 +445,53 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }))
     }
 
+    /// The data and filter fetches for one walk, not yet pointed at a
+    /// table or archetype.
+    ///
+    /// # Safety
+    /// `world` is the world this state was built for, and the caller has
+    /// the access this state records for as long as the fetches are used.
+    #[inline(always)]
+    pub(crate) unsafe fn init_fetches<'w>(
+        &self,
+        world: UnsafeWorldCell<'w>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> (D::Fetch<'w>, F::Fetch<'w>) {
+        // SAFETY: the state was built for `world`, and the caller has its
+        // access (caller).
+        unsafe {
+            (
+                D::init_fetch(world, &self.fetch_state, last_run, this_run),
+                F::init_fetch(world, &self.filter_state, last_run, this_run),
+            )
+        }
+    }
+
+    /// [`QueryState::init_fetches`], pointed at `archetype` and its table.
+    ///
+    /// # Safety
+    /// As for [`QueryState::init_fetches`]; this state matches `archetype`,
+    /// and `table` is its table.
+    #[inline(always)]
+    pub(crate) unsafe fn archetype_fetches<'w>(
+        &self,
+        world: UnsafeWorldCell<'w>,
+        archetype: &'w Archetype,
+        table: &'w Table,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> (D::Fetch<'w>, F::Fetch<'w>) {
+        // SAFETY: forwarded; the archetype matches and `table` is its
+        // table (caller).
+        unsafe {
+            let (mut fetch, mut filter) = self.init_fetches(world, last_run, this_run);
+            D::set_archetype(&mut fetch, &self.fetch_state, archetype, table);
+            F::set_archetype(&mut filter, &self.filter_state, archetype, table);
+            (fetch, filter)
+        }
+    }
+
     /// The item of one entity with explicit ticks, without updating the
     /// match cache.
     ///
@@ -475,10 +522,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         // SAFETY: the archetype matches and `table` is its table; the
         // caller has the access.
         unsafe {
-            let mut fetch = D::init_fetch(world, &self.fetch_state, last_run, this_run);
-            let mut filter = F::init_fetch(world, &self.filter_state, last_run, this_run);
-            D::set_archetype(&mut fetch, &self.fetch_state, archetype, table);
-            F::set_archetype(&mut filter, &self.filter_state, archetype, table);
+            let (mut fetch, mut filter) =
+                self.archetype_fetches(world, archetype, table, last_run, this_run);
             if F::filter_fetch(&mut filter, entity, location.table_row) {
                 Ok(D::fetch(&mut fetch, entity, location.table_row))
             } else {

@@ -411,24 +411,25 @@ fn dense_and_archetype_cursors_are_chosen_by_constant() {
     assert_eq!(chosen, [true, false, false, true]);
 }
 
-/// Dense iteration finds each term's column by the position cached per
-/// matched table. Components sit at different positions in different
-/// tables, some tables appear after the state is built, and every term
-/// kind that caches a slot (`&T`, `&mut T`, `Ref<T>`, `Option`, `Has`,
-/// `AnyOf`, `Or`, `Added`) reads or writes its own column: a wrong
-/// position would read another component's values or write into them.
-#[test]
-fn column_cache_finds_each_term_in_tables_of_different_layouts() {
-    #[derive(Component, Debug, Clone, Copy, PartialEq)]
-    struct C(u32);
-    #[derive(Component, Debug, Clone, Copy, PartialEq)]
-    struct D(u32);
-    #[derive(Component, Debug, Clone, Copy, PartialEq)]
-    struct E(u32);
-    #[derive(Component, Debug, Clone, Copy, PartialEq)]
-    struct Z(u32);
+/// The world of [`column_cache_finds_each_term_in_tables_of_different_layouts`]:
+/// components at different column positions in different tables, and a
+/// model of what each entity has.
+mod layouts {
+    use std::collections::BTreeSet;
 
-    type Data = (
+    use super::{A, B};
+    use crate::prelude::*;
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub(super) struct C(pub(super) u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub(super) struct D(pub(super) u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub(super) struct E(pub(super) u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    pub(super) struct Z(pub(super) u32);
+
+    pub(super) type Data = (
         Entity,
         &'static A,
         Option<&'static mut B>,
@@ -436,20 +437,10 @@ fn column_cache_finds_each_term_in_tables_of_different_layouts() {
         AnyOf<(&'static D, &'static E)>,
         Ref<'static, A>,
     );
-    type Filter = (Without<Z>, Or<(With<C>, Added<B>)>);
+    pub(super) type Filter = (Without<Z>, Or<(With<C>, Added<B>)>);
 
-    let mut world = World::new();
-    // Ids in an order that puts `A` and `B` at different positions in
-    // different tables (columns are sorted by id).
-    world.register_component::<C>();
-    world.register_component::<A>();
-    world.register_component::<E>();
-    world.register_component::<B>();
-    world.register_component::<D>();
-    world.register_component::<Z>();
-
-    // (entity, a, b, c, d, e, z): the model of each entity's components.
-    type Model = (
+    /// (entity, a, b, c, d, e, z): the model of each entity's components.
+    pub(super) type Model = (
         Entity,
         u32,
         Option<u32>,
@@ -458,68 +449,89 @@ fn column_cache_finds_each_term_in_tables_of_different_layouts() {
         Option<u32>,
         bool,
     );
-    let mut model: Vec<Model> = Vec::new();
-    let mut spawn = |world: &mut World, i: u32, b: bool, c: bool, d: bool, e: bool, z: bool| {
-        let mut entity = world.spawn(A(i));
-        if b {
-            entity.insert(B(1_000 + i));
-        }
-        if c {
-            entity.insert(C(2_000 + i));
-        }
-        if d {
-            entity.insert(D(3_000 + i));
-        }
-        if e {
-            entity.insert(E(4_000 + i));
-        }
-        if z {
-            entity.insert(Z(5_000 + i));
-        }
-        let id = entity.id();
-        model.push((
-            id,
-            i,
-            b.then_some(1_000 + i),
-            c,
-            d.then_some(3_000 + i),
-            e.then_some(4_000 + i),
-            z,
-        ));
-    };
-    let mut i = 0;
-    let mut layouts = |world: &mut World, flags: &[[bool; 5]]| {
+
+    /// What a query item shows of an entity: (entity, a, b, c, d, e).
+    pub(super) type Seen = (Entity, u32, Option<u32>, bool, Option<u32>, Option<u32>);
+
+    /// Spawns three entities per `[b, c, d, e, z]` layout, each with an
+    /// `A(i)` and the components its flags name, and records them.
+    fn spawn_layouts(world: &mut World, model: &mut Vec<Model>, flags: &[[bool; 5]]) {
         for &[b, c, d, e, z] in flags {
             for _ in 0..3 {
-                spawn(world, i, b, c, d, e, z);
-                i += 1;
+                let i = model.len() as u32;
+                let mut entity = world.spawn(A(i));
+                if b {
+                    entity.insert(B(1_000 + i));
+                }
+                if c {
+                    entity.insert(C(2_000 + i));
+                }
+                if d {
+                    entity.insert(D(3_000 + i));
+                }
+                if e {
+                    entity.insert(E(4_000 + i));
+                }
+                if z {
+                    entity.insert(Z(5_000 + i));
+                }
+                let id = entity.id();
+                model.push((
+                    id,
+                    i,
+                    b.then_some(1_000 + i),
+                    c,
+                    d.then_some(3_000 + i),
+                    e.then_some(4_000 + i),
+                    z,
+                ));
             }
         }
-    };
-    layouts(
-        &mut world,
-        &[
-            [true, false, true, false, false],
-            [false, true, false, true, false],
-            [true, true, true, true, false],
-        ],
-    );
-    let mut q = world.query_filtered::<Data, Filter>();
-    // Tables created after the state: their slots are added on the next
-    // use.
-    layouts(
-        &mut world,
-        &[
-            [false, true, true, false, false],
-            [true, false, false, true, false],
-            [true, true, false, false, true],
-            [false, true, false, false, false],
-            [true, false, false, false, false],
-        ],
-    );
-    let tables = q.matched_tables().len();
+    }
 
-    let expected = |model: &[Model], only_added_b: &[Entity]| -> BTreeSet<_> {
+    /// The world, its model, a query state built halfway through (so some
+    /// tables appear after it), and how many tables it matched when built.
+    pub(super) fn world() -> (World, Vec<Model>, QueryState<Data, Filter>, usize) {
+        let mut world = World::new();
+        // Ids in an order that puts `A` and `B` at different positions in
+        // different tables (columns are sorted by id).
+        world.register_component::<C>();
+        world.register_component::<A>();
+        world.register_component::<E>();
+        world.register_component::<B>();
+        world.register_component::<D>();
+        world.register_component::<Z>();
+        let mut model = Vec::new();
+        spawn_layouts(
+            &mut world,
+            &mut model,
+            &[
+                [true, false, true, false, false],
+                [false, true, false, true, false],
+                [true, true, true, true, false],
+            ],
+        );
+        let q = world.query_filtered::<Data, Filter>();
+        // Tables created after the state: their slots are added on the
+        // next use.
+        spawn_layouts(
+            &mut world,
+            &mut model,
+            &[
+                [false, true, true, false, false],
+                [true, false, false, true, false],
+                [true, true, false, false, true],
+                [false, true, false, false, false],
+                [true, false, false, false, false],
+            ],
+        );
+        let tables = q.matched_tables().len();
+        (world, model, q, tables)
+    }
+
+    /// What the query should yield; with `only_added_b` non-empty, `Added<B>`
+    /// passes only those entities.
+    pub(super) fn expected(model: &[Model], only_added_b: &[Entity]) -> BTreeSet<Seen> {
         model
             .iter()
             .filter(|m| {
@@ -529,7 +541,53 @@ fn column_cache_finds_each_term_in_tables_of_different_layouts() {
             .filter(|m| m.4.is_some() || m.5.is_some())
             .map(|&(e, a, b, c, d, dd, _)| (e, a, b, c, d, dd))
             .collect()
-    };
+    }
+
+    /// Every entity's stored components, read by a query that caches no
+    /// filter slot, checking the values of `C` and `Z`.
+    pub(super) fn stored(world: &mut World) -> BTreeSet<Model> {
+        let mut all = world.query::<(
+            Entity,
+            &A,
+            Option<&B>,
+            Option<&C>,
+            Option<&D>,
+            Option<&E>,
+            Option<&Z>,
+        )>();
+        all.iter(world)
+            .map(|(e, a, b, c, d, dd, z)| {
+                if let Some(c) = c {
+                    assert_eq!(c.0, 2_000 + a.0);
+                }
+                if let Some(z) = z {
+                    assert_eq!(z.0, 5_000 + a.0);
+                }
+                (
+                    e,
+                    a.0,
+                    b.map(|b| b.0),
+                    c.is_some(),
+                    d.map(|d| d.0),
+                    dd.map(|d| d.0),
+                    z.is_some(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Dense iteration finds each term's column by the position cached per
+/// matched table. Components sit at different positions in different
+/// tables, some tables appear after the state is built, and every term
+/// kind that caches a slot (`&T`, `&mut T`, `Ref<T>`, `Option`, `Has`,
+/// `AnyOf`, `Or`, `Added`) reads or writes its own column: a wrong
+/// position would read another component's values or write into them.
+#[test]
+fn column_cache_finds_each_term_in_tables_of_different_layouts() {
+    use layouts::{expected, stored, Data, Filter};
+
+    let (mut world, mut model, mut q, tables) = layouts::world();
     let mut seen = BTreeSet::new();
     for (e, a, b, c, (d, dd), a_ref) in q.iter_mut(&mut world) {
         assert_eq!(a.0, a_ref.0);
@@ -551,36 +609,10 @@ fn column_cache_finds_each_term_in_tables_of_different_layouts() {
             }
         }
     }
-    let mut all = world.query::<(
-        Entity,
-        &A,
-        Option<&B>,
-        Option<&C>,
-        Option<&D>,
-        Option<&E>,
-        Option<&Z>,
-    )>();
-    let stored: BTreeSet<_> = all
-        .iter(&world)
-        .map(|(e, a, b, c, d, dd, z)| {
-            if let Some(c) = c {
-                assert_eq!(c.0, 2_000 + a.0);
-            }
-            if let Some(z) = z {
-                assert_eq!(z.0, 5_000 + a.0);
-            }
-            (
-                e,
-                a.0,
-                b.map(|b| b.0),
-                c.is_some(),
-                d.map(|d| d.0),
-                dd.map(|d| d.0),
-                z.is_some(),
-            )
-        })
-        .collect();
-    assert_eq!(stored, model.iter().copied().collect::<BTreeSet<_>>());
+    assert_eq!(
+        stored(&mut world),
+        model.iter().copied().collect::<BTreeSet<_>>()
+    );
 
     // `Added<B>` after the trackers are cleared: only new `B`s pass (or
     // entities with `C`).

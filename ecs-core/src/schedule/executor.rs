@@ -446,8 +446,8 @@ impl Drop for WaitOnDrop<'_, '_> {
 /// is due.
 ///
 /// Blocking hands the thread to the OS, and the worker's report must then
-/// wake it: on the 2-core VMs we measure on, that wake-up alone took 30-40
-/// µs, as long as many systems run (docs/PERFORMANCE.md).
+/// wake it, which costs more than polling through a short wait
+/// (docs/PERFORMANCE.md).
 const POLL_AT_LEAST: Duration = Duration::from_micros(50);
 
 /// How far past the report it expects a wait keeps polling: room for a

@@ -28,6 +28,9 @@ pub(crate) struct ExecutionGraph {
 }
 
 impl ExecutionGraph {
+    /// Compiles a schedule's systems and their ordering constraints; panics
+    /// naming the systems if a constraint names a missing system or the
+    /// constraints form a cycle.
     #[track_caller]
     pub(crate) fn build(
         systems: &[BoxedSystem],
@@ -36,92 +39,10 @@ impl ExecutionGraph {
         after: &[Vec<SystemKey>],
         chain_edges: &[(usize, usize)],
     ) -> ExecutionGraph {
-        let n = systems.len();
-        // 1. Explicit edges between systems.
-        let mut explicit: Vec<(usize, usize)> = chain_edges.to_vec();
-        let find = |key: SystemKey, from: usize, relation: &str| -> Vec<usize> {
-            let found: Vec<usize> = (0..n).filter(|&i| keys[i] == key).collect();
-            if found.is_empty() {
-                panic!(
-                    "system `{}` is ordered {relation} `{}`, which is not in this schedule",
-                    systems[from].name(),
-                    key.1
-                );
-            }
-            found
-        };
-        for i in 0..n {
-            for &key in &before[i] {
-                explicit.extend(find(key, i, "before").into_iter().map(|t| (i, t)));
-            }
-            for &key in &after[i] {
-                explicit.extend(find(key, i, "after").into_iter().map(|t| (t, i)));
-            }
-        }
-        explicit.retain(|(a, b)| a != b);
-        explicit.sort_unstable();
-        explicit.dedup();
+        let explicit = explicit_edges(systems, keys, before, after, chain_edges);
         check_cycles(systems, &explicit);
-
-        // 2. Nodes: every system, and an apply node per system with
-        //    deferred work.
-        let mut nodes: Vec<Node> = (0..n).map(Node::System).collect();
-        let mut apply_node = vec![None; n];
-        for (i, system) in systems.iter().enumerate() {
-            if system.has_deferred() {
-                apply_node[i] = Some(nodes.len());
-                nodes.push(Node::Apply(i));
-            }
-        }
-        let mut edges: Vec<(usize, usize)> = explicit.clone();
-        for (i, apply) in apply_node.iter().enumerate() {
-            if let Some(apply) = *apply {
-                edges.push((i, apply));
-                for &(a, b) in &explicit {
-                    if a == i {
-                        edges.push((apply, b));
-                    }
-                }
-            }
-        }
-
-        // 3. Total order: Kahn's algorithm, systems by the order they were
-        //    added, apply nodes as late as possible.
-        let node_count = nodes.len();
-        let mut successors = vec![Vec::new(); node_count];
-        let mut indegree = vec![0usize; node_count];
-        for &(a, b) in &edges {
-            successors[a].push(b);
-            indegree[b] += 1;
-        }
-        let priority = |node: usize| -> std::cmp::Reverse<(bool, usize)> {
-            match nodes[node] {
-                Node::System(i) => std::cmp::Reverse((false, i)),
-                Node::Apply(i) => std::cmp::Reverse((true, i)),
-            }
-        };
-        let mut ready: BinaryHeap<(std::cmp::Reverse<(bool, usize)>, usize)> = (0..node_count)
-            .filter(|&v| indegree[v] == 0)
-            .map(|v| (priority(v), v))
-            .collect();
-        let mut order = Vec::with_capacity(node_count);
-        while let Some((_, v)) = ready.pop() {
-            order.push(v);
-            for &w in &successors[v] {
-                indegree[w] -= 1;
-                if indegree[w] == 0 {
-                    ready.push((priority(w), w));
-                }
-            }
-        }
-        assert_eq!(order.len(), node_count, "cycles were ruled out above");
-        let mut position = vec![0; node_count];
-        for (p, &v) in order.iter().enumerate() {
-            position[v] = p;
-        }
-
-        // 4. Edges by position: explicit ones, plus every conflicting pair
-        //    in total order.
+        let (nodes, edges) = nodes_and_edges(systems, &explicit);
+        let order = total_order(&nodes, &edges);
         let exclusive: Vec<bool> = order
             .iter()
             .map(|&v| match nodes[v] {
@@ -129,32 +50,8 @@ impl ExecutionGraph {
                 Node::Apply(_) => true,
             })
             .collect();
-        let mut dependents = vec![Vec::new(); node_count];
-        for &(a, b) in &edges {
-            dependents[position[a]].push(position[b]);
-        }
-        for p in 0..node_count {
-            for q in p + 1..node_count {
-                let conflict = exclusive[p] || exclusive[q] || {
-                    let (Node::System(a), Node::System(b)) = (nodes[order[p]], nodes[order[q]])
-                    else {
-                        unreachable!("non-exclusive nodes are systems")
-                    };
-                    !systems[a].access().is_compatible(systems[b].access())
-                };
-                if conflict {
-                    dependents[p].push(q);
-                }
-            }
-        }
-        let mut dependency_counts = vec![0; node_count];
-        for list in &mut dependents {
-            list.sort_unstable();
-            list.dedup();
-            for &q in list.iter() {
-                dependency_counts[q] += 1;
-            }
-        }
+        let (dependents, dependency_counts) =
+            dependents_by_position(systems, &nodes, &edges, &order, &exclusive);
         ExecutionGraph {
             order: order.into_iter().map(|v| nodes[v]).collect(),
             dependency_counts,
@@ -172,6 +69,149 @@ impl ExecutionGraph {
             })
             .collect()
     }
+}
+
+/// The explicit edges between systems (chains, `before`, `after`), sorted,
+/// without duplicates or self-edges.
+#[track_caller]
+fn explicit_edges(
+    systems: &[BoxedSystem],
+    keys: &[SystemKey],
+    before: &[Vec<SystemKey>],
+    after: &[Vec<SystemKey>],
+    chain_edges: &[(usize, usize)],
+) -> Vec<(usize, usize)> {
+    let n = systems.len();
+    let mut explicit: Vec<(usize, usize)> = chain_edges.to_vec();
+    let find = |key: SystemKey, from: usize, relation: &str| -> Vec<usize> {
+        let found: Vec<usize> = (0..n).filter(|&i| keys[i] == key).collect();
+        if found.is_empty() {
+            panic!(
+                "system `{}` is ordered {relation} `{}`, which is not in this schedule",
+                systems[from].name(),
+                key.1
+            );
+        }
+        found
+    };
+    for i in 0..n {
+        for &key in &before[i] {
+            explicit.extend(find(key, i, "before").into_iter().map(|t| (i, t)));
+        }
+        for &key in &after[i] {
+            explicit.extend(find(key, i, "after").into_iter().map(|t| (t, i)));
+        }
+    }
+    explicit.retain(|(a, b)| a != b);
+    explicit.sort_unstable();
+    explicit.dedup();
+    explicit
+}
+
+/// The nodes (every system, and an apply node per system with deferred
+/// work, after it and before its explicit successors) and the edges
+/// between them.
+fn nodes_and_edges(
+    systems: &[BoxedSystem],
+    explicit: &[(usize, usize)],
+) -> (Vec<Node>, Vec<(usize, usize)>) {
+    let mut nodes: Vec<Node> = (0..systems.len()).map(Node::System).collect();
+    let mut apply_node = vec![None; systems.len()];
+    for (i, system) in systems.iter().enumerate() {
+        if system.has_deferred() {
+            apply_node[i] = Some(nodes.len());
+            nodes.push(Node::Apply(i));
+        }
+    }
+    let mut edges: Vec<(usize, usize)> = explicit.to_vec();
+    for (i, apply) in apply_node.iter().enumerate() {
+        if let Some(apply) = *apply {
+            edges.push((i, apply));
+            for &(a, b) in explicit {
+                if a == i {
+                    edges.push((apply, b));
+                }
+            }
+        }
+    }
+    (nodes, edges)
+}
+
+/// The nodes in total order (Kahn's algorithm): systems by the order they
+/// were added, apply nodes as late as possible. The edges have no cycle.
+fn total_order(nodes: &[Node], edges: &[(usize, usize)]) -> Vec<usize> {
+    let node_count = nodes.len();
+    let mut successors = vec![Vec::new(); node_count];
+    let mut indegree = vec![0usize; node_count];
+    for &(a, b) in edges {
+        successors[a].push(b);
+        indegree[b] += 1;
+    }
+    let priority = |node: usize| -> std::cmp::Reverse<(bool, usize)> {
+        match nodes[node] {
+            Node::System(i) => std::cmp::Reverse((false, i)),
+            Node::Apply(i) => std::cmp::Reverse((true, i)),
+        }
+    };
+    let mut ready: BinaryHeap<(std::cmp::Reverse<(bool, usize)>, usize)> = (0..node_count)
+        .filter(|&v| indegree[v] == 0)
+        .map(|v| (priority(v), v))
+        .collect();
+    let mut order = Vec::with_capacity(node_count);
+    while let Some((_, v)) = ready.pop() {
+        order.push(v);
+        for &w in &successors[v] {
+            indegree[w] -= 1;
+            if indegree[w] == 0 {
+                ready.push((priority(w), w));
+            }
+        }
+    }
+    assert_eq!(order.len(), node_count, "cycles were ruled out above");
+    order
+}
+
+/// For each position in `order`, the later positions waiting on it (its
+/// edges, plus every later node it conflicts with), and for each position
+/// how many earlier ones it waits on.
+fn dependents_by_position(
+    systems: &[BoxedSystem],
+    nodes: &[Node],
+    edges: &[(usize, usize)],
+    order: &[usize],
+    exclusive: &[bool],
+) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let node_count = nodes.len();
+    let mut position = vec![0; node_count];
+    for (p, &v) in order.iter().enumerate() {
+        position[v] = p;
+    }
+    let mut dependents = vec![Vec::new(); node_count];
+    for &(a, b) in edges {
+        dependents[position[a]].push(position[b]);
+    }
+    for p in 0..node_count {
+        for q in p + 1..node_count {
+            let conflict = exclusive[p] || exclusive[q] || {
+                let (Node::System(a), Node::System(b)) = (nodes[order[p]], nodes[order[q]]) else {
+                    unreachable!("non-exclusive nodes are systems")
+                };
+                !systems[a].access().is_compatible(systems[b].access())
+            };
+            if conflict {
+                dependents[p].push(q);
+            }
+        }
+    }
+    let mut dependency_counts = vec![0; node_count];
+    for list in &mut dependents {
+        list.sort_unstable();
+        list.dedup();
+        for &q in list.iter() {
+            dependency_counts[q] += 1;
+        }
+    }
+    (dependents, dependency_counts)
 }
 
 /// Panics naming the systems of a cycle, if the explicit edges have one.

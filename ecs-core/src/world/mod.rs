@@ -12,21 +12,19 @@ mod command_queue;
 mod deferred_world;
 mod entity_ref;
 mod error;
-mod inspect;
-mod integrity;
 mod resources;
 mod spawn_batch;
 mod unsafe_world_cell;
 
+pub use crate::diagnostics::{
+    ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
+    FragmentationWarning, InspectionTotals, SparseSetSummary, TableSummary, WorldInspection,
+};
 pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use error::EntityDoesNotExistError;
-pub use inspect::{
-    ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
-    FragmentationWarning, InspectionTotals, SparseSetSummary, TableSummary, WorldInspection,
-};
 pub(crate) use resources::taken_by_scope;
 pub use spawn_batch::SpawnBatchIter;
 pub use unsafe_world_cell::UnsafeWorldCell;

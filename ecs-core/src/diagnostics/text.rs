@@ -156,6 +156,17 @@ fn id_list(ids: impl Iterator<Item = usize>) -> String {
 
 impl fmt::Display for WorldInspection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_totals(f)?;
+        self.write_archetypes(f)?;
+        self.write_tables(f)?;
+        self.write_sparse_sets(f)?;
+        self.write_warnings(f)
+    }
+}
+
+impl WorldInspection {
+    /// The first line: the totals.
+    fn write_totals(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let t = &self.totals;
         writeln!(
             f,
@@ -167,8 +178,12 @@ impl fmt::Display for WorldInspection {
             counted(t.sparse_sets, "sparse set", "sparse sets"),
             format_bytes(t.used_bytes),
             format_bytes(t.reserved_bytes),
-        )?;
+        )
+    }
 
+    /// The non-empty archetypes, one row each; the empty ones by id.
+    fn write_archetypes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = &self.totals;
         write!(f, "\nArchetypes: {}", t.archetypes)?;
         if t.empty_archetypes > 0 {
             write!(
@@ -188,13 +203,16 @@ impl fmt::Display for WorldInspection {
                 join(&a.components),
             ]);
         }
-        archetypes.write(f)?;
+        archetypes.write(f)
+    }
 
+    /// The tables with rows or memory, one row each; the others by id.
+    fn write_tables(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (listed, unlisted): (Vec<&TableSummary>, Vec<&TableSummary>) = self
             .tables
             .iter()
             .partition(|table| table.rows > 0 || table.reserved_bytes > 0);
-        write!(f, "\nTables: {}", t.tables)?;
+        write!(f, "\nTables: {}", self.totals.tables)?;
         if !unlisted.is_empty() {
             write!(
                 f,
@@ -226,9 +244,12 @@ impl fmt::Display for WorldInspection {
                 join(&columns),
             ]);
         }
-        tables.write(f)?;
+        tables.write(f)
+    }
 
-        writeln!(f, "\nSparse sets: {}", t.sparse_sets)?;
+    /// The sparse sets, one row each.
+    fn write_sparse_sets(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "\nSparse sets: {}", self.totals.sparse_sets)?;
         if !self.sparse_sets.is_empty() {
             let mut sets = TextTable::new(&["len", "used", "reserved", "component"]);
             for set in &self.sparse_sets {
@@ -241,7 +262,12 @@ impl fmt::Display for WorldInspection {
             }
             sets.write(f)?;
         }
+        Ok(())
+    }
 
+    /// The warnings' advice, at most [`MAX_COMPONENT_WARNINGS`] about
+    /// single components.
+    fn write_warnings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.warnings.is_empty() {
             return writeln!(f, "\nWarnings: none");
         }

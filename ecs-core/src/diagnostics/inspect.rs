@@ -1,6 +1,5 @@
-//! The world inspector: a summary of how a world stores its entities
-//! ([`World::inspect`]) and a Graphviz picture of its archetype graph
-//! ([`World::archetype_graph_dot`]).
+//! The inspection: a summary of how a world stores its entities
+//! ([`World::inspect`]).
 //!
 //! ```text
 //!  WorldInspection
@@ -10,24 +9,17 @@
 //!  ├─ totals       entities, archetypes (and how many are empty), bytes
 //!  └─ warnings     fragmentation a user should act on
 //! ```
-//!
-//! Both walk the whole world without changing it: debugging aids, not
-//! something to call every frame.
-
-mod graph;
-mod text;
 
 use std::{cell::UnsafeCell, fmt, mem::size_of};
 
-use hashbrown::HashSet;
-
-use super::World;
+use super::{FragmentationThresholds, FragmentationWarning};
 use crate::{
     archetype::ArchetypeId,
     change_detection::Tick,
     component::{ComponentId, StorageType},
     entity::Entity,
     storage::{Column, TableId},
+    world::World,
 };
 
 /// The bytes of one stored tick; a column stores two per value.
@@ -145,102 +137,25 @@ pub struct InspectionTotals {
     pub reserved_bytes: usize,
 }
 
-/// When the inspector warns about fragmentation. [`Default`] gives the
-/// thresholds [`World::inspect`] uses.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FragmentationThresholds {
-    /// A non-empty archetype with fewer entities than this is small.
-    /// Default 8.
-    pub small_archetype_entities: usize,
-    /// Warn about small archetypes when there are at least this many...
-    /// Default 8.
-    pub min_small_archetypes: usize,
-    /// ...and they are at least this fraction of the non-empty archetypes.
-    /// Default 0.25.
-    pub small_archetype_fraction: f64,
-    /// Warn about empty archetypes when there are at least this many...
-    /// Default 16.
-    pub min_empty_archetypes: usize,
-    /// ...and they are at least this fraction of all archetypes.
-    /// Default 0.5.
-    pub empty_archetype_fraction: f64,
-    /// Warn about a table whose unused reserved bytes are at least this
-    /// many... Default 64 KiB.
-    pub min_unused_table_bytes: usize,
-    /// ...and that uses less than this fraction of its reserved bytes.
-    /// Default 0.5.
-    pub table_use_fraction: f64,
-    /// Warn about a table component when at least this many of the
-    /// archetypes containing it have a twin: an archetype with the same
-    /// components except that one. Default 16.
-    pub min_component_twins: usize,
-}
-
-impl Default for FragmentationThresholds {
-    fn default() -> Self {
-        FragmentationThresholds {
-            small_archetype_entities: 8,
-            min_small_archetypes: 8,
-            small_archetype_fraction: 0.25,
-            min_empty_archetypes: 16,
-            empty_archetype_fraction: 0.5,
-            min_unused_table_bytes: 64 * 1024,
-            table_use_fraction: 0.5,
-            min_component_twins: 16,
+impl InspectionTotals {
+    /// The counts and byte sums of these summaries.
+    fn sum(
+        archetypes: &[ArchetypeSummary],
+        tables: &[TableSummary],
+        sparse_sets: &[SparseSetSummary],
+    ) -> InspectionTotals {
+        InspectionTotals {
+            entities: archetypes.iter().map(|a| a.entity_count).sum(),
+            archetypes: archetypes.len(),
+            empty_archetypes: archetypes.iter().filter(|a| a.entity_count == 0).count(),
+            tables: tables.len(),
+            sparse_sets: sparse_sets.len(),
+            used_bytes: tables.iter().map(|t| t.used_bytes).sum::<usize>()
+                + sparse_sets.iter().map(|s| s.used_bytes).sum::<usize>(),
+            reserved_bytes: tables.iter().map(|t| t.reserved_bytes).sum::<usize>()
+                + sparse_sets.iter().map(|s| s.reserved_bytes).sum::<usize>(),
         }
     }
-}
-
-/// A storage pattern that costs time or memory, and what to do about it.
-/// Its [`Display`](fmt::Display) is the advice for a human.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FragmentationWarning {
-    /// Many archetypes hold few entities: iteration pays a per-archetype
-    /// cost for little data.
-    SmallArchetypes {
-        /// The threshold: these archetypes hold fewer entities than this.
-        threshold: usize,
-        /// How many non-empty archetypes are this small.
-        archetypes: usize,
-        /// How many archetypes are non-empty.
-        non_empty_archetypes: usize,
-        /// The entities in the small archetypes.
-        entities: usize,
-        /// All entities.
-        total_entities: usize,
-    },
-    /// Most archetypes are empty: left behind by one-component-at-a-time
-    /// changes; every query still checks them once.
-    EmptyArchetypes {
-        /// How many archetypes are empty.
-        empty: usize,
-        /// How many archetypes there are.
-        archetypes: usize,
-    },
-    /// A table keeps much more memory than its rows use.
-    UnusedTableCapacity {
-        /// The table.
-        table: TableId,
-        /// Bytes its rows use.
-        used_bytes: usize,
-        /// Bytes it has allocated.
-        reserved_bytes: usize,
-    },
-    /// A table component splits many archetypes in two (with and without
-    /// it): entities gain and lose it, and each add or remove moves the
-    /// entity's whole row to another table.
-    WidespreadComponent {
-        /// The component.
-        component: ComponentSummary,
-        /// How many archetypes contain it (the empty ones included).
-        archetypes: usize,
-        /// How many of those have a twin archetype without it, the same
-        /// otherwise. A component every entity has from spawn on has few.
-        twins: usize,
-        /// How many archetypes there are.
-        total_archetypes: usize,
-    },
 }
 
 /// A summary of how a [`World`] stores its entities: archetypes, tables,
@@ -341,24 +256,48 @@ impl World {
     /// [`World::inspect`] with chosen warning thresholds.
     pub fn inspect_with(&self, thresholds: &FragmentationThresholds) -> WorldInspection {
         let components = self.component_summaries();
-        let summary = |id: ComponentId| components[id.index()].clone();
-        let archetypes: Vec<ArchetypeSummary> = self
-            .archetypes
+        let archetypes = self.archetype_summaries(&components);
+        let tables = self.table_summaries(&components, &archetypes);
+        let sparse_sets = self.sparse_set_summaries(&components);
+        let totals = InspectionTotals::sum(&archetypes, &tables, &sparse_sets);
+        let warnings =
+            self.fragmentation_warnings(&components, &archetypes, &tables, &totals, thresholds);
+        WorldInspection {
+            archetypes,
+            tables,
+            sparse_sets,
+            totals,
+            warnings,
+        }
+    }
+
+    /// Every archetype, by id.
+    fn archetype_summaries(&self, components: &[ComponentSummary]) -> Vec<ArchetypeSummary> {
+        self.archetypes
             .iter()
             .map(|archetype| ArchetypeSummary {
                 id: archetype.id(),
                 table_id: archetype.table_id(),
                 entity_count: archetype.len(),
-                components: archetype.components().map(summary).collect(),
+                components: archetype
+                    .components()
+                    .map(|id| components[id.index()].clone())
+                    .collect(),
             })
-            .collect();
+            .collect()
+    }
 
+    /// Every table, by id, with the archetypes that map to it.
+    fn table_summaries(
+        &self,
+        components: &[ComponentSummary],
+        archetypes: &[ArchetypeSummary],
+    ) -> Vec<TableSummary> {
         let mut archetypes_by_table = vec![Vec::new(); self.storages.tables.len()];
-        for archetype in &archetypes {
+        for archetype in archetypes {
             archetypes_by_table[archetype.table_id.index()].push(archetype.id);
         }
-        let tables: Vec<TableSummary> = self
-            .storages
+        self.storages
             .tables
             .iter()
             .zip(archetypes_by_table)
@@ -371,7 +310,7 @@ impl World {
                     .map(|(&id, column)| {
                         let (used_bytes, reserved_bytes) = column_bytes(column);
                         ColumnSummary {
-                            component: summary(id),
+                            component: components[id.index()].clone(),
                             item_size: column.item_layout().size(),
                             used_bytes,
                             reserved_bytes,
@@ -391,17 +330,19 @@ impl World {
                     columns,
                 }
             })
-            .collect();
+            .collect()
+    }
 
-        let sparse_sets: Vec<SparseSetSummary> = self
-            .storages
+    /// Every sparse set, in the order they were created.
+    fn sparse_set_summaries(&self, components: &[ComponentSummary]) -> Vec<SparseSetSummary> {
+        self.storages
             .sparse_sets
             .iter()
             .map(|(id, set)| {
                 let (used, reserved) = column_bytes(set.column());
                 let (sparse_len, sparse_capacity) = set.sparse_len_and_capacity();
                 SparseSetSummary {
-                    component: summary(id),
+                    component: components[id.index()].clone(),
                     len: set.len(),
                     used_bytes: used
                         + size_of::<Entity>() * set.len()
@@ -411,33 +352,12 @@ impl World {
                         + SPARSE_INDEX_BYTES * sparse_capacity,
                 }
             })
-            .collect();
-
-        let totals = InspectionTotals {
-            entities: archetypes.iter().map(|a| a.entity_count).sum(),
-            archetypes: archetypes.len(),
-            empty_archetypes: archetypes.iter().filter(|a| a.entity_count == 0).count(),
-            tables: tables.len(),
-            sparse_sets: sparse_sets.len(),
-            used_bytes: tables.iter().map(|t| t.used_bytes).sum::<usize>()
-                + sparse_sets.iter().map(|s| s.used_bytes).sum::<usize>(),
-            reserved_bytes: tables.iter().map(|t| t.reserved_bytes).sum::<usize>()
-                + sparse_sets.iter().map(|s| s.reserved_bytes).sum::<usize>(),
-        };
-        let warnings =
-            self.fragmentation_warnings(&components, &archetypes, &tables, &totals, thresholds);
-        WorldInspection {
-            archetypes,
-            tables,
-            sparse_sets,
-            totals,
-            warnings,
-        }
+            .collect()
     }
 
     /// A summary of every registered component, indexed by id: made once,
     /// since shortening names is most of an inspection's work.
-    fn component_summaries(&self) -> Vec<ComponentSummary> {
+    pub(super) fn component_summaries(&self) -> Vec<ComponentSummary> {
         self.components
             .iter()
             .map(|info| ComponentSummary {
@@ -447,98 +367,6 @@ impl World {
                 storage_type: info.storage_type(),
             })
             .collect()
-    }
-
-    fn fragmentation_warnings(
-        &self,
-        components: &[ComponentSummary],
-        archetypes: &[ArchetypeSummary],
-        tables: &[TableSummary],
-        totals: &InspectionTotals,
-        thresholds: &FragmentationThresholds,
-    ) -> Vec<FragmentationWarning> {
-        let mut warnings = Vec::new();
-
-        let non_empty = totals.archetypes - totals.empty_archetypes;
-        let (small, small_entities) = archetypes
-            .iter()
-            .filter(|a| a.entity_count > 0 && a.entity_count < thresholds.small_archetype_entities)
-            .fold((0, 0), |(n, e), a| (n + 1, e + a.entity_count));
-        if small > 0
-            && small >= thresholds.min_small_archetypes
-            && small as f64 >= thresholds.small_archetype_fraction * non_empty as f64
-        {
-            warnings.push(FragmentationWarning::SmallArchetypes {
-                threshold: thresholds.small_archetype_entities,
-                archetypes: small,
-                non_empty_archetypes: non_empty,
-                entities: small_entities,
-                total_entities: totals.entities,
-            });
-        }
-
-        let empty = totals.empty_archetypes;
-        if empty > 0
-            && empty >= thresholds.min_empty_archetypes
-            && empty as f64 >= thresholds.empty_archetype_fraction * totals.archetypes as f64
-        {
-            warnings.push(FragmentationWarning::EmptyArchetypes {
-                empty,
-                archetypes: totals.archetypes,
-            });
-        }
-
-        for table in tables {
-            let unused = table.reserved_bytes.saturating_sub(table.used_bytes);
-            if unused > 0
-                && unused >= thresholds.min_unused_table_bytes
-                && (table.used_bytes as f64)
-                    < thresholds.table_use_fraction * table.reserved_bytes as f64
-            {
-                warnings.push(FragmentationWarning::UnusedTableCapacity {
-                    table: table.id,
-                    used_bytes: table.used_bytes,
-                    reserved_bytes: table.reserved_bytes,
-                });
-            }
-        }
-
-        // An archetype's component list (table ones sorted, then sparse
-        // ones sorted) minus one component is its twin's list, if the twin
-        // exists.
-        let sets: HashSet<Vec<ComponentId>> = archetypes
-            .iter()
-            .map(|a| a.components.iter().map(|c| c.id).collect())
-            .collect();
-        let mut twins = vec![0usize; components.len()];
-        for archetype in archetypes {
-            let ids: Vec<ComponentId> = archetype.components.iter().map(|c| c.id).collect();
-            for (i, component) in archetype.components.iter().enumerate() {
-                if component.storage_type != StorageType::Table {
-                    continue;
-                }
-                let mut twin = ids.clone();
-                twin.remove(i);
-                if sets.contains(&twin) {
-                    twins[component.id.index()] += 1;
-                }
-            }
-        }
-        let mut widespread: Vec<(&ComponentSummary, usize)> = components
-            .iter()
-            .zip(twins)
-            .filter(|&(_, twins)| twins > 0 && twins >= thresholds.min_component_twins)
-            .collect();
-        widespread.sort_by_key(|&(component, twins)| (std::cmp::Reverse(twins), component.id));
-        warnings.extend(widespread.into_iter().map(|(component, twins)| {
-            FragmentationWarning::WidespreadComponent {
-                component: component.clone(),
-                archetypes: self.archetypes.containing(component.id).len(),
-                twins,
-                total_archetypes: totals.archetypes,
-            }
-        }));
-        warnings
     }
 }
 
@@ -586,8 +414,8 @@ fn short_type_name(name: &str) -> String {
 mod tests {
     use std::mem::size_of;
 
-    use super::text::{format_bytes, MAX_COMPONENT_WARNINGS};
     use super::*;
+    use crate::diagnostics::text::{format_bytes, MAX_COMPONENT_WARNINGS};
     use crate::prelude::*;
 
     #[derive(Component)]

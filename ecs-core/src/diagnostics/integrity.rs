@@ -1,5 +1,10 @@
-use super::World;
-use crate::{archetype::EdgeKind, query::NO_COLUMN, storage::TableId};
+//! The storage invariants, checked: [`World::check_integrity`].
+
+use crate::{
+    archetype::{Archetype, EdgeKind},
+    storage::{TableId, NO_COLUMN},
+    world::World,
+};
 
 impl World {
     /// Checks the storage invariants: every live entity's location points
@@ -13,86 +18,126 @@ impl World {
     /// It walks the whole world (O(entities + values)): a debugging and
     /// testing aid, not something to call every frame.
     pub fn check_integrity(&self) -> Result<(), String> {
-        let mut live = 0usize;
-        let mut rows_per_table = vec![0usize; self.storages.tables.len()];
+        self.check_archetypes()?;
+        self.check_entity_count()?;
+        self.check_tables()?;
+        self.check_edge_columns()?;
+        self.check_bundle_spawn_columns()?;
+        self.check_sparse_sets()
+    }
+
+    /// Each archetype's table ownership and entity count, then each of its
+    /// entities, archetype by archetype.
+    fn check_archetypes(&self) -> Result<(), String> {
         let mut archetypes_per_table = vec![0usize; self.storages.tables.len()];
         for archetype in self.archetypes.iter() {
             archetypes_per_table[archetype.table_id().index()] += 1;
         }
         for archetype in self.archetypes.iter() {
-            let table = &self.storages.tables[archetype.table_id()];
-            rows_per_table[archetype.table_id().index()] += archetype.len();
             let sharing = archetypes_per_table[archetype.table_id().index()];
-            if archetype.owns_table() != (sharing == 1) {
+            self.check_archetype_counts(archetype, sharing)?;
+            self.check_archetype_entities(archetype)?;
+        }
+        Ok(())
+    }
+
+    /// An archetype owns its table exactly when no other archetype maps to
+    /// it, and its entity count matches the rows or the list it keeps.
+    fn check_archetype_counts(&self, archetype: &Archetype, sharing: usize) -> Result<(), String> {
+        let table = &self.storages.tables[archetype.table_id()];
+        if archetype.owns_table() != (sharing == 1) {
+            return Err(format!(
+                "archetype {:?} says it owns its table {}, and {sharing} archetypes map to that table",
+                archetype.id(),
+                archetype.owns_table()
+            ));
+        }
+        if archetype.owns_table() && archetype.len() != table.entity_count() {
+            return Err(format!(
+                "archetype {:?} owns its table {:?} but has {} entities for its {} rows",
+                archetype.id(),
+                archetype.table_id(),
+                archetype.len(),
+                table.entity_count()
+            ));
+        }
+        if !archetype.owns_table() && archetype.len() != archetype.shared_entities().len() {
+            return Err(format!(
+                "archetype {:?} counts {} entities but lists {}",
+                archetype.id(),
+                archetype.len(),
+                archetype.shared_entities().len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every entity of an archetype is live, its location points back at
+    /// its archetype row and table row, and it has its sparse components.
+    fn check_archetype_entities(&self, archetype: &Archetype) -> Result<(), String> {
+        let table = &self.storages.tables[archetype.table_id()];
+        for (row, archetype_entity) in archetype.entities_in(table).enumerate() {
+            let entity = archetype_entity.id();
+            let Some(location) = self.entities.get(entity) else {
                 return Err(format!(
-                    "archetype {:?} says it owns its table {}, and {sharing} archetypes map to that table",
+                    "entity {entity:?} is in archetype {:?} but not live",
+                    archetype.id()
+                ));
+            };
+            if location.archetype_id != archetype.id()
+                || location.archetype_row.index() != row
+                || location.table_id != archetype.table_id()
+                || location.table_row != archetype_entity.table_row()
+            {
+                return Err(format!(
+                    "entity {entity:?} is at row {row} of archetype {:?} (table row {:?}) but its location says {location:?}",
                     archetype.id(),
-                    archetype.owns_table()
+                    archetype_entity.table_row()
                 ));
             }
-            if archetype.owns_table() && archetype.len() != table.entity_count() {
+            if table.entities().get(location.table_row.index()) != Some(&entity) {
                 return Err(format!(
-                    "archetype {:?} owns its table {:?} but has {} entities for its {} rows",
-                    archetype.id(),
-                    archetype.table_id(),
-                    archetype.len(),
-                    table.entity_count()
+                    "table {:?} row {:?} does not hold entity {entity:?}",
+                    location.table_id, location.table_row
                 ));
             }
-            if !archetype.owns_table() && archetype.len() != archetype.shared_entities().len() {
-                return Err(format!(
-                    "archetype {:?} counts {} entities but lists {}",
-                    archetype.id(),
-                    archetype.len(),
-                    archetype.shared_entities().len()
-                ));
-            }
-            for (row, archetype_entity) in archetype.entities_in(table).enumerate() {
-                let entity = archetype_entity.id();
-                let Some(location) = self.entities.get(entity) else {
+            for &id in archetype.sparse_set_components() {
+                let has = self
+                    .storages
+                    .sparse_sets
+                    .get(id)
+                    .is_some_and(|s| s.contains(entity));
+                if !has {
                     return Err(format!(
-                        "entity {entity:?} is in archetype {:?} but not live",
-                        archetype.id()
+                        "entity {entity:?} lacks its sparse component {:?}",
+                        self.components.get_name(id)
                     ));
-                };
-                live += 1;
-                if location.archetype_id != archetype.id()
-                    || location.archetype_row.index() != row
-                    || location.table_id != archetype.table_id()
-                    || location.table_row != archetype_entity.table_row()
-                {
-                    return Err(format!(
-                        "entity {entity:?} is at row {row} of archetype {:?} (table row {:?}) but its location says {location:?}",
-                        archetype.id(),
-                        archetype_entity.table_row()
-                    ));
-                }
-                if table.entities().get(location.table_row.index()) != Some(&entity) {
-                    return Err(format!(
-                        "table {:?} row {:?} does not hold entity {entity:?}",
-                        location.table_id, location.table_row
-                    ));
-                }
-                for &id in archetype.sparse_set_components() {
-                    let has = self
-                        .storages
-                        .sparse_sets
-                        .get(id)
-                        .is_some_and(|s| s.contains(entity));
-                    if !has {
-                        return Err(format!(
-                            "entity {entity:?} lacks its sparse component {:?}",
-                            self.components.get_name(id)
-                        ));
-                    }
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The archetypes hold as many entities as the world counts live.
+    fn check_entity_count(&self) -> Result<(), String> {
+        // After `check_archetypes`, every archetype lists `len()` live
+        // entities.
+        let live: usize = self.archetypes.iter().map(Archetype::len).sum();
         if live != self.entity_count() {
             return Err(format!(
                 "{live} entities in archetypes but entity_count() is {}",
                 self.entity_count()
             ));
+        }
+        Ok(())
+    }
+
+    /// A table has as many rows as its archetypes have entities, and every
+    /// column one value per row.
+    fn check_tables(&self) -> Result<(), String> {
+        let mut rows_per_table = vec![0usize; self.storages.tables.len()];
+        for archetype in self.archetypes.iter() {
+            rows_per_table[archetype.table_id().index()] += archetype.len();
         }
         for (index, table) in self.storages.tables.iter().enumerate() {
             if table.entity_count() != rows_per_table[index] {
@@ -114,6 +159,12 @@ impl World {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Every cached edge's column positions match its source and target
+    /// tables.
+    fn check_edge_columns(&self) -> Result<(), String> {
         for archetype in self.archetypes.iter() {
             let from = &self.storages.tables[archetype.table_id()];
             for (edge, target, moves) in archetype.edges().table_move_edges() {
@@ -132,6 +183,11 @@ impl World {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Every bundle's cached spawn columns match the table it spawns into.
+    fn check_bundle_spawn_columns(&self) -> Result<(), String> {
         for bundle in self.bundles.iter() {
             if let Some((table_id, columns)) = bundle.spawn_table_and_columns() {
                 let table = &self.storages.tables[table_id];
@@ -147,6 +203,12 @@ impl World {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Every sparse set has one value per entity, each of a live entity
+    /// whose archetype has the component.
+    fn check_sparse_sets(&self) -> Result<(), String> {
         for (id, set) in self.storages.sparse_sets.iter() {
             if set.column().len() != set.len() {
                 return Err(format!(
