@@ -200,7 +200,7 @@ mod tests {
     fn krate(input: DeriveInput) -> syn::Result<String> {
         let mut errors = Errors::default();
         let attr = EcsAttr::parse(&input.attrs, &mut errors);
-        errors.finish()?;
+        errors.check()?;
         Ok(attr.krate.to_token_stream().to_string().replace(' ', ""))
     }
 

@@ -87,7 +87,7 @@ impl<'a> BundleInput<'a> {
                 (Shape::Unit, Vec::new())
             }
         };
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,

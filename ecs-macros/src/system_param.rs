@@ -139,7 +139,7 @@ impl<'a> SystemParamInput<'a> {
                 Vec::new()
             }
         };
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             vis: &input.vis,

@@ -61,7 +61,7 @@ impl<'a> ComponentInput<'a> {
                 &mut errors,
             );
         }
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,

@@ -184,7 +184,7 @@ mod tests {
     fn parse_input(input: DeriveInput) -> Result<Vec<Required>, Vec<String>> {
         let mut errors = Errors::default();
         let required = parse(&input.attrs, &input.ident, &mut errors);
-        match errors.finish() {
+        match errors.check() {
             Ok(()) => Ok(required),
             Err(error) => Err(error.into_iter().map(|e| e.to_string()).collect()),
         }

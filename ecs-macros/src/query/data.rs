@@ -114,7 +114,7 @@ impl<'a> QueryDataInput<'a> {
                 "`QueryData` needs at least one field: a query that fetches nothing is `()`",
             );
         }
-        errors.finish()?;
+        errors.check()?;
         Ok(Self { query, attr })
     }
 

@@ -29,7 +29,7 @@ impl<'a> QueryFilterInput<'a> {
             "use `'static` in the field types: a filter borrows nothing from the world",
             &mut errors,
         );
-        errors.finish()?;
+        errors.check()?;
         Ok(Self { query })
     }
 
