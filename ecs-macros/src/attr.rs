@@ -196,6 +196,7 @@ mod tests {
     use syn::{parse_quote, DeriveInput};
 
     use super::*;
+    use crate::test_support::messages_of;
 
     fn krate(input: DeriveInput) -> syn::Result<String> {
         let mut errors = Errors::default();
@@ -236,13 +237,8 @@ mod tests {
             #[ecs(crate = 1)]
             struct S;
         };
-        let messages: Vec<String> = krate(input)
-            .unwrap_err()
-            .into_iter()
-            .map(|error| error.to_string())
-            .collect();
         assert_eq!(
-            messages,
+            messages_of(krate(input).unwrap_err()),
             [
                 "duplicate key `crate`",
                 "unknown key `krate` in `#[ecs(..)]`: expected `crate`",

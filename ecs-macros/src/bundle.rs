@@ -302,25 +302,20 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn fields_are_visited_in_declaration_order() {
-        let out = expand(parse_quote!(
-            struct B {
-                z: Z,
-                a: A,
-                m: M,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B {
+                    z: Z,
+                    a: A,
+                    m: M,
+                }
+            ),
+        )
         .unwrap();
         let z = out
             .find("< Z as :: ecs :: bundle :: Bundle > :: component_ids")
@@ -336,9 +331,12 @@ mod tests {
 
     #[test]
     fn ignored_fields_are_defaulted_and_not_visited() {
-        let out = expand(parse_quote!(
-            struct B(A, #[bundle(ignore)] I, C);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B(A, #[bundle(ignore)] I, C);
+            ),
+        )
         .unwrap();
         assert!(!out.contains("< I as :: ecs :: bundle"), "{out}");
         assert!(
@@ -363,11 +361,14 @@ mod tests {
 
     #[test]
     fn included_fields_bound_both_impls() {
-        let out = expand(parse_quote!(
-            struct B<T: Component>(T, #[bundle(ignore)] I)
-            where
-                T: Clone;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B<T: Component>(T, #[bundle(ignore)] I)
+                where
+                    T: Clone;
+            ),
+        )
         .unwrap();
         assert_eq!(
             out.matches("where T : Clone , T : :: ecs :: bundle :: Bundle {")
@@ -391,16 +392,19 @@ mod tests {
                 }
             ),
         ] {
-            let out = expand(input).unwrap();
+            let out = expand(derive, input).unwrap();
             assert_eq!(
                 out.matches("# [allow (unused_variables)]").count(),
                 4,
                 "{out}"
             );
         }
-        let out = expand(parse_quote!(
-            struct B(A);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B(A);
+            ),
+        )
         .unwrap();
         assert!(!out.contains("unused_variables"), "{out}");
     }
@@ -408,15 +412,18 @@ mod tests {
     #[test]
     fn enums_and_unions_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
-                enum E {
-                    A(A),
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    enum E {
+                        A(A),
+                    }
+                )
+            ),
             ["`Bundle` can only be derived for structs: an enum has no fixed set of components"]
         );
         assert_eq!(
-            messages(parse_quote!(union U { a: A })),
+            messages(derive, parse_quote!(union U { a: A })),
             ["`Bundle` can only be derived for structs: a union holds only one of its fields at a time"]
         );
     }
@@ -433,7 +440,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "`Bundle` types must be 'static: remove the lifetime parameter `'w`",
                 "`#[bundle(..)]` is not allowed here: it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",

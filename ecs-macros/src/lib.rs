@@ -61,6 +61,8 @@ mod marker;
 mod query;
 mod resource;
 mod system_param;
+#[cfg(test)]
+mod test_support;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -384,25 +384,20 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn state_is_each_field_at_static_lifetimes() {
-        let out = expand(parse_quote!(
-            struct Movers<'w, 's> {
-                query: Query<'w, 's, &'static A>,
-                time: Res<'w, Time>,
-                count: Local<'s, u32>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Movers<'w, 's> {
+                    query: Query<'w, 's, &'static A>,
+                    time: Res<'w, Time>,
+                    count: Local<'s, u32>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -440,9 +435,12 @@ mod tests {
 
     #[test]
     fn get_param_builds_the_struct_field_by_field() {
-        let out = expand(parse_quote!(
-            struct P<'s, T: Default + Send + Sync + 'static>(Local<'s, T>, Local<'s, u8>);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct P<'s, T: Default + Send + Sync + 'static>(Local<'s, T>, Local<'s, u8>);
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("let (__ecs_state_0 , __ecs_state_1 ,) = & mut state . state ;"),
@@ -463,14 +461,17 @@ mod tests {
 
     #[test]
     fn fields_without_type_parameters_are_checked_where_declared() {
-        let out = expand(parse_quote!(
-            struct P<'w, 's, T: Resource, const N: usize> {
-                time: Res<'w, Time>,
-                generic: Res<'w, T>,
-                array: Local<'s, [u8; N]>,
-                commands: Commands<'w, 's>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct P<'w, 's, T: Resource, const N: usize> {
+                    time: Res<'w, Time>,
+                    generic: Res<'w, T>,
+                    array: Local<'s, [u8; N]>,
+                    commands: Commands<'w, 's>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -486,14 +487,17 @@ mod tests {
 
     #[test]
     fn the_state_has_no_lifetimes() {
-        let out = expand(parse_quote!(
-            pub(crate) struct P<'w, T: Resource + 'w>
-            where
-                T: 'w,
-            {
-                r: Res<'w, T>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                pub(crate) struct P<'w, T: Resource + 'w>
+                where
+                    T: 'w,
+                {
+                    r: Res<'w, T>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -509,9 +513,12 @@ mod tests {
 
     #[test]
     fn unit_struct_is_the_empty_parameter() {
-        let out = expand(parse_quote!(
-            struct Nothing;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Nothing;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("struct __EcsSystemParamState { state : () , }"),
@@ -538,7 +545,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "unknown key `krate` in `#[ecs(..)]`: expected `crate`",
                 "`SystemParam` structs take only the lifetimes `'w` (what the fields borrow from \
@@ -552,22 +559,28 @@ mod tests {
     #[test]
     fn enums_and_unions_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
-                enum E<'w> {
-                    A(Res<'w, R>),
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    enum E<'w> {
+                        A(Res<'w, R>),
+                    }
+                )
+            ),
             [
                 "`SystemParam` can only be derived for structs: a system is given all of its \
               parameters at once, and an enum holds the fields of only one variant"
             ]
         );
         assert_eq!(
-            messages(parse_quote!(
-                union U {
-                    a: u8,
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    union U {
+                        a: u8,
+                    }
+                )
+            ),
             [
                 "`SystemParam` can only be derived for structs: a union holds only one of its \
               fields at a time"

@@ -392,24 +392,19 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn read_only_struct_is_its_own_twin_and_checks_each_field() {
-        let out = expand(parse_quote!(
-            struct Q {
-                a: &'static A,
-                e: Entity,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Q {
+                    a: &'static A,
+                    e: Entity,
+                }
+            ),
+        )
         .unwrap();
         assert!(out.contains("type ReadOnly = Self"), "{out}");
         assert!(
@@ -429,12 +424,15 @@ mod tests {
 
     #[test]
     fn mutable_struct_gets_a_read_only_twin() {
-        let out = expand(parse_quote!(
-            #[query_data(mutable)]
-            pub struct Q {
-                pub a: &'static mut A,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[query_data(mutable)]
+                pub struct Q {
+                    pub a: &'static mut A,
+                }
+            ),
+        )
         .unwrap();
         assert!(out.contains("type ReadOnly = QReadOnly"), "{out}");
         assert!(
@@ -455,13 +453,16 @@ mod tests {
 
     #[test]
     fn item_struct_mirrors_the_fields() {
-        let out = expand(parse_quote!(
-            pub(crate) struct Q<T: Component> {
-                /// Docs travel.
-                pub a: &'static T,
-                b: Entity,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                pub(crate) struct Q<T: Component> {
+                    /// Docs travel.
+                    pub a: &'static T,
+                    b: Entity,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("pub (crate) struct QItem < 'w , T : Component >"),
@@ -479,10 +480,13 @@ mod tests {
 
     #[test]
     fn tuple_struct_items_are_tuple_structs() {
-        let out = expand(parse_quote!(
-            #[query_data(mutable, derive(Debug, Clone))]
-            struct Q(&'static mut A, Entity);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[query_data(mutable, derive(Debug, Clone))]
+                struct Q(&'static mut A, Entity);
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("# [derive (Debug , Clone)] struct QItem < 'w > (< & 'static mut A as"),
@@ -494,12 +498,15 @@ mod tests {
 
     #[test]
     fn crate_path_replaces_the_root() {
-        let out = expand(parse_quote!(
-            #[ecs(crate = ecs_core)]
-            struct Q {
-                a: &'static A,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[ecs(crate = ecs_core)]
+                struct Q {
+                    a: &'static A,
+                }
+            ),
+        )
         .unwrap();
         assert!(!out.contains(":: ecs ::"), "{out}");
         assert!(
@@ -511,7 +518,7 @@ mod tests {
     #[test]
     fn enums_unions_and_empty_structs_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
+            messages(derive, parse_quote!(
                 enum E {
                     A(&'static A),
                 }
@@ -519,7 +526,7 @@ mod tests {
             ["`QueryData` can only be derived for structs: the variants of an enum have different fields, and a query needs one fixed set of terms"]
         );
         assert_eq!(
-            messages(parse_quote!(union U { a: Entity })),
+            messages(derive, parse_quote!(union U { a: Entity })),
             ["`QueryData` can only be derived for structs: a union holds only one of its fields at a time"]
         );
         for input in [
@@ -531,7 +538,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                messages(input),
+                messages(derive, input),
                 ["`QueryData` needs at least one field: a query that fetches nothing is `()`"]
             );
         }
@@ -548,7 +555,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "`mutable` takes no value: write `#[query_data(mutable)]`",
                 "unknown key `readonly` in `#[query_data(..)]`: expected one of `mutable`, `derive`",
