@@ -1,11 +1,9 @@
 //! What the derives' unit tests share: run a derive on an input, and read
 //! its generated code or its error messages as strings.
 
-use proc_macro2::TokenStream;
 use syn::DeriveInput;
 
-/// A derive's entry point, as each derive module exposes it.
-pub(crate) type Derive = fn(&DeriveInput) -> syn::Result<TokenStream>;
+use crate::Derive;
 
 /// The code `derive` generates for `input`, as one string of tokens.
 pub(crate) fn expand(derive: Derive, input: DeriveInput) -> syn::Result<String> {
