@@ -5,11 +5,12 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Field, Fields, Generics, Member, Path, Type};
+use syn::{DeriveInput, Field, Generics, Member, Path, Type};
 
 use crate::attr::{self, EcsAttr, SetOnce};
 use crate::bounds::where_clause_with_bounds;
 use crate::errors::Errors;
+use crate::fields::{self, Shape};
 use crate::generics::reject_lifetimes;
 
 /// Expands `#[derive(Bundle)]` on `input`.
@@ -22,19 +23,9 @@ struct BundleInput<'a> {
     ident: &'a Ident,
     generics: &'a Generics,
     krate: Path,
+    /// How the struct is built and taken apart.
     shape: Shape,
     fields: Vec<BundleField<'a>>,
-}
-
-/// How the struct is built and taken apart.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// `struct S { a: A }`
-    Named,
-    /// `struct S(A);`
-    Tuple,
-    /// `struct S;`
-    Unit,
 }
 
 /// One field of the struct.
@@ -57,35 +48,20 @@ impl<'a> BundleInput<'a> {
             "it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
             &mut errors,
         );
-        let (shape, fields) = match &input.data {
-            Data::Struct(data) => {
-                let shape = match &data.fields {
-                    Fields::Named(_) => Shape::Named,
-                    Fields::Unnamed(_) => Shape::Tuple,
-                    Fields::Unit => Shape::Unit,
-                };
-                let fields = data
-                    .fields
-                    .iter()
-                    .zip(data.fields.members())
+        let data = fields::struct_data(
+            input,
+            "Bundle",
+            "an enum has no fixed set of components",
+            &mut errors,
+        );
+        let (shape, fields) = match data {
+            Some(data) => {
+                let fields = fields::with_members(&data.fields)
                     .map(|(field, member)| BundleField::parse(field, member, &mut errors))
                     .collect();
-                (shape, fields)
+                (Shape::of(&data.fields), fields)
             }
-            Data::Enum(data) => {
-                errors.push_spanned(
-                    data.enum_token,
-                    "`Bundle` can only be derived for structs: an enum has no fixed set of components",
-                );
-                (Shape::Unit, Vec::new())
-            }
-            Data::Union(data) => {
-                errors.push_spanned(
-                    data.union_token,
-                    "`Bundle` can only be derived for structs: a union holds only one of its fields at a time",
-                );
-                (Shape::Unit, Vec::new())
-            }
+            None => (Shape::Unit, Vec::new()),
         };
         errors.check()?;
         Ok(Self {

@@ -56,6 +56,7 @@ mod bundle;
 mod component;
 mod errors;
 mod event;
+mod fields;
 mod generics;
 mod marker;
 mod query;

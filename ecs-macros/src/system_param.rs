@@ -47,11 +47,12 @@
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, GenericParam, Generics, Lifetime, Member, Path, Type, Visibility};
+use syn::{DeriveInput, GenericParam, Generics, Lifetime, Member, Path, Type, Visibility};
 
 use crate::attr::EcsAttr;
 use crate::bounds::{last_token_span, respan, where_clause_with_type_bounds};
 use crate::errors::Errors;
+use crate::fields;
 use crate::generics::rename_lifetimes;
 
 /// Expands `#[derive(SystemParam)]` on `input`.
@@ -113,31 +114,20 @@ impl<'a> SystemParamInput<'a> {
                 );
             }
         }
-        let fields = match &input.data {
-            Data::Struct(data) => data
-                .fields
-                .iter()
-                .zip(data.fields.members())
+        let data = fields::struct_data(
+            input,
+            "SystemParam",
+            "a system is given all of its parameters at once, and an enum holds the fields of \
+             only one variant",
+            &mut errors,
+        );
+        let fields = match data {
+            Some(data) => fields::with_members(&data.fields)
                 .filter_map(|(field, member)| {
                     errors.take(ParamField::new(&field.ty, member, &input.generics))
                 })
                 .collect(),
-            Data::Enum(data) => {
-                errors.push_spanned(
-                    data.enum_token,
-                    "`SystemParam` can only be derived for structs: a system is given all of its \
-                     parameters at once, and an enum holds the fields of only one variant",
-                );
-                Vec::new()
-            }
-            Data::Union(data) => {
-                errors.push_spanned(
-                    data.union_token,
-                    "`SystemParam` can only be derived for structs: a union holds only one of its \
-                     fields at a time",
-                );
-                Vec::new()
-            }
+            None => Vec::new(),
         };
         errors.check()?;
         Ok(Self {
