@@ -243,12 +243,10 @@ impl<'a> QueryDataInput<'a> {
         let where_clause = &query.where_clause;
         let item_generics = with_world_lifetime(query.generics);
         let (_, item_ty_generics, _) = item_generics.split_for_impl();
-        let is_read_only = all(types
-            .iter()
-            .map(|ty| ty.item(&query_data, quote!(IS_READ_ONLY))));
+        let is_read_only = all(TermType::items(types, &query_data, quote!(IS_READ_ONLY)));
         let members = query.fields.iter().map(|field| &field.member);
         let names = query.fields.iter().map(|field| &field.name);
-        let fetch = types.iter().map(|ty| ty.item(&query_data, quote!(fetch)));
+        let fetch = TermType::items(types, &query_data, quote!(fetch));
         quote! {
             // SAFETY: `IS_READ_ONLY` holds only if every field reads only, and
             // the read-only twin fetches the same components as `Self`, each

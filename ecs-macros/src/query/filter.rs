@@ -54,9 +54,11 @@ impl<'a> QueryFilterInput<'a> {
 
         let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
         let where_clause = &query.where_clause;
-        let is_archetypal = all(types
-            .iter()
-            .map(|ty| ty.item(&query_filter, quote!(IS_ARCHETYPAL))));
+        let is_archetypal = all(TermType::items(
+            &types,
+            &query_filter,
+            quote!(IS_ARCHETYPAL),
+        ));
         // `&&` stops at the first field that rejects the row, as a tuple
         // filter does.
         let filter_fetch = all(types.iter().zip(&query.fields).map(|(ty, field)| {
