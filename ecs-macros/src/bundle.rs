@@ -74,29 +74,13 @@ impl<'a> BundleInput<'a> {
     }
 
     fn generate(&self) -> TokenStream {
-        let Self {
-            ident,
-            generics,
-            krate,
-            ..
-        } = self;
-        let (impl_generics, ty_generics, _) = generics.split_for_impl();
-        let bundle = quote!(#krate::bundle::Bundle);
-        let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
-        let sink = quote!(#krate::bundle::ComponentSink);
-        let component = quote!(#krate::component);
-
-        let included: Vec<(Ident, &BundleField)> = self
-            .fields
-            .iter()
-            .filter(|field| !field.ignored)
-            .enumerate()
-            .map(|(i, field)| (format_ident!("__ecs_field_{}", i), field))
-            .collect();
+        let bundle = self.bundle();
+        let included = self.bindings(false, "__ecs_field");
+        let ignored = self.bindings(true, "__ecs_ignored");
         // `FieldType: Bundle` for each included field, so that a field which
         // is not a bundle is one error at its type (see `crate::bounds`).
         let where_clause = where_clause_with_bounds(
-            generics,
+            self.generics,
             included.iter().map(|(_, field)| field.ty),
             &bundle,
         );
@@ -104,7 +88,48 @@ impl<'a> BundleInput<'a> {
         let allow_unused = included
             .is_empty()
             .then(|| quote!(#[allow(unused_variables)]));
+        let bundle_impl = self.bundle_impl(&included, &where_clause, &allow_unused);
+        let dynamic_bundle_impl =
+            self.dynamic_bundle_impl(&included, &ignored, &where_clause, &allow_unused);
+        quote! {
+            #bundle_impl
+            #dynamic_bundle_impl
+        }
+    }
 
+    /// `#krate::bundle::Bundle`.
+    fn bundle(&self) -> TokenStream {
+        let krate = &self.krate;
+        quote!(#krate::bundle::Bundle)
+    }
+
+    /// The fields that are (`ignored == false`) or are not part of the
+    /// bundle, each with a local named `{prefix}_{i}`, numbered among them.
+    fn bindings(&self, ignored: bool, prefix: &str) -> Vec<(Ident, &BundleField<'a>)> {
+        self.fields
+            .iter()
+            .filter(|field| field.ignored == ignored)
+            .enumerate()
+            .map(|(i, field)| (format_ident!("{}_{}", prefix, i), field))
+            .collect()
+    }
+
+    /// The `Bundle` impl: ids and values of the included fields' components.
+    fn bundle_impl(
+        &self,
+        included: &[(Ident, &BundleField)],
+        where_clause: &TokenStream,
+        allow_unused: &Option<TokenStream>,
+    ) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let bundle = self.bundle();
+        let component = quote!(#krate::component);
         let component_ids = included.iter().map(|(_, field)| {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::component_ids(components, ids);}
@@ -113,24 +138,7 @@ impl<'a> BundleInput<'a> {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::get_component_ids(components, ids);}
         });
-        let get_components = included.iter().map(|(binding, field)| {
-            let ty = field.ty;
-            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
-        });
-        let ignored: Vec<(Ident, &BundleField)> = self
-            .fields
-            .iter()
-            .filter(|field| field.ignored)
-            .enumerate()
-            .map(|(i, field)| (format_ident!("__ecs_ignored_{}", i), field))
-            .collect();
-        let drop_unused = ignored.iter().map(|(binding, field)| {
-            let ty = field.ty;
-            quote_spanned! {ty.span()=> #sink::drop_unused(sink, #binding);}
-        });
-        let destructure = self.destructure(&included, &ignored);
-        let construct = self.construct(&included, &bundle);
-
+        let construct = self.construct(included, &bundle);
         quote! {
             // SAFETY: every method visits the included fields in declaration
             // order and delegates each to the field type's own `Bundle` impl,
@@ -167,7 +175,37 @@ impl<'a> BundleInput<'a> {
                     #construct
                 }
             }
+        }
+    }
 
+    /// The `DynamicBundle` impl: hands out the included fields' components,
+    /// then drops the ignored fields.
+    fn dynamic_bundle_impl(
+        &self,
+        included: &[(Ident, &BundleField)],
+        ignored: &[(Ident, &BundleField)],
+        where_clause: &TokenStream,
+        allow_unused: &Option<TokenStream>,
+    ) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
+        let sink = quote!(#krate::bundle::ComponentSink);
+        let get_components = included.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
+        });
+        let drop_unused = ignored.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> #sink::drop_unused(sink, #binding);}
+        });
+        let destructure = self.destructure(included, ignored);
+        quote! {
             #[automatically_derived]
             impl #impl_generics #dynamic_bundle for #ident #ty_generics #where_clause {
                 #[inline]
