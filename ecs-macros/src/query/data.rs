@@ -6,7 +6,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::punctuated::Punctuated;
-use syn::{Data, DeriveInput, Meta, Path, Token};
+use syn::{Data, DeriveInput, Generics, Meta, Path, Token};
 
 use super::world_query::{state_struct, TermType, WorldQueryImpl};
 use super::{all, with_world_lifetime, world_lifetime, QueryStruct, Shape};
@@ -193,19 +193,40 @@ impl<'a> QueryDataInput<'a> {
 
     /// `struct {Name}Item<'w, ..> { field: <Ty as QueryData>::Item<'w>, .. }`.
     fn item_struct(&self, item: &Ident, types: &[TermType], doc: &str) -> TokenStream {
-        let query = &self.query;
-        let krate = &query.krate;
+        let krate = &self.query.krate;
         let query_data = quote!(#krate::query::QueryData);
         let w = world_lifetime();
-        let vis = query.vis;
-        let generics = with_world_lifetime(query.generics);
-        let where_clause = &query.where_clause;
+        let generics = with_world_lifetime(self.query.generics);
         let derives = &self.attr.derives;
         let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
-        let fields = query.fields.iter().zip(types).map(|(field, ty)| {
+        let field_types = TermType::items(types, &query_data, quote!(Item<#w>));
+        self.struct_like_user_struct(
+            quote! {
+                #[doc = #doc]
+                #derive
+            },
+            item,
+            &generics,
+            field_types,
+        )
+    }
+
+    /// `#attrs struct #name #generics` with the user's struct's shape,
+    /// visibility, where clause and fields (each with its docs and
+    /// visibility), the field types being `field_types`.
+    fn struct_like_user_struct(
+        &self,
+        attrs: TokenStream,
+        name: &Ident,
+        generics: &Generics,
+        field_types: Vec<TokenStream>,
+    ) -> TokenStream {
+        let query = &self.query;
+        let vis = query.vis;
+        let where_clause = &query.where_clause;
+        let fields = query.fields.iter().zip(field_types).map(|(field, ty)| {
             let docs = &field.docs;
             let field_vis = field.vis;
-            let ty = ty.item(&query_data, quote!(Item<#w>));
             match &field.member {
                 syn::Member::Named(name) => quote!(#(#docs)* #field_vis #name: #ty),
                 syn::Member::Unnamed(_) => quote!(#(#docs)* #field_vis #ty),
@@ -213,15 +234,13 @@ impl<'a> QueryDataInput<'a> {
         });
         match query.shape {
             Shape::Named => quote! {
-                #[doc = #doc]
-                #derive
-                #vis struct #item #generics #where_clause { #(#fields,)* }
+                #attrs
+                #vis struct #name #generics #where_clause { #(#fields,)* }
             },
             // Unit structs have no fields and were rejected in `parse`.
             Shape::Tuple | Shape::Unit => quote! {
-                #[doc = #doc]
-                #derive
-                #vis struct #item #generics ( #(#fields,)* ) #where_clause;
+                #attrs
+                #vis struct #name #generics ( #(#fields,)* ) #where_clause;
             },
         }
     }
@@ -307,38 +326,25 @@ impl<'a> QueryDataInput<'a> {
         let query = &self.query;
         let krate = &query.krate;
         let ident = query.ident;
-        let vis = query.vis;
         let generics = query.generics;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let where_clause = &query.where_clause;
         let read_only = &names.read_only;
 
-        let fields = query.fields.iter().zip(read_only_types).map(|(field, ty)| {
-            let docs = &field.docs;
-            let field_vis = field.vis;
-            let ty = &ty.tokens;
-            match &field.member {
-                syn::Member::Named(name) => quote!(#(#docs)* #field_vis #name: #ty),
-                syn::Member::Unnamed(_) => quote!(#(#docs)* #field_vis #ty),
-            }
-        });
         let doc = format!(
             "The read-only twin of [`{ident}`]: each field is read-only, so a query for it \
              goes through a shared `&World` (`QueryState::iter`)."
         );
-        let struct_def = match query.shape {
-            Shape::Named => quote! {
+        let struct_def = self.struct_like_user_struct(
+            quote! {
                 #[doc = #doc]
                 // Only ever named as a type, never built.
                 #[allow(dead_code)]
-                #vis struct #read_only #generics #where_clause { #(#fields,)* }
             },
-            Shape::Tuple | Shape::Unit => quote! {
-                #[doc = #doc]
-                #[allow(dead_code)]
-                #vis struct #read_only #generics ( #(#fields,)* ) #where_clause;
-            },
-        };
+            read_only,
+            generics,
+            read_only_types.iter().map(|ty| ty.tokens.clone()).collect(),
+        );
         let item_doc = format!(
             "What a read-only query for [`{ident}`] yields for each entity: \
              `{ident}`'s fields, each read-only."
