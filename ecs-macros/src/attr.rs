@@ -196,11 +196,12 @@ mod tests {
     use syn::{parse_quote, DeriveInput};
 
     use super::*;
+    use crate::test_support::messages_of;
 
     fn krate(input: DeriveInput) -> syn::Result<String> {
         let mut errors = Errors::default();
         let attr = EcsAttr::parse(&input.attrs, &mut errors);
-        errors.finish()?;
+        errors.check()?;
         Ok(attr.krate.to_token_stream().to_string().replace(' ', ""))
     }
 
@@ -236,13 +237,8 @@ mod tests {
             #[ecs(crate = 1)]
             struct S;
         };
-        let messages: Vec<String> = krate(input)
-            .unwrap_err()
-            .into_iter()
-            .map(|error| error.to_string())
-            .collect();
         assert_eq!(
-            messages,
+            messages_of(krate(input).unwrap_err()),
             [
                 "duplicate key `crate`",
                 "unknown key `krate` in `#[ecs(..)]`: expected `crate`",

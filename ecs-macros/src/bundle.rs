@@ -5,11 +5,12 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Field, Fields, Generics, Member, Path, Type};
+use syn::{DeriveInput, Field, Generics, Member, Path, Type};
 
 use crate::attr::{self, EcsAttr, SetOnce};
 use crate::bounds::where_clause_with_bounds;
 use crate::errors::Errors;
+use crate::fields::{self, Shape};
 use crate::generics::reject_lifetimes;
 
 /// Expands `#[derive(Bundle)]` on `input`.
@@ -22,19 +23,9 @@ struct BundleInput<'a> {
     ident: &'a Ident,
     generics: &'a Generics,
     krate: Path,
+    /// How the struct is built and taken apart.
     shape: Shape,
     fields: Vec<BundleField<'a>>,
-}
-
-/// How the struct is built and taken apart.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// `struct S { a: A }`
-    Named,
-    /// `struct S(A);`
-    Tuple,
-    /// `struct S;`
-    Unit,
 }
 
 /// One field of the struct.
@@ -57,37 +48,22 @@ impl<'a> BundleInput<'a> {
             "it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
             &mut errors,
         );
-        let (shape, fields) = match &input.data {
-            Data::Struct(data) => {
-                let shape = match &data.fields {
-                    Fields::Named(_) => Shape::Named,
-                    Fields::Unnamed(_) => Shape::Tuple,
-                    Fields::Unit => Shape::Unit,
-                };
-                let fields = data
-                    .fields
-                    .iter()
-                    .zip(data.fields.members())
+        let data = fields::struct_data(
+            input,
+            "Bundle",
+            "an enum has no fixed set of components",
+            &mut errors,
+        );
+        let (shape, fields) = match data {
+            Some(data) => {
+                let fields = fields::with_members(&data.fields)
                     .map(|(field, member)| BundleField::parse(field, member, &mut errors))
                     .collect();
-                (shape, fields)
+                (Shape::of(&data.fields), fields)
             }
-            Data::Enum(data) => {
-                errors.push_spanned(
-                    data.enum_token,
-                    "`Bundle` can only be derived for structs: an enum has no fixed set of components",
-                );
-                (Shape::Unit, Vec::new())
-            }
-            Data::Union(data) => {
-                errors.push_spanned(
-                    data.union_token,
-                    "`Bundle` can only be derived for structs: a union holds only one of its fields at a time",
-                );
-                (Shape::Unit, Vec::new())
-            }
+            None => (Shape::Unit, Vec::new()),
         };
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,
@@ -98,29 +74,13 @@ impl<'a> BundleInput<'a> {
     }
 
     fn generate(&self) -> TokenStream {
-        let Self {
-            ident,
-            generics,
-            krate,
-            ..
-        } = self;
-        let (impl_generics, ty_generics, _) = generics.split_for_impl();
-        let bundle = quote!(#krate::bundle::Bundle);
-        let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
-        let sink = quote!(#krate::bundle::ComponentSink);
-        let component = quote!(#krate::component);
-
-        let included: Vec<(Ident, &BundleField)> = self
-            .fields
-            .iter()
-            .filter(|field| !field.ignored)
-            .enumerate()
-            .map(|(i, field)| (format_ident!("__ecs_field_{}", i), field))
-            .collect();
+        let bundle = self.bundle();
+        let included = self.bindings(false, "__ecs_field");
+        let ignored = self.bindings(true, "__ecs_ignored");
         // `FieldType: Bundle` for each included field, so that a field which
         // is not a bundle is one error at its type (see `crate::bounds`).
         let where_clause = where_clause_with_bounds(
-            generics,
+            self.generics,
             included.iter().map(|(_, field)| field.ty),
             &bundle,
         );
@@ -128,7 +88,48 @@ impl<'a> BundleInput<'a> {
         let allow_unused = included
             .is_empty()
             .then(|| quote!(#[allow(unused_variables)]));
+        let bundle_impl = self.bundle_impl(&included, &where_clause, &allow_unused);
+        let dynamic_bundle_impl =
+            self.dynamic_bundle_impl(&included, &ignored, &where_clause, &allow_unused);
+        quote! {
+            #bundle_impl
+            #dynamic_bundle_impl
+        }
+    }
 
+    /// `#krate::bundle::Bundle`.
+    fn bundle(&self) -> TokenStream {
+        let krate = &self.krate;
+        quote!(#krate::bundle::Bundle)
+    }
+
+    /// The fields that are (`ignored == false`) or are not part of the
+    /// bundle, each with a local named `{prefix}_{i}`, numbered among them.
+    fn bindings(&self, ignored: bool, prefix: &str) -> Vec<(Ident, &BundleField<'a>)> {
+        self.fields
+            .iter()
+            .filter(|field| field.ignored == ignored)
+            .enumerate()
+            .map(|(i, field)| (format_ident!("{}_{}", prefix, i), field))
+            .collect()
+    }
+
+    /// The `Bundle` impl: ids and values of the included fields' components.
+    fn bundle_impl(
+        &self,
+        included: &[(Ident, &BundleField)],
+        where_clause: &TokenStream,
+        allow_unused: &Option<TokenStream>,
+    ) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let bundle = self.bundle();
+        let component = quote!(#krate::component);
         let component_ids = included.iter().map(|(_, field)| {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::component_ids(components, ids);}
@@ -137,24 +138,7 @@ impl<'a> BundleInput<'a> {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::get_component_ids(components, ids);}
         });
-        let get_components = included.iter().map(|(binding, field)| {
-            let ty = field.ty;
-            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
-        });
-        let ignored: Vec<(Ident, &BundleField)> = self
-            .fields
-            .iter()
-            .filter(|field| field.ignored)
-            .enumerate()
-            .map(|(i, field)| (format_ident!("__ecs_ignored_{}", i), field))
-            .collect();
-        let drop_unused = ignored.iter().map(|(binding, field)| {
-            let ty = field.ty;
-            quote_spanned! {ty.span()=> #sink::drop_unused(sink, #binding);}
-        });
-        let destructure = self.destructure(&included, &ignored);
-        let construct = self.construct(&included, &bundle);
-
+        let construct = self.construct(included, &bundle);
         quote! {
             // SAFETY: every method visits the included fields in declaration
             // order and delegates each to the field type's own `Bundle` impl,
@@ -191,7 +175,37 @@ impl<'a> BundleInput<'a> {
                     #construct
                 }
             }
+        }
+    }
 
+    /// The `DynamicBundle` impl: hands out the included fields' components,
+    /// then drops the ignored fields.
+    fn dynamic_bundle_impl(
+        &self,
+        included: &[(Ident, &BundleField)],
+        ignored: &[(Ident, &BundleField)],
+        where_clause: &TokenStream,
+        allow_unused: &Option<TokenStream>,
+    ) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let dynamic_bundle = quote!(#krate::bundle::DynamicBundle);
+        let sink = quote!(#krate::bundle::ComponentSink);
+        let get_components = included.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> <#ty as #dynamic_bundle>::get_components(#binding, sink);}
+        });
+        let drop_unused = ignored.iter().map(|(binding, field)| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> #sink::drop_unused(sink, #binding);}
+        });
+        let destructure = self.destructure(included, ignored);
+        quote! {
             #[automatically_derived]
             impl #impl_generics #dynamic_bundle for #ident #ty_generics #where_clause {
                 #[inline]
@@ -302,25 +316,20 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn fields_are_visited_in_declaration_order() {
-        let out = expand(parse_quote!(
-            struct B {
-                z: Z,
-                a: A,
-                m: M,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B {
+                    z: Z,
+                    a: A,
+                    m: M,
+                }
+            ),
+        )
         .unwrap();
         let z = out
             .find("< Z as :: ecs :: bundle :: Bundle > :: component_ids")
@@ -336,9 +345,12 @@ mod tests {
 
     #[test]
     fn ignored_fields_are_defaulted_and_not_visited() {
-        let out = expand(parse_quote!(
-            struct B(A, #[bundle(ignore)] I, C);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B(A, #[bundle(ignore)] I, C);
+            ),
+        )
         .unwrap();
         assert!(!out.contains("< I as :: ecs :: bundle"), "{out}");
         assert!(
@@ -363,11 +375,14 @@ mod tests {
 
     #[test]
     fn included_fields_bound_both_impls() {
-        let out = expand(parse_quote!(
-            struct B<T: Component>(T, #[bundle(ignore)] I)
-            where
-                T: Clone;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B<T: Component>(T, #[bundle(ignore)] I)
+                where
+                    T: Clone;
+            ),
+        )
         .unwrap();
         assert_eq!(
             out.matches("where T : Clone , T : :: ecs :: bundle :: Bundle {")
@@ -391,16 +406,19 @@ mod tests {
                 }
             ),
         ] {
-            let out = expand(input).unwrap();
+            let out = expand(derive, input).unwrap();
             assert_eq!(
                 out.matches("# [allow (unused_variables)]").count(),
                 4,
                 "{out}"
             );
         }
-        let out = expand(parse_quote!(
-            struct B(A);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B(A);
+            ),
+        )
         .unwrap();
         assert!(!out.contains("unused_variables"), "{out}");
     }
@@ -408,15 +426,18 @@ mod tests {
     #[test]
     fn enums_and_unions_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
-                enum E {
-                    A(A),
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    enum E {
+                        A(A),
+                    }
+                )
+            ),
             ["`Bundle` can only be derived for structs: an enum has no fixed set of components"]
         );
         assert_eq!(
-            messages(parse_quote!(union U { a: A })),
+            messages(derive, parse_quote!(union U { a: A })),
             ["`Bundle` can only be derived for structs: a union holds only one of its fields at a time"]
         );
     }
@@ -433,7 +454,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "`Bundle` types must be 'static: remove the lifetime parameter `'w`",
                 "`#[bundle(..)]` is not allowed here: it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",

@@ -56,14 +56,17 @@ mod bundle;
 mod component;
 mod errors;
 mod event;
+mod fields;
 mod generics;
 mod marker;
 mod query;
 mod resource;
 mod system_param;
+#[cfg(test)]
+mod test_support;
 
 use proc_macro::TokenStream;
-use syn::{parse_macro_input, DeriveInput};
+use syn::DeriveInput;
 
 /// Implements `Component` for a struct or enum, so its values can be
 /// attached to entities.
@@ -137,8 +140,7 @@ use syn::{parse_macro_input, DeriveInput};
 /// ```
 #[proc_macro_derive(Component, attributes(component, require, ecs))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(component::derive(&input))
+    expand(input, component::derive)
 }
 
 /// Implements `Bundle` for a struct whose fields are bundles, so the
@@ -200,8 +202,7 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Bundle, attributes(bundle, ecs))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(bundle::derive(&input))
+    expand(input, bundle::derive)
 }
 
 /// Implements `Resource` for a type, so a world can hold one value of it
@@ -234,8 +235,7 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Resource, attributes(ecs))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(resource::derive(&input))
+    expand(input, resource::derive)
 }
 
 /// Implements `QueryData` for a struct whose fields are query data, so the
@@ -300,8 +300,7 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(QueryData, attributes(query_data, ecs))]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(query::derive_data(&input))
+    expand(input, query::derive_data)
 }
 
 /// Implements `QueryFilter` for a struct whose fields are query filters, so
@@ -343,8 +342,7 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(QueryFilter, attributes(ecs))]
 pub fn derive_query_filter(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(query::derive_filter(&input))
+    expand(input, query::derive_filter)
 }
 
 /// Implements `Event` for a type, so it can be triggered
@@ -381,8 +379,7 @@ pub fn derive_query_filter(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Event, attributes(ecs))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(event::derive(&input))
+    expand(input, event::derive)
 }
 
 /// Implements `SystemParam` for a struct whose fields are system
@@ -454,11 +451,18 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(SystemParam, attributes(ecs))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(system_param::derive(&input))
+    expand(input, system_param::derive)
 }
 
-/// The generated code, or the errors that stopped it.
-fn expand(result: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    result.unwrap_or_else(syn::Error::into_compile_error).into()
+/// What each derive module exposes: read `input`, then generate its impls
+/// or return every problem found.
+type Derive = fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>;
+
+/// Runs `derive` on `input`: the generated code, or the errors that stopped
+/// it (an input that is not an item is the parser's error).
+fn expand(input: TokenStream, derive: Derive) -> TokenStream {
+    syn::parse::<DeriveInput>(input)
+        .and_then(|input| derive(&input))
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

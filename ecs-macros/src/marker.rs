@@ -25,7 +25,7 @@ impl<'a> MarkerInput<'a> {
         let mut errors = Errors::default();
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
         reject_lifetimes(&input.generics, trait_name, &mut errors);
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,

@@ -47,11 +47,12 @@
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, GenericParam, Generics, Lifetime, Member, Path, Type, Visibility};
+use syn::{DeriveInput, GenericParam, Generics, Lifetime, Member, Path, Type, Visibility};
 
 use crate::attr::EcsAttr;
 use crate::bounds::{last_token_span, respan, where_clause_with_type_bounds};
 use crate::errors::Errors;
+use crate::fields;
 use crate::generics::rename_lifetimes;
 
 /// Expands `#[derive(SystemParam)]` on `input`.
@@ -113,33 +114,22 @@ impl<'a> SystemParamInput<'a> {
                 );
             }
         }
-        let fields = match &input.data {
-            Data::Struct(data) => data
-                .fields
-                .iter()
-                .zip(data.fields.members())
+        let data = fields::struct_data(
+            input,
+            "SystemParam",
+            "a system is given all of its parameters at once, and an enum holds the fields of \
+             only one variant",
+            &mut errors,
+        );
+        let fields = match data {
+            Some(data) => fields::with_members(&data.fields)
                 .filter_map(|(field, member)| {
                     errors.take(ParamField::new(&field.ty, member, &input.generics))
                 })
                 .collect(),
-            Data::Enum(data) => {
-                errors.push_spanned(
-                    data.enum_token,
-                    "`SystemParam` can only be derived for structs: a system is given all of its \
-                     parameters at once, and an enum holds the fields of only one variant",
-                );
-                Vec::new()
-            }
-            Data::Union(data) => {
-                errors.push_spanned(
-                    data.union_token,
-                    "`SystemParam` can only be derived for structs: a union holds only one of its \
-                     fields at a time",
-                );
-                Vec::new()
-            }
+            None => Vec::new(),
         };
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             vis: &input.vis,
@@ -150,48 +140,119 @@ impl<'a> SystemParamInput<'a> {
     }
 
     fn generate(&self) -> TokenStream {
-        let Self {
-            ident,
-            vis,
-            generics,
-            krate,
-            fields,
-        } = self;
-        let system_param = quote!(#krate::system::SystemParam);
-        let system_meta = quote!(#krate::system::SystemMeta);
-        let world = quote!(#krate::world::World);
-        let (impl_generics, ty_generics, _) = generics.split_for_impl();
-        let item_w = Lifetime::new(&format!("'{ITEM_WORLD}"), Span::call_site());
-        let item_s = Lifetime::new(&format!("'{ITEM_STATE}"), Span::call_site());
-        let item_generics = rename_to_item_lifetimes(ty_generics.to_token_stream());
+        let where_clause = self.where_clause();
+        let field_checks = self.field_checks();
+        let state_struct = self.state_struct(&where_clause);
+        let system_param_impl = self.system_param_impl(&where_clause);
+        quote! {
+            const _: () = {
+                #(#field_checks)*
+                #state_struct
+                #system_param_impl
+            };
+        }
+    }
 
-        // `StaticFieldType: for<'w, 's> SystemParam<Item<'w, 's> = FieldType>`
-        // for each field (see the module docs).
-        let where_clause = where_clause_with_type_bounds(
-            generics,
-            fields.iter().map(|field| {
+    /// `#krate::system::SystemParam`.
+    fn system_param(&self) -> TokenStream {
+        let krate = &self.krate;
+        quote!(#krate::system::SystemParam)
+    }
+
+    /// The lifetimes of `Item<'w, 's>` and `get_param<'w, 's>`.
+    fn item_lifetimes() -> (Lifetime, Lifetime) {
+        (
+            Lifetime::new(&format!("'{ITEM_WORLD}"), Span::call_site()),
+            Lifetime::new(&format!("'{ITEM_STATE}"), Span::call_site()),
+        )
+    }
+
+    /// The impl's where clause: the user's, then
+    /// `StaticFieldType: for<'w, 's> SystemParam<Item<'w, 's> = FieldType>`
+    /// for each field (see the module docs).
+    fn where_clause(&self) -> TokenStream {
+        let system_param = self.system_param();
+        let (item_w, item_s) = Self::item_lifetimes();
+        where_clause_with_type_bounds(
+            self.generics,
+            self.fields.iter().map(|field| {
                 let item_ty = &field.item_ty;
                 let bound = quote! {
                     for<#item_w, #item_s> #system_param<Item<#item_w, #item_s> = #item_ty>
                 };
                 (&field.static_ty, bound)
             }),
-        );
+        )
+    }
+
+    /// The check of each field that names no type parameter (see
+    /// [`ParamField::check`]).
+    fn field_checks(&self) -> Vec<TokenStream> {
+        let system_param = self.system_param();
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(|(_, field)| !field.names_params)
+            .map(|(i, field)| field.check(i, self.generics, &system_param))
+            .collect()
+    }
+
+    /// `<StaticFieldType as SystemParam>::method` for each field, spanned at
+    /// its type, so that anything left for the compiler to report about a
+    /// field is reported there.
+    fn each(&self, method: TokenStream) -> Vec<TokenStream> {
+        let system_param = self.system_param();
+        self.fields
+            .iter()
+            .map(|field| {
+                let static_ty = &field.static_ty;
+                quote_spanned! {field.ty.span()=> <#static_ty as #system_param>::#method}
+            })
+            .collect()
+    }
+
+    /// The hidden struct holding the fields' states. Its where clause is the
+    /// impl's, with `'w` and `'s` (which the state cannot name) as
+    /// `'static`.
+    fn state_struct(&self, where_clause: &TokenStream) -> TokenStream {
+        let vis = self.vis;
         let state_struct = Ident::new(STATE_STRUCT, Span::call_site());
-        let state_generics = state_generics(generics);
-        let (_, state_ty_generics, _) = state_generics.split_for_impl();
-        // The state's where clause is the impl's, with `'w` and `'s` (which
-        // the state cannot name) as `'static`.
+        let state_generics = state_generics(self.generics);
         let state_where_clause = rename_lifetimes(
             where_clause.clone(),
             &[(WORLD, "static"), (STATE, "static")],
         );
-        let field_checks = fields
-            .iter()
-            .enumerate()
-            .filter(|(_, field)| !field.names_params)
-            .map(|(i, field)| field.check(i, generics, &system_param));
+        let states = self.each(quote!(State));
+        quote! {
+            // The fields' states: a struct with the user's visibility,
+            // so that `SystemParam::State` names no type more private
+            // than the user's struct.
+            #[doc(hidden)]
+            #vis struct #state_struct #state_generics #state_where_clause {
+                state: (#(#states,)*),
+            }
+        }
+    }
 
+    /// The `SystemParam` impl: each method visits every field's state in
+    /// declaration order.
+    fn system_param_impl(&self, where_clause: &TokenStream) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            fields,
+            ..
+        } = self;
+        let system_param = self.system_param();
+        let system_meta = quote!(#krate::system::SystemMeta);
+        let world = quote!(#krate::world::World);
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let (item_w, item_s) = Self::item_lifetimes();
+        let item_generics = rename_to_item_lifetimes(ty_generics.to_token_stream());
+        let state_struct = Ident::new(STATE_STRUCT, Span::call_site());
+        let state_generics = state_generics(generics);
+        let (_, state_ty_generics, _) = state_generics.split_for_impl();
         let bindings: Vec<Ident> = (0..fields.len())
             .map(|i| format_ident!("__ecs_state_{}", i))
             .collect();
@@ -200,83 +261,58 @@ impl<'a> SystemParamInput<'a> {
         let allow_unused = fields
             .is_empty()
             .then(|| quote!(#[allow(unused_variables, clippy::unused_unit)]));
-        // Each field's calls are spanned at its type, so that anything left
-        // for the compiler to report about a field is reported there.
-        let each = |method: TokenStream| -> Vec<TokenStream> {
-            fields
-                .iter()
-                .map(|field| {
-                    let static_ty = &field.static_ty;
-                    quote_spanned! {field.ty.span()=> <#static_ty as #system_param>::#method}
-                })
-                .collect()
-        };
-        let states = each(quote!(State));
-        let init_state = each(quote!(init_state));
-        let get_param = each(quote!(get_param));
-        let apply = each(quote!(apply));
-        let queue = each(quote!(queue));
+        let init_state = self.each(quote!(init_state));
+        let get_param = self.each(quote!(get_param));
+        let apply = self.each(quote!(apply));
+        let queue = self.each(quote!(queue));
         let members = fields.iter().map(|field| &field.member);
-
         quote! {
-            const _: () = {
-                #(#field_checks)*
+            // SAFETY: `init_state` builds every field's state with the same
+            // `meta`, so the access recorded is the union of the fields'
+            // accesses (and two fields that conflict panic there, as two
+            // parameters of one system do). `get_param` fetches each field
+            // from its own state, under the caller's guarantee for that
+            // recorded access, exactly as a tuple of the field types does.
+            #[automatically_derived]
+            unsafe impl #impl_generics #system_param for #ident #ty_generics #where_clause {
+                type State = #state_struct #state_ty_generics;
+                type Item<#item_w, #item_s> = #ident #item_generics;
 
-                // The fields' states: a struct with the user's visibility,
-                // so that `SystemParam::State` names no type more private
-                // than the user's struct.
-                #[doc(hidden)]
-                #vis struct #state_struct #state_generics #state_where_clause {
-                    state: (#(#states,)*),
-                }
-
-                // SAFETY: `init_state` builds every field's state with the same
-                // `meta`, so the access recorded is the union of the fields'
-                // accesses (and two fields that conflict panic there, as two
-                // parameters of one system do). `get_param` fetches each field
-                // from its own state, under the caller's guarantee for that
-                // recorded access, exactly as a tuple of the field types does.
-                #[automatically_derived]
-                unsafe impl #impl_generics #system_param for #ident #ty_generics #where_clause {
-                    type State = #state_struct #state_ty_generics;
-                    type Item<#item_w, #item_s> = #ident #item_generics;
-
-                    #allow_unused
-                    fn init_state(world: &mut #world, meta: &mut #system_meta) -> Self::State {
-                        #state_struct {
-                            state: (#(#init_state(world, meta),)*),
-                        }
-                    }
-
-                    #[inline]
-                    #allow_unused
-                    unsafe fn get_param<#item_w, #item_s>(
-                        state: &#item_s mut Self::State,
-                        meta: &#system_meta,
-                        world: #krate::world::UnsafeWorldCell<#item_w>,
-                        change_tick: #krate::change_detection::Tick,
-                    ) -> Self::Item<#item_w, #item_s> {
-                        let (#(#bindings,)*) = &mut state.state;
-                        #ident {
-                            // SAFETY: forwarded; the caller's guarantee for the
-                            // struct covers each field's recorded access.
-                            #(#members: unsafe { #get_param(#bindings, meta, world, change_tick) },)*
-                        }
-                    }
-
-                    #allow_unused
-                    fn apply(state: &mut Self::State, world: &mut #world) {
-                        let (#(#bindings,)*) = &mut state.state;
-                        #(#apply(#bindings, world);)*
-                    }
-
-                    #allow_unused
-                    fn queue(state: &mut Self::State, queue: &mut #krate::system::CommandQueue) {
-                        let (#(#bindings,)*) = &mut state.state;
-                        #(#queue(#bindings, queue);)*
+                #allow_unused
+                fn init_state(world: &mut #world, meta: &mut #system_meta) -> Self::State {
+                    #state_struct {
+                        state: (#(#init_state(world, meta),)*),
                     }
                 }
-            };
+
+                #[inline]
+                #allow_unused
+                unsafe fn get_param<#item_w, #item_s>(
+                    state: &#item_s mut Self::State,
+                    meta: &#system_meta,
+                    world: #krate::world::UnsafeWorldCell<#item_w>,
+                    change_tick: #krate::change_detection::Tick,
+                ) -> Self::Item<#item_w, #item_s> {
+                    let (#(#bindings,)*) = &mut state.state;
+                    #ident {
+                        // SAFETY: forwarded; the caller's guarantee for the
+                        // struct covers each field's recorded access.
+                        #(#members: unsafe { #get_param(#bindings, meta, world, change_tick) },)*
+                    }
+                }
+
+                #allow_unused
+                fn apply(state: &mut Self::State, world: &mut #world) {
+                    let (#(#bindings,)*) = &mut state.state;
+                    #(#apply(#bindings, world);)*
+                }
+
+                #allow_unused
+                fn queue(state: &mut Self::State, queue: &mut #krate::system::CommandQueue) {
+                    let (#(#bindings,)*) = &mut state.state;
+                    #(#queue(#bindings, queue);)*
+                }
+            }
         }
     }
 }
@@ -384,25 +420,20 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn state_is_each_field_at_static_lifetimes() {
-        let out = expand(parse_quote!(
-            struct Movers<'w, 's> {
-                query: Query<'w, 's, &'static A>,
-                time: Res<'w, Time>,
-                count: Local<'s, u32>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Movers<'w, 's> {
+                    query: Query<'w, 's, &'static A>,
+                    time: Res<'w, Time>,
+                    count: Local<'s, u32>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -440,9 +471,12 @@ mod tests {
 
     #[test]
     fn get_param_builds_the_struct_field_by_field() {
-        let out = expand(parse_quote!(
-            struct P<'s, T: Default + Send + Sync + 'static>(Local<'s, T>, Local<'s, u8>);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct P<'s, T: Default + Send + Sync + 'static>(Local<'s, T>, Local<'s, u8>);
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("let (__ecs_state_0 , __ecs_state_1 ,) = & mut state . state ;"),
@@ -463,14 +497,17 @@ mod tests {
 
     #[test]
     fn fields_without_type_parameters_are_checked_where_declared() {
-        let out = expand(parse_quote!(
-            struct P<'w, 's, T: Resource, const N: usize> {
-                time: Res<'w, Time>,
-                generic: Res<'w, T>,
-                array: Local<'s, [u8; N]>,
-                commands: Commands<'w, 's>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct P<'w, 's, T: Resource, const N: usize> {
+                    time: Res<'w, Time>,
+                    generic: Res<'w, T>,
+                    array: Local<'s, [u8; N]>,
+                    commands: Commands<'w, 's>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -486,14 +523,17 @@ mod tests {
 
     #[test]
     fn the_state_has_no_lifetimes() {
-        let out = expand(parse_quote!(
-            pub(crate) struct P<'w, T: Resource + 'w>
-            where
-                T: 'w,
-            {
-                r: Res<'w, T>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                pub(crate) struct P<'w, T: Resource + 'w>
+                where
+                    T: 'w,
+                {
+                    r: Res<'w, T>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -509,9 +549,12 @@ mod tests {
 
     #[test]
     fn unit_struct_is_the_empty_parameter() {
-        let out = expand(parse_quote!(
-            struct Nothing;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Nothing;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("struct __EcsSystemParamState { state : () , }"),
@@ -538,7 +581,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "unknown key `krate` in `#[ecs(..)]`: expected `crate`",
                 "`SystemParam` structs take only the lifetimes `'w` (what the fields borrow from \
@@ -552,22 +595,28 @@ mod tests {
     #[test]
     fn enums_and_unions_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
-                enum E<'w> {
-                    A(Res<'w, R>),
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    enum E<'w> {
+                        A(Res<'w, R>),
+                    }
+                )
+            ),
             [
                 "`SystemParam` can only be derived for structs: a system is given all of its \
               parameters at once, and an enum holds the fields of only one variant"
             ]
         );
         assert_eq!(
-            messages(parse_quote!(
-                union U {
-                    a: u8,
-                }
-            )),
+            messages(
+                derive,
+                parse_quote!(
+                    union U {
+                        a: u8,
+                    }
+                )
+            ),
             [
                 "`SystemParam` can only be derived for structs: a union holds only one of its \
               fields at a time"

@@ -61,7 +61,7 @@ impl<'a> ComponentInput<'a> {
                 &mut errors,
             );
         }
-        errors.finish()?;
+        errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,
@@ -282,21 +282,16 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn storage_defaults_to_table() {
-        let out = expand(parse_quote!(
-            struct S;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct S;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(":: ecs :: component :: StorageType :: Table"),
@@ -306,22 +301,28 @@ mod tests {
 
     #[test]
     fn storage_attribute_picks_the_variant() {
-        let out = expand(parse_quote!(
-            #[component(storage = "SparseSet")]
-            enum E {
-                A,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(storage = "SparseSet")]
+                enum E {
+                    A,
+                }
+            ),
+        )
         .unwrap();
         assert!(out.contains("StorageType :: SparseSet"), "{out}");
     }
 
     #[test]
     fn crate_path_replaces_the_root() {
-        let out = expand(parse_quote!(
-            #[ecs(crate = ecs_core)]
-            struct S;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[ecs(crate = ecs_core)]
+                struct S;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("impl ecs_core :: component :: Component for S"),
@@ -331,11 +332,14 @@ mod tests {
 
     #[test]
     fn generics_and_where_clause_are_kept() {
-        let out = expand(parse_quote!(
-            struct S<T: Send, const N: usize>([T; N])
-            where
-                T: Sync + 'static;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct S<T: Send, const N: usize>([T; N])
+                where
+                    T: Sync + 'static;
+            ),
+        )
         .unwrap();
         assert!(out.contains("impl < T : Send , const N : usize >"), "{out}");
         assert!(
@@ -356,7 +360,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
@@ -380,16 +384,19 @@ mod tests {
             #[component(storage = "Table")]
             struct S;
         );
-        assert_eq!(messages(input), ["duplicate key `storage`"]);
+        assert_eq!(messages(derive, input), ["duplicate key `storage`"]);
     }
 
     #[test]
     fn hooks_are_registered_by_their_setters() {
-        let out = expand(parse_quote!(
-            #[component(on_remove = hooks::removed, storage = "SparseSet")]
-            #[component(on_add = "added", on_despawn = despawned::<Self>)]
-            struct S;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(on_remove = hooks::removed, storage = "SparseSet")]
+                #[component(on_add = "added", on_despawn = despawned::<Self>)]
+                struct S;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains(
@@ -405,9 +412,12 @@ mod tests {
 
     #[test]
     fn no_hooks_or_requirements_keep_the_default_methods() {
-        let out = expand(parse_quote!(
-            struct S;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct S;
+            ),
+        )
         .unwrap();
         assert!(!out.contains("register_component_hooks"), "{out}");
         assert!(!out.contains("register_required_components"), "{out}");
@@ -415,11 +425,14 @@ mod tests {
 
     #[test]
     fn requirements_are_registered() {
-        let out = expand(parse_quote!(
-            #[require(A, B = B(2))]
-            #[require(C(3))]
-            struct S;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[require(A, B = B(2))]
+                #[require(C(3))]
+                struct S;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("fn register_required_components (__ecs_required : & mut :: ecs :: component :: RequiredComponentsRegistrar < '_ > ,)"),
@@ -438,7 +451,7 @@ mod tests {
             #[component(on_insert = b)]
             struct S;
         );
-        let error = expand(input).unwrap_err();
+        let error = expand(derive, input).unwrap_err();
         assert_eq!(error.to_string(), "duplicate key `on_insert`");
     }
 
@@ -449,7 +462,7 @@ mod tests {
             struct S;
         );
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             ["expected a string literal: `storage = \"Table\"` or `storage = \"SparseSet\"`"]
         );
     }

@@ -180,13 +180,14 @@ mod tests {
     use syn::{parse_quote, DeriveInput};
 
     use super::*;
+    use crate::test_support::messages_of;
 
     fn parse_input(input: DeriveInput) -> Result<Vec<Required>, Vec<String>> {
         let mut errors = Errors::default();
         let required = parse(&input.attrs, &input.ident, &mut errors);
-        match errors.finish() {
+        match errors.check() {
             Ok(()) => Ok(required),
-            Err(error) => Err(error.into_iter().map(|e| e.to_string()).collect()),
+            Err(error) => Err(messages_of(error)),
         }
     }
 

@@ -6,7 +6,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::punctuated::Punctuated;
-use syn::{Data, DeriveInput, Meta, Path, Token};
+use syn::{Data, DeriveInput, Generics, Meta, Path, Token};
 
 use super::world_query::{state_struct, TermType, WorldQueryImpl};
 use super::{all, with_world_lifetime, world_lifetime, QueryStruct, Shape};
@@ -114,7 +114,7 @@ impl<'a> QueryDataInput<'a> {
                 "`QueryData` needs at least one field: a query that fetches nothing is `()`",
             );
         }
-        errors.finish()?;
+        errors.check()?;
         Ok(Self { query, attr })
     }
 
@@ -193,19 +193,40 @@ impl<'a> QueryDataInput<'a> {
 
     /// `struct {Name}Item<'w, ..> { field: <Ty as QueryData>::Item<'w>, .. }`.
     fn item_struct(&self, item: &Ident, types: &[TermType], doc: &str) -> TokenStream {
-        let query = &self.query;
-        let krate = &query.krate;
+        let krate = &self.query.krate;
         let query_data = quote!(#krate::query::QueryData);
         let w = world_lifetime();
-        let vis = query.vis;
-        let generics = with_world_lifetime(query.generics);
-        let where_clause = &query.where_clause;
+        let generics = with_world_lifetime(self.query.generics);
         let derives = &self.attr.derives;
         let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
-        let fields = query.fields.iter().zip(types).map(|(field, ty)| {
+        let field_types = TermType::items(types, &query_data, quote!(Item<#w>));
+        self.struct_like_user_struct(
+            quote! {
+                #[doc = #doc]
+                #derive
+            },
+            item,
+            &generics,
+            field_types,
+        )
+    }
+
+    /// `#attrs struct #name #generics` with the user's struct's shape,
+    /// visibility, where clause and fields (each with its docs and
+    /// visibility), the field types being `field_types`.
+    fn struct_like_user_struct(
+        &self,
+        attrs: TokenStream,
+        name: &Ident,
+        generics: &Generics,
+        field_types: Vec<TokenStream>,
+    ) -> TokenStream {
+        let query = &self.query;
+        let vis = query.vis;
+        let where_clause = &query.where_clause;
+        let fields = query.fields.iter().zip(field_types).map(|(field, ty)| {
             let docs = &field.docs;
             let field_vis = field.vis;
-            let ty = ty.item(&query_data, quote!(Item<#w>));
             match &field.member {
                 syn::Member::Named(name) => quote!(#(#docs)* #field_vis #name: #ty),
                 syn::Member::Unnamed(_) => quote!(#(#docs)* #field_vis #ty),
@@ -213,15 +234,13 @@ impl<'a> QueryDataInput<'a> {
         });
         match query.shape {
             Shape::Named => quote! {
-                #[doc = #doc]
-                #derive
-                #vis struct #item #generics #where_clause { #(#fields,)* }
+                #attrs
+                #vis struct #name #generics #where_clause { #(#fields,)* }
             },
             // Unit structs have no fields and were rejected in `parse`.
             Shape::Tuple | Shape::Unit => quote! {
-                #[doc = #doc]
-                #derive
-                #vis struct #item #generics ( #(#fields,)* ) #where_clause;
+                #attrs
+                #vis struct #name #generics ( #(#fields,)* ) #where_clause;
             },
         }
     }
@@ -243,12 +262,10 @@ impl<'a> QueryDataInput<'a> {
         let where_clause = &query.where_clause;
         let item_generics = with_world_lifetime(query.generics);
         let (_, item_ty_generics, _) = item_generics.split_for_impl();
-        let is_read_only = all(types
-            .iter()
-            .map(|ty| ty.item(&query_data, quote!(IS_READ_ONLY))));
+        let is_read_only = all(TermType::items(types, &query_data, quote!(IS_READ_ONLY)));
         let members = query.fields.iter().map(|field| &field.member);
         let names = query.fields.iter().map(|field| &field.name);
-        let fetch = types.iter().map(|ty| ty.item(&query_data, quote!(fetch)));
+        let fetch = TermType::items(types, &query_data, quote!(fetch));
         quote! {
             // SAFETY: `IS_READ_ONLY` holds only if every field reads only, and
             // the read-only twin fetches the same components as `Self`, each
@@ -309,38 +326,25 @@ impl<'a> QueryDataInput<'a> {
         let query = &self.query;
         let krate = &query.krate;
         let ident = query.ident;
-        let vis = query.vis;
         let generics = query.generics;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let where_clause = &query.where_clause;
         let read_only = &names.read_only;
 
-        let fields = query.fields.iter().zip(read_only_types).map(|(field, ty)| {
-            let docs = &field.docs;
-            let field_vis = field.vis;
-            let ty = &ty.tokens;
-            match &field.member {
-                syn::Member::Named(name) => quote!(#(#docs)* #field_vis #name: #ty),
-                syn::Member::Unnamed(_) => quote!(#(#docs)* #field_vis #ty),
-            }
-        });
         let doc = format!(
             "The read-only twin of [`{ident}`]: each field is read-only, so a query for it \
              goes through a shared `&World` (`QueryState::iter`)."
         );
-        let struct_def = match query.shape {
-            Shape::Named => quote! {
+        let struct_def = self.struct_like_user_struct(
+            quote! {
                 #[doc = #doc]
                 // Only ever named as a type, never built.
                 #[allow(dead_code)]
-                #vis struct #read_only #generics #where_clause { #(#fields,)* }
             },
-            Shape::Tuple | Shape::Unit => quote! {
-                #[doc = #doc]
-                #[allow(dead_code)]
-                #vis struct #read_only #generics ( #(#fields,)* ) #where_clause;
-            },
-        };
+            read_only,
+            generics,
+            read_only_types.iter().map(|ty| ty.tokens.clone()).collect(),
+        );
         let item_doc = format!(
             "What a read-only query for [`{ident}`] yields for each entity: \
              `{ident}`'s fields, each read-only."
@@ -392,24 +396,19 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
-
-    fn messages(input: DeriveInput) -> Vec<String> {
-        let error = expand(input).unwrap_err();
-        error.into_iter().map(|error| error.to_string()).collect()
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn read_only_struct_is_its_own_twin_and_checks_each_field() {
-        let out = expand(parse_quote!(
-            struct Q {
-                a: &'static A,
-                e: Entity,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Q {
+                    a: &'static A,
+                    e: Entity,
+                }
+            ),
+        )
         .unwrap();
         assert!(out.contains("type ReadOnly = Self"), "{out}");
         assert!(
@@ -429,12 +428,15 @@ mod tests {
 
     #[test]
     fn mutable_struct_gets_a_read_only_twin() {
-        let out = expand(parse_quote!(
-            #[query_data(mutable)]
-            pub struct Q {
-                pub a: &'static mut A,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[query_data(mutable)]
+                pub struct Q {
+                    pub a: &'static mut A,
+                }
+            ),
+        )
         .unwrap();
         assert!(out.contains("type ReadOnly = QReadOnly"), "{out}");
         assert!(
@@ -455,13 +457,16 @@ mod tests {
 
     #[test]
     fn item_struct_mirrors_the_fields() {
-        let out = expand(parse_quote!(
-            pub(crate) struct Q<T: Component> {
-                /// Docs travel.
-                pub a: &'static T,
-                b: Entity,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                pub(crate) struct Q<T: Component> {
+                    /// Docs travel.
+                    pub a: &'static T,
+                    b: Entity,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("pub (crate) struct QItem < 'w , T : Component >"),
@@ -479,10 +484,13 @@ mod tests {
 
     #[test]
     fn tuple_struct_items_are_tuple_structs() {
-        let out = expand(parse_quote!(
-            #[query_data(mutable, derive(Debug, Clone))]
-            struct Q(&'static mut A, Entity);
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[query_data(mutable, derive(Debug, Clone))]
+                struct Q(&'static mut A, Entity);
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("# [derive (Debug , Clone)] struct QItem < 'w > (< & 'static mut A as"),
@@ -494,12 +502,15 @@ mod tests {
 
     #[test]
     fn crate_path_replaces_the_root() {
-        let out = expand(parse_quote!(
-            #[ecs(crate = ecs_core)]
-            struct Q {
-                a: &'static A,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[ecs(crate = ecs_core)]
+                struct Q {
+                    a: &'static A,
+                }
+            ),
+        )
         .unwrap();
         assert!(!out.contains(":: ecs ::"), "{out}");
         assert!(
@@ -511,7 +522,7 @@ mod tests {
     #[test]
     fn enums_unions_and_empty_structs_are_rejected() {
         assert_eq!(
-            messages(parse_quote!(
+            messages(derive, parse_quote!(
                 enum E {
                     A(&'static A),
                 }
@@ -519,7 +530,7 @@ mod tests {
             ["`QueryData` can only be derived for structs: the variants of an enum have different fields, and a query needs one fixed set of terms"]
         );
         assert_eq!(
-            messages(parse_quote!(union U { a: Entity })),
+            messages(derive, parse_quote!(union U { a: Entity })),
             ["`QueryData` can only be derived for structs: a union holds only one of its fields at a time"]
         );
         for input in [
@@ -531,7 +542,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                messages(input),
+                messages(derive, input),
                 ["`QueryData` needs at least one field: a query that fetches nothing is `()`"]
             );
         }
@@ -548,7 +559,7 @@ mod tests {
             }
         };
         assert_eq!(
-            messages(input),
+            messages(derive, input),
             [
                 "`mutable` takes no value: write `#[query_data(mutable)]`",
                 "unknown key `readonly` in `#[query_data(..)]`: expected one of `mutable`, `derive`",

@@ -29,7 +29,7 @@ impl<'a> QueryFilterInput<'a> {
             "use `'static` in the field types: a filter borrows nothing from the world",
             &mut errors,
         );
-        errors.finish()?;
+        errors.check()?;
         Ok(Self { query })
     }
 
@@ -54,9 +54,11 @@ impl<'a> QueryFilterInput<'a> {
 
         let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
         let where_clause = &query.where_clause;
-        let is_archetypal = all(types
-            .iter()
-            .map(|ty| ty.item(&query_filter, quote!(IS_ARCHETYPAL))));
+        let is_archetypal = all(TermType::items(
+            &types,
+            &query_filter,
+            quote!(IS_ARCHETYPAL),
+        ));
         // `&&` stops at the first field that rejects the row, as a tuple
         // filter does.
         let filter_fetch = all(types.iter().zip(&query.fields).map(|(ty, field)| {
@@ -105,19 +107,19 @@ mod tests {
     use syn::parse_quote;
 
     use super::*;
-
-    fn expand(input: DeriveInput) -> syn::Result<String> {
-        derive(&input).map(|tokens| tokens.to_string())
-    }
+    use crate::test_support::{expand, messages};
 
     #[test]
     fn every_field_must_pass() {
-        let out = expand(parse_quote!(
-            struct F {
-                a: With<A>,
-                b: Changed<B>,
-            }
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct F {
+                    a: With<A>,
+                    b: Changed<B>,
+                }
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("const IS_ARCHETYPAL : :: core :: primitive :: bool = < With < A > as :: ecs :: query :: QueryFilter > :: IS_ARCHETYPAL && < Changed < B > as :: ecs :: query :: QueryFilter > :: IS_ARCHETYPAL ;"),
@@ -136,9 +138,12 @@ mod tests {
 
     #[test]
     fn unit_struct_keeps_every_row() {
-        let out = expand(parse_quote!(
-            struct Everything;
-        ))
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct Everything;
+            ),
+        )
         .unwrap();
         assert!(
             out.contains("const IS_ARCHETYPAL : :: core :: primitive :: bool = true"),
@@ -153,15 +158,12 @@ mod tests {
 
     #[test]
     fn enums_and_lifetimes_are_rejected() {
-        let error = expand(parse_quote!(
-            enum F<'a> {
-                A(With<&'a A>),
-            }
-        ))
-        .unwrap_err();
-        let messages: Vec<String> = error.into_iter().map(|error| error.to_string()).collect();
         assert_eq!(
-            messages,
+            messages(derive, parse_quote!(
+                enum F<'a> {
+                    A(With<&'a A>),
+                }
+            )),
             [
                 "`QueryFilter` types must be 'static: remove the lifetime parameter `'a` and use `'static` in the field types: a filter borrows nothing from the world",
                 "`QueryFilter` can only be derived for structs: the variants of an enum have different fields, and a query needs one fixed set of terms",

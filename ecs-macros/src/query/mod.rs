@@ -32,13 +32,14 @@ mod world_query;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{
-    Attribute, Data, DeriveInput, Field, Fields, GenericParam, Generics, Lifetime, LifetimeParam,
-    Member, Path, Type, Visibility,
+    Attribute, DeriveInput, Field, GenericParam, Generics, Lifetime, LifetimeParam, Member, Path,
+    Type, Visibility,
 };
 
 use crate::attr::EcsAttr;
 use crate::bounds::where_clause_with_bounds;
 use crate::errors::Errors;
+use crate::fields::{self, Shape};
 use crate::generics::reject_lifetimes_with_hint;
 
 pub(crate) use data::derive as derive_data;
@@ -50,22 +51,12 @@ struct QueryStruct<'a> {
     vis: &'a Visibility,
     generics: &'a Generics,
     krate: Path,
+    /// How the struct and the item struct generated from it are written.
     shape: Shape,
     fields: Vec<QueryField<'a>>,
     /// The where clause of every generated item: the user's, and each field
     /// type bounded by the derived trait (see [`crate::bounds`]).
     where_clause: TokenStream,
-}
-
-/// How the struct and the item struct generated from it are written.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// `struct S { a: A }`
-    Named,
-    /// `struct S(A);`
-    Tuple,
-    /// `struct S;`
-    Unit,
 }
 
 /// One field: one query term.
@@ -98,40 +89,20 @@ impl<'a> QueryStruct<'a> {
     ) -> Self {
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, errors);
         reject_lifetimes_with_hint(&input.generics, trait_name, Some(lifetime_hint), errors);
-        let (shape, fields) = match &input.data {
-            Data::Struct(data) => {
-                let shape = match &data.fields {
-                    Fields::Named(_) => Shape::Named,
-                    Fields::Unnamed(_) => Shape::Tuple,
-                    Fields::Unit => Shape::Unit,
-                };
-                let fields = data
-                    .fields
-                    .iter()
-                    .zip(data.fields.members())
+        let data = fields::struct_data(
+            input,
+            trait_name,
+            "the variants of an enum have different fields, and a query needs one fixed set of terms",
+            errors,
+        );
+        let (shape, fields) = match data {
+            Some(data) => {
+                let fields = fields::with_members(&data.fields)
                     .map(|(field, member)| QueryField::new(field, member))
                     .collect();
-                (shape, fields)
+                (Shape::of(&data.fields), fields)
             }
-            Data::Enum(data) => {
-                errors.push_spanned(
-                    data.enum_token,
-                    format!(
-                        "`{trait_name}` can only be derived for structs: the variants of an enum \
-                         have different fields, and a query needs one fixed set of terms"
-                    ),
-                );
-                (Shape::Unit, Vec::new())
-            }
-            Data::Union(data) => {
-                errors.push_spanned(
-                    data.union_token,
-                    format!(
-                        "`{trait_name}` can only be derived for structs: a union holds only one of its fields at a time"
-                    ),
-                );
-                (Shape::Unit, Vec::new())
-            }
+            None => (Shape::Unit, Vec::new()),
         };
         // Every generated item carries the user's where clause and
         // `FieldType: {trait_name}` for each field (see `crate::bounds`).

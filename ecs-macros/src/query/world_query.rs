@@ -37,6 +37,18 @@ impl TermType {
         let Self { tokens, span } = self;
         quote_spanned! {*span=> <#tokens as #trait_path>::#item}
     }
+
+    /// [`TermType::item`] for each of `types`, in field order.
+    pub(super) fn items(
+        types: &[Self],
+        trait_path: &TokenStream,
+        item: TokenStream,
+    ) -> Vec<TokenStream> {
+        types
+            .iter()
+            .map(|ty| ty.item(trait_path, item.clone()))
+            .collect()
+    }
 }
 
 /// The hidden struct holding each field's `WorldQuery::State`.
@@ -51,9 +63,7 @@ pub(super) fn state_struct(query: &QueryStruct, state: &Ident) -> TokenStream {
     let generics = query.generics;
     let where_clause = &query.where_clause;
     let names = query.fields.iter().map(|field| &field.name);
-    let types = TermType::fields(query)
-        .into_iter()
-        .map(|ty| ty.item(&world_query, quote!(State)));
+    let types = TermType::items(&TermType::fields(query), &world_query, quote!(State));
     quote! {
         #[doc(hidden)]
         #vis struct #state #generics #where_clause {
@@ -78,76 +88,49 @@ pub(super) struct WorldQueryImpl<'q, 'a> {
 impl WorldQueryImpl<'_, '_> {
     /// The fetch struct, its `Clone` impl and the `WorldQuery` impl.
     pub(super) fn generate(&self) -> TokenStream {
-        let Self {
-            query,
-            self_ident,
-            types,
-            fetch,
-            state,
-        } = self;
-        let krate = &query.krate;
-        let world_query = quote!(#krate::query::WorldQuery);
+        let fetch_struct = self.fetch_struct();
+        let world_query_impl = self.world_query_impl();
+        quote! {
+            #fetch_struct
+            #world_query_impl
+        }
+    }
+
+    /// `#krate::query::WorldQuery`.
+    fn world_query(&self) -> TokenStream {
+        let krate = &self.query.krate;
+        quote!(#krate::query::WorldQuery)
+    }
+
+    /// `<FieldType as WorldQuery>::item` for each field, in field order.
+    fn items(&self, item: TokenStream) -> Vec<TokenStream> {
+        TermType::items(self.types, &self.world_query(), item)
+    }
+
+    /// The hidden fetch and state structs' field names.
+    fn names(&self) -> Vec<&Ident> {
+        self.query.fields.iter().map(|field| &field.name).collect()
+    }
+
+    /// A query without terms ignores its arguments.
+    fn allow_unused(&self) -> Option<TokenStream> {
+        self.query
+            .fields
+            .is_empty()
+            .then(|| quote!(#[allow(unused_variables)]))
+    }
+
+    /// The hidden fetch struct (each field's `WorldQuery::Fetch<'w>`) and
+    /// its `Clone` impl.
+    fn fetch_struct(&self) -> TokenStream {
+        let Self { query, fetch, .. } = self;
         let vis = query.vis;
         let w = world_lifetime();
-        let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
         let where_clause = &query.where_clause;
         let fetch_generics = with_world_lifetime(query.generics);
         let (fetch_impl_generics, fetch_ty_generics, _) = fetch_generics.split_for_impl();
-        let names: Vec<&Ident> = query.fields.iter().map(|field| &field.name).collect();
-        // A query without terms ignores its arguments.
-        let allow_unused = names.is_empty().then(|| quote!(#[allow(unused_variables)]));
-
-        let fetch_types = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(Fetch<#w>)));
-        let is_dense = all(types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(IS_DENSE))));
-        let init_fetch = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(init_fetch)));
-        let set_archetype = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(set_archetype)));
-        let set_table = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(set_table)));
-        let table_columns_count = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(TABLE_COLUMNS)))
-            .collect::<Vec<_>>();
-        let table_columns = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(table_columns)));
-        let set_table_cached = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(set_table_cached)));
-        let update_component_access = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(update_component_access)));
-        let init_state = types
-            .iter()
-            .map(|ty| ty.item(&world_query, quote!(init_state)));
-        let matches_component_set = all(types.iter().zip(&names).map(|(ty, name)| {
-            let matches = ty.item(&world_query, quote!(matches_component_set));
-            quote!(#matches(&state.#name, set_contains_id))
-        }));
-
-        // The fields as right-nested pairs, `(T0, (T1, (.., ())))`: pairs
-        // scope any number of fields (tuples implement `WorldQuery` up to
-        // 16 elements only).
-        let nested = |items: Vec<TokenStream>| {
-            items
-                .into_iter()
-                .rev()
-                .fold(quote!(()), |rest, item| quote!((#item, #rest)))
-        };
-        let nested_types = nested(types.iter().map(|ty| ty.tokens.clone()).collect());
-        let nested_fetch = nested(names.iter().map(|name| quote!(fetch.#name)).collect());
-        let nested_names = nested(names.iter().map(|name| quote!(#name)).collect());
-        let archetype = quote!(#krate::archetype::Archetype);
-        let table = quote!(#krate::storage::Table);
-        let tick = quote!(#krate::change_detection::Tick);
+        let names = self.names();
+        let fetch_types = self.items(quote!(Fetch<#w>));
         let marker = quote!(::core::marker::PhantomData);
         quote! {
             #[doc(hidden)]
@@ -166,7 +149,31 @@ impl WorldQueryImpl<'_, '_> {
                     }
                 }
             }
+        }
+    }
 
+    /// The `WorldQuery` impl: its types and `IS_DENSE` here, its methods
+    /// from the functions below, in the trait's order.
+    fn world_query_impl(&self) -> TokenStream {
+        let Self {
+            query,
+            self_ident,
+            fetch,
+            state,
+            ..
+        } = self;
+        let world_query = self.world_query();
+        let w = world_lifetime();
+        let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
+        let where_clause = &query.where_clause;
+        let fetch_generics = with_world_lifetime(query.generics);
+        let (_, fetch_ty_generics, _) = fetch_generics.split_for_impl();
+        let is_dense = all(self.items(quote!(IS_DENSE)));
+        let fetch_methods = self.fetch_methods();
+        let table_column_methods = self.table_column_methods();
+        let scope_table = self.scope_table();
+        let state_methods = self.state_methods();
+        quote! {
             // SAFETY: every method visits the fields in declaration order and
             // delegates to the field type's own `WorldQuery` impl with that
             // field's state and fetch, exactly as a tuple of the field types
@@ -179,115 +186,189 @@ impl WorldQueryImpl<'_, '_> {
                 type State = #state #ty_generics;
                 const IS_DENSE: ::core::primitive::bool = #is_dense;
 
-                #[inline]
-                #allow_unused
-                unsafe fn init_fetch<#w>(
-                    world: #krate::world::UnsafeWorldCell<#w>,
-                    state: &Self::State,
-                    last_run: #tick,
-                    this_run: #tick,
-                ) -> Self::Fetch<#w> {
-                    #fetch {
-                        // SAFETY: forwarded; the caller's guarantee for the
-                        // struct covers each field.
-                        #(#names: unsafe { #init_fetch(world, &state.#names, last_run, this_run) },)*
-                        __ecs_world: #marker,
-                    }
+                #fetch_methods
+                #table_column_methods
+                #scope_table
+                #state_methods
+            }
+        }
+    }
+
+    /// `init_fetch`, `set_archetype` and `set_table`.
+    fn fetch_methods(&self) -> TokenStream {
+        let krate = &self.query.krate;
+        let fetch = self.fetch;
+        let w = world_lifetime();
+        let names = self.names();
+        let allow_unused = self.allow_unused();
+        let init_fetch = self.items(quote!(init_fetch));
+        let set_archetype = self.items(quote!(set_archetype));
+        let set_table = self.items(quote!(set_table));
+        let archetype = quote!(#krate::archetype::Archetype);
+        let table = quote!(#krate::storage::Table);
+        let tick = quote!(#krate::change_detection::Tick);
+        let marker = quote!(::core::marker::PhantomData);
+        quote! {
+            #[inline]
+            #allow_unused
+            unsafe fn init_fetch<#w>(
+                world: #krate::world::UnsafeWorldCell<#w>,
+                state: &Self::State,
+                last_run: #tick,
+                this_run: #tick,
+            ) -> Self::Fetch<#w> {
+                #fetch {
+                    // SAFETY: forwarded; the caller's guarantee for the
+                    // struct covers each field.
+                    #(#names: unsafe { #init_fetch(world, &state.#names, last_run, this_run) },)*
+                    __ecs_world: #marker,
                 }
+            }
 
-                #[inline]
-                #allow_unused
-                unsafe fn set_archetype<#w>(
-                    fetch: &mut Self::Fetch<#w>,
-                    state: &Self::State,
-                    archetype: &#w #archetype,
-                    table: &#w #table,
-                ) {
-                    // SAFETY: forwarded; an archetype the struct matches is
-                    // matched by every field.
-                    #(unsafe { #set_archetype(&mut fetch.#names, &state.#names, archetype, table) };)*
-                }
+            #[inline]
+            #allow_unused
+            unsafe fn set_archetype<#w>(
+                fetch: &mut Self::Fetch<#w>,
+                state: &Self::State,
+                archetype: &#w #archetype,
+                table: &#w #table,
+            ) {
+                // SAFETY: forwarded; an archetype the struct matches is
+                // matched by every field.
+                #(unsafe { #set_archetype(&mut fetch.#names, &state.#names, archetype, table) };)*
+            }
 
-                #[inline]
-                #allow_unused
-                unsafe fn set_table<#w>(fetch: &mut Self::Fetch<#w>, state: &Self::State, table: &#w #table) {
-                    // SAFETY: forwarded; the struct is dense only if every
-                    // field is.
-                    #(unsafe { #set_table(&mut fetch.#names, &state.#names, table) };)*
-                }
+            #[inline]
+            #allow_unused
+            unsafe fn set_table<#w>(fetch: &mut Self::Fetch<#w>, state: &Self::State, table: &#w #table) {
+                // SAFETY: forwarded; the struct is dense only if every
+                // field is.
+                #(unsafe { #set_table(&mut fetch.#names, &state.#names, table) };)*
+            }
+        }
+    }
 
-                const TABLE_COLUMNS: ::core::primitive::usize = 0 #(+ #table_columns_count)*;
+    /// `TABLE_COLUMNS`, `table_columns` and `set_table_cached`: each field's
+    /// cached columns follow the previous field's.
+    fn table_column_methods(&self) -> TokenStream {
+        let krate = &self.query.krate;
+        let w = world_lifetime();
+        let names = self.names();
+        let allow_unused = self.allow_unused();
+        let table_columns_count = self.items(quote!(TABLE_COLUMNS));
+        let table_columns = self.items(quote!(table_columns));
+        let set_table_cached = self.items(quote!(set_table_cached));
+        let table = quote!(#krate::storage::Table);
+        quote! {
+            const TABLE_COLUMNS: ::core::primitive::usize = 0 #(+ #table_columns_count)*;
 
-                #[inline]
-                #allow_unused
-                fn table_columns(
-                    state: &Self::State,
-                    table: &#table,
-                    out: &mut ::std::vec::Vec<::core::primitive::u32>,
-                ) {
-                    #(#table_columns(&state.#names, table, out);)*
-                }
+            #[inline]
+            #allow_unused
+            fn table_columns(
+                state: &Self::State,
+                table: &#table,
+                out: &mut ::std::vec::Vec<::core::primitive::u32>,
+            ) {
+                #(#table_columns(&state.#names, table, out);)*
+            }
 
-                #[inline(always)]
-                #[allow(unused_assignments, unused_mut, unused_variables)]
-                unsafe fn set_table_cached<#w>(
-                    fetch: &mut Self::Fetch<#w>,
-                    state: &Self::State,
-                    table: &#w #table,
-                    columns: &[::core::primitive::u32],
-                ) {
-                    let mut at: ::core::primitive::usize = 0;
-                    #(
-                        // SAFETY: forwarded; each field's slots follow the
-                        // previous field's, within the struct's.
-                        unsafe {
-                            #set_table_cached(&mut fetch.#names, &state.#names, table, columns.get_unchecked(at..))
-                        };
-                        at += #table_columns_count;
-                    )*
-                }
-
-                #[inline(always)]
-                unsafe fn scope_table<#w, __K: #krate::query::TableWalk<#w, Self>>(
-                    fetch: Self::Fetch<#w>,
-                    rows: ::core::ops::Range<::core::primitive::usize>,
-                    walk: __K,
-                ) -> __K::Output {
-                    // SAFETY: forwarded; the struct's fetch is its fields'
-                    // fetches, which the nested pairs of the field types
-                    // scope field by field; `rebuild` puts each scoped
-                    // field fetch back in its own field.
+            #[inline(always)]
+            #[allow(unused_assignments, unused_mut, unused_variables)]
+            unsafe fn set_table_cached<#w>(
+                fetch: &mut Self::Fetch<#w>,
+                state: &Self::State,
+                table: &#w #table,
+                columns: &[::core::primitive::u32],
+            ) {
+                let mut at: ::core::primitive::usize = 0;
+                #(
+                    // SAFETY: forwarded; each field's slots follow the
+                    // previous field's, within the struct's.
                     unsafe {
-                        <#nested_types as #world_query>::scope_table(
-                            #nested_fetch,
-                            rows,
-                            #krate::query::ScopeFields::<Self, __K, _>::new(
-                                walk,
-                                |#nested_names| #fetch { #(#names,)* __ecs_world: #marker },
-                            ),
-                        )
-                    }
-                }
+                        #set_table_cached(&mut fetch.#names, &state.#names, table, columns.get_unchecked(at..))
+                    };
+                    at += #table_columns_count;
+                )*
+            }
+        }
+    }
 
-                #allow_unused
-                fn update_component_access(state: &Self::State, access: &mut #krate::query::FilteredAccess) {
-                    #(#update_component_access(&state.#names, access);)*
+    /// `scope_table`, through the fields as right-nested pairs,
+    /// `(T0, (T1, (.., ())))`: pairs scope any number of fields (tuples
+    /// implement `WorldQuery` up to 16 elements only).
+    fn scope_table(&self) -> TokenStream {
+        let krate = &self.query.krate;
+        let fetch = self.fetch;
+        let world_query = self.world_query();
+        let w = world_lifetime();
+        let names = self.names();
+        let nested = |items: Vec<TokenStream>| {
+            items
+                .into_iter()
+                .rev()
+                .fold(quote!(()), |rest, item| quote!((#item, #rest)))
+        };
+        let nested_types = nested(self.types.iter().map(|ty| ty.tokens.clone()).collect());
+        let nested_fetch = nested(names.iter().map(|name| quote!(fetch.#name)).collect());
+        let nested_names = nested(names.iter().map(|name| quote!(#name)).collect());
+        let marker = quote!(::core::marker::PhantomData);
+        quote! {
+            #[inline(always)]
+            unsafe fn scope_table<#w, __K: #krate::query::TableWalk<#w, Self>>(
+                fetch: Self::Fetch<#w>,
+                rows: ::core::ops::Range<::core::primitive::usize>,
+                walk: __K,
+            ) -> __K::Output {
+                // SAFETY: forwarded; the struct's fetch is its fields'
+                // fetches, which the nested pairs of the field types
+                // scope field by field; `rebuild` puts each scoped
+                // field fetch back in its own field.
+                unsafe {
+                    <#nested_types as #world_query>::scope_table(
+                        #nested_fetch,
+                        rows,
+                        #krate::query::ScopeFields::<Self, __K, _>::new(
+                            walk,
+                            |#nested_names| #fetch { #(#names,)* __ecs_world: #marker },
+                        ),
+                    )
                 }
+            }
+        }
+    }
 
-                #allow_unused
-                fn init_state(world: &mut #krate::world::World) -> Self::State {
-                    #state {
-                        #(#names: #init_state(world),)*
-                    }
-                }
+    /// `update_component_access`, `init_state` and `matches_component_set`.
+    fn state_methods(&self) -> TokenStream {
+        let krate = &self.query.krate;
+        let state = self.state;
+        let world_query = self.world_query();
+        let names = self.names();
+        let allow_unused = self.allow_unused();
+        let update_component_access = self.items(quote!(update_component_access));
+        let init_state = self.items(quote!(init_state));
+        let matches_component_set = all(self.types.iter().zip(&names).map(|(ty, name)| {
+            let matches = ty.item(&world_query, quote!(matches_component_set));
+            quote!(#matches(&state.#name, set_contains_id))
+        }));
+        quote! {
+            #allow_unused
+            fn update_component_access(state: &Self::State, access: &mut #krate::query::FilteredAccess) {
+                #(#update_component_access(&state.#names, access);)*
+            }
 
-                #allow_unused
-                fn matches_component_set(
-                    state: &Self::State,
-                    set_contains_id: &impl ::core::ops::Fn(#krate::component::ComponentId) -> ::core::primitive::bool,
-                ) -> ::core::primitive::bool {
-                    #matches_component_set
+            #allow_unused
+            fn init_state(world: &mut #krate::world::World) -> Self::State {
+                #state {
+                    #(#names: #init_state(world),)*
                 }
+            }
+
+            #allow_unused
+            fn matches_component_set(
+                state: &Self::State,
+                set_contains_id: &impl ::core::ops::Fn(#krate::component::ComponentId) -> ::core::primitive::bool,
+            ) -> ::core::primitive::bool {
+                #matches_component_set
             }
         }
     }
