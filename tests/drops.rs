@@ -8,12 +8,16 @@
 //! dropped, so the assertions check the exact multiset: no id twice, none
 //! missing, none early.
 
+mod common;
+
 use std::alloc::Layout;
 use std::any::Any;
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
+use common::integrity::check_invariants;
+use common::panics::panic_message;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
 
@@ -155,45 +159,6 @@ fn id_of<T: TrackedComponent>(world: &World, e: Entity) -> Option<u32> {
     world.get::<T>(e).map(T::id)
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Checks that every entity an archetype lists points back to it, and
-/// that every column is as long as its table.
-fn check_consistent(world: &World) {
-    let mut total = 0;
-    for archetype in world.archetypes().iter() {
-        total += archetype.len();
-        for (row, archetype_entity) in world
-            .archetype_entities(archetype.id())
-            .expect("the archetype exists")
-            .enumerate()
-        {
-            let location = world.entity(archetype_entity.id()).location();
-            assert_eq!(location.archetype_id, archetype.id());
-            assert_eq!(location.archetype_row.index(), row);
-            assert_eq!(location.table_id, archetype.table_id());
-            assert_eq!(location.table_row, archetype_entity.table_row());
-        }
-    }
-    assert_eq!(total, world.entity_count());
-    for table in world.storages().tables.iter() {
-        for column in table.columns() {
-            assert_eq!(column.len(), table.entity_count());
-        }
-    }
-    for (_, set) in world.storages().sparse_sets.iter() {
-        assert_eq!(set.len(), set.column().len());
-    }
-}
-
 // ---- scenarios, generic over the storage ----------------------------------------------
 
 fn insert_over_existing<T: TrackedComponent>() {
@@ -241,7 +206,7 @@ fn remove_drops_once<T: TrackedComponent>() {
     log.assert_dropped(&[0, 1]);
     assert_eq!(id_of::<T>(&world, es[2]), Some(2));
     assert_eq!(id_of::<T>(&world, es[3]), Some(3));
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3]);
 }
@@ -295,7 +260,7 @@ fn despawn_drops_once<T: TrackedComponent>() {
         assert_eq!(id_of::<T>(&world, es[i as usize]), Some(i));
     }
     assert_eq!(id_of::<T>(&world, reused), Some(10));
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3, 4, 10]);
 }
@@ -448,7 +413,7 @@ fn mixed_storage_entities_drop_each_value_once() {
         }
         log.assert_dropped(&expected);
     }
-    check_consistent(&world);
+    check_invariants(&world);
     let mut all: Vec<u32> = (0..4 * n).collect();
     all.extend(
         (0..n)
@@ -561,7 +526,7 @@ fn values_of_a_rejected_duplicate_bundle_are_dropped_once() {
     assert!(result.is_err());
     log.assert_dropped(&[1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(world.entity_count(), 1);
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[1, 2, 3, 4, 5, 6, 7]);
 }
@@ -598,7 +563,7 @@ fn spawn_batch_drops_each_value_once_also_when_the_input_panics() {
     assert!(result.is_err());
     assert_eq!(log.count(), 0, "spawned values stay alive");
     assert_eq!(world.entity_count(), 15);
-    check_consistent(&world);
+    check_invariants(&world);
     world.spawn(TableTracked::new(999, &log));
     drop(world);
     let mut expected: Vec<u32> = (0..10)
@@ -658,7 +623,7 @@ fn dynamic_drops(storage: StorageType) {
     let ptr = world.entity(es[3]).get_by_id(id).unwrap();
     // SAFETY: the component's values are `Tracked`.
     assert_eq!(unsafe { &*ptr.cast::<Tracked>() }.id, 3);
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3, 10]);
 }
@@ -835,7 +800,7 @@ fn check_after_bomb<B: BombComponent>(bw: BombWorld, target_alive: bool, extra: 
         target,
         others,
     } = bw;
-    check_consistent(&world);
+    check_invariants(&world);
     let mut expected = vec![0];
     expected.extend_from_slice(extra);
     if target_alive {
@@ -897,7 +862,7 @@ fn panicking_drop_on_remove_of_a_bundle<B: BombComponent>() {
             .entity_mut(target)
             .remove::<(TableTracked, B, SparseTracked)>();
     })));
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     assert!(bw.world.contains_entity(target));
     assert!(!bw.world.entity(target).contains::<B>());
     assert!(!bw.world.entity(target).contains::<TableTracked>());
@@ -932,7 +897,7 @@ fn panicking_drop_on_replace<B: BombComponent>() {
         world.entity_mut(target).insert(B::new(99, false, &log));
     })));
     // The new value is in place; the old one was dropped once.
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     assert_eq!(bw.world.get::<B>(target).map(B::id), Some(99));
     log.assert_dropped(&[0]);
     let n = bw.others.len() as u32;
@@ -955,7 +920,7 @@ fn panicking_drop_on_clear_and_world_drop<B: BombComponent>() {
     let world = &mut bw.world;
     expect_bomb_panic(catch_unwind(AssertUnwindSafe(|| world.clear_entities())));
     assert_eq!(bw.world.entity_count(), 0);
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     bw.log.assert_dropped(&expected);
     drop(bw.world);
     bw.log.assert_dropped(&expected);

@@ -2,8 +2,9 @@
 //! `#[component(on_add = .., ..)]` hooks, `#[require(..)]` components, and
 //! `#[derive(Event)]` events, end to end through the `World`.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod common;
 
+use common::panics::expect_panic;
 use ecs::component::HookContext;
 use ecs::prelude::*;
 use ecs::world::DeferredWorld;
@@ -313,27 +314,16 @@ struct CycleA;
 #[require(CycleA)]
 struct CycleB;
 
-fn panic_message(run: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("should panic");
-    match payload.downcast::<String>() {
-        Ok(message) => *message,
-        Err(payload) => payload
-            .downcast::<&str>()
-            .map(|message| message.to_string())
-            .unwrap_or_default(),
-    }
-}
-
 #[test]
 fn a_cycle_of_requirements_panics_naming_both_components() {
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().spawn(CycleA);
     });
     assert!(message.contains("cycle"), "{message}");
     assert!(message.contains("CycleA"), "{message}");
     assert!(message.contains("CycleB"), "{message}");
 
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().register_component::<CycleB>();
     });
     assert!(

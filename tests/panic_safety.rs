@@ -15,11 +15,14 @@
 //! rayon uses, does not pass Stacked Borrows); the rest run under both
 //! Stacked and Tree Borrows.
 
-use std::any::Any;
+mod common;
+
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
+use common::integrity::integrity;
+use common::panics::expect_panic;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
 
@@ -140,32 +143,6 @@ struct Tag(u32);
 struct ResBomb(#[allow(dead_code)] Payload);
 
 // ---- helpers ----------------------------------------------------------------------------
-
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Runs `f`, expecting a panic; returns its message.
-#[track_caller]
-fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic, but the call returned"),
-        Err(payload) => panic_message(payload),
-    }
-}
-
-#[track_caller]
-fn integrity(world: &World) {
-    if let Err(msg) = world.check_integrity() {
-        panic!("check_integrity: {msg}");
-    }
-}
 
 fn keep_id(world: &World, e: Entity) -> Option<u32> {
     world.get::<Keep>(e).map(|k| k.0.id)
