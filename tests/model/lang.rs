@@ -150,8 +150,11 @@ pub trait MC: Component + Sized {
     fn tid(&self) -> u32 {
         0
     }
-    /// Overwrites the value's number.
-    fn set_val(&mut self, val: u32);
+    /// Overwrites the value's number (by default, by building a new
+    /// untracked value in its place).
+    fn set_val(&mut self, val: u32) {
+        *self = Self::make(val, 0, &DropLog::default());
+    }
     /// The value's identity.
     fn cell(&self) -> Cell {
         Cell {
@@ -171,152 +174,144 @@ fn assert_aligned<T>(value: &T) {
     );
 }
 
-impl MC for Pos {
-    const IDX: usize = 0;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Pos(val)
-    }
-    fn val(&self) -> u32 {
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        self.0 = val;
-    }
+/// Implements [`MC`] for one component type: `make` builds a value from
+/// its number, tracked id and drop log, `val` reads the number back
+/// (checking the value on the way), and the optional `tid` and `set_val`
+/// replace the trait's defaults (untracked, overwrite by rebuilding).
+macro_rules! model_component {
+    (
+        $ty:ident = $idx:literal,
+        make: |$val:pat_param, $tid:pat_param, $log:pat_param| $make:expr,
+        val: |$this:ident| $read:expr
+        $(, tid: |$tid_this:ident| $tid_read:expr)?
+        $(, set_val: |$set_this:ident, $set_val:ident| $set:expr)?
+        $(,)?
+    ) => {
+        impl MC for $ty {
+            const IDX: usize = $idx;
+            fn make($val: u32, $tid: u32, $log: &DropLog) -> Self {
+                $make
+            }
+            fn val(&self) -> u32 {
+                let $this = self;
+                $read
+            }
+            $(
+                fn tid(&self) -> u32 {
+                    let $tid_this = self;
+                    $tid_read
+                }
+            )?
+            $(
+                fn set_val(&mut self, $set_val: u32) {
+                    let $set_this = self;
+                    $set
+                }
+            )?
+        }
+    };
 }
 
-impl MC for Sp {
-    const IDX: usize = 1;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Sp(u64::from(val) << 32 | u64::from(!val))
-    }
-    fn val(&self) -> u32 {
-        let val = (self.0 >> 32) as u32;
-        assert_eq!(self.0 as u32, !val, "Sp value torn: {:#x}", self.0);
+model_component! {
+    Pos = 0,
+    make: |val, _, _| Pos(val),
+    val: |this| this.0,
+}
+
+model_component! {
+    Sp = 1,
+    make: |val, _, _| Sp(u64::from(val) << 32 | u64::from(!val)),
+    val: |this| {
+        let val = (this.0 >> 32) as u32;
+        assert_eq!(this.0 as u32, !val, "Sp value torn: {:#x}", this.0);
         val
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <Sp as MC>::make(val, 0, &DropLog::default());
-    }
+    },
 }
 
-impl MC for Zst {
-    const IDX: usize = 2;
-    fn make(_: u32, _: u32, _: &DropLog) -> Self {
-        Zst
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
+model_component! {
+    Zst = 2,
+    make: |_, _, _| Zst,
+    val: |this| {
+        assert_aligned(this);
         0
-    }
-    fn set_val(&mut self, _: u32) {}
+    },
 }
 
-impl MC for SZst {
-    const IDX: usize = 3;
-    fn make(_: u32, _: u32, _: &DropLog) -> Self {
-        SZst
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
+model_component! {
+    SZst = 3,
+    make: |_, _, _| SZst,
+    val: |this| {
+        assert_aligned(this);
         0
-    }
-    fn set_val(&mut self, _: u32) {}
+    },
 }
 
-impl MC for Al {
-    const IDX: usize = 4;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Al(val)
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        self.0 = val;
-    }
+model_component! {
+    Al = 4,
+    make: |val, _, _| Al(val),
+    val: |this| {
+        assert_aligned(this);
+        this.0
+    },
 }
 
-impl MC for SAl {
-    const IDX: usize = 5;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        SAl(val, val as u8 ^ 0x5a)
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
-        assert_eq!(self.1, self.0 as u8 ^ 0x5a, "SAl value torn");
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <SAl as MC>::make(val, 0, &DropLog::default());
-    }
+model_component! {
+    SAl = 5,
+    make: |val, _, _| SAl(val, val as u8 ^ 0x5a),
+    val: |this| {
+        assert_aligned(this);
+        assert_eq!(this.1, this.0 as u8 ^ 0x5a, "SAl value torn");
+        this.0
+    },
 }
 
-impl MC for Dt {
-    const IDX: usize = 6;
-    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
-        Dt {
-            val,
-            t: Tracked {
-                tid,
-                log: log.clone(),
-            },
-        }
-    }
-    fn val(&self) -> u32 {
-        self.val
-    }
-    fn tid(&self) -> u32 {
-        self.t.tid
-    }
-    fn set_val(&mut self, val: u32) {
-        self.val = val;
-    }
+model_component! {
+    Dt = 6,
+    make: |val, tid, log| Dt {
+        val,
+        t: Tracked {
+            tid,
+            log: log.clone(),
+        },
+    },
+    val: |this| this.val,
+    tid: |this| this.t.tid,
+    set_val: |this, val| this.val = val,
 }
 
-impl MC for DSp {
-    const IDX: usize = 7;
-    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
-        DSp {
-            val,
-            t: Tracked {
-                tid,
-                log: log.clone(),
-            },
-        }
-    }
-    fn val(&self) -> u32 {
-        self.val
-    }
-    fn tid(&self) -> u32 {
-        self.t.tid
-    }
-    fn set_val(&mut self, val: u32) {
-        self.val = val;
-    }
+model_component! {
+    DSp = 7,
+    make: |val, tid, log| DSp {
+        val,
+        t: Tracked {
+            tid,
+            log: log.clone(),
+        },
+    },
+    val: |this| this.val,
+    tid: |this| this.t.tid,
+    set_val: |this, val| this.val = val,
 }
 
-impl MC for Name {
-    const IDX: usize = 8;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Name(format!("name-{val}"))
-    }
-    fn val(&self) -> u32 {
-        self.0
-            .strip_prefix("name-")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("Name value corrupt: {:?}", self.0))
-    }
-    fn set_val(&mut self, val: u32) {
+model_component! {
+    Name = 8,
+    make: |val, _, _| Name(format!("name-{val}")),
+    val: |this| this
+        .0
+        .strip_prefix("name-")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("Name value corrupt: {:?}", this.0)),
+    // In place: the heap text is rewritten, not reallocated.
+    set_val: |this, val| {
         use std::fmt::Write;
-        self.0.clear();
-        write!(self.0, "name-{val}").unwrap();
-    }
+        this.0.clear();
+        write!(this.0, "name-{val}").unwrap();
+    },
 }
 
-impl MC for Big {
-    const IDX: usize = 9;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+model_component! {
+    Big = 9,
+    make: |val, _, _| {
         let mut bytes = [0u8; 1024];
         for (i, b) in bytes.iter_mut().enumerate() {
             *b = (val as u8).wrapping_add((i as u8).wrapping_mul(31));
@@ -324,16 +319,13 @@ impl MC for Big {
         bytes[..4].copy_from_slice(&val.to_le_bytes());
         bytes[1020..].copy_from_slice(&val.to_be_bytes());
         Big(bytes)
-    }
-    fn val(&self) -> u32 {
-        let val = u32::from_le_bytes(self.0[..4].try_into().unwrap());
+    },
+    val: |this| {
+        let val = u32::from_le_bytes(this.0[..4].try_into().unwrap());
         let expected = <Big as MC>::make(val, 0, &DropLog::default());
-        assert!(self.0 == expected.0, "Big value {val} corrupt");
+        assert!(this.0 == expected.0, "Big value {val} corrupt");
         val
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <Big as MC>::make(val, 0, &DropLog::default());
-    }
+    },
 }
 
 // ---- bundles ----------------------------------------------------------------------------
