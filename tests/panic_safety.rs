@@ -174,6 +174,15 @@ fn assert_usable(world: &mut World, log: &Log) {
     integrity(world);
 }
 
+/// The world still works; once it is dropped, every value of `ids` has
+/// been dropped exactly once.
+#[track_caller]
+fn assert_usable_then_drop(mut world: World, log: &Log, ids: &[u32]) {
+    assert_usable(&mut world, log);
+    drop(world);
+    log.assert_dropped_once(ids);
+}
+
 /// Three bystanders around the victim, so that swap-removes move rows.
 fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
     (0..3)
@@ -187,6 +196,26 @@ fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
                 .id()
         })
         .collect()
+}
+
+/// Spawns `victim` between two groups of bystanders (ids from 10, then
+/// from 20), so that taking it apart moves rows on both sides.
+fn spawn_between_bystanders(
+    world: &mut World,
+    log: &Log,
+    victim: impl Bundle,
+) -> (Vec<Entity>, Entity, Vec<Entity>) {
+    let before = bystanders(world, log, 10);
+    let e = world.spawn(victim).id();
+    let after = bystanders(world, log, 20);
+    (before, e, after)
+}
+
+/// The bystanders of [`spawn_between_bystanders`] still hold their values.
+#[track_caller]
+fn assert_bystanders_around(world: &World, before: &[Entity], after: &[Entity]) {
+    assert_bystanders(world, before, 10);
+    assert_bystanders(world, after, 20);
 }
 
 #[track_caller]
@@ -205,16 +234,16 @@ fn assert_bystanders(world: &World, es: &[Entity], first_id: u32) {
 fn panicking_drop_during_remove_of_a_table_component() {
     let log = Log::default();
     let mut world = World::new();
-    let before = bystanders(&mut world, &log, 10);
-    let e = world
-        .spawn((
+    let (before, e, after) = spawn_between_bystanders(
+        &mut world,
+        &log,
+        (
             Pos(7),
             Bomb(Payload::armed(1, &log)),
             Keep(Payload::new(2, &log)),
             SKeep(Payload::new(3, &log)),
-        ))
-        .id();
-    let after = bystanders(&mut world, &log, 20);
+        ),
+    );
 
     let msg = expect_panic(|| {
         world.entity_mut(e).remove::<Bomb>();
@@ -228,14 +257,15 @@ fn panicking_drop_during_remove_of_a_table_component() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_eq!(keep_id(&world, e), Some(2));
     assert_eq!(skeep_id(&world, e), Some(3));
-    assert_bystanders(&world, &before, 10);
-    assert_bystanders(&world, &after, 20);
+    assert_bystanders_around(&world, &before, &after);
     assert_eq!(world.entity_count(), 7);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[
-        1, 2, 3, 10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122,
-    ]);
+    assert_usable_then_drop(
+        world,
+        &log,
+        &[
+            1, 2, 3, 10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122,
+        ],
+    );
 }
 
 #[test]
@@ -264,9 +294,7 @@ fn panicking_drops_during_remove_of_a_mixed_bundle() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_eq!(keep_id(&world, e), Some(3));
     assert_bystanders(&world, &before, 10);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 10, 11, 12, 110, 111, 112]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 10, 11, 12, 110, 111, 112]);
 }
 
 // ---- despawn -------------------------------------------------------------------------------
@@ -276,17 +304,17 @@ fn panicking_drops_during_despawn() {
     for through_handle in [false, true] {
         let log = Log::default();
         let mut world = World::new();
-        let before = bystanders(&mut world, &log, 10);
-        let e = world
-            .spawn((
+        let (before, e, after) = spawn_between_bystanders(
+            &mut world,
+            &log,
+            (
                 Pos(7),
                 Bomb(Payload::armed(1, &log)),
                 SBomb(Payload::armed(2, &log)),
                 Keep(Payload::new(3, &log)),
                 SKeep(Payload::new(4, &log)),
-            ))
-            .id();
-        let after = bystanders(&mut world, &log, 20);
+            ),
+        );
         let msg = expect_panic(|| {
             if through_handle {
                 world.entity_mut(e).despawn();
@@ -303,11 +331,8 @@ fn panicking_drops_during_despawn() {
         assert!(world.get_entity(e).is_err());
         assert!(!world.despawn(e), "a second despawn must be refused");
         assert_eq!(world.entity_count(), 6);
-        assert_bystanders(&world, &before, 10);
-        assert_bystanders(&world, &after, 20);
-        assert_usable(&mut world, &log);
-        drop(world);
-        log.assert_dropped_once(&[1, 2, 3, 4]);
+        assert_bystanders_around(&world, &before, &after);
+        assert_usable_then_drop(world, &log, &[1, 2, 3, 4]);
         log.assert_dropped_once(&[10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122]);
     }
 }
@@ -346,9 +371,7 @@ fn panicking_drop_of_a_replaced_value_during_insert() {
     assert_eq!(world.get::<Tag>(e), Some(&Tag(6)));
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_bystanders(&world, &before, 10);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5, 10, 11, 12, 110, 111, 112]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5, 10, 11, 12, 110, 111, 112]);
 }
 
 #[test]
@@ -374,9 +397,7 @@ fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
     assert_eq!(world.get::<Bomb>(e).map(|b| b.0.id), Some(1));
     assert_eq!(skeep_id(&world, e), Some(2));
     assert_eq!(keep_id(&world, e), Some(5));
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5]);
 }
 
 // ---- clear_entities and world drop ---------------------------------------------------------
@@ -646,9 +667,7 @@ fn parallel_a_panicking_system_in_the_multi_threaded_schedule() {
         assert_eq!(world.get::<Pos>(e), Some(&Pos(i as u32 + 2000)));
     }
     assert_eq!(world.entity_count(), if applied { 10 } else { 9 });
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[0, 1, 2, 3, 4, 5, 6, 7, 500, 501]);
+    assert_usable_then_drop(world, &log, &[0, 1, 2, 3, 4, 5, 6, 7, 500, 501]);
 }
 
 #[test]
@@ -688,9 +707,7 @@ fn parallel_a_panic_inside_par_iter_mut() {
     }
     assert_eq!(world.get::<Pos>(es[victim as usize]), Some(&Pos(victim)));
     log.assert_no_double_drop();
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&(0..n).collect::<Vec<_>>());
+    assert_usable_then_drop(world, &log, &(0..n).collect::<Vec<_>>());
 }
 
 #[test]
@@ -721,9 +738,7 @@ fn a_command_panicking_while_the_queue_applies() {
     if let Ok(er) = world.get_entity(unspawned) {
         assert!(!er.contains::<Pos>() && !er.contains::<Keep>());
     }
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5]);
 }
 
 /// A command whose captured value panics when dropped unapplied: with the
@@ -911,9 +926,11 @@ fn a_take_whose_bundle_default_panics_drops_each_value_once() {
     let taken = world.entity_mut(e).take::<Taken>().expect("has the bundle");
     assert_eq!((taken.keep.0.id, taken.skeep.0.id), (3, 4));
     drop(taken);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 7_777, 100, 101, 102, 1_000, 1_001, 1_002]);
+    assert_usable_then_drop(
+        world,
+        &log,
+        &[1, 2, 3, 4, 7_777, 100, 101, 102, 1_000, 1_001, 1_002],
+    );
 }
 
 /// A value whose `Drop` may panic, in a bundle but not a component.
