@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::components::{Position, Velocity};
 use common::panics::expect_panic;
 use ecs::component::HookContext;
 use ecs::prelude::*;
@@ -192,16 +193,6 @@ fn a_derived_hook_queues_commands() {
 }
 
 // ---- required components -------------------------------------------------------
-
-#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
-struct Position {
-    x: f32,
-    y: f32,
-}
-
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-#[component(storage = "SparseSet")]
-struct Velocity(f32, f32);
 
 #[derive(Component, Debug, Clone, PartialEq)]
 struct Name(String);

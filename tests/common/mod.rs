@@ -4,6 +4,8 @@
 //! hence the `dead_code` allowances.
 
 #[allow(dead_code)]
+pub mod components;
+#[allow(dead_code)]
 pub mod fault_plan;
 #[allow(dead_code)]
 pub mod integrity;
