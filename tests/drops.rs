@@ -14,45 +14,14 @@ use std::alloc::Layout;
 use std::any::Any;
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
+use common::drop_log::{DropLog, Payload};
 use common::integrity::check_invariants;
 use common::panics::panic_message;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
 
-// ---- the log ------------------------------------------------------------------------
-
-/// The ids of the values dropped so far, in drop order.
-#[derive(Clone, Default)]
-struct DropLog(Arc<Mutex<Vec<u32>>>);
-
-impl DropLog {
-    fn record(&self, id: u32) {
-        // A poisoned lock (a test failed while holding it) must not turn a
-        // drop into a double panic.
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-    }
-
-    /// The dropped ids, sorted.
-    fn dropped(&self) -> Vec<u32> {
-        let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        ids.sort_unstable();
-        ids
-    }
-
-    /// Asserts that exactly `ids` were dropped, each once.
-    #[track_caller]
-    fn assert_dropped(&self, ids: &[u32]) {
-        let mut expected = ids.to_vec();
-        expected.sort_unstable();
-        assert_eq!(self.dropped(), expected, "dropped ids (sorted)");
-    }
-
-    fn count(&self) -> usize {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-}
+// ---- tracked components -------------------------------------------------------------
 
 /// The drop-counting payload of every component here.
 struct Tracked {
@@ -700,28 +669,12 @@ fn zero_sized_values_are_dropped_once() {
 
 // ---- a panicking Drop -------------------------------------------------------------------
 
-/// A value whose `Drop` records its id, then panics if armed.
-struct Bomb {
-    id: u32,
-    armed: bool,
-    log: DropLog,
-}
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        self.log.record(self.id);
-        if self.armed && !std::thread::panicking() {
-            panic!("bomb {} went off", self.id);
-        }
-    }
-}
-
 #[derive(Component)]
-struct TableBomb(Bomb);
+struct TableBomb(Payload);
 
 #[derive(Component)]
 #[component(storage = "SparseSet")]
-struct SparseBomb(Bomb);
+struct SparseBomb(Payload);
 
 trait BombComponent: Component {
     fn new(id: u32, armed: bool, log: &DropLog) -> Self;
@@ -732,7 +685,7 @@ macro_rules! bomb_component {
     ($($ty:ident),*) => {$(
         impl BombComponent for $ty {
             fn new(id: u32, armed: bool, log: &DropLog) -> Self {
-                $ty(Bomb { id, armed, log: log.clone() })
+                $ty(Payload::with(id, armed, log))
             }
             fn id(&self) -> u32 {
                 self.0.id
@@ -787,7 +740,7 @@ fn bomb_world<B: BombComponent>(others: u32) -> BombWorld {
 
 fn expect_bomb_panic(result: Result<(), Box<dyn Any + Send>>) {
     let message = panic_message(result.expect_err("the bomb's panic reaches the caller"));
-    assert!(message.contains("bomb 0 went off"), "{message}");
+    assert!(message.contains("bomb 0 exploded"), "{message}");
 }
 
 /// After the target's bomb went off: the world is consistent, the others

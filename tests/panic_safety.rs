@@ -17,102 +17,15 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
+use common::drop_log::{DropLog, Payload};
 use common::integrity::integrity;
 use common::panics::expect_panic;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
 
-// ---- drop accounting --------------------------------------------------------------------
-
-/// The ids dropped so far, in drop order.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u32>>>);
-
-impl Log {
-    fn record(&self, id: u32) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-    }
-
-    fn counts(&self) -> HashMap<u32, usize> {
-        let mut counts = HashMap::new();
-        for &id in self.0.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            *counts.entry(id).or_insert(0) += 1;
-        }
-        counts
-    }
-
-    fn times_dropped(&self, id: u32) -> usize {
-        self.counts().get(&id).copied().unwrap_or(0)
-    }
-
-    /// Asserts that every id in `ids` was dropped exactly once, and that
-    /// no id was dropped twice.
-    #[track_caller]
-    fn assert_dropped_once(&self, ids: &[u32]) {
-        let counts = self.counts();
-        for &id in ids {
-            let n = counts.get(&id).copied().unwrap_or(0);
-            assert_eq!(n, 1, "value {id} drop count");
-        }
-        self.assert_no_double_drop();
-    }
-
-    #[track_caller]
-    fn assert_not_dropped(&self, ids: &[u32]) {
-        let counts = self.counts();
-        for &id in ids {
-            assert!(!counts.contains_key(&id), "value {id} dropped too early");
-        }
-    }
-
-    #[track_caller]
-    fn assert_no_double_drop(&self) {
-        if let Some((id, n)) = self.counts().into_iter().find(|&(_, n)| n > 1) {
-            panic!("value {id} dropped {n} times");
-        }
-    }
-}
-
-/// A drop-counted value; an armed one panics in its `Drop` (after it is
-/// logged: the value counts as dropped).
-struct Payload {
-    id: u32,
-    armed: bool,
-    log: Log,
-}
-
-impl Payload {
-    fn new(id: u32, log: &Log) -> Self {
-        Payload {
-            id,
-            armed: false,
-            log: log.clone(),
-        }
-    }
-
-    fn armed(id: u32, log: &Log) -> Self {
-        Payload {
-            id,
-            armed: true,
-            log: log.clone(),
-        }
-    }
-}
-
-impl Drop for Payload {
-    fn drop(&mut self) {
-        self.log.record(self.id);
-        // Never panic while already unwinding: that would abort the test
-        // binary instead of failing the test.
-        if self.armed && !std::thread::panicking() {
-            panic!("bomb {} exploded", self.id);
-        }
-    }
-}
+// ---- components -------------------------------------------------------------------------
 
 /// Table component that may panic on drop.
 #[derive(Component)]
@@ -155,7 +68,7 @@ fn skeep_id(world: &World, e: Entity) -> Option<u32> {
 /// The world still works: structural changes, queries and the values of
 /// untouched entities.
 #[track_caller]
-fn assert_usable(world: &mut World, log: &Log) {
+fn assert_usable(world: &mut World, log: &DropLog) {
     let e = world
         .spawn((Pos(1), Keep(Payload::new(9_000, log)), Tag(2)))
         .id();
@@ -177,14 +90,14 @@ fn assert_usable(world: &mut World, log: &Log) {
 /// The world still works; once it is dropped, every value of `ids` has
 /// been dropped exactly once.
 #[track_caller]
-fn assert_usable_then_drop(mut world: World, log: &Log, ids: &[u32]) {
+fn assert_usable_then_drop(mut world: World, log: &DropLog, ids: &[u32]) {
     assert_usable(&mut world, log);
     drop(world);
     log.assert_dropped_once(ids);
 }
 
 /// Three bystanders around the victim, so that swap-removes move rows.
-fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
+fn bystanders(world: &mut World, log: &DropLog, first_id: u32) -> Vec<Entity> {
     (0..3)
         .map(|i| {
             world
@@ -202,7 +115,7 @@ fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
 /// from 20), so that taking it apart moves rows on both sides.
 fn spawn_between_bystanders(
     world: &mut World,
-    log: &Log,
+    log: &DropLog,
     victim: impl Bundle,
 ) -> (Vec<Entity>, Entity, Vec<Entity>) {
     let before = bystanders(world, log, 10);
@@ -232,7 +145,7 @@ fn assert_bystanders(world: &World, es: &[Entity], first_id: u32) {
 
 #[test]
 fn panicking_drop_during_remove_of_a_table_component() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let (before, e, after) = spawn_between_bystanders(
         &mut world,
@@ -270,7 +183,7 @@ fn panicking_drop_during_remove_of_a_table_component() {
 
 #[test]
 fn panicking_drops_during_remove_of_a_mixed_bundle() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let before = bystanders(&mut world, &log, 10);
     let e = world
@@ -302,7 +215,7 @@ fn panicking_drops_during_remove_of_a_mixed_bundle() {
 #[test]
 fn panicking_drops_during_despawn() {
     for through_handle in [false, true] {
-        let log = Log::default();
+        let log = DropLog::default();
         let mut world = World::new();
         let (before, e, after) = spawn_between_bystanders(
             &mut world,
@@ -341,7 +254,7 @@ fn panicking_drops_during_despawn() {
 
 #[test]
 fn panicking_drop_of_a_replaced_value_during_insert() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let before = bystanders(&mut world, &log, 10);
     let e = world
@@ -376,7 +289,7 @@ fn panicking_drop_of_a_replaced_value_during_insert() {
 
 #[test]
 fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let e = world
         .spawn((Bomb(Payload::new(1, &log)), SKeep(Payload::new(2, &log))))
@@ -404,7 +317,7 @@ fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
 
 #[test]
 fn panicking_drops_during_clear_entities() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut ids = Vec::new();
     let mut entities = Vec::new();
@@ -450,7 +363,7 @@ fn panicking_drops_during_clear_entities() {
 
 #[test]
 fn panicking_drops_during_world_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut ids = Vec::new();
     for i in 0..12u32 {
@@ -478,7 +391,7 @@ fn panicking_drops_during_world_drop() {
     // Every component and the resource dropped exactly once, despite the
     // panics: nothing leaked, nothing dropped twice.
     log.assert_dropped_once(&ids);
-    assert_eq!(log.0.lock().unwrap().len(), ids.len());
+    assert_eq!(log.count(), ids.len());
 }
 
 // ---- spawn_batch with a panicking iterator ---------------------------------------------------
@@ -489,7 +402,7 @@ struct Faulty {
     next: u32,
     panic_at: u32,
     hint: usize,
-    log: Log,
+    log: DropLog,
 }
 
 impl Iterator for Faulty {
@@ -519,7 +432,7 @@ fn an_iterator_panicking_half_way_through_spawn_batch() {
     // dropped, which spawns the rest (and meets the panic in its `Drop`).
     for read in [true, false] {
         for hint in [0, 10, 1_000] {
-            let log = Log::default();
+            let log = DropLog::default();
             let mut world = World::new();
             let before = bystanders(&mut world, &log, 10);
             let msg = expect_panic(|| {
@@ -581,7 +494,7 @@ fn an_iterator_panicking_half_way_through_spawn_batch() {
 struct Armed(bool);
 
 #[derive(Resource, Clone)]
-struct LogRes(Log);
+struct LogRes(DropLog);
 
 #[derive(Resource, Default)]
 struct Ran(Vec<&'static str>);
@@ -619,7 +532,7 @@ fn late(mut ran: ResMut<Ran>) {
 
 #[test]
 fn parallel_a_panicking_system_in_the_multi_threaded_schedule() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.insert_resource(Armed(true));
     world.insert_resource(LogRes(log.clone()));
@@ -678,7 +591,7 @@ fn parallel_a_panic_inside_par_iter_mut() {
     } else {
         (2_000, 1_234)
     };
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let es: Vec<Entity> = (0..n)
         .map(|i| {
@@ -712,7 +625,7 @@ fn parallel_a_panic_inside_par_iter_mut() {
 
 #[test]
 fn a_command_panicking_while_the_queue_applies() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let target = world.spawn((Pos(1), Keep(Payload::new(1, &log)))).id();
     let mut queue = CommandQueue::default();
@@ -747,7 +660,7 @@ fn a_command_panicking_while_the_queue_applies() {
 /// first one.
 #[test]
 fn a_command_panicking_when_dropped_unapplied() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut queue = CommandQueue::default();
     for payload in [
@@ -868,7 +781,7 @@ fn world_scope_despawning_its_entity_leaves_the_handle_despawned() {
 struct Ignored(#[allow(dead_code)] Payload);
 
 thread_local! {
-    static IGNORED: std::cell::RefCell<Option<(Log, bool)>> = const { std::cell::RefCell::new(None) };
+    static IGNORED: std::cell::RefCell<Option<(DropLog, bool)>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Default for Ignored {
@@ -883,7 +796,7 @@ impl Default for Ignored {
     }
 }
 
-fn set_ignored(log: &Log, armed: bool) {
+fn set_ignored(log: &DropLog, armed: bool) {
     IGNORED.with(|cell| *cell.borrow_mut() = Some((log.clone(), armed)));
 }
 
@@ -897,7 +810,7 @@ struct Taken {
 
 #[test]
 fn a_take_whose_bundle_default_panics_drops_each_value_once() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     let e = world
@@ -968,7 +881,7 @@ impl Default for Loose {
 
 #[test]
 fn a_panicking_drop_of_an_ignored_field_leaves_spawn_and_insert_whole() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     let message = expect_panic(|| {
@@ -1043,7 +956,7 @@ impl Fragile {
 
 #[test]
 fn a_panicking_required_constructor_spawns_no_phantom_entity() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     FRAGILE_ARMED.with(|armed| armed.set(true));
@@ -1072,7 +985,7 @@ fn a_panicking_required_constructor_spawns_no_phantom_entity() {
 
 #[test]
 fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.insert_resource(ResBomb(Payload::new(1, &log)));
     let message = expect_panic(|| {
@@ -1122,7 +1035,7 @@ struct Required(Payload);
 const REQUIRED_ID: u32 = 4_242;
 
 thread_local! {
-    static REQUIRED_LOG: Log = Log::default();
+    static REQUIRED_LOG: DropLog = DropLog::default();
 }
 
 #[test]
@@ -1153,7 +1066,7 @@ struct Nudge;
 
 #[test]
 fn dropping_a_world_whose_component_and_observer_panic_in_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.spawn(Bomb(Payload::armed(1, &log)));
     let captured = Reckless(Payload::new(2, &log));
@@ -1200,7 +1113,7 @@ fn values_held_aside_keep_their_alignment() {
             Byte(1),
             Wide(2),
             SWide(3),
-            Keep(Payload::new(1, &Log::default())),
+            Keep(Payload::new(1, &DropLog::default())),
         ))
         .id();
     // A take hands each value to `from_components` at an aligned address.

@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 pub mod components;
 #[allow(dead_code)]
+pub mod drop_log;
+#[allow(dead_code)]
 pub mod fault_plan;
 #[allow(dead_code)]
 pub mod integrity;
