@@ -41,6 +41,7 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::fault_plan::{tick, Fault, Payload, INJECTED};
+use common::panics::panic_text;
 use ecs::component::HookContext;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
@@ -631,16 +632,6 @@ fn resource_scope_scenarios() -> Vec<Scenario> {
 }
 
 // ---- checks -----------------------------------------------------------------------------
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
 
 /// Runs `f`, turning a panic into a problem named `what`.
 fn guarded(problems: &mut Vec<String>, what: &str, f: impl FnOnce(&mut Vec<String>)) {

@@ -6,6 +6,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// The text of a caught panic (`panic!("{..}")` gives a `String`, a literal
 /// gives a `&str`).
 pub fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    panic_text(&*payload)
+}
+
+/// The text of a panic payload seen by reference.
+pub fn panic_text(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else if let Some(s) = payload.downcast_ref::<&str>() {
