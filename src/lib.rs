@@ -1,4 +1,3 @@
 #![doc = include_str!("../README.md")]
-#![warn(missing_docs)]
 
 pub use ecs_core::*;

@@ -1,15 +1,19 @@
-//! Bad input: one test per error and panic of the public API contract
-//! (`/work/shared/design/API.md`), asserting that what the user gets names
-//! the entity, component, resource, query or system at fault — and that
-//! the world is unchanged and consistent afterwards. Inputs that are
-//! refused quietly (a `bool`, an `Option`, a command that does nothing)
-//! are here too. docs/RELIABILITY.md lists every test as one row of a
-//! table: input, what the user gets.
+//! Bad input: one test per error and panic the public API documents,
+//! asserting that what the user gets names the entity, component,
+//! resource, query or system at fault — and that the world is unchanged
+//! and consistent afterwards. Inputs that are refused quietly (a `bool`,
+//! an `Option`, a command that does nothing) are here too.
+//! docs/RELIABILITY.md lists every test as one row of a table: input, what
+//! the user gets.
 
-use std::any::{type_name, Any};
+mod common;
+
+use std::any::type_name;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
+use common::integrity::integrity;
+use common::panics::{expect_panic, panic_message};
 use ecs::component::{HookContext, RequiredComponentsRegistrar};
 use ecs::prelude::*;
 use ecs::query::{QueryEntityError, QuerySingleError};
@@ -42,37 +46,11 @@ impl Drop for Counted {
     }
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Runs `f`, expecting a panic; returns its message.
-#[track_caller]
-fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic, but the call returned"),
-        Err(payload) => panic_message(payload),
-    }
-}
-
 /// Asserts that `msg` contains every one of `parts`.
 #[track_caller]
 fn assert_names(msg: &str, parts: &[&str]) {
     for part in parts {
         assert!(msg.contains(part), "message does not name `{part}`: {msg}");
-    }
-}
-
-#[track_caller]
-fn integrity(world: &World) {
-    if let Err(msg) = world.check_integrity() {
-        panic!("check_integrity: {msg}");
     }
 }
 

@@ -1,20 +1,13 @@
 //! Behaviour of `#[derive(Component)]`, `#[derive(Bundle)]` and
 //! `#[derive(Resource)]`, end to end through the `World`.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use common::components::{Position, Velocity};
 use ecs::prelude::*;
-
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-struct Position {
-    x: f32,
-    y: f32,
-}
-
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-#[component(storage = "SparseSet")]
-struct Velocity(f32, f32);
 
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
 struct Player;

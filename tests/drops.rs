@@ -8,47 +8,20 @@
 //! dropped, so the assertions check the exact multiset: no id twice, none
 //! missing, none early.
 
+mod common;
+
 use std::alloc::Layout;
 use std::any::Any;
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
+use common::drop_log::{DropLog, Payload};
+use common::integrity::check_invariants;
+use common::panics::panic_message;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
 
-// ---- the log ------------------------------------------------------------------------
-
-/// The ids of the values dropped so far, in drop order.
-#[derive(Clone, Default)]
-struct DropLog(Arc<Mutex<Vec<u32>>>);
-
-impl DropLog {
-    fn record(&self, id: u32) {
-        // A poisoned lock (a test failed while holding it) must not turn a
-        // drop into a double panic.
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-    }
-
-    /// The dropped ids, sorted.
-    fn dropped(&self) -> Vec<u32> {
-        let mut ids = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        ids.sort_unstable();
-        ids
-    }
-
-    /// Asserts that exactly `ids` were dropped, each once.
-    #[track_caller]
-    fn assert_dropped(&self, ids: &[u32]) {
-        let mut expected = ids.to_vec();
-        expected.sort_unstable();
-        assert_eq!(self.dropped(), expected, "dropped ids (sorted)");
-    }
-
-    fn count(&self) -> usize {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-}
+// ---- tracked components -------------------------------------------------------------
 
 /// The drop-counting payload of every component here.
 struct Tracked {
@@ -155,45 +128,6 @@ fn id_of<T: TrackedComponent>(world: &World, e: Entity) -> Option<u32> {
     world.get::<T>(e).map(T::id)
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Checks that every entity an archetype lists points back to it, and
-/// that every column is as long as its table.
-fn check_consistent(world: &World) {
-    let mut total = 0;
-    for archetype in world.archetypes().iter() {
-        total += archetype.len();
-        for (row, archetype_entity) in world
-            .archetype_entities(archetype.id())
-            .expect("the archetype exists")
-            .enumerate()
-        {
-            let location = world.entity(archetype_entity.id()).location();
-            assert_eq!(location.archetype_id, archetype.id());
-            assert_eq!(location.archetype_row.index(), row);
-            assert_eq!(location.table_id, archetype.table_id());
-            assert_eq!(location.table_row, archetype_entity.table_row());
-        }
-    }
-    assert_eq!(total, world.entity_count());
-    for table in world.storages().tables.iter() {
-        for column in table.columns() {
-            assert_eq!(column.len(), table.entity_count());
-        }
-    }
-    for (_, set) in world.storages().sparse_sets.iter() {
-        assert_eq!(set.len(), set.column().len());
-    }
-}
-
 // ---- scenarios, generic over the storage ----------------------------------------------
 
 fn insert_over_existing<T: TrackedComponent>() {
@@ -241,7 +175,7 @@ fn remove_drops_once<T: TrackedComponent>() {
     log.assert_dropped(&[0, 1]);
     assert_eq!(id_of::<T>(&world, es[2]), Some(2));
     assert_eq!(id_of::<T>(&world, es[3]), Some(3));
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3]);
 }
@@ -295,7 +229,7 @@ fn despawn_drops_once<T: TrackedComponent>() {
         assert_eq!(id_of::<T>(&world, es[i as usize]), Some(i));
     }
     assert_eq!(id_of::<T>(&world, reused), Some(10));
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3, 4, 10]);
 }
@@ -448,7 +382,7 @@ fn mixed_storage_entities_drop_each_value_once() {
         }
         log.assert_dropped(&expected);
     }
-    check_consistent(&world);
+    check_invariants(&world);
     let mut all: Vec<u32> = (0..4 * n).collect();
     all.extend(
         (0..n)
@@ -561,7 +495,7 @@ fn values_of_a_rejected_duplicate_bundle_are_dropped_once() {
     assert!(result.is_err());
     log.assert_dropped(&[1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(world.entity_count(), 1);
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[1, 2, 3, 4, 5, 6, 7]);
 }
@@ -598,7 +532,7 @@ fn spawn_batch_drops_each_value_once_also_when_the_input_panics() {
     assert!(result.is_err());
     assert_eq!(log.count(), 0, "spawned values stay alive");
     assert_eq!(world.entity_count(), 15);
-    check_consistent(&world);
+    check_invariants(&world);
     world.spawn(TableTracked::new(999, &log));
     drop(world);
     let mut expected: Vec<u32> = (0..10)
@@ -658,7 +592,7 @@ fn dynamic_drops(storage: StorageType) {
     let ptr = world.entity(es[3]).get_by_id(id).unwrap();
     // SAFETY: the component's values are `Tracked`.
     assert_eq!(unsafe { &*ptr.cast::<Tracked>() }.id, 3);
-    check_consistent(&world);
+    check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3, 10]);
 }
@@ -735,28 +669,12 @@ fn zero_sized_values_are_dropped_once() {
 
 // ---- a panicking Drop -------------------------------------------------------------------
 
-/// A value whose `Drop` records its id, then panics if armed.
-struct Bomb {
-    id: u32,
-    armed: bool,
-    log: DropLog,
-}
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        self.log.record(self.id);
-        if self.armed && !std::thread::panicking() {
-            panic!("bomb {} went off", self.id);
-        }
-    }
-}
-
 #[derive(Component)]
-struct TableBomb(Bomb);
+struct TableBomb(Payload);
 
 #[derive(Component)]
 #[component(storage = "SparseSet")]
-struct SparseBomb(Bomb);
+struct SparseBomb(Payload);
 
 trait BombComponent: Component {
     fn new(id: u32, armed: bool, log: &DropLog) -> Self;
@@ -767,7 +685,7 @@ macro_rules! bomb_component {
     ($($ty:ident),*) => {$(
         impl BombComponent for $ty {
             fn new(id: u32, armed: bool, log: &DropLog) -> Self {
-                $ty(Bomb { id, armed, log: log.clone() })
+                $ty(Payload::with(id, armed, log))
             }
             fn id(&self) -> u32 {
                 self.0.id
@@ -822,7 +740,7 @@ fn bomb_world<B: BombComponent>(others: u32) -> BombWorld {
 
 fn expect_bomb_panic(result: Result<(), Box<dyn Any + Send>>) {
     let message = panic_message(result.expect_err("the bomb's panic reaches the caller"));
-    assert!(message.contains("bomb 0 went off"), "{message}");
+    assert!(message.contains("bomb 0 exploded"), "{message}");
 }
 
 /// After the target's bomb went off: the world is consistent, the others
@@ -835,7 +753,7 @@ fn check_after_bomb<B: BombComponent>(bw: BombWorld, target_alive: bool, extra: 
         target,
         others,
     } = bw;
-    check_consistent(&world);
+    check_invariants(&world);
     let mut expected = vec![0];
     expected.extend_from_slice(extra);
     if target_alive {
@@ -897,7 +815,7 @@ fn panicking_drop_on_remove_of_a_bundle<B: BombComponent>() {
             .entity_mut(target)
             .remove::<(TableTracked, B, SparseTracked)>();
     })));
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     assert!(bw.world.contains_entity(target));
     assert!(!bw.world.entity(target).contains::<B>());
     assert!(!bw.world.entity(target).contains::<TableTracked>());
@@ -932,7 +850,7 @@ fn panicking_drop_on_replace<B: BombComponent>() {
         world.entity_mut(target).insert(B::new(99, false, &log));
     })));
     // The new value is in place; the old one was dropped once.
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     assert_eq!(bw.world.get::<B>(target).map(B::id), Some(99));
     log.assert_dropped(&[0]);
     let n = bw.others.len() as u32;
@@ -955,7 +873,7 @@ fn panicking_drop_on_clear_and_world_drop<B: BombComponent>() {
     let world = &mut bw.world;
     expect_bomb_panic(catch_unwind(AssertUnwindSafe(|| world.clear_entities())));
     assert_eq!(bw.world.entity_count(), 0);
-    check_consistent(&bw.world);
+    check_invariants(&bw.world);
     bw.log.assert_dropped(&expected);
     drop(bw.world);
     bw.log.assert_dropped(&expected);

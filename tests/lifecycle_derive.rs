@@ -2,8 +2,10 @@
 //! `#[component(on_add = .., ..)]` hooks, `#[require(..)]` components, and
 //! `#[derive(Event)]` events, end to end through the `World`.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod common;
 
+use common::components::{Position, Velocity};
+use common::panics::expect_panic;
 use ecs::component::HookContext;
 use ecs::prelude::*;
 use ecs::world::DeferredWorld;
@@ -192,16 +194,6 @@ fn a_derived_hook_queues_commands() {
 
 // ---- required components -------------------------------------------------------
 
-#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
-struct Position {
-    x: f32,
-    y: f32,
-}
-
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-#[component(storage = "SparseSet")]
-struct Velocity(f32, f32);
-
 #[derive(Component, Debug, Clone, PartialEq)]
 struct Name(String);
 
@@ -313,27 +305,16 @@ struct CycleA;
 #[require(CycleA)]
 struct CycleB;
 
-fn panic_message(run: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("should panic");
-    match payload.downcast::<String>() {
-        Ok(message) => *message,
-        Err(payload) => payload
-            .downcast::<&str>()
-            .map(|message| message.to_string())
-            .unwrap_or_default(),
-    }
-}
-
 #[test]
 fn a_cycle_of_requirements_panics_naming_both_components() {
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().spawn(CycleA);
     });
     assert!(message.contains("cycle"), "{message}");
     assert!(message.contains("CycleA"), "{message}");
     assert!(message.contains("CycleB"), "{message}");
 
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().register_component::<CycleB>();
     });
     assert!(

@@ -32,7 +32,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 #[path = "model/lang.rs"]
 mod lang;
 
-use lang::{CTarget, Cmd, Op, BUNDLES, QUERIES};
+use lang::{CommandTarget, Op, QueuedCommand, BUNDLES, QUERIES};
 
 // ---- strategies ------------------------------------------------------------------------
 
@@ -48,22 +48,22 @@ fn target() -> impl Strategy<Value = u16> {
     any::<u16>()
 }
 
-fn ctarget() -> impl Strategy<Value = CTarget> {
+fn command_target() -> impl Strategy<Value = CommandTarget> {
     prop_oneof![
-        target().prop_map(CTarget::Old),
-        any::<u8>().prop_map(CTarget::New),
+        target().prop_map(CommandTarget::Old),
+        any::<u8>().prop_map(CommandTarget::New),
     ]
 }
 
-fn cmd() -> impl Strategy<Value = Cmd> {
+fn command() -> impl Strategy<Value = QueuedCommand> {
     prop_oneof![
-        3 => (bundle(), val()).prop_map(|(bundle, val)| Cmd::Spawn { bundle, val }),
-        1 => Just(Cmd::SpawnEmpty),
-        3 => (ctarget(), bundle(), val()).prop_map(|(e, bundle, val)| Cmd::Insert { e, bundle, val }),
-        1 => (ctarget(), bundle(), val())
-            .prop_map(|(e, bundle, val)| Cmd::InsertIfNew { e, bundle, val }),
-        2 => (ctarget(), bundle()).prop_map(|(e, bundle)| Cmd::Remove { e, bundle }),
-        2 => ctarget().prop_map(|e| Cmd::Despawn { e }),
+        3 => (bundle(), val()).prop_map(|(bundle, val)| QueuedCommand::Spawn { bundle, val }),
+        1 => Just(QueuedCommand::SpawnEmpty),
+        3 => (command_target(), bundle(), val()).prop_map(|(e, bundle, val)| QueuedCommand::Insert { e, bundle, val }),
+        1 => (command_target(), bundle(), val())
+            .prop_map(|(e, bundle, val)| QueuedCommand::InsertIfNew { e, bundle, val }),
+        2 => (command_target(), bundle()).prop_map(|(e, bundle)| QueuedCommand::Remove { e, bundle }),
+        2 => command_target().prop_map(|e| QueuedCommand::Despawn { e }),
     ]
 }
 
@@ -91,7 +91,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0..QUERIES, target()).prop_map(|(q, e)| Op::QueryGet { q, e }),
         2 => (target(), target(), val()).prop_map(|(a, b, val)| Op::GetManyMut { a, b, val }),
         3 => Just(Op::ClearTrackers),
-        6 => prop::collection::vec(cmd(), 0..8).prop_map(Op::Commands),
+        6 => prop::collection::vec(command(), 0..8).prop_map(Op::Commands),
     ]
 }
 
@@ -165,7 +165,7 @@ fn decoded_bytes_agree_with_model() {
 /// handles, as a readable example of the language.
 #[test]
 fn every_operation_once() {
-    use lang::CTarget::{New, Old};
+    use lang::CommandTarget::{New, Old};
     lang::run(&[
         Op::Spawn { bundle: 15, val: 1 },
         Op::SpawnEmpty,
@@ -229,23 +229,23 @@ fn every_operation_once() {
             val: 3,
         },
         Op::Commands(vec![
-            Cmd::Spawn { bundle: 6, val: 2 },
-            Cmd::Insert {
+            QueuedCommand::Spawn { bundle: 6, val: 2 },
+            QueuedCommand::Insert {
                 e: New(0),
                 bundle: 7,
                 val: 4,
             },
-            Cmd::Insert {
+            QueuedCommand::Insert {
                 e: Old(0),
                 bundle: 7,
                 val: 4,
             },
-            Cmd::Remove {
+            QueuedCommand::Remove {
                 e: Old(1),
                 bundle: 15,
             },
-            Cmd::SpawnEmpty,
-            Cmd::Despawn { e: New(1) },
+            QueuedCommand::SpawnEmpty,
+            QueuedCommand::Despawn { e: New(1) },
         ]),
         Op::ClearEntities,
         Op::Spawn { bundle: 15, val: 2 },

@@ -41,6 +41,7 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::fault_plan::{tick, Fault, Payload, INJECTED};
+use common::panics::panic_text;
 use ecs::component::HookContext;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
@@ -516,140 +517,109 @@ macro_rules! scenario {
     }};
 }
 
+/// Flattens scenarios given as (table, sparse) pairs by [`scenario!`].
+fn both_storages<const N: usize>(pairs: [[Scenario; 2]; N]) -> Vec<Scenario> {
+    pairs.into_iter().flatten().collect()
+}
+
 fn spawn_scenarios() -> Vec<Scenario> {
-    [scenario!("spawn", "", |w, f| {
+    both_storages([scenario!("spawn", "", |w, f| {
         w.spawn(whole::<K>());
-    })]
-    .into_iter()
-    .flatten()
-    .collect()
+    })])
 }
 
 fn spawn_batch_scenarios() -> Vec<Scenario> {
-    [
+    both_storages([
         scenario!("spawn_batch", "ids collected", |w, f| {
             let _ids: Vec<Entity> = w.spawn_batch(batch::<K>()).collect();
         }),
         scenario!("spawn_batch", "iterator dropped unread", |w, f| {
             drop(w.spawn_batch(batch::<K>()));
         }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ])
 }
 
 fn insert_scenarios() -> Vec<Scenario> {
-    [
+    both_storages([
         scenario!("insert", "replacing a whole bundle", |w, f| {
             w.entity_mut(f.victim).insert(whole::<K>());
         }),
         scenario!("insert", "adding to a plain entity", |w, f| {
             w.entity_mut(f.plain).insert(whole::<K>());
         }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ])
 }
 
 fn insert_if_new_scenarios() -> Vec<Scenario> {
-    [
+    both_storages([
         scenario!("insert_if_new", "all rejected", |w, f| {
             w.entity_mut(f.victim).insert_if_new(whole::<K>());
         }),
         scenario!("insert_if_new", "all added", |w, f| {
             w.entity_mut(f.plain).insert_if_new(whole::<K>());
         }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ])
 }
 
 fn remove_scenarios() -> Vec<Scenario> {
-    [scenario!("remove", "", |w, f| {
+    both_storages([scenario!("remove", "", |w, f| {
         w.entity_mut(f.victim).remove::<WholeOf<K>>();
-    })]
-    .into_iter()
-    .flatten()
-    .collect()
+    })])
 }
 
 fn take_scenarios() -> Vec<Scenario> {
-    [scenario!("take", "", |w, f| {
+    both_storages([scenario!("take", "", |w, f| {
         let taken = w.entity_mut(f.victim).take::<WholeOf<K>>();
         assert!(taken.is_some(), "take found the whole bundle");
         drop(taken);
-    })]
-    .into_iter()
-    .flatten()
-    .collect()
+    })])
 }
 
 fn despawn_scenarios() -> Vec<Scenario> {
-    [
+    both_storages([
         scenario!("despawn", "World::despawn", |w, f| {
             w.despawn(f.victim);
         }),
         scenario!("despawn", "EntityWorldMut::despawn", |w, f| {
             w.entity_mut(f.victim).despawn();
         }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ])
 }
 
 fn clear_entities_scenarios() -> Vec<Scenario> {
-    [scenario!("clear_entities", "", |w, f| w.clear_entities())]
-        .into_iter()
-        .flatten()
-        .collect()
+    both_storages([scenario!("clear_entities", "", |w, f| w.clear_entities())])
 }
 
 fn commands_scenarios() -> Vec<Scenario> {
-    [scenario!("commands apply", "", reserves = true, |w, f| {
+    both_storages([scenario!("commands apply", "", reserves = true, |w, f| {
         apply_commands::<K>(w, f)
-    })]
-    .into_iter()
-    .flatten()
-    .collect()
+    })])
 }
 
 fn trigger_scenarios() -> Vec<Scenario> {
-    [scenario!("trigger", "", |w, f| w.trigger_targets(Ping, f.victim))]
-        .into_iter()
-        .flatten()
-        .collect()
+    both_storages([scenario!("trigger", "", |w, f| w.trigger_targets(Ping, f.victim))])
 }
 
 fn schedule_scenarios() -> Vec<Scenario> {
-    [scenario!(
+    both_storages([scenario!(
         "schedule run",
         "single-threaded",
         reserves = true,
         |w, f| run_schedule::<K>(w, Schedule::single_threaded())
-    )]
-    .into_iter()
-    .flatten()
-    .collect()
+    )])
 }
 
 fn parallel_schedule_scenarios() -> Vec<Scenario> {
-    [scenario!(
+    both_storages([scenario!(
         "schedule run",
         "multi-threaded",
         reserves = true,
         |w, f| run_schedule::<K>(w, Schedule::default())
-    )]
-    .into_iter()
-    .flatten()
-    .collect()
+    )])
 }
 
 fn resource_scope_scenarios() -> Vec<Scenario> {
-    [
+    both_storages([
         scenario!("resource_scope", "", |w, f| scope_resource::<K>(w)),
         scenario!(
             "resource_scope",
@@ -658,23 +628,10 @@ fn resource_scope_scenarios() -> Vec<Scenario> {
             expected = Some("was inserted during `resource_scope`"),
             |w, f| scope_resource_reinserting::<K>(w)
         ),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    ])
 }
 
 // ---- checks -----------------------------------------------------------------------------
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
 
 /// Runs `f`, turning a panic into a problem named `what`.
 fn guarded(problems: &mut Vec<String>, what: &str, f: impl FnOnce(&mut Vec<String>)) {

@@ -15,101 +15,17 @@
 //! rayon uses, does not pass Stacked Borrows); the rest run under both
 //! Stacked and Tree Borrows.
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use common::drop_log::{DropLog, Payload};
+use common::integrity::integrity;
+use common::panics::expect_panic;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
 
-// ---- drop accounting --------------------------------------------------------------------
-
-/// The ids dropped so far, in drop order.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u32>>>);
-
-impl Log {
-    fn record(&self, id: u32) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-    }
-
-    fn counts(&self) -> HashMap<u32, usize> {
-        let mut counts = HashMap::new();
-        for &id in self.0.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            *counts.entry(id).or_insert(0) += 1;
-        }
-        counts
-    }
-
-    fn times_dropped(&self, id: u32) -> usize {
-        self.counts().get(&id).copied().unwrap_or(0)
-    }
-
-    /// Asserts that every id in `ids` was dropped exactly once, and that
-    /// no id was dropped twice.
-    #[track_caller]
-    fn assert_dropped_once(&self, ids: &[u32]) {
-        let counts = self.counts();
-        for &id in ids {
-            let n = counts.get(&id).copied().unwrap_or(0);
-            assert_eq!(n, 1, "value {id} drop count");
-        }
-        self.assert_no_double_drop();
-    }
-
-    #[track_caller]
-    fn assert_not_dropped(&self, ids: &[u32]) {
-        let counts = self.counts();
-        for &id in ids {
-            assert!(!counts.contains_key(&id), "value {id} dropped too early");
-        }
-    }
-
-    #[track_caller]
-    fn assert_no_double_drop(&self) {
-        if let Some((id, n)) = self.counts().into_iter().find(|&(_, n)| n > 1) {
-            panic!("value {id} dropped {n} times");
-        }
-    }
-}
-
-/// A drop-counted value; an armed one panics in its `Drop` (after it is
-/// logged: the value counts as dropped).
-struct Payload {
-    id: u32,
-    armed: bool,
-    log: Log,
-}
-
-impl Payload {
-    fn new(id: u32, log: &Log) -> Self {
-        Payload {
-            id,
-            armed: false,
-            log: log.clone(),
-        }
-    }
-
-    fn armed(id: u32, log: &Log) -> Self {
-        Payload {
-            id,
-            armed: true,
-            log: log.clone(),
-        }
-    }
-}
-
-impl Drop for Payload {
-    fn drop(&mut self) {
-        self.log.record(self.id);
-        // Never panic while already unwinding: that would abort the test
-        // binary instead of failing the test.
-        if self.armed && !std::thread::panicking() {
-            panic!("bomb {} exploded", self.id);
-        }
-    }
-}
+// ---- components -------------------------------------------------------------------------
 
 /// Table component that may panic on drop.
 #[derive(Component)]
@@ -141,32 +57,6 @@ struct ResBomb(#[allow(dead_code)] Payload);
 
 // ---- helpers ----------------------------------------------------------------------------
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Runs `f`, expecting a panic; returns its message.
-#[track_caller]
-fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic, but the call returned"),
-        Err(payload) => panic_message(payload),
-    }
-}
-
-#[track_caller]
-fn integrity(world: &World) {
-    if let Err(msg) = world.check_integrity() {
-        panic!("check_integrity: {msg}");
-    }
-}
-
 fn keep_id(world: &World, e: Entity) -> Option<u32> {
     world.get::<Keep>(e).map(|k| k.0.id)
 }
@@ -178,7 +68,7 @@ fn skeep_id(world: &World, e: Entity) -> Option<u32> {
 /// The world still works: structural changes, queries and the values of
 /// untouched entities.
 #[track_caller]
-fn assert_usable(world: &mut World, log: &Log) {
+fn assert_usable(world: &mut World, log: &DropLog) {
     let e = world
         .spawn((Pos(1), Keep(Payload::new(9_000, log)), Tag(2)))
         .id();
@@ -197,8 +87,17 @@ fn assert_usable(world: &mut World, log: &Log) {
     integrity(world);
 }
 
+/// The world still works; once it is dropped, every value of `ids` has
+/// been dropped exactly once.
+#[track_caller]
+fn assert_usable_then_drop(mut world: World, log: &DropLog, ids: &[u32]) {
+    assert_usable(&mut world, log);
+    drop(world);
+    log.assert_dropped_once(ids);
+}
+
 /// Three bystanders around the victim, so that swap-removes move rows.
-fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
+fn bystanders(world: &mut World, log: &DropLog, first_id: u32) -> Vec<Entity> {
     (0..3)
         .map(|i| {
             world
@@ -210,6 +109,26 @@ fn bystanders(world: &mut World, log: &Log, first_id: u32) -> Vec<Entity> {
                 .id()
         })
         .collect()
+}
+
+/// Spawns `victim` between two groups of bystanders (ids from 10, then
+/// from 20), so that taking it apart moves rows on both sides.
+fn spawn_between_bystanders(
+    world: &mut World,
+    log: &DropLog,
+    victim: impl Bundle,
+) -> (Vec<Entity>, Entity, Vec<Entity>) {
+    let before = bystanders(world, log, 10);
+    let e = world.spawn(victim).id();
+    let after = bystanders(world, log, 20);
+    (before, e, after)
+}
+
+/// The bystanders of [`spawn_between_bystanders`] still hold their values.
+#[track_caller]
+fn assert_bystanders_around(world: &World, before: &[Entity], after: &[Entity]) {
+    assert_bystanders(world, before, 10);
+    assert_bystanders(world, after, 20);
 }
 
 #[track_caller]
@@ -226,18 +145,18 @@ fn assert_bystanders(world: &World, es: &[Entity], first_id: u32) {
 
 #[test]
 fn panicking_drop_during_remove_of_a_table_component() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
-    let before = bystanders(&mut world, &log, 10);
-    let e = world
-        .spawn((
+    let (before, e, after) = spawn_between_bystanders(
+        &mut world,
+        &log,
+        (
             Pos(7),
             Bomb(Payload::armed(1, &log)),
             Keep(Payload::new(2, &log)),
             SKeep(Payload::new(3, &log)),
-        ))
-        .id();
-    let after = bystanders(&mut world, &log, 20);
+        ),
+    );
 
     let msg = expect_panic(|| {
         world.entity_mut(e).remove::<Bomb>();
@@ -251,19 +170,20 @@ fn panicking_drop_during_remove_of_a_table_component() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_eq!(keep_id(&world, e), Some(2));
     assert_eq!(skeep_id(&world, e), Some(3));
-    assert_bystanders(&world, &before, 10);
-    assert_bystanders(&world, &after, 20);
+    assert_bystanders_around(&world, &before, &after);
     assert_eq!(world.entity_count(), 7);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[
-        1, 2, 3, 10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122,
-    ]);
+    assert_usable_then_drop(
+        world,
+        &log,
+        &[
+            1, 2, 3, 10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122,
+        ],
+    );
 }
 
 #[test]
 fn panicking_drops_during_remove_of_a_mixed_bundle() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let before = bystanders(&mut world, &log, 10);
     let e = world
@@ -287,9 +207,7 @@ fn panicking_drops_during_remove_of_a_mixed_bundle() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_eq!(keep_id(&world, e), Some(3));
     assert_bystanders(&world, &before, 10);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 10, 11, 12, 110, 111, 112]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 10, 11, 12, 110, 111, 112]);
 }
 
 // ---- despawn -------------------------------------------------------------------------------
@@ -297,19 +215,19 @@ fn panicking_drops_during_remove_of_a_mixed_bundle() {
 #[test]
 fn panicking_drops_during_despawn() {
     for through_handle in [false, true] {
-        let log = Log::default();
+        let log = DropLog::default();
         let mut world = World::new();
-        let before = bystanders(&mut world, &log, 10);
-        let e = world
-            .spawn((
+        let (before, e, after) = spawn_between_bystanders(
+            &mut world,
+            &log,
+            (
                 Pos(7),
                 Bomb(Payload::armed(1, &log)),
                 SBomb(Payload::armed(2, &log)),
                 Keep(Payload::new(3, &log)),
                 SKeep(Payload::new(4, &log)),
-            ))
-            .id();
-        let after = bystanders(&mut world, &log, 20);
+            ),
+        );
         let msg = expect_panic(|| {
             if through_handle {
                 world.entity_mut(e).despawn();
@@ -326,11 +244,8 @@ fn panicking_drops_during_despawn() {
         assert!(world.get_entity(e).is_err());
         assert!(!world.despawn(e), "a second despawn must be refused");
         assert_eq!(world.entity_count(), 6);
-        assert_bystanders(&world, &before, 10);
-        assert_bystanders(&world, &after, 20);
-        assert_usable(&mut world, &log);
-        drop(world);
-        log.assert_dropped_once(&[1, 2, 3, 4]);
+        assert_bystanders_around(&world, &before, &after);
+        assert_usable_then_drop(world, &log, &[1, 2, 3, 4]);
         log.assert_dropped_once(&[10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122]);
     }
 }
@@ -339,7 +254,7 @@ fn panicking_drops_during_despawn() {
 
 #[test]
 fn panicking_drop_of_a_replaced_value_during_insert() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let before = bystanders(&mut world, &log, 10);
     let e = world
@@ -369,14 +284,12 @@ fn panicking_drop_of_a_replaced_value_during_insert() {
     assert_eq!(world.get::<Tag>(e), Some(&Tag(6)));
     assert_eq!(world.get::<Pos>(e), Some(&Pos(7)));
     assert_bystanders(&world, &before, 10);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5, 10, 11, 12, 110, 111, 112]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5, 10, 11, 12, 110, 111, 112]);
 }
 
 #[test]
 fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let e = world
         .spawn((Bomb(Payload::new(1, &log)), SKeep(Payload::new(2, &log))))
@@ -397,16 +310,14 @@ fn panicking_drop_of_a_rejected_value_during_insert_if_new() {
     assert_eq!(world.get::<Bomb>(e).map(|b| b.0.id), Some(1));
     assert_eq!(skeep_id(&world, e), Some(2));
     assert_eq!(keep_id(&world, e), Some(5));
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5]);
 }
 
 // ---- clear_entities and world drop ---------------------------------------------------------
 
 #[test]
 fn panicking_drops_during_clear_entities() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut ids = Vec::new();
     let mut entities = Vec::new();
@@ -452,7 +363,7 @@ fn panicking_drops_during_clear_entities() {
 
 #[test]
 fn panicking_drops_during_world_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut ids = Vec::new();
     for i in 0..12u32 {
@@ -480,7 +391,7 @@ fn panicking_drops_during_world_drop() {
     // Every component and the resource dropped exactly once, despite the
     // panics: nothing leaked, nothing dropped twice.
     log.assert_dropped_once(&ids);
-    assert_eq!(log.0.lock().unwrap().len(), ids.len());
+    assert_eq!(log.count(), ids.len());
 }
 
 // ---- spawn_batch with a panicking iterator ---------------------------------------------------
@@ -491,7 +402,7 @@ struct Faulty {
     next: u32,
     panic_at: u32,
     hint: usize,
-    log: Log,
+    log: DropLog,
 }
 
 impl Iterator for Faulty {
@@ -521,7 +432,7 @@ fn an_iterator_panicking_half_way_through_spawn_batch() {
     // dropped, which spawns the rest (and meets the panic in its `Drop`).
     for read in [true, false] {
         for hint in [0, 10, 1_000] {
-            let log = Log::default();
+            let log = DropLog::default();
             let mut world = World::new();
             let before = bystanders(&mut world, &log, 10);
             let msg = expect_panic(|| {
@@ -583,7 +494,7 @@ fn an_iterator_panicking_half_way_through_spawn_batch() {
 struct Armed(bool);
 
 #[derive(Resource, Clone)]
-struct LogRes(Log);
+struct LogRes(DropLog);
 
 #[derive(Resource, Default)]
 struct Ran(Vec<&'static str>);
@@ -621,7 +532,7 @@ fn late(mut ran: ResMut<Ran>) {
 
 #[test]
 fn parallel_a_panicking_system_in_the_multi_threaded_schedule() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.insert_resource(Armed(true));
     world.insert_resource(LogRes(log.clone()));
@@ -669,9 +580,7 @@ fn parallel_a_panicking_system_in_the_multi_threaded_schedule() {
         assert_eq!(world.get::<Pos>(e), Some(&Pos(i as u32 + 2000)));
     }
     assert_eq!(world.entity_count(), if applied { 10 } else { 9 });
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[0, 1, 2, 3, 4, 5, 6, 7, 500, 501]);
+    assert_usable_then_drop(world, &log, &[0, 1, 2, 3, 4, 5, 6, 7, 500, 501]);
 }
 
 #[test]
@@ -682,7 +591,7 @@ fn parallel_a_panic_inside_par_iter_mut() {
     } else {
         (2_000, 1_234)
     };
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let es: Vec<Entity> = (0..n)
         .map(|i| {
@@ -711,14 +620,12 @@ fn parallel_a_panic_inside_par_iter_mut() {
     }
     assert_eq!(world.get::<Pos>(es[victim as usize]), Some(&Pos(victim)));
     log.assert_no_double_drop();
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&(0..n).collect::<Vec<_>>());
+    assert_usable_then_drop(world, &log, &(0..n).collect::<Vec<_>>());
 }
 
 #[test]
 fn a_command_panicking_while_the_queue_applies() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let target = world.spawn((Pos(1), Keep(Payload::new(1, &log)))).id();
     let mut queue = CommandQueue::default();
@@ -744,9 +651,7 @@ fn a_command_panicking_while_the_queue_applies() {
     if let Ok(er) = world.get_entity(unspawned) {
         assert!(!er.contains::<Pos>() && !er.contains::<Keep>());
     }
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 5]);
+    assert_usable_then_drop(world, &log, &[1, 2, 3, 4, 5]);
 }
 
 /// A command whose captured value panics when dropped unapplied: with the
@@ -755,7 +660,7 @@ fn a_command_panicking_while_the_queue_applies() {
 /// first one.
 #[test]
 fn a_command_panicking_when_dropped_unapplied() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let mut queue = CommandQueue::default();
     for payload in [
@@ -876,7 +781,7 @@ fn world_scope_despawning_its_entity_leaves_the_handle_despawned() {
 struct Ignored(#[allow(dead_code)] Payload);
 
 thread_local! {
-    static IGNORED: std::cell::RefCell<Option<(Log, bool)>> = const { std::cell::RefCell::new(None) };
+    static IGNORED: std::cell::RefCell<Option<(DropLog, bool)>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Default for Ignored {
@@ -891,7 +796,7 @@ impl Default for Ignored {
     }
 }
 
-fn set_ignored(log: &Log, armed: bool) {
+fn set_ignored(log: &DropLog, armed: bool) {
     IGNORED.with(|cell| *cell.borrow_mut() = Some((log.clone(), armed)));
 }
 
@@ -905,7 +810,7 @@ struct Taken {
 
 #[test]
 fn a_take_whose_bundle_default_panics_drops_each_value_once() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     let e = world
@@ -934,9 +839,11 @@ fn a_take_whose_bundle_default_panics_drops_each_value_once() {
     let taken = world.entity_mut(e).take::<Taken>().expect("has the bundle");
     assert_eq!((taken.keep.0.id, taken.skeep.0.id), (3, 4));
     drop(taken);
-    assert_usable(&mut world, &log);
-    drop(world);
-    log.assert_dropped_once(&[1, 2, 3, 4, 7_777, 100, 101, 102, 1_000, 1_001, 1_002]);
+    assert_usable_then_drop(
+        world,
+        &log,
+        &[1, 2, 3, 4, 7_777, 100, 101, 102, 1_000, 1_001, 1_002],
+    );
 }
 
 /// A value whose `Drop` may panic, in a bundle but not a component.
@@ -974,7 +881,7 @@ impl Default for Loose {
 
 #[test]
 fn a_panicking_drop_of_an_ignored_field_leaves_spawn_and_insert_whole() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     let message = expect_panic(|| {
@@ -1049,7 +956,7 @@ impl Fragile {
 
 #[test]
 fn a_panicking_required_constructor_spawns_no_phantom_entity() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     let others = bystanders(&mut world, &log, 100);
     FRAGILE_ARMED.with(|armed| armed.set(true));
@@ -1078,7 +985,7 @@ fn a_panicking_required_constructor_spawns_no_phantom_entity() {
 
 #[test]
 fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.insert_resource(ResBomb(Payload::new(1, &log)));
     let message = expect_panic(|| {
@@ -1128,7 +1035,7 @@ struct Required(Payload);
 const REQUIRED_ID: u32 = 4_242;
 
 thread_local! {
-    static REQUIRED_LOG: Log = Log::default();
+    static REQUIRED_LOG: DropLog = DropLog::default();
 }
 
 #[test]
@@ -1159,7 +1066,7 @@ struct Nudge;
 
 #[test]
 fn dropping_a_world_whose_component_and_observer_panic_in_drop() {
-    let log = Log::default();
+    let log = DropLog::default();
     let mut world = World::new();
     world.spawn(Bomb(Payload::armed(1, &log)));
     let captured = Reckless(Payload::new(2, &log));
@@ -1206,7 +1113,7 @@ fn values_held_aside_keep_their_alignment() {
             Byte(1),
             Wide(2),
             SWide(3),
-            Keep(Payload::new(1, &Log::default())),
+            Keep(Payload::new(1, &DropLog::default())),
         ))
         .id();
     // A take hands each value to `from_components` at an aligned address.

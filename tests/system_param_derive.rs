@@ -1,8 +1,9 @@
 //! Behaviour of `#[derive(SystemParam)]`, end to end through systems,
 //! schedules and observers.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod common;
 
+use common::panics::expect_panic;
 use ecs::prelude::*;
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -285,17 +286,6 @@ fn disjoint_fields_are_compatible() {
 
 // ---- conflicts ----------------------------------------------------------------------------
 
-fn panic_message(run: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("should panic");
-    match payload.downcast::<String>() {
-        Ok(message) => *message,
-        Err(payload) => payload
-            .downcast::<&str>()
-            .map(|message| message.to_string())
-            .unwrap_or_default(),
-    }
-}
-
 // Never built: their systems panic first.
 #[allow(dead_code)]
 #[derive(SystemParam)]
@@ -313,14 +303,14 @@ struct SelfConflict<'w, 's> {
 #[test]
 fn a_derived_param_conflicting_with_another_param_panics_naming_the_system() {
     fn writer_beside_reader(_: Writer, _: Query<&Position>) {}
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().run_system_once(writer_beside_reader);
     });
     assert!(message.contains("writer_beside_reader"), "{message}");
     assert!(message.contains("::Position`"), "{message}");
 
     fn reader_beside_writer(_: Res<Time>, _: Query<&Position>, _: Writer) {}
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         let mut world = World::new();
         world.init_resource::<Time>();
         let mut schedule = Schedule::default();
@@ -334,7 +324,7 @@ fn a_derived_param_conflicting_with_another_param_panics_naming_the_system() {
 #[test]
 fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
     fn self_conflicting(_: SelfConflict) {}
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().run_system_once(self_conflicting);
     });
     assert!(message.contains("self_conflicting"), "{message}");
@@ -342,7 +332,7 @@ fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
 
     // Two derived params that conflict with each other.
     fn two_writers(_: Writer, _: Writer) {}
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().run_system_once(two_writers);
     });
     assert!(message.contains("two_writers"), "{message}");
@@ -351,7 +341,7 @@ fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
 #[test]
 fn a_missing_resource_in_a_derived_param_panics_naming_it_and_the_system() {
     fn needs_time(_: TimeOnly) {}
-    let message = panic_message(|| {
+    let message = expect_panic(|| {
         World::new().run_system_once(needs_time);
     });
     assert!(message.contains("Time"), "{message}");

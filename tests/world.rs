@@ -3,138 +3,22 @@
 //! resources, bundle validation, dynamic components and change ticks.
 //!
 //! Every test checks values read back after each step, and the storage
-//! invariants of ARCHITECTURE.md (one location per entity, pointing back to
-//! its archetype and table row; every column as long as its table) through
-//! [`check_invariants`].
+//! invariants through [`check_invariants`]: every live entity has exactly
+//! one location, which points back to its archetype, archetype row, table
+//! and table row; every column is as long as its table; every sparse set
+//! holds exactly the entities whose archetype has its component.
+
+mod common;
 
 use std::alloc::Layout;
-use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::catch_unwind;
 
+use common::integrity::check_invariants;
+use common::panics::expect_panic;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
-
-// ---- helpers ---------------------------------------------------------------
-
-/// The text of a caught panic (`panic!("{..}")` gives a `String`, a literal
-/// gives a `&str`).
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::from("<non-string panic payload>")
-    }
-}
-
-/// Runs `f`, expecting a panic, and returns its message.
-fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(_) => panic!("expected a panic, but the call returned"),
-        Err(payload) => panic_message(payload),
-    }
-}
-
-/// Checks the storage invariants of the whole world:
-/// - every entity listed by an archetype is live, and its location points
-///   back to that archetype, that archetype row, the archetype's table and
-///   the table row the archetype records; the table lists it at that row;
-/// - every column of every table has exactly `entity_count` values, and a
-///   table holds exactly the entities of the archetypes that map to it;
-/// - every sparse set has one value per entity, and exactly the entities of
-///   the archetypes containing its component;
-/// - the archetypes' entity counts sum to `entity_count()`.
-fn check_invariants(world: &World) {
-    let mut total = 0;
-    let mut per_table: HashMap<usize, usize> = HashMap::new();
-    let mut seen = HashSet::new();
-    for archetype in world.archetypes().iter() {
-        total += archetype.len();
-        *per_table.entry(archetype.table_id().index()).or_default() += archetype.len();
-        let table = &world.storages().tables[archetype.table_id()];
-        for (row, archetype_entity) in world
-            .archetype_entities(archetype.id())
-            .expect("the archetype exists")
-            .enumerate()
-        {
-            let e = archetype_entity.id();
-            assert!(seen.insert(e), "entity {e:?} is listed by two archetypes");
-            assert!(
-                world.contains_entity(e),
-                "archetype lists dead entity {e:?}"
-            );
-            let location = world.entity(e).location();
-            assert_eq!(location.archetype_id, archetype.id(), "archetype of {e:?}");
-            assert_eq!(
-                location.archetype_row.index(),
-                row,
-                "archetype row of {e:?}"
-            );
-            assert_eq!(location.table_id, archetype.table_id(), "table of {e:?}");
-            assert_eq!(
-                location.table_row,
-                archetype_entity.table_row(),
-                "table row of {e:?}"
-            );
-            assert_eq!(
-                table.entities()[location.table_row.index()],
-                e,
-                "table row of {e:?} holds another entity"
-            );
-            assert_eq!(world.entity(e).archetype().id(), archetype.id());
-        }
-    }
-    assert_eq!(
-        total,
-        world.entity_count(),
-        "archetype lengths sum to entity_count"
-    );
-    for (index, table) in world.storages().tables.iter().enumerate() {
-        for (column, id) in table.columns().iter().zip(table.component_ids()) {
-            assert_eq!(
-                column.len(),
-                table.entity_count(),
-                "column {id:?} of table {index} has the table's length"
-            );
-        }
-        assert_eq!(
-            table.entity_count(),
-            per_table.get(&index).copied().unwrap_or(0),
-            "table {index} holds exactly its archetypes' entities"
-        );
-    }
-    for (id, set) in world.storages().sparse_sets.iter() {
-        assert_eq!(
-            set.len(),
-            set.column().len(),
-            "sparse set {id:?} column length"
-        );
-        let expected: usize = world
-            .archetypes()
-            .iter()
-            .filter(|a| a.contains(id))
-            .map(|a| a.len())
-            .sum();
-        assert_eq!(
-            set.len(),
-            expected,
-            "sparse set {id:?} holds its archetypes' entities"
-        );
-        for &e in set.entities() {
-            assert!(
-                world.contains_entity(e),
-                "sparse set {id:?} holds dead {e:?}"
-            );
-            assert!(
-                world.entity(e).contains_id(id),
-                "sparse set {id:?} holds {e:?} without it"
-            );
-        }
-    }
-}
 
 // ---- components --------------------------------------------------------------
 

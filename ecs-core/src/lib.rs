@@ -138,8 +138,6 @@
 //! - [`observer`]: lifecycle and custom events, and the observers that run
 //!   when they fire.
 //! - [`prelude`]: the types most programs need.
-#![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 extern crate self as ecs;
 

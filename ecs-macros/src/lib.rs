@@ -48,8 +48,6 @@
 //! assert_eq!(world.get::<Position>(e).map(|p| p.y), Some(2.0));
 //! ```
 
-#![warn(missing_docs)]
-
 mod attr;
 mod bounds;
 mod bundle;

@@ -25,20 +25,29 @@ use ecs::system::CommandQueue;
 // ---- component types ------------------------------------------------------------------
 
 /// The number of component types in the language.
-pub const N: usize = 10;
+pub const COMPONENT_TYPES: usize = 10;
 
 /// Their names, by index (for messages).
-pub const NAMES: [&str; N] = [
-    "Pos", "Sp", "Zst", "SZst", "Al", "SAl", "Dt", "DSp", "Name", "Big",
+pub const NAMES: [&str; COMPONENT_TYPES] = [
+    "Plain",
+    "SparsePlain",
+    "Marker",
+    "SparseMarker",
+    "Aligned",
+    "SparseAligned",
+    "Tracked",
+    "SparseTracked",
+    "Name",
+    "Big",
 ];
 
 /// Which component types are zero-sized (their model value is always 0).
-pub const ZST: [bool; N] = [
+pub const ZERO_SIZED: [bool; COMPONENT_TYPES] = [
     false, false, true, true, false, false, false, false, false, false,
 ];
 
 /// Which component types carry a drop-tracked payload.
-pub const TRACKED: [bool; N] = [
+pub const TRACKED: [bool; COMPONENT_TYPES] = [
     false, false, false, false, false, false, true, true, false, false,
 ];
 
@@ -47,9 +56,9 @@ pub const TRACKED: [bool; N] = [
 pub struct DropLog(Arc<Mutex<Vec<u32>>>);
 
 impl DropLog {
-    fn record(&self, tid: u32) {
+    fn record(&self, tracked_id: u32) {
         let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let i = tid as usize;
+        let i = tracked_id as usize;
         if counts.len() <= i {
             counts.resize(i + 1, 0);
         }
@@ -63,59 +72,59 @@ impl DropLog {
 }
 
 /// A drop-counting payload.
-pub struct Tracked {
-    tid: u32,
+pub struct DropTracker {
+    tracked_id: u32,
     log: DropLog,
 }
 
-impl Drop for Tracked {
+impl Drop for DropTracker {
     fn drop(&mut self) {
-        self.log.record(self.tid);
+        self.log.record(self.tracked_id);
     }
 }
 
 /// Table, plain.
 #[derive(Component, Debug, PartialEq)]
-pub struct Pos(pub u32);
+pub struct Plain(pub u32);
 
 /// Sparse set, plain.
 #[derive(Component, Debug, PartialEq)]
 #[component(storage = "SparseSet")]
-pub struct Sp(pub u64);
+pub struct SparsePlain(pub u64);
 
 /// Table, zero-sized.
 #[derive(Component, Debug, PartialEq)]
-pub struct Zst;
+pub struct Marker;
 
 /// Sparse set, zero-sized.
 #[derive(Component, Debug, PartialEq)]
 #[component(storage = "SparseSet")]
-pub struct SZst;
+pub struct SparseMarker;
 
 /// Table, over-aligned.
 #[derive(Component, Debug, PartialEq)]
 #[repr(align(64))]
-pub struct Al(pub u32);
+pub struct Aligned(pub u32);
 
 /// Sparse set, over-aligned.
 #[derive(Component, Debug, PartialEq)]
 #[component(storage = "SparseSet")]
 #[repr(align(64))]
-pub struct SAl(pub u32, pub u8);
+pub struct SparseAligned(pub u32, pub u8);
 
 /// Table, drop-counting.
 #[derive(Component)]
-pub struct Dt {
+pub struct Tracked {
     pub val: u32,
-    t: Tracked,
+    t: DropTracker,
 }
 
 /// Sparse set, drop-counting.
 #[derive(Component)]
 #[component(storage = "SparseSet")]
-pub struct DSp {
+pub struct SparseTracked {
     pub val: u32,
-    t: Tracked,
+    t: DropTracker,
 }
 
 /// Table, owns a heap `String`.
@@ -131,32 +140,35 @@ pub struct Big(pub [u8; 1024]);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cell {
     pub val: u32,
-    pub tid: u32,
+    pub tracked_id: u32,
 }
 
 /// One optional value per component type.
-pub type Cells = [Option<Cell>; N];
+pub type Cells = [Option<Cell>; COMPONENT_TYPES];
 
 /// A component type of the language.
-pub trait MC: Component + Sized {
+pub trait ModelComponent: Component + Sized {
     /// Its index in [`NAMES`].
-    const IDX: usize;
+    const INDEX: usize;
     /// Builds a value.
-    fn make(val: u32, tid: u32, log: &DropLog) -> Self;
+    fn make(val: u32, tracked_id: u32, log: &DropLog) -> Self;
     /// The value's number (checks the value's internal consistency and
     /// alignment on the way).
     fn val(&self) -> u32;
     /// The tracked id, 0 for untracked types.
-    fn tid(&self) -> u32 {
+    fn tracked_id(&self) -> u32 {
         0
     }
-    /// Overwrites the value's number.
-    fn set_val(&mut self, val: u32);
+    /// Overwrites the value's number (by default, by building a new
+    /// untracked value in its place).
+    fn set_val(&mut self, val: u32) {
+        *self = Self::make(val, 0, &DropLog::default());
+    }
     /// The value's identity.
     fn cell(&self) -> Cell {
         Cell {
             val: self.val(),
-            tid: self.tid(),
+            tracked_id: self.tracked_id(),
         }
     }
 }
@@ -171,152 +183,144 @@ fn assert_aligned<T>(value: &T) {
     );
 }
 
-impl MC for Pos {
-    const IDX: usize = 0;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Pos(val)
-    }
-    fn val(&self) -> u32 {
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        self.0 = val;
-    }
+/// Implements [`ModelComponent`] for one component type: `make` builds a value from
+/// its number, tracked id and drop log, `val` reads the number back
+/// (checking the value on the way), and the optional `tracked_id` and `set_val`
+/// replace the trait's defaults (untracked, overwrite by rebuilding).
+macro_rules! model_component {
+    (
+        $ty:ident = $idx:literal,
+        make: |$val:pat_param, $tracked_id:pat_param, $log:pat_param| $make:expr,
+        val: |$this:ident| $read:expr
+        $(, tracked_id: |$tid_this:ident| $tid_read:expr)?
+        $(, set_val: |$set_this:ident, $set_val:ident| $set:expr)?
+        $(,)?
+    ) => {
+        impl ModelComponent for $ty {
+            const INDEX: usize = $idx;
+            fn make($val: u32, $tracked_id: u32, $log: &DropLog) -> Self {
+                $make
+            }
+            fn val(&self) -> u32 {
+                let $this = self;
+                $read
+            }
+            $(
+                fn tracked_id(&self) -> u32 {
+                    let $tid_this = self;
+                    $tid_read
+                }
+            )?
+            $(
+                fn set_val(&mut self, $set_val: u32) {
+                    let $set_this = self;
+                    $set
+                }
+            )?
+        }
+    };
 }
 
-impl MC for Sp {
-    const IDX: usize = 1;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Sp(u64::from(val) << 32 | u64::from(!val))
-    }
-    fn val(&self) -> u32 {
-        let val = (self.0 >> 32) as u32;
-        assert_eq!(self.0 as u32, !val, "Sp value torn: {:#x}", self.0);
+model_component! {
+    Plain = 0,
+    make: |val, _, _| Plain(val),
+    val: |this| this.0,
+}
+
+model_component! {
+    SparsePlain = 1,
+    make: |val, _, _| SparsePlain(u64::from(val) << 32 | u64::from(!val)),
+    val: |this| {
+        let val = (this.0 >> 32) as u32;
+        assert_eq!(this.0 as u32, !val, "SparsePlain value torn: {:#x}", this.0);
         val
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <Sp as MC>::make(val, 0, &DropLog::default());
-    }
+    },
 }
 
-impl MC for Zst {
-    const IDX: usize = 2;
-    fn make(_: u32, _: u32, _: &DropLog) -> Self {
-        Zst
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
+model_component! {
+    Marker = 2,
+    make: |_, _, _| Marker,
+    val: |this| {
+        assert_aligned(this);
         0
-    }
-    fn set_val(&mut self, _: u32) {}
+    },
 }
 
-impl MC for SZst {
-    const IDX: usize = 3;
-    fn make(_: u32, _: u32, _: &DropLog) -> Self {
-        SZst
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
+model_component! {
+    SparseMarker = 3,
+    make: |_, _, _| SparseMarker,
+    val: |this| {
+        assert_aligned(this);
         0
-    }
-    fn set_val(&mut self, _: u32) {}
+    },
 }
 
-impl MC for Al {
-    const IDX: usize = 4;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Al(val)
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        self.0 = val;
-    }
+model_component! {
+    Aligned = 4,
+    make: |val, _, _| Aligned(val),
+    val: |this| {
+        assert_aligned(this);
+        this.0
+    },
 }
 
-impl MC for SAl {
-    const IDX: usize = 5;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        SAl(val, val as u8 ^ 0x5a)
-    }
-    fn val(&self) -> u32 {
-        assert_aligned(self);
-        assert_eq!(self.1, self.0 as u8 ^ 0x5a, "SAl value torn");
-        self.0
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <SAl as MC>::make(val, 0, &DropLog::default());
-    }
+model_component! {
+    SparseAligned = 5,
+    make: |val, _, _| SparseAligned(val, val as u8 ^ 0x5a),
+    val: |this| {
+        assert_aligned(this);
+        assert_eq!(this.1, this.0 as u8 ^ 0x5a, "SparseAligned value torn");
+        this.0
+    },
 }
 
-impl MC for Dt {
-    const IDX: usize = 6;
-    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
-        Dt {
-            val,
-            t: Tracked {
-                tid,
-                log: log.clone(),
-            },
-        }
-    }
-    fn val(&self) -> u32 {
-        self.val
-    }
-    fn tid(&self) -> u32 {
-        self.t.tid
-    }
-    fn set_val(&mut self, val: u32) {
-        self.val = val;
-    }
+model_component! {
+    Tracked = 6,
+    make: |val, tracked_id, log| Tracked {
+        val,
+        t: DropTracker {
+            tracked_id,
+            log: log.clone(),
+        },
+    },
+    val: |this| this.val,
+    tracked_id: |this| this.t.tracked_id,
+    set_val: |this, val| this.val = val,
 }
 
-impl MC for DSp {
-    const IDX: usize = 7;
-    fn make(val: u32, tid: u32, log: &DropLog) -> Self {
-        DSp {
-            val,
-            t: Tracked {
-                tid,
-                log: log.clone(),
-            },
-        }
-    }
-    fn val(&self) -> u32 {
-        self.val
-    }
-    fn tid(&self) -> u32 {
-        self.t.tid
-    }
-    fn set_val(&mut self, val: u32) {
-        self.val = val;
-    }
+model_component! {
+    SparseTracked = 7,
+    make: |val, tracked_id, log| SparseTracked {
+        val,
+        t: DropTracker {
+            tracked_id,
+            log: log.clone(),
+        },
+    },
+    val: |this| this.val,
+    tracked_id: |this| this.t.tracked_id,
+    set_val: |this, val| this.val = val,
 }
 
-impl MC for Name {
-    const IDX: usize = 8;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
-        Name(format!("name-{val}"))
-    }
-    fn val(&self) -> u32 {
-        self.0
-            .strip_prefix("name-")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("Name value corrupt: {:?}", self.0))
-    }
-    fn set_val(&mut self, val: u32) {
+model_component! {
+    Name = 8,
+    make: |val, _, _| Name(format!("name-{val}")),
+    val: |this| this
+        .0
+        .strip_prefix("name-")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("Name value corrupt: {:?}", this.0)),
+    // In place: the heap text is rewritten, not reallocated.
+    set_val: |this, val| {
         use std::fmt::Write;
-        self.0.clear();
-        write!(self.0, "name-{val}").unwrap();
-    }
+        this.0.clear();
+        write!(this.0, "name-{val}").unwrap();
+    },
 }
 
-impl MC for Big {
-    const IDX: usize = 9;
-    fn make(val: u32, _: u32, _: &DropLog) -> Self {
+model_component! {
+    Big = 9,
+    make: |val, _, _| {
         let mut bytes = [0u8; 1024];
         for (i, b) in bytes.iter_mut().enumerate() {
             *b = (val as u8).wrapping_add((i as u8).wrapping_mul(31));
@@ -324,23 +328,20 @@ impl MC for Big {
         bytes[..4].copy_from_slice(&val.to_le_bytes());
         bytes[1020..].copy_from_slice(&val.to_be_bytes());
         Big(bytes)
-    }
-    fn val(&self) -> u32 {
-        let val = u32::from_le_bytes(self.0[..4].try_into().unwrap());
-        let expected = <Big as MC>::make(val, 0, &DropLog::default());
-        assert!(self.0 == expected.0, "Big value {val} corrupt");
+    },
+    val: |this| {
+        let val = u32::from_le_bytes(this.0[..4].try_into().unwrap());
+        let expected = <Big as ModelComponent>::make(val, 0, &DropLog::default());
+        assert!(this.0 == expected.0, "Big value {val} corrupt");
         val
-    }
-    fn set_val(&mut self, val: u32) {
-        *self = <Big as MC>::make(val, 0, &DropLog::default());
-    }
+    },
 }
 
 // ---- bundles ----------------------------------------------------------------------------
 
 /// A bundle of the language: its component indices, how to build it from
 /// prepared cells and how to read a taken one back.
-pub trait MB: Bundle + Sized {
+pub trait ModelBundle: Bundle + Sized {
     /// Appends the component indices, in order.
     fn comps(out: &mut Vec<usize>);
     /// Builds the bundle from the prepared cell of each of its components.
@@ -349,28 +350,39 @@ pub trait MB: Bundle + Sized {
     fn read(&self, out: &mut Vec<(usize, Cell)>);
 }
 
-macro_rules! mb_component {
+macro_rules! model_bundle_of_component {
     ($($t:ty),*) => {$(
-        impl MB for $t {
+        impl ModelBundle for $t {
             fn comps(out: &mut Vec<usize>) {
-                out.push(<$t as MC>::IDX);
+                out.push(<$t as ModelComponent>::INDEX);
             }
             fn make(cells: &Cells, log: &DropLog) -> Self {
-                let c = cells[<$t as MC>::IDX].expect("cell prepared for every bundle component");
-                <$t as MC>::make(c.val, c.tid, log)
+                let c = cells[<$t as ModelComponent>::INDEX].expect("cell prepared for every bundle component");
+                <$t as ModelComponent>::make(c.val, c.tracked_id, log)
             }
             fn read(&self, out: &mut Vec<(usize, Cell)>) {
-                out.push((<$t as MC>::IDX, self.cell()));
+                out.push((<$t as ModelComponent>::INDEX, self.cell()));
             }
         }
     )*};
 }
-mb_component!(Pos, Sp, Zst, SZst, Al, SAl, Dt, DSp, Name, Big);
+model_bundle_of_component!(
+    Plain,
+    SparsePlain,
+    Marker,
+    SparseMarker,
+    Aligned,
+    SparseAligned,
+    Tracked,
+    SparseTracked,
+    Name,
+    Big
+);
 
-macro_rules! mb_tuple {
+macro_rules! model_bundle_of_tuple {
     ($($n:ident),*) => {
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
-        impl<$($n: MB),*> MB for ($($n,)*) {
+        impl<$($n: ModelBundle),*> ModelBundle for ($($n,)*) {
             fn comps(out: &mut Vec<usize>) {
                 $($n::comps(out);)*
             }
@@ -384,16 +396,16 @@ macro_rules! mb_tuple {
         }
     };
 }
-mb_tuple!();
-mb_tuple!(A, B);
-mb_tuple!(A, B, C);
-mb_tuple!(A, B, C, D);
-mb_tuple!(A, B, C, D, E, F, G, H, I, J);
+model_bundle_of_tuple!();
+model_bundle_of_tuple!(A, B);
+model_bundle_of_tuple!(A, B, C);
+model_bundle_of_tuple!(A, B, C, D);
+model_bundle_of_tuple!(A, B, C, D, E, F, G, H, I, J);
 
 /// Something done with one static bundle type of the catalogue.
 pub trait BundleVisitor {
     type Out;
-    fn visit<B: MB>(self) -> Self::Out;
+    fn visit<B: ModelBundle>(self) -> Self::Out;
 }
 
 /// The number of bundle shapes in the catalogue.
@@ -404,26 +416,37 @@ pub const BUNDLES: u8 = 20;
 /// ten at once, and the empty bundle.
 pub fn with_bundle<V: BundleVisitor>(i: u8, v: V) -> V::Out {
     match i % BUNDLES {
-        0 => v.visit::<Pos>(),
-        1 => v.visit::<Sp>(),
-        2 => v.visit::<Zst>(),
-        3 => v.visit::<SZst>(),
-        4 => v.visit::<Al>(),
-        5 => v.visit::<SAl>(),
-        6 => v.visit::<Dt>(),
-        7 => v.visit::<DSp>(),
+        0 => v.visit::<Plain>(),
+        1 => v.visit::<SparsePlain>(),
+        2 => v.visit::<Marker>(),
+        3 => v.visit::<SparseMarker>(),
+        4 => v.visit::<Aligned>(),
+        5 => v.visit::<SparseAligned>(),
+        6 => v.visit::<Tracked>(),
+        7 => v.visit::<SparseTracked>(),
         8 => v.visit::<Name>(),
         9 => v.visit::<Big>(),
-        10 => v.visit::<(Pos, Sp)>(),
-        11 => v.visit::<(Zst, Dt, Name)>(),
-        12 => v.visit::<(Al, SAl, DSp)>(),
-        13 => v.visit::<(Big, SZst)>(),
-        14 => v.visit::<((Pos, Sp), (Dt, DSp))>(),
-        15 => v.visit::<(Pos, Sp, Zst, SZst, Al, SAl, Dt, DSp, Name, Big)>(),
-        16 => v.visit::<(Name, Big, Al)>(),
-        17 => v.visit::<(SZst, Sp)>(),
+        10 => v.visit::<(Plain, SparsePlain)>(),
+        11 => v.visit::<(Marker, Tracked, Name)>(),
+        12 => v.visit::<(Aligned, SparseAligned, SparseTracked)>(),
+        13 => v.visit::<(Big, SparseMarker)>(),
+        14 => v.visit::<((Plain, SparsePlain), (Tracked, SparseTracked))>(),
+        15 => v.visit::<(
+            Plain,
+            SparsePlain,
+            Marker,
+            SparseMarker,
+            Aligned,
+            SparseAligned,
+            Tracked,
+            SparseTracked,
+            Name,
+            Big,
+        )>(),
+        16 => v.visit::<(Name, Big, Aligned)>(),
+        17 => v.visit::<(SparseMarker, SparsePlain)>(),
         18 => v.visit::<()>(),
-        _ => v.visit::<(DSp, (Zst, (Pos, Big)))>(),
+        _ => v.visit::<(SparseTracked, (Marker, (Plain, Big)))>(),
     }
 }
 
@@ -432,7 +455,7 @@ pub fn bundle_comps(i: u8) -> Vec<usize> {
     struct Comps;
     impl BundleVisitor for Comps {
         type Out = Vec<usize>;
-        fn visit<B: MB>(self) -> Vec<usize> {
+        fn visit<B: ModelBundle>(self) -> Vec<usize> {
             let mut out = Vec::new();
             B::comps(&mut out);
             out
@@ -444,20 +467,20 @@ pub fn bundle_comps(i: u8) -> Vec<usize> {
 /// Something done with one component type.
 pub trait CompVisitor {
     type Out;
-    fn visit<T: MC>(self) -> Self::Out;
+    fn visit<T: ModelComponent>(self) -> Self::Out;
 }
 
 /// Calls `v` with component type number `i`.
 pub fn with_comp<V: CompVisitor>(i: usize, v: V) -> V::Out {
-    match i % N {
-        0 => v.visit::<Pos>(),
-        1 => v.visit::<Sp>(),
-        2 => v.visit::<Zst>(),
-        3 => v.visit::<SZst>(),
-        4 => v.visit::<Al>(),
-        5 => v.visit::<SAl>(),
-        6 => v.visit::<Dt>(),
-        7 => v.visit::<DSp>(),
+    match i % COMPONENT_TYPES {
+        0 => v.visit::<Plain>(),
+        1 => v.visit::<SparsePlain>(),
+        2 => v.visit::<Marker>(),
+        3 => v.visit::<SparseMarker>(),
+        4 => v.visit::<Aligned>(),
+        5 => v.visit::<SparseAligned>(),
+        6 => v.visit::<Tracked>(),
+        7 => v.visit::<SparseTracked>(),
         8 => v.visit::<Name>(),
         _ => v.visit::<Big>(),
     }
@@ -513,36 +536,52 @@ pub enum Op {
         handle: bool,
     },
     /// Writes through `iter_mut` (or `par_iter_mut`) of
-    /// `(Entity, &mut Pos, Option<&mut SAl>)`.
+    /// `(Entity, &mut Plain, Option<&mut SparseAligned>)`.
     QueryWrite { val: u32, par: bool },
     /// `QueryState::get` of one query for one entity.
     QueryGet { q: u8, e: Target },
-    /// `get_many_mut([a, b])` of `(&mut Pos, &Sp)`-less `&mut Pos` query,
+    /// `get_many_mut([a, b])` of `(&mut Plain, &SparsePlain)`-less `&mut Plain` query,
     /// writing `val` into both.
     GetManyMut { a: Target, b: Target, val: u32 },
     /// `world.clear_trackers()`.
     ClearTrackers,
     /// Commands queued on a `CommandQueue`, applied at the end of the op.
-    Commands(Vec<Cmd>),
+    Commands(Vec<QueuedCommand>),
 }
 
 /// An entity for a command: a handle as for [`Target`], or (`New`) one
 /// spawned by an earlier command of the same queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CTarget {
+pub enum CommandTarget {
     Old(Target),
     New(u8),
 }
 
 /// One command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cmd {
-    Spawn { bundle: u8, val: u32 },
+pub enum QueuedCommand {
+    Spawn {
+        bundle: u8,
+        val: u32,
+    },
     SpawnEmpty,
-    Insert { e: CTarget, bundle: u8, val: u32 },
-    InsertIfNew { e: CTarget, bundle: u8, val: u32 },
-    Remove { e: CTarget, bundle: u8 },
-    Despawn { e: CTarget },
+    Insert {
+        e: CommandTarget,
+        bundle: u8,
+        val: u32,
+    },
+    InsertIfNew {
+        e: CommandTarget,
+        bundle: u8,
+        val: u32,
+    },
+    Remove {
+        e: CommandTarget,
+        bundle: u8,
+    },
+    Despawn {
+        e: CommandTarget,
+    },
 }
 
 /// The number of queries of the catalogue.
@@ -567,36 +606,38 @@ impl Bytes<'_> {
     fn bool(&mut self) -> Option<bool> {
         Some(self.u8()? & 1 == 1)
     }
-    fn ctarget(&mut self) -> Option<CTarget> {
+    fn command_target(&mut self) -> Option<CommandTarget> {
         let b = self.u8()?;
         Some(if b & 0x80 != 0 {
-            CTarget::New(b & 0x7f)
+            CommandTarget::New(b & 0x7f)
         } else {
-            CTarget::Old(u16::from(b) << 8 | u16::from(self.u8()?))
+            CommandTarget::Old(u16::from(b) << 8 | u16::from(self.u8()?))
         })
     }
-    fn cmd(&mut self) -> Option<Cmd> {
+    fn command(&mut self) -> Option<QueuedCommand> {
         Some(match self.u8()? % 6 {
-            0 => Cmd::Spawn {
+            0 => QueuedCommand::Spawn {
                 bundle: self.u8()?,
                 val: self.u32()?,
             },
-            1 => Cmd::SpawnEmpty,
-            2 => Cmd::Insert {
-                e: self.ctarget()?,
+            1 => QueuedCommand::SpawnEmpty,
+            2 => QueuedCommand::Insert {
+                e: self.command_target()?,
                 bundle: self.u8()?,
                 val: self.u32()?,
             },
-            3 => Cmd::InsertIfNew {
-                e: self.ctarget()?,
+            3 => QueuedCommand::InsertIfNew {
+                e: self.command_target()?,
                 bundle: self.u8()?,
                 val: self.u32()?,
             },
-            4 => Cmd::Remove {
-                e: self.ctarget()?,
+            4 => QueuedCommand::Remove {
+                e: self.command_target()?,
                 bundle: self.u8()?,
             },
-            _ => Cmd::Despawn { e: self.ctarget()? },
+            _ => QueuedCommand::Despawn {
+                e: self.command_target()?,
+            },
         })
     }
     fn op(&mut self) -> Option<Op> {
@@ -676,11 +717,11 @@ impl Bytes<'_> {
             15 => Op::ClearTrackers,
             16 => {
                 let n = self.u8()? % 9;
-                let mut cmds = Vec::with_capacity(n as usize);
+                let mut queued = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    cmds.push(self.cmd()?);
+                    queued.push(self.command()?);
                 }
-                Op::Commands(cmds)
+                Op::Commands(queued)
             }
             _ => Op::Spawn {
                 bundle: self.u8()?,
@@ -709,27 +750,27 @@ pub fn decode(data: &[u8], max_ops: usize) -> Vec<Op> {
 /// A value in the model: its identity and its change state since the last
 /// `clear_trackers`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MCell {
+pub struct ModelCell {
     pub cell: Cell,
     pub added: bool,
     pub changed: bool,
 }
 
 /// One entity's values in the model.
-pub type MRow = [Option<MCell>; N];
+pub type ModelRow = [Option<ModelCell>; COMPONENT_TYPES];
 
 /// The reference model: live entities and their values, and how often
 /// each tracked value must have been dropped so far.
 #[derive(Default, Debug)]
 pub struct Model {
-    pub live: BTreeMap<Entity, MRow>,
+    pub live: BTreeMap<Entity, ModelRow>,
     pub expected_drops: Vec<u32>,
 }
 
 impl Model {
     fn drop_cell(&mut self, cell: Cell) {
-        if cell.tid != 0 {
-            let i = cell.tid as usize;
+        if cell.tracked_id != 0 {
+            let i = cell.tracked_id as usize;
             if self.expected_drops.len() <= i {
                 self.expected_drops.resize(i + 1, 0);
             }
@@ -738,9 +779,9 @@ impl Model {
     }
 
     fn spawn(&mut self, e: Entity, cells: &Cells) {
-        let mut row: MRow = [None; N];
+        let mut row: ModelRow = [None; COMPONENT_TYPES];
         for (slot, cell) in row.iter_mut().zip(cells) {
-            *slot = cell.map(|cell| MCell {
+            *slot = cell.map(|cell| ModelCell {
                 cell,
                 added: true,
                 changed: true,
@@ -768,7 +809,7 @@ impl Model {
                     old.changed = true;
                 }
                 None => {
-                    *slot = Some(MCell {
+                    *slot = Some(ModelCell {
                         cell,
                         added: true,
                         changed: true,
@@ -806,44 +847,44 @@ impl Model {
         }
     }
 
-    fn val(row: &MRow, c: usize) -> Option<u32> {
+    fn val(row: &ModelRow, c: usize) -> Option<u32> {
         row[c].map(|m| m.cell.val)
     }
 
-    fn has(row: &MRow, c: usize) -> bool {
+    fn has(row: &ModelRow, c: usize) -> bool {
         row[c].is_some()
     }
 
     /// What query `q` of the catalogue yields for an entity, if it matches.
-    pub fn query_row(q: u8, row: &MRow) -> Option<[Option<u32>; 3]> {
+    pub fn query_row(q: u8, row: &ModelRow) -> Option<[Option<u32>; 3]> {
         let v = |c| Self::val(row, c);
         let has = |c| Self::has(row, c);
         let changed = |c: usize| row[c].is_some_and(|m| m.changed);
         let added = |c: usize| row[c].is_some_and(|m| m.added);
         match q % QUERIES {
-            // (Entity, &Pos)
+            // (Entity, &Plain)
             0 => has(0).then(|| [v(0), None, None]),
-            // Entity, (With<Sp>, Without<Zst>)
+            // Entity, (With<SparsePlain>, Without<Marker>)
             1 => (has(1) && !has(2)).then_some([None; 3]),
-            // (Entity, &Name, Option<&DSp>)
+            // (Entity, &Name, Option<&SparseTracked>)
             2 => has(8).then(|| [v(8), v(7), None]),
-            // (Entity, &Al), Changed<Al>
+            // (Entity, &Aligned), Changed<Aligned>
             3 => changed(4).then(|| [v(4), None, None]),
-            // Entity, Added<DSp>
+            // Entity, Added<SparseTracked>
             4 => added(7).then_some([None; 3]),
-            // (Entity, Option<&Big>, Option<&SAl>)
+            // (Entity, Option<&Big>, Option<&SparseAligned>)
             5 => Some([v(9), v(5), None]),
-            // (Entity, &Sp), Changed<Sp>
+            // (Entity, &SparsePlain), Changed<SparsePlain>
             6 => changed(1).then(|| [v(1), None, None]),
-            // (Entity, &Dt), (With<SZst>, Without<Name>)
+            // (Entity, &Tracked), (With<SparseMarker>, Without<Name>)
             7 => (has(6) && has(3) && !has(8)).then(|| [v(6), None, None]),
-            // Entity, Or<(With<Zst>, With<SZst>)>
+            // Entity, Or<(With<Marker>, With<SparseMarker>)>
             8 => (has(2) || has(3)).then_some([None; 3]),
-            // (Entity, Has<Big>), Without<Pos>
+            // (Entity, Has<Big>), Without<Plain>
             9 => (!has(0)).then(|| [Some(u32::from(has(9))), None, None]),
-            // Entity, (Changed<Dt>, With<Sp>)
+            // Entity, (Changed<Tracked>, With<SparsePlain>)
             10 => (changed(6) && has(1)).then_some([None; 3]),
-            // (Entity, Option<&Zst>, Ref<SAl>) reporting is_added/is_changed
+            // (Entity, Option<&Marker>, Ref<SparseAligned>) reporting is_added/is_changed
             _ => has(5).then(|| {
                 [
                     v(2),
@@ -855,7 +896,7 @@ impl Model {
     }
 
     /// Every query's sorted result set.
-    pub fn query_results(&self, q: u8) -> Vec<QRow> {
+    pub fn query_results(&self, q: u8) -> Vec<QueryRow> {
         self.live
             .iter()
             .filter_map(|(&e, row)| Self::query_row(q, row).map(|r| (e, r)))
@@ -864,34 +905,38 @@ impl Model {
 }
 
 /// One item of a catalogue query: the entity and up to three numbers.
-pub type QRow = (Entity, [Option<u32>; 3]);
+pub type QueryRow = (Entity, [Option<u32>; 3]);
 
 // ---- the queries --------------------------------------------------------------------
 
-type MutQuery = QueryState<(Entity, &'static mut Pos, Option<&'static mut SAl>)>;
+type MutQuery = QueryState<(
+    Entity,
+    &'static mut Plain,
+    Option<&'static mut SparseAligned>,
+)>;
 
 /// Every query of the catalogue, built once and kept for the whole run, so
 /// their caches must follow the archetypes created meanwhile.
 #[allow(clippy::type_complexity)] // the query types are the point
 pub struct Queries {
-    q0: QueryState<(Entity, &'static Pos)>,
-    q1: QueryState<Entity, (With<Sp>, Without<Zst>)>,
-    q2: QueryState<(Entity, &'static Name, Option<&'static DSp>)>,
-    q3: QueryState<(Entity, &'static Al), Changed<Al>>,
-    q4: QueryState<Entity, Added<DSp>>,
-    q5: QueryState<(Entity, Option<&'static Big>, Option<&'static SAl>)>,
-    q6: QueryState<(Entity, &'static Sp), Changed<Sp>>,
-    q7: QueryState<(Entity, &'static Dt), (With<SZst>, Without<Name>)>,
-    q8: QueryState<Entity, Or<(With<Zst>, With<SZst>)>>,
-    q9: QueryState<(Entity, Has<Big>), Without<Pos>>,
-    q10: QueryState<Entity, (Changed<Dt>, With<Sp>)>,
-    q11: QueryState<(Entity, Option<&'static Zst>, Ref<'static, SAl>)>,
+    q0: QueryState<(Entity, &'static Plain)>,
+    q1: QueryState<Entity, (With<SparsePlain>, Without<Marker>)>,
+    q2: QueryState<(Entity, &'static Name, Option<&'static SparseTracked>)>,
+    q3: QueryState<(Entity, &'static Aligned), Changed<Aligned>>,
+    q4: QueryState<Entity, Added<SparseTracked>>,
+    q5: QueryState<(Entity, Option<&'static Big>, Option<&'static SparseAligned>)>,
+    q6: QueryState<(Entity, &'static SparsePlain), Changed<SparsePlain>>,
+    q7: QueryState<(Entity, &'static Tracked), (With<SparseMarker>, Without<Name>)>,
+    q8: QueryState<Entity, Or<(With<Marker>, With<SparseMarker>)>>,
+    q9: QueryState<(Entity, Has<Big>), Without<Plain>>,
+    q10: QueryState<Entity, (Changed<Tracked>, With<SparsePlain>)>,
+    q11: QueryState<(Entity, Option<&'static Marker>, Ref<'static, SparseAligned>)>,
     write: MutQuery,
-    pos_mut: QueryState<&'static mut Pos>,
+    plain_mut: QueryState<&'static mut Plain>,
     all: QueryState<Entity>,
 }
 
-fn ref_flags(r: &Ref<'_, SAl>) -> u32 {
+fn ref_flags(r: &Ref<'_, SparseAligned>) -> u32 {
     u32::from(r.is_added()) << 1 | u32::from(r.is_changed())
 }
 
@@ -902,7 +947,7 @@ macro_rules! each_query {
         match $q % QUERIES {
             0 => {
                 let $st = &mut $qs.q0;
-                let $f = |(e, p): (Entity, &Pos)| (e, [Some(p.val()), None, None]);
+                let $f = |(e, p): (Entity, &Plain)| (e, [Some(p.val()), None, None]);
                 $body
             }
             1 => {
@@ -912,14 +957,14 @@ macro_rules! each_query {
             }
             2 => {
                 let $st = &mut $qs.q2;
-                let $f = |(e, n, d): (Entity, &Name, Option<&DSp>)| {
+                let $f = |(e, n, d): (Entity, &Name, Option<&SparseTracked>)| {
                     (e, [Some(n.val()), d.map(|d| d.val()), None])
                 };
                 $body
             }
             3 => {
                 let $st = &mut $qs.q3;
-                let $f = |(e, a): (Entity, &Al)| (e, [Some(a.val()), None, None]);
+                let $f = |(e, a): (Entity, &Aligned)| (e, [Some(a.val()), None, None]);
                 $body
             }
             4 => {
@@ -929,19 +974,19 @@ macro_rules! each_query {
             }
             5 => {
                 let $st = &mut $qs.q5;
-                let $f = |(e, b, s): (Entity, Option<&Big>, Option<&SAl>)| {
+                let $f = |(e, b, s): (Entity, Option<&Big>, Option<&SparseAligned>)| {
                     (e, [b.map(|b| b.val()), s.map(|s| s.val()), None])
                 };
                 $body
             }
             6 => {
                 let $st = &mut $qs.q6;
-                let $f = |(e, s): (Entity, &Sp)| (e, [Some(s.val()), None, None]);
+                let $f = |(e, s): (Entity, &SparsePlain)| (e, [Some(s.val()), None, None]);
                 $body
             }
             7 => {
                 let $st = &mut $qs.q7;
-                let $f = |(e, d): (Entity, &Dt)| (e, [Some(d.val()), None, None]);
+                let $f = |(e, d): (Entity, &Tracked)| (e, [Some(d.val()), None, None]);
                 $body
             }
             8 => {
@@ -961,7 +1006,7 @@ macro_rules! each_query {
             }
             _ => {
                 let $st = &mut $qs.q11;
-                let $f = |(e, z, s): (Entity, Option<&Zst>, Ref<'_, SAl>)| {
+                let $f = |(e, z, s): (Entity, Option<&Marker>, Ref<'_, SparseAligned>)| {
                     (e, [z.map(|z| z.val()), Some(ref_flags(&s)), Some(s.val())])
                 };
                 $body
@@ -986,19 +1031,19 @@ impl Queries {
             q10: world.query_filtered(),
             q11: world.query(),
             write: world.query(),
-            pos_mut: world.query(),
+            plain_mut: world.query(),
             all: world.query(),
         }
     }
 
     /// Query `q`'s items, sorted, checking on the way that `iter`,
     /// `for_each`, `count` and (for archetypal filters) `size_hint` agree.
-    fn results(&mut self, q: u8, world: &World) -> Vec<QRow> {
+    fn results(&mut self, q: u8, world: &World) -> Vec<QueryRow> {
         let archetypal = !matches!(q % QUERIES, 3 | 4 | 6 | 10);
         each_query!(self, q, |st, f| {
             let iter = st.iter(world);
             let hint = iter.size_hint();
-            let mut rows: Vec<QRow> = iter.map(f).collect();
+            let mut rows: Vec<QueryRow> = iter.map(f).collect();
             let n = rows.len();
             if archetypal {
                 assert_eq!(hint, (n, Some(n)), "size_hint of query {q}");
@@ -1019,7 +1064,7 @@ impl Queries {
     }
 
     /// Query `q`'s item for one entity.
-    fn get(&mut self, q: u8, world: &World, e: Entity) -> Result<QRow, QueryEntityError> {
+    fn get(&mut self, q: u8, world: &World, e: Entity) -> Result<QueryRow, QueryEntityError> {
         each_query!(self, q, |st, f| st.get(world, e).map(f))
     }
 }
@@ -1034,7 +1079,7 @@ pub struct Harness {
     pub pool: Vec<Entity>,
     pool_set: HashSet<Entity>,
     log: DropLog,
-    next_tid: u32,
+    next_tracked_id: u32,
     queries: Queries,
     /// The number of operations applied.
     pub steps: usize,
@@ -1061,7 +1106,7 @@ impl Harness {
             pool: Vec::new(),
             pool_set: HashSet::new(),
             log: DropLog::default(),
-            next_tid: 1,
+            next_tracked_id: 1,
             queries,
             steps: 0,
         }
@@ -1093,20 +1138,20 @@ impl Harness {
     /// Fresh cells for the components of a bundle (tracked ones get new
     /// tracked ids).
     fn cells(&mut self, comps: &[usize], val: u32) -> Cells {
-        let mut cells: Cells = [None; N];
+        let mut cells: Cells = [None; COMPONENT_TYPES];
         for &c in comps {
-            let tid = if TRACKED[c] {
-                self.next_tid += 1;
-                self.next_tid - 1
+            let tracked_id = if TRACKED[c] {
+                self.next_tracked_id += 1;
+                self.next_tracked_id - 1
             } else {
                 0
             };
-            let val = if ZST[c] {
+            let val = if ZERO_SIZED[c] {
                 0
             } else {
                 val.wrapping_add(c as u32 * 7919)
             };
-            cells[c] = Some(Cell { val, tid });
+            cells[c] = Some(Cell { val, tracked_id });
         }
         cells
     }
@@ -1121,7 +1166,7 @@ impl Harness {
                 struct V<'a>(&'a mut World, &'a Cells, &'a DropLog);
                 impl BundleVisitor for V<'_> {
                     type Out = Entity;
-                    fn visit<B: MB>(self) -> Entity {
+                    fn visit<B: ModelBundle>(self) -> Entity {
                         self.0.spawn(B::make(self.1, self.2)).id()
                     }
                 }
@@ -1133,7 +1178,7 @@ impl Harness {
             Op::SpawnEmpty => {
                 let e = self.world().spawn_empty().id();
                 self.adopt(e);
-                self.model.spawn(e, &[None; N]);
+                self.model.spawn(e, &[None; COMPONENT_TYPES]);
             }
             Op::SpawnBatch {
                 bundle,
@@ -1150,7 +1195,7 @@ impl Harness {
                 struct V<'a>(&'a mut World, Entity);
                 impl BundleVisitor for V<'_> {
                     type Out = Result<(), String>;
-                    fn visit<B: MB>(self) -> Result<(), String> {
+                    fn visit<B: ModelBundle>(self) -> Result<(), String> {
                         let mut em = self.0.get_entity_mut(self.1).map_err(|e| e.to_string())?;
                         em.remove::<B>();
                         Ok(())
@@ -1194,15 +1239,13 @@ impl Harness {
             }
             Op::Get { e, comp } => {
                 let e = self.target(e);
-                let expected = self
-                    .model
-                    .live
-                    .get(&e)
-                    .map(|row| row[comp as usize % N].map(|m| (m.cell, m.added, m.changed)));
+                let expected = self.model.live.get(&e).map(|row| {
+                    row[comp as usize % COMPONENT_TYPES].map(|m| (m.cell, m.added, m.changed))
+                });
                 struct V<'a>(&'a World, Entity);
                 impl CompVisitor for V<'_> {
                     type Out = Option<Option<(Cell, bool, bool)>>;
-                    fn visit<T: MC>(self) -> Self::Out {
+                    fn visit<T: ModelComponent>(self) -> Self::Out {
                         let er = self.0.get_entity(self.1).ok()?;
                         let r = er.get_ref::<T>();
                         assert_eq!(r.is_some(), er.contains::<T>(), "get_ref vs contains");
@@ -1215,7 +1258,7 @@ impl Harness {
                     got,
                     expected,
                     "get_ref::<{}>({e:?}): (value, is_added, is_changed)",
-                    NAMES[comp as usize % N]
+                    NAMES[comp as usize % COMPONENT_TYPES]
                 );
             }
             Op::GetMut {
@@ -1224,16 +1267,23 @@ impl Harness {
                 val,
                 write,
                 handle,
-            } => self.get_mut(self.target(e), comp as usize % N, val, write, handle),
+            } => self.get_mut(
+                self.target(e),
+                comp as usize % COMPONENT_TYPES,
+                val,
+                write,
+                handle,
+            ),
             Op::QueryWrite { val, par } => {
                 let world = self.world.as_mut().expect("world alive");
                 let q = &mut self.queries.write;
-                let write = |(e, mut p, s): (Entity, Mut<'_, Pos>, Option<Mut<'_, SAl>>)| {
-                    p.set_val(val ^ e.index());
-                    if let Some(mut s) = s {
-                        s.set_val(val.wrapping_add(e.index()));
-                    }
-                };
+                let write =
+                    |(e, mut p, s): (Entity, Mut<'_, Plain>, Option<Mut<'_, SparseAligned>>)| {
+                        p.set_val(val ^ e.index());
+                        if let Some(mut s) = s {
+                            s.set_val(val.wrapping_add(e.index()));
+                        }
+                    };
                 if par && !cfg!(miri) {
                     q.par_iter_mut(world).for_each(write);
                 } else if par {
@@ -1280,7 +1330,7 @@ impl Harness {
                     check(a).and(check(b))
                 };
                 let world = self.world.as_mut().expect("world alive");
-                let got = match self.queries.pos_mut.get_many_mut(world, [a, b]) {
+                let got = match self.queries.plain_mut.get_many_mut(world, [a, b]) {
                     Ok([mut pa, mut pb]) => {
                         pa.set_val(val);
                         pb.set_val(!val);
@@ -1306,7 +1356,7 @@ impl Harness {
                     }
                 }
             }
-            Op::Commands(ref cmds) => self.commands(cmds),
+            Op::Commands(ref queued) => self.commands(queued),
         }
     }
 
@@ -1333,7 +1383,7 @@ impl Harness {
         struct V<'a>(&'a mut World, &'a [Cells], &'a DropLog, bool, bool);
         impl BundleVisitor for V<'_> {
             type Out = Option<Vec<Entity>>;
-            fn visit<B: MB>(self) -> Option<Vec<Entity>> {
+            fn visit<B: ModelBundle>(self) -> Option<Vec<Entity>> {
                 let V(world, cells, log, exact, read) = self;
                 let bundles: Vec<B> = cells.iter().map(|c| B::make(c, log)).collect();
                 if exact {
@@ -1404,12 +1454,12 @@ impl Harness {
         let cells = if live {
             self.cells(&comps, val)
         } else {
-            [None; N]
+            [None; COMPONENT_TYPES]
         };
         struct V<'a>(&'a mut World, Entity, &'a Cells, &'a DropLog, bool);
         impl BundleVisitor for V<'_> {
             type Out = Result<(), String>;
-            fn visit<B: MB>(self) -> Result<(), String> {
+            fn visit<B: ModelBundle>(self) -> Result<(), String> {
                 let V(world, e, cells, log, keep) = self;
                 let mut em = world.get_entity_mut(e).map_err(|e| e.to_string())?;
                 let b = B::make(cells, log);
@@ -1443,7 +1493,7 @@ impl Harness {
         struct V<'a>(&'a mut World, Entity);
         impl BundleVisitor for V<'_> {
             type Out = Result<Option<Vec<(usize, Cell)>>, String>;
-            fn visit<B: MB>(self) -> Self::Out {
+            fn visit<B: ModelBundle>(self) -> Self::Out {
                 let mut em = self.0.get_entity_mut(self.1).map_err(|e| e.to_string())?;
                 Ok(em.take::<B>().map(|b| {
                     let mut out = Vec::new();
@@ -1491,7 +1541,7 @@ impl Harness {
         let (cells1, cells2) = if live {
             (self.cells(&ca, val), self.cells(&ca, val ^ 0xffff))
         } else {
-            ([None; N], [None; N])
+            ([None; COMPONENT_TYPES], [None; COMPONENT_TYPES])
         };
         if live {
             self.model.insert(e, &cells1, false);
@@ -1504,10 +1554,15 @@ impl Harness {
         let result = match world.get_entity_mut(e) {
             Err(err) => Err(err.to_string()),
             Ok(mut em) => {
-                struct Ins<'a, 'w>(&'a mut EntityWorldMut<'w>, &'a Cells, &'a DropLog, bool);
-                impl BundleVisitor for Ins<'_, '_> {
+                struct InsertBundle<'a, 'w>(
+                    &'a mut EntityWorldMut<'w>,
+                    &'a Cells,
+                    &'a DropLog,
+                    bool,
+                );
+                impl BundleVisitor for InsertBundle<'_, '_> {
                     type Out = ();
-                    fn visit<B: MB>(self) {
+                    fn visit<B: ModelBundle>(self) {
                         if self.3 {
                             self.0.insert_if_new(B::make(self.1, self.2));
                         } else {
@@ -1515,16 +1570,16 @@ impl Harness {
                         }
                     }
                 }
-                struct Rem<'a, 'w>(&'a mut EntityWorldMut<'w>);
-                impl BundleVisitor for Rem<'_, '_> {
+                struct RemoveBundle<'a, 'w>(&'a mut EntityWorldMut<'w>);
+                impl BundleVisitor for RemoveBundle<'_, '_> {
                     type Out = ();
-                    fn visit<B: MB>(self) {
+                    fn visit<B: ModelBundle>(self) {
                         self.0.remove::<B>();
                     }
                 }
-                with_bundle(a, Ins(&mut em, &cells1, &log, false));
-                with_bundle(b, Rem(&mut em));
-                with_bundle(a, Ins(&mut em, &cells2, &log, true));
+                with_bundle(a, InsertBundle(&mut em, &cells1, &log, false));
+                with_bundle(b, RemoveBundle(&mut em));
+                with_bundle(a, InsertBundle(&mut em, &cells2, &log, true));
                 // The handle's own view after the chain.
                 let seen = read_cells_mut(&em);
                 assert_eq!(
@@ -1547,7 +1602,7 @@ impl Harness {
         struct V<'a>(&'a mut World, Entity, u32, bool, bool);
         impl CompVisitor for V<'_> {
             type Out = Option<Option<(Cell, bool, bool)>>;
-            fn visit<T: MC>(self) -> Self::Out {
+            fn visit<T: ModelComponent>(self) -> Self::Out {
                 let V(world, e, val, write, handle) = self;
                 let mut em;
                 let m = if handle {
@@ -1578,7 +1633,7 @@ impl Harness {
         );
         if write {
             if let Some(Some(m)) = self.model.live.get_mut(&e).map(|row| &mut row[comp]) {
-                if !ZST[comp] {
+                if !ZERO_SIZED[comp] {
                     m.cell.val = val;
                 }
                 m.changed = true;
@@ -1586,7 +1641,7 @@ impl Harness {
         }
     }
 
-    fn commands(&mut self, cmds: &[Cmd]) {
+    fn commands(&mut self, queued: &[QueuedCommand]) {
         enum Pending {
             Spawn(Entity, Cells),
             Insert(Entity, Cells, bool),
@@ -1599,31 +1654,33 @@ impl Harness {
         let mut pending = Vec::new();
         // Cells are prepared first (they need `&mut self`), then queued.
         let mut prepared = Vec::new();
-        for cmd in cmds {
-            prepared.push(match *cmd {
-                Cmd::Spawn { bundle, val }
-                | Cmd::Insert { bundle, val, .. }
-                | Cmd::InsertIfNew { bundle, val, .. } => self.cells(&bundle_comps(bundle), val),
-                _ => [None; N],
+        for command in queued {
+            prepared.push(match *command {
+                QueuedCommand::Spawn { bundle, val }
+                | QueuedCommand::Insert { bundle, val, .. }
+                | QueuedCommand::InsertIfNew { bundle, val, .. } => {
+                    self.cells(&bundle_comps(bundle), val)
+                }
+                _ => [None; COMPONENT_TYPES],
             });
         }
         {
             let world = self.world.as_ref().expect("world alive");
             let mut commands = Commands::new(&mut queue, world);
-            for (cmd, cells) in cmds.iter().zip(&prepared) {
-                let resolve = |t: CTarget, reserved: &[Entity]| match t {
-                    CTarget::Old(t) => self.target(t),
-                    CTarget::New(i) if !reserved.is_empty() => {
+            for (command, cells) in queued.iter().zip(&prepared) {
+                let resolve = |t: CommandTarget, reserved: &[Entity]| match t {
+                    CommandTarget::Old(t) => self.target(t),
+                    CommandTarget::New(i) if !reserved.is_empty() => {
                         reserved[i as usize % reserved.len()]
                     }
-                    CTarget::New(i) => self.target(u16::from(i)),
+                    CommandTarget::New(i) => self.target(u16::from(i)),
                 };
-                match *cmd {
-                    Cmd::Spawn { bundle, .. } => {
+                match *command {
+                    QueuedCommand::Spawn { bundle, .. } => {
                         struct V<'a, 'w, 's>(&'a mut Commands<'w, 's>, &'a Cells, &'a DropLog);
                         impl BundleVisitor for V<'_, '_, '_> {
                             type Out = Entity;
-                            fn visit<B: MB>(self) -> Entity {
+                            fn visit<B: ModelBundle>(self) -> Entity {
                                 self.0.spawn(B::make(self.1, self.2)).id()
                             }
                         }
@@ -1631,13 +1688,14 @@ impl Harness {
                         reserved.push(e);
                         pending.push(Pending::Spawn(e, *cells));
                     }
-                    Cmd::SpawnEmpty => {
+                    QueuedCommand::SpawnEmpty => {
                         let e = commands.spawn_empty().id();
                         reserved.push(e);
-                        pending.push(Pending::Spawn(e, [None; N]));
+                        pending.push(Pending::Spawn(e, [None; COMPONENT_TYPES]));
                     }
-                    Cmd::Insert { e, bundle, .. } | Cmd::InsertIfNew { e, bundle, .. } => {
-                        let keep = matches!(cmd, Cmd::InsertIfNew { .. });
+                    QueuedCommand::Insert { e, bundle, .. }
+                    | QueuedCommand::InsertIfNew { e, bundle, .. } => {
+                        let keep = matches!(command, QueuedCommand::InsertIfNew { .. });
                         let e = resolve(e, &reserved);
                         struct V<'a, 'w, 's>(
                             &'a mut Commands<'w, 's>,
@@ -1648,7 +1706,7 @@ impl Harness {
                         );
                         impl BundleVisitor for V<'_, '_, '_> {
                             type Out = ();
-                            fn visit<B: MB>(self) {
+                            fn visit<B: ModelBundle>(self) {
                                 let b = B::make(self.2, self.3);
                                 if self.4 {
                                     self.0.entity(self.1).insert_if_new(b);
@@ -1660,19 +1718,19 @@ impl Harness {
                         with_bundle(bundle, V(&mut commands, e, cells, &log, keep));
                         pending.push(Pending::Insert(e, *cells, keep));
                     }
-                    Cmd::Remove { e, bundle } => {
+                    QueuedCommand::Remove { e, bundle } => {
                         let e = resolve(e, &reserved);
                         struct V<'a, 'w, 's>(&'a mut Commands<'w, 's>, Entity);
                         impl BundleVisitor for V<'_, '_, '_> {
                             type Out = ();
-                            fn visit<B: MB>(self) {
+                            fn visit<B: ModelBundle>(self) {
                                 self.0.entity(self.1).remove::<B>();
                             }
                         }
                         with_bundle(bundle, V(&mut commands, e));
                         pending.push(Pending::Remove(e, bundle_comps(bundle)));
                     }
-                    Cmd::Despawn { e } => {
+                    QueuedCommand::Despawn { e } => {
                         let e = resolve(e, &reserved);
                         commands.entity(e).despawn();
                         pending.push(Pending::Despawn(e));
@@ -1687,7 +1745,7 @@ impl Harness {
         // values.
         for &e in &reserved {
             self.adopt(e);
-            self.model.spawn(e, &[None; N]);
+            self.model.spawn(e, &[None; COMPONENT_TYPES]);
         }
         for p in pending {
             match p {
@@ -1754,13 +1812,16 @@ impl Harness {
                         "values of {e:?} after step {step} (order: {NAMES:?})"
                     );
                     // The world's own accessors agree with the handle's.
-                    assert_eq!(world.get::<Pos>(e).map(MC::cell), got[0]);
-                    assert_eq!(world.get::<DSp>(e).map(MC::cell), got[7]);
+                    assert_eq!(world.get::<Plain>(e).map(ModelComponent::cell), got[0]);
+                    assert_eq!(
+                        world.get::<SparseTracked>(e).map(ModelComponent::cell),
+                        got[7]
+                    );
                 }
                 (Err(err), None) => {
                     assert!(err.to_string().contains(&named(e)), "{err}");
-                    assert!(world.get::<Pos>(e).is_none());
-                    assert!(world.get::<SZst>(e).is_none());
+                    assert!(world.get::<Plain>(e).is_none());
+                    assert!(world.get::<SparseMarker>(e).is_none());
                 }
                 (Ok(_), None) => panic!("stale handle {e:?} reaches an entity after step {step}"),
                 (Err(err), Some(_)) => panic!("live {e:?} refused after step {step}: {err}"),
@@ -1797,22 +1858,22 @@ impl Harness {
         drop(self.queries);
         drop(world);
         let counts = self.log.counts();
-        for tid in 1..self.next_tid {
-            let n = counts.get(tid as usize).copied().unwrap_or(0);
+        for tracked_id in 1..self.next_tracked_id {
+            let n = counts.get(tracked_id as usize).copied().unwrap_or(0);
             assert_eq!(
                 n, 1,
-                "tracked value {tid} was dropped {n} times by the end (expected exactly once)"
+                "tracked value {tracked_id} was dropped {n} times by the end (expected exactly once)"
             );
         }
         assert!(
-            counts.len() <= self.next_tid as usize,
+            counts.len() <= self.next_tracked_id as usize,
             "a drop of a value never created"
         );
     }
 }
 
-fn model_cells(row: &MRow) -> Cells {
-    let mut cells = [None; N];
+fn model_cells(row: &ModelRow) -> Cells {
+    let mut cells = [None; COMPONENT_TYPES];
     for (c, m) in cells.iter_mut().zip(row) {
         *c = m.map(|m| m.cell);
     }
@@ -1824,8 +1885,8 @@ pub fn read_cells(er: EntityRef<'_>) -> Cells {
     struct V<'a, 'w>(&'a EntityRef<'w>);
     impl CompVisitor for V<'_, '_> {
         type Out = Option<Cell>;
-        fn visit<T: MC>(self) -> Option<Cell> {
-            let v = self.0.get::<T>().map(MC::cell);
+        fn visit<T: ModelComponent>(self) -> Option<Cell> {
+            let v = self.0.get::<T>().map(ModelComponent::cell);
             assert_eq!(v.is_some(), self.0.contains::<T>(), "get vs contains");
             v
         }
@@ -1838,8 +1899,8 @@ fn read_cells_mut(em: &EntityWorldMut<'_>) -> Cells {
     struct V<'a, 'w>(&'a EntityWorldMut<'w>);
     impl CompVisitor for V<'_, '_> {
         type Out = Option<Cell>;
-        fn visit<T: MC>(self) -> Option<Cell> {
-            let v = self.0.get::<T>().map(MC::cell);
+        fn visit<T: ModelComponent>(self) -> Option<Cell> {
+            let v = self.0.get::<T>().map(ModelComponent::cell);
             assert_eq!(v.is_some(), self.0.contains::<T>(), "get vs contains");
             v
         }

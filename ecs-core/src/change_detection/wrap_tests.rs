@@ -21,19 +21,30 @@ struct Look;
 #[derive(Resource, Default)]
 struct Seen(Vec<(&'static str, usize, usize, bool)>);
 
+/// Records what one reader's queries and resource saw changed.
+fn record(
+    reader: &'static str,
+    watched: &Query<(), Changed<Watched>>,
+    untouched: &Query<(), Changed<Untouched>>,
+    score: &Res<Score>,
+    seen: &mut Seen,
+) {
+    let changed = score.is_changed();
+    seen.0.push((
+        reader,
+        watched.iter().count(),
+        untouched.iter().count(),
+        changed,
+    ));
+}
+
 fn function_reader(
     watched: Query<(), Changed<Watched>>,
     untouched: Query<(), Changed<Untouched>>,
     score: Res<Score>,
     mut seen: ResMut<Seen>,
 ) {
-    let changed = score.is_changed();
-    seen.0.push((
-        "function",
-        watched.iter().count(),
-        untouched.iter().count(),
-        changed,
-    ));
+    record("function", &watched, &untouched, &score, &mut seen);
 }
 
 fn exclusive_reader(world: &mut World) {
@@ -59,13 +70,7 @@ fn observer_reader(
     score: Res<Score>,
     mut seen: ResMut<Seen>,
 ) {
-    let changed = score.is_changed();
-    seen.0.push((
-        "observer",
-        watched.iter().count(),
-        untouched.iter().count(),
-        changed,
-    ));
+    record("observer", &watched, &untouched, &score, &mut seen);
 }
 
 /// Moves the clock forward by `ticks` in jumps the world's checks can

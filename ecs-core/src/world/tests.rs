@@ -1,4 +1,5 @@
-//! Unit tests of the world-level invariants (ARCHITECTURE.md): locations
+//! Unit tests of the world-level invariants (each entity's location names
+//! its archetype and table rows, and each row holds that entity): locations
 //! stay exact through swap-removes, rows stay aligned, edges are cached.
 
 use std::collections::BTreeSet;
