@@ -1,5 +1,5 @@
-//! Bad input: one test per error and panic of the public API contract
-//! (`/work/shared/design/API.md`), asserting that what the user gets names
+//! Bad input: one test per error and panic of the public API contract,
+//! asserting that what the user gets names
 //! the entity, component, resource, query or system at fault — and that
 //! the world is unchanged and consistent afterwards. Inputs that are
 //! refused quietly (a `bool`, an `Option`, a command that does nothing)
