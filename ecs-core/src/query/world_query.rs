@@ -152,7 +152,7 @@ pub unsafe trait WorldQuery {
     /// `noalias` then tells the optimiser that the columns the walk
     /// writes overlap nothing else it touches, so it may merge the
     /// change-tick stores of neighbouring rows and vectorise the user's
-    /// loop body (see `docs/PERFORMANCE.md`, "Upper bounds"). Tuples
+    /// loop body (see `docs/PERFORMANCE.md`, "Why each hot path is fast"). Tuples
     /// scope their elements one inside the other. The default runs
     /// `walk` on the fetch as it is, which is always correct.
     ///
