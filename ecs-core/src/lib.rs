@@ -17,7 +17,6 @@ pub mod diagnostics;
 pub mod entity;
 pub mod observer;
 pub mod query;
-mod relocation;
 pub mod resource;
 pub mod schedule;
 pub mod storage;

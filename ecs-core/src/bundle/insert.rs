@@ -7,9 +7,9 @@ use crate::{
     component::{Component, ComponentId, Components, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
-    relocation::move_entity,
     storage::{SparseSets, Table, TableRow},
     utils::DropPanics,
+    world::relocation::move_entity,
     world::World,
 };
 
@@ -127,7 +127,7 @@ impl BundleWriter<'_> {
         storage_type: StorageType,
         value: *mut u8,
     ) {
-        // SAFETY (whole block): `value` is an owned value of component
+        // SAFETY: (whole block) `value` is an owned value of component
         // `id` (caller); the table has its column (table component) or a
         // sparse set exists (sparse component), by `write_bundle`'s
         // contract.

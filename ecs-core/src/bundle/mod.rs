@@ -8,7 +8,7 @@
 //! the `BundleId` straight to the archetype an insert or remove leads to.
 //! Insert, remove and take resolve that edge, fire the hooks around the
 //! change and write or read the values here; the row itself moves in the
-//! crate's `relocation` module, which despawn uses too.
+//! world's `relocation` module (`world/relocation.rs`), which despawn uses too.
 
 mod info;
 mod insert;

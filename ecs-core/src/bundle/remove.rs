@@ -4,9 +4,11 @@ use crate::{
     component::{ComponentId, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
-    relocation::{drop_sparse_values, move_entity},
     utils::DropPanics,
-    world::World,
+    world::{
+        relocation::{drop_sparse_values, move_entity},
+        World,
+    },
 };
 
 /// Fires `on_replace` then `on_remove` hooks and observers for the

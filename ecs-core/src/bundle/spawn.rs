@@ -7,9 +7,9 @@ use crate::{
     change_detection::Tick,
     entity::{Entity, EntityLocation},
     observer::Lifecycle,
-    relocation::enter_archetype,
     storage::TableId,
     utils::DropPanics,
+    world::relocation::enter_archetype,
     world::World,
 };
 

@@ -12,6 +12,7 @@ mod command_queue;
 mod deferred_world;
 mod entity_ref;
 mod error;
+pub(crate) mod relocation;
 mod resources;
 mod spawn_batch;
 mod unsafe_world_cell;
@@ -50,7 +51,6 @@ use crate::{
     },
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
-    relocation,
     storage::{Storages, TableRow},
     utils::DropPanics,
 };
