@@ -14,7 +14,7 @@
 //! asserts what it did, as in the comparison. Ratios to the peers come from
 //! `benches/compare` only (see `docs/compare.md`).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_main, Criterion};
 use ecs::prelude::*;
 use ecs_scenarios::ours::{spawn_simple, Position, Velocity};
 use ecs_scenarios::{floor, ours, Case, SIMPLE_N};
@@ -81,5 +81,9 @@ fn simple_iter_external(c: &mut Criterion) {
     assert_eq!(moved, SIMPLE_N, "every position moved");
 }
 
-criterion_group!(benches, scenarios, simple_iter_external);
-criterion_main!(benches);
+// In a private module: `criterion_group!` makes an undocumented `pub fn`.
+mod group {
+    use super::{scenarios, simple_iter_external};
+    criterion::criterion_group!(benches, scenarios, simple_iter_external);
+}
+criterion_main!(group::benches);
