@@ -3,9 +3,9 @@
 
 use bevy_ecs::prelude::*;
 use ecs_scenarios::{
-    approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N,
+    approx_eq, case, check_all, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE,
+    HEAVY_N, SCHEDULE_N, SIMPLE_N,
 };
-use ecs_scenarios::{case, check_all, fresh_world_case, Case};
 use glam::{Mat4, Vec3};
 
 #[derive(Component, Clone, Copy)]

@@ -5,9 +5,9 @@
 //! the other, and `sparse_add_remove` does not run on hecs.
 
 use ecs_scenarios::{
-    approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N,
+    approx_eq, case, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N,
+    SCHEDULE_N, SIMPLE_N,
 };
-use ecs_scenarios::{case, fresh_world_case, Case};
 use glam::{Mat4, Vec3};
 use hecs::{Entity, World};
 use rayon::prelude::*;
