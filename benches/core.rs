@@ -6,37 +6,18 @@
 //! cargo bench --bench core -- add_remove   # one (criterion's name filter)
 //! ```
 //!
-//! The scenarios are not written twice: this bench compiles the compare
-//! crate's own code for `ecs` (`benches/compare/src/ours.rs`), its sizes and
-//! shared work (`params.rs`), its hand-written `Vec` loops (`floor.rs`) and
-//! the `Case` type they are built on (`harness.rs`), so a scenario measured
-//! here is exactly the one `benches/compare` times against bevy_ecs and
-//! hecs. Each group times `ecs` and, where one exists, the floor; after the
-//! timing, each case runs once more and asserts what it did, as in the
-//! comparison. Ratios to the peers come from `benches/compare` only (see
-//! `docs/PERFORMANCE.md`).
+//! The scenarios are not written twice: they come from the
+//! `ecs-scenarios` crate (`benches/scenarios`), which `benches/compare`
+//! also times against bevy_ecs and hecs, so a scenario measured here is
+//! exactly the one compared there. Each group times `ecs` and, where one
+//! exists, the floor; after the timing, each case runs once more and
+//! asserts what it did, as in the comparison. Ratios to the peers come from
+//! `benches/compare` only (see `docs/compare.md`).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_main, Criterion};
 use ecs::prelude::*;
-use glam::{Mat4, Vec3};
-
-// `params` first: its `check_all!` macro is used by the modules after it.
-#[macro_use]
-#[path = "compare/src/params.rs"]
-mod params;
-// The measuring half of the harness (rounds, medians) is the comparison's
-// own; only `Case` and `case` are used here.
-#[allow(dead_code)]
-#[path = "compare/src/harness.rs"]
-mod harness;
-
-#[path = "compare/src/floor.rs"]
-mod floor;
-#[path = "compare/src/ours.rs"]
-mod ours;
-
-use harness::Case;
-use params::*;
+use ecs_scenarios::ours::{spawn_simple, Position, Velocity};
+use ecs_scenarios::{floor, ours, Case, SIMPLE_N};
 
 /// One criterion group per scenario: `ecs`, then the floor if there is
 /// one. Each case's state is built once (as in the comparison), timed in
@@ -83,28 +64,11 @@ fn scenarios(c: &mut Criterion) {
     scenario(c, "spawn_despawn", ours::spawn_despawn, None);
 }
 
-#[derive(Component, Clone, Copy)]
-struct Transform(#[allow(dead_code)] Mat4);
-#[derive(Component, Clone, Copy)]
-struct Position(Vec3);
-#[derive(Component, Clone, Copy)]
-struct Rotation(#[allow(dead_code)] Vec3);
-#[derive(Component, Clone, Copy)]
-struct Velocity(Vec3);
-
 /// `simple_iter` written as a `for` loop over `iter_mut` (the external
 /// cursor), which the scenario's `for_each_mut` does not exercise.
 fn simple_iter_external(c: &mut Criterion) {
     let mut world = World::new();
-    // The scenario's entities: four components, two of them read.
-    world.spawn_batch((0..SIMPLE_N).map(|_| {
-        (
-            Transform(Mat4::from_scale(Vec3::ONE)),
-            Position(Vec3::X),
-            Rotation(Vec3::X),
-            Velocity(Vec3::X),
-        )
-    }));
+    spawn_simple(&mut world, SIMPLE_N);
     let mut query = world.query::<(&Velocity, &mut Position)>();
     c.bench_function("simple_iter/ecs_iter_mut", |b| {
         b.iter(|| {
@@ -117,5 +81,9 @@ fn simple_iter_external(c: &mut Criterion) {
     assert_eq!(moved, SIMPLE_N, "every position moved");
 }
 
-criterion_group!(benches, scenarios, simple_iter_external);
-criterion_main!(benches);
+// In a private module: `criterion_group!` makes an undocumented `pub fn`.
+mod group {
+    use super::{scenarios, simple_iter_external};
+    criterion::criterion_group!(benches, scenarios, simple_iter_external);
+}
+criterion_main!(group::benches);

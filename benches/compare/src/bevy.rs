@@ -1,11 +1,12 @@
 //! The scenarios on bevy_ecs, written as a bevy user writes them: `World`,
 //! `QueryState`, `Schedule` with its default (multi-threaded) executor.
 
-use crate::harness::{case, Case};
-use crate::{approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N};
 use bevy_ecs::prelude::*;
+use ecs_scenarios::{
+    approx_eq, case, check_all, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE,
+    HEAVY_N, SCHEDULE_N, SIMPLE_N,
+};
 use glam::{Mat4, Vec3};
-use std::hint::black_box;
 
 #[derive(Component, Clone, Copy)]
 struct Transform(Mat4);
@@ -42,20 +43,14 @@ fn spawn_simple(world: &mut World, n: usize) {
 }
 
 pub fn simple_insert() -> Box<dyn Case> {
-    case(
-        (),
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
-            black_box(&world);
-        },
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
+    fresh_world_case(
+        World::new,
+        |world| spawn_simple(world, SIMPLE_N),
+        |world| {
             let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
-            assert_eq!(q.iter(&world).count(), SIMPLE_N);
+            assert_eq!(q.iter(world).count(), SIMPLE_N);
             assert!(q
-                .iter(&world)
+                .iter(world)
                 .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
         },
     )

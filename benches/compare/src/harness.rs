@@ -1,8 +1,9 @@
-//! The measuring machinery: a [`Case`] is one library's state for one
-//! scenario; [`measure`] interleaves the cases of a scenario round by round
-//! and keeps every sample.
+//! The measuring machinery: a [`Case`] (from `ecs-scenarios`) is one
+//! library's state for one scenario; [`measure`] interleaves the cases of a
+//! scenario round by round and keeps every sample.
 
-use std::time::{Duration, Instant};
+use ecs_scenarios::Case;
+use std::time::Duration;
 
 /// The libraries (and the hand-written floor) that a scenario can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,48 +38,6 @@ impl Lib {
     pub fn index(self) -> usize {
         self as usize
     }
-}
-
-/// One library's prepared state for one scenario.
-pub trait Case {
-    /// Runs the scenario `iters` times back to back and returns the time
-    /// the whole batch took.
-    fn run_batch(&mut self, iters: u32) -> Duration;
-    /// Outside any timed region: runs the scenario once more and asserts
-    /// that it did the work (a checksum or a count), so that no library
-    /// can win by doing nothing.
-    fn verify(&mut self);
-}
-
-struct ClosureCase<S, R, V> {
-    state: S,
-    run: R,
-    verify: V,
-}
-
-impl<S, R: FnMut(&mut S), V: FnMut(&mut S)> Case for ClosureCase<S, R, V> {
-    fn run_batch(&mut self, iters: u32) -> Duration {
-        let start = Instant::now();
-        for _ in 0..iters {
-            (self.run)(&mut self.state);
-        }
-        let elapsed = start.elapsed();
-        std::hint::black_box(&mut self.state);
-        elapsed
-    }
-
-    fn verify(&mut self) {
-        (self.verify)(&mut self.state);
-    }
-}
-
-/// Builds a [`Case`] from a state, the timed body and the check.
-pub fn case<S: 'static>(
-    state: S,
-    run: impl FnMut(&mut S) + 'static,
-    verify: impl FnMut(&mut S) + 'static,
-) -> Box<dyn Case> {
-    Box::new(ClosureCase { state, run, verify })
 }
 
 /// The goal a scenario is held to.

@@ -4,12 +4,13 @@
 //! and no sparse-set storage: `schedule` runs its three systems one after
 //! the other, and `sparse_add_remove` does not run on hecs.
 
-use crate::harness::{case, Case};
-use crate::{approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N};
+use ecs_scenarios::{
+    approx_eq, case, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N,
+    SCHEDULE_N, SIMPLE_N,
+};
 use glam::{Mat4, Vec3};
 use hecs::{Entity, World};
 use rayon::prelude::*;
-use std::hint::black_box;
 
 #[derive(Clone, Copy)]
 struct Transform(Mat4);
@@ -43,16 +44,10 @@ fn spawn_simple(world: &mut World, n: usize) {
 }
 
 pub fn simple_insert() -> Box<dyn Case> {
-    case(
-        (),
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
-            black_box(&world);
-        },
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
+    fresh_world_case(
+        World::new,
+        |world| spawn_simple(world, SIMPLE_N),
+        |world| {
             let mut n = 0;
             for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {
                 assert!(p.0 == Vec3::X && v.0 == Vec3::X);

@@ -16,20 +16,26 @@
 //! `--write` is given), `--rounds N`, `--only NAME` (scenarios whose name
 //! contains NAME; writes nothing unless `--write`), `--no-write`.
 
-// `params` first: its `check_all!` macro is used by the modules after it.
-#[macro_use]
-mod params;
-
 mod bevy;
-mod floor;
 mod harness;
 mod hecs_lib;
-mod ours;
 mod report;
 
-use harness::{measure, Lib, Plan, Scenario, Target};
-pub use params::*;
+use ecs_scenarios::{floor, ours};
+use harness::{measure, Build, Lib, Plan, Scenario, Target};
 use std::time::{Duration, Instant};
+
+/// `cases!(name: Ours, Bevy, ...)`: each listed library's case for scenario
+/// `name`, taken from the module that holds that library's scenarios.
+macro_rules! cases {
+    ($name:ident: $($lib:ident),+) => {
+        vec![$((Lib::$lib, cases!(@module $lib, $name) as Build)),+]
+    };
+    (@module Ours, $name:ident) => { ours::$name };
+    (@module Bevy, $name:ident) => { bevy::$name };
+    (@module Hecs, $name:ident) => { hecs_lib::$name };
+    (@module Floor, $name:ident) => { floor::$name };
+}
 
 fn scenarios() -> Vec<Scenario> {
     use Lib::*;
@@ -39,90 +45,56 @@ fn scenarios() -> Vec<Scenario> {
             what: "spawn_batch 10,000 × (Transform, Position, Rotation, Velocity) into a new world",
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::simple_insert),
-                (Bevy, bevy::simple_insert),
-                (Hecs, hecs_lib::simple_insert),
-            ],
+            cases: cases!(simple_insert: Ours, Bevy, Hecs),
         },
         Scenario {
             name: "simple_iter",
             what: "position += velocity over 10,000 entities",
             peers: &[Bevy, Hecs],
             target: Target::Floor(1.1),
-            cases: vec![
-                (Ours, ours::simple_iter),
-                (Bevy, bevy::simple_iter),
-                (Hecs, hecs_lib::simple_iter),
-                (Floor, floor::simple_iter),
-            ],
+            cases: cases!(simple_iter: Ours, Bevy, Hecs, Floor),
         },
         Scenario {
             name: "frag_iter",
             what: "Data *= 2 over 26 archetypes × 20 entities",
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::frag_iter),
-                (Bevy, bevy::frag_iter),
-                (Hecs, hecs_lib::frag_iter),
-                (Floor, floor::frag_iter),
-            ],
+            cases: cases!(frag_iter: Ours, Bevy, Hecs, Floor),
         },
         Scenario {
             name: "heavy_compute",
             what: "1,000 entities, 100 Mat4 inversions each, in parallel",
             peers: &[Bevy, Hecs],
             target: Target::Peer(1.0),
-            cases: vec![
-                (Ours, ours::heavy_compute),
-                (Bevy, bevy::heavy_compute),
-                (Hecs, hecs_lib::heavy_compute),
-                (Floor, floor::heavy_compute),
-            ],
+            cases: cases!(heavy_compute: Ours, Bevy, Hecs, Floor),
         },
         Scenario {
             name: "add_remove",
             what: "insert B on 10,000 entities with A, then remove it",
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::add_remove),
-                (Bevy, bevy::add_remove),
-                (Hecs, hecs_lib::add_remove),
-            ],
+            cases: cases!(add_remove: Ours, Bevy, Hecs),
         },
         Scenario {
             name: "sparse_add_remove",
             what: "the same with B a sparse-set component (not on hecs)",
             peers: &[Bevy],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::sparse_add_remove),
-                (Bevy, bevy::sparse_add_remove),
-            ],
+            cases: cases!(sparse_add_remove: Ours, Bevy),
         },
         Scenario {
             name: "schedule",
             what: "systems (A,B), (C,D), (C,E) on a parallel schedule, 4 × 10,000 entities",
             peers: &[Bevy],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::schedule),
-                (Bevy, bevy::schedule),
-                (Hecs, hecs_lib::schedule),
-            ],
+            cases: cases!(schedule: Ours, Bevy, Hecs),
         },
         Scenario {
             name: "spawn_despawn",
             what: "10,000 single spawns of 3 components, then despawn all",
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
-            cases: vec![
-                (Ours, ours::spawn_despawn),
-                (Bevy, bevy::spawn_despawn),
-                (Hecs, hecs_lib::spawn_despawn),
-            ],
+            cases: cases!(spawn_despawn: Ours, Bevy, Hecs),
         },
     ]
 }
@@ -233,15 +205,14 @@ fn profile(name: &str, lib: Lib, iters: u32) {
 
 fn main() {
     let args = parse_args();
-    if let Some(name) = &args.profile {
-        bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
-        profile(name, args.lib, args.iters);
-        return;
-    }
     // bevy's parallel query and multi-threaded executor run on its compute
     // task pool; ours and hecs (through rayon) use rayon's global pool. Both
     // get one thread per core.
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+    if let Some(name) = &args.profile {
+        profile(name, args.lib, args.iters);
+        return;
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     eprintln!(
         "ecs-compare: {} rounds, ~{} ms per sample, {} cores, rayon {} threads, bevy {} threads",
@@ -285,11 +256,7 @@ fn main() {
         std::fs::write(format!("{docs}/compare.md"), &md).expect("write docs/compare.md");
         std::fs::write(format!("{docs}/compare.svg"), report::svg(&rows))
             .expect("write docs/compare.svg");
-        report::splice_into(&format!("{docs}/PERFORMANCE.md"), &md);
-        report::splice_into(&format!("{docs}/../README.md"), &md);
-        eprintln!(
-            "wrote docs/compare.md, docs/compare.svg and the table in docs/PERFORMANCE.md and README.md"
-        );
+        eprintln!("wrote docs/compare.md and docs/compare.svg");
     } else {
         eprintln!("(docs/ not written: pass --write)");
     }

@@ -1,12 +1,11 @@
-//! The scenarios' sizes and the work they share across libraries. Also
-//! compiled into the root package's criterion bench (`benches/core.rs`),
-//! which runs the same scenarios on `ecs` alone.
+//! The scenarios' sizes and the work they share across libraries.
 
 use glam::{Mat4, Vec3};
 
 /// Asserts that every item of a query satisfies a predicate and that there
 /// are `n` of them. Works on ours and on bevy_ecs, whose `World::query`,
 /// `World::query_filtered` and `QueryState::iter` are spelled alike.
+#[macro_export]
 macro_rules! check_all {
     ($w:expr, $d:ty, filter $f:ty, $pat:pat => $pred:expr, $n:expr) => {{
         let mut q = $w.query_filtered::<$d, $f>();
@@ -49,6 +48,7 @@ pub fn heavy_work(pos: &mut Vec3, mat: &mut Mat4) {
     *pos = mat.transform_vector3(*pos);
 }
 
+/// Whether `a` and `b` agree to within the rounding of `heavy_work`.
 pub fn approx_eq(a: Vec3, b: Vec3) -> bool {
     (a - b).abs().max_element() < 1e-3
 }

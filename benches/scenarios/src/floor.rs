@@ -3,7 +3,7 @@
 //! component, one set of `Vec`s per archetype), so the floor measures the
 //! loop, not a better layout.
 
-use crate::harness::{case, Case};
+use crate::case::{case, Case};
 use crate::{approx_eq, heavy_work, FRAG_PER_TYPE, HEAVY_N, SIMPLE_N};
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
@@ -19,6 +19,7 @@ fn simple_iter_run(s: &mut SimpleIter) {
     }
 }
 
+/// `simple_iter`: `position += velocity` over two `Vec`s.
 pub fn simple_iter() -> Box<dyn Case> {
     let state = SimpleIter {
         velocities: vec![Vec3::X; SIMPLE_N],
@@ -44,6 +45,7 @@ fn frag_run(tables: &mut [Vec<f32>]) {
     }
 }
 
+/// `frag_iter`: `data *= 2` over 26 `Vec`s of 20 values.
 pub fn frag_iter() -> Box<dyn Case> {
     let tables = vec![vec![1.0f32; FRAG_PER_TYPE]; 26];
     case(
@@ -70,6 +72,7 @@ fn heavy_run(s: &mut Heavy) {
         .for_each(|(pos, mat)| heavy_work(pos, mat));
 }
 
+/// `heavy_compute`: [`heavy_work`] on every pair, with rayon.
 pub fn heavy_compute() -> Box<dyn Case> {
     let state = Heavy {
         positions: vec![Vec3::X; HEAVY_N],

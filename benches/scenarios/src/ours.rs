@@ -1,19 +1,23 @@
 //! The scenarios on `ecs` (this repository).
 
-use crate::harness::{case, Case};
+use crate::case::{case, fresh_world_case, Case};
+use crate::check_all;
 use crate::{approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N};
 use ecs::prelude::*;
 use glam::{Mat4, Vec3};
-use std::hint::black_box;
 
+/// The first of the four components of `simple_*` and `heavy_compute`.
 #[derive(Component, Clone, Copy)]
-struct Transform(Mat4);
+pub struct Transform(pub Mat4);
+/// Moved by `Velocity` in `simple_iter`.
 #[derive(Component, Clone, Copy)]
-struct Position(Vec3);
+pub struct Position(pub Vec3);
+/// Spawned, never read: it widens the table.
 #[derive(Component, Clone, Copy)]
-struct Rotation(#[allow(dead_code)] Vec3);
+pub struct Rotation(pub Vec3);
+/// Added to `Position` in `simple_iter`.
 #[derive(Component, Clone, Copy)]
-struct Velocity(Vec3);
+pub struct Velocity(pub Vec3);
 
 #[derive(Component, Clone, Copy)]
 struct A(f32);
@@ -29,7 +33,9 @@ struct E(f32);
 #[component(storage = "SparseSet")]
 struct SparseB(#[allow(dead_code)] f32);
 
-fn spawn_simple(world: &mut World, n: usize) {
+/// Spawns `n` entities with `Transform`, `Position`, `Rotation` and
+/// `Velocity`, in one batch: the world of `simple_insert` and `simple_iter`.
+pub fn spawn_simple(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| {
         (
             Transform(Mat4::from_scale(Vec3::ONE)),
@@ -40,21 +46,16 @@ fn spawn_simple(world: &mut World, n: usize) {
     }));
 }
 
+/// `simple_insert`: a new world, then one `spawn_batch`.
 pub fn simple_insert() -> Box<dyn Case> {
-    case(
-        (),
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
-            black_box(&world);
-        },
-        |_| {
-            let mut world = World::new();
-            spawn_simple(&mut world, SIMPLE_N);
+    fresh_world_case(
+        World::new,
+        |world| spawn_simple(world, SIMPLE_N),
+        |world| {
             let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
-            assert_eq!(q.iter(&world).count(), SIMPLE_N);
+            assert_eq!(q.iter(world).count(), SIMPLE_N);
             assert!(q
-                .iter(&world)
+                .iter(world)
                 .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
         },
     )
@@ -65,6 +66,7 @@ struct SimpleIter {
     query: QueryState<(&'static Velocity, &'static mut Position)>,
 }
 
+/// `simple_iter`: `for_each_mut` over `(&Velocity, &mut Position)`.
 pub fn simple_iter() -> Box<dyn Case> {
     let mut world = World::new();
     spawn_simple(&mut world, SIMPLE_N);
@@ -111,6 +113,7 @@ struct FragIter {
     query: QueryState<&'static mut Data>,
 }
 
+/// `frag_iter`: `Data *= 2` over 26 archetypes.
 pub fn frag_iter() -> Box<dyn Case> {
     let mut world =
         frag_world!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
@@ -139,6 +142,7 @@ fn heavy_run(s: &mut Heavy) {
         .for_each(|(mut pos, mut mat)| heavy_work(&mut pos.0, &mut mat.0));
 }
 
+/// `heavy_compute`: [`heavy_work`] in `par_iter_mut`.
 pub fn heavy_compute() -> Box<dyn Case> {
     let mut world = World::new();
     world.spawn_batch((0..HEAVY_N).map(|_| {
@@ -198,6 +202,7 @@ fn verify_add_remove<T: Component + Copy>(s: &mut AddRemove, value: T) {
     assert_eq!(s.world.query::<&A>().iter(&s.world).count(), ADD_REMOVE_N);
 }
 
+/// `add_remove`: insert then remove a table component on every entity.
 pub fn add_remove() -> Box<dyn Case> {
     case(
         add_remove_setup(),
@@ -209,6 +214,7 @@ pub fn add_remove() -> Box<dyn Case> {
     )
 }
 
+/// `sparse_add_remove`: the same with a sparse-set component.
 pub fn sparse_add_remove() -> Box<dyn Case> {
     case(
         add_remove_setup(),
@@ -243,6 +249,7 @@ struct Sched {
     schedule: Schedule,
 }
 
+/// `schedule`: three systems on the default (parallel) schedule.
 pub fn schedule() -> Box<dyn Case> {
     let mut world = World::new();
     world.spawn_batch((0..SCHEDULE_N).map(|_| (A(0.0), B(0.0))));
@@ -300,6 +307,7 @@ fn despawn_all(s: &mut SpawnDespawn) {
     s.world.clear_trackers();
 }
 
+/// `spawn_despawn`: single spawns, then despawn them all.
 pub fn spawn_despawn() -> Box<dyn Case> {
     let state = SpawnDespawn {
         world: World::new(),

@@ -1,0 +1,16 @@
+//! The ecs_bench_suite scenarios on `ecs` and on hand-written `Vec` loops
+//! (the floor), with their sizes and the [`Case`] type they are built on.
+//!
+//! Two benches run this code: the criterion bench of the root package
+//! (`benches/core.rs`, `ecs` alone) and `benches/compare` (`ecs` against
+//! bevy_ecs and hecs, whose scenarios it writes itself on the same sizes
+//! and shared work). A scenario measured by one is exactly the one
+//! measured by the other.
+
+pub mod case;
+pub mod floor;
+pub mod ours;
+mod params;
+
+pub use case::{case, fresh_world_case, Case};
+pub use params::*;
