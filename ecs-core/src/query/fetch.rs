@@ -38,7 +38,7 @@ pub(crate) use one_column_slot;
 /// `$matches(set has T)` holds, by default where the set has `T`.
 macro_rules! component_id_state {
     () => {
-        crate::query::fetch::component_id_state!(|has| has);
+        crate::query::fetch::component_id_state!(|has: bool| has);
     };
     ($matches:expr) => {
         fn init_state(world: &mut World) -> ComponentId {
@@ -49,8 +49,7 @@ macro_rules! component_id_state {
             &id: &ComponentId,
             set_contains_id: &impl Fn(ComponentId) -> bool,
         ) -> bool {
-            let matches: fn(bool) -> bool = $matches;
-            matches(set_contains_id(id))
+            ($matches)(set_contains_id(id))
         }
     };
 }

@@ -70,8 +70,8 @@ fn record_without(access: &mut FilteredAccess, id: ComponentId) {
     access.and_without(id);
 }
 
-archetype_filter!(With, |has| has, record_with);
-archetype_filter!(Without, |has| !has, record_without);
+archetype_filter!(With, |has: bool| has, record_with);
+archetype_filter!(Without, |has: bool| !has, record_without);
 
 /// The fetch of `Added<T>` and `Changed<T>`: the tick column of `T` in the
 /// current table, or its sparse set.
