@@ -2,7 +2,7 @@
 //! something happens to an entity, at the moment it happens.
 //!
 //! - A component *hook* belongs to the component type: one of each kind
-//!   (`on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn`), a
+//!   (`on_add`, `on_insert`, `on_discard`, `on_remove`, `on_despawn`), a
 //!   plain `fn(DeferredWorld, HookContext)`, declared with
 //!   `#[component(..)]` or registered at run time. Hooks keep a component's
 //!   own invariants, whatever code path adds or removes it.
@@ -29,10 +29,10 @@ use ecs::world::DeferredWorld;
 struct Player;
 
 /// Looked up through `NameIndex`, which its hooks keep in sync. It uses
-/// `on_insert` / `on_replace` rather than `on_add` / `on_remove` so that a
+/// `on_insert` / `on_discard` rather than `on_add` / `on_remove` so that a
 /// rename (inserting a new `Name` over the old) updates the index too.
 #[derive(Component, Debug)]
-#[component(on_insert = index_name, on_replace = unindex_name)]
+#[component(on_insert = index_name, on_discard = unindex_name)]
 struct Name(&'static str);
 
 #[derive(Component, Debug, PartialEq)]
@@ -98,7 +98,7 @@ fn index_name(mut world: DeferredWorld, context: HookContext) {
 }
 
 fn unindex_name(mut world: DeferredWorld, context: HookContext) {
-    // `on_replace` runs while the old value is still there.
+    // `on_discard` runs while the old value is still there.
     let name = world.get::<Name>(context.entity).expect("still there").0;
     world.resource_mut::<NameIndex>().0.remove(name);
 }
@@ -235,7 +235,7 @@ fn main() {
     assert_eq!(world.get::<Health>(ayla), Some(&Health(100)), "healed");
     assert_eq!(world.get::<Health>(dragon), Some(&Health(300)));
 
-    // Renaming replaces the `Name`: `on_replace` drops the old key and
+    // Renaming replaces the `Name`: `on_discard` drops the old key and
     // `on_insert` adds the new one.
     world.entity_mut(ayla).insert(Name("Ayla the Brave"));
     let index = &world.resource::<NameIndex>().0;

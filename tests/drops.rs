@@ -841,7 +841,7 @@ fn panicking_drop_on_despawn<B: BombComponent>() {
     check_after_bomb::<B>(bw, false, &[]);
 }
 
-fn panicking_drop_on_replace<B: BombComponent>() {
+fn panicking_drop_on_discard<B: BombComponent>() {
     let mut bw = bomb_world::<B>(4);
     let target = bw.target;
     let log = bw.log.clone();
@@ -900,6 +900,6 @@ for_both_bombs! {
     panicking_drop_in_remove_leaves_world_consistent => panicking_drop_on_remove,
     panicking_drop_in_bundle_remove_still_removes_everything => panicking_drop_on_remove_of_a_bundle,
     panicking_drop_in_despawn_leaves_world_consistent => panicking_drop_on_despawn,
-    panicking_drop_in_replace_still_inserts_new_value => panicking_drop_on_replace,
+    panicking_drop_in_replace_still_inserts_new_value => panicking_drop_on_discard,
     panicking_drop_in_clear_or_world_drop_drops_the_rest => panicking_drop_on_clear_and_world_drop,
 }

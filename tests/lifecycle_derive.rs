@@ -38,7 +38,7 @@ fn log<C: Logged>(world: &mut DeferredWorld, context: HookContext, kind: &str) {
 
 /// Each hook a plain function, one per key.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
-#[component(on_add = table_add, on_insert = table_insert, on_replace = table_replace)]
+#[component(on_add = table_add, on_insert = table_insert, on_discard = table_discard)]
 #[component(on_remove = table_remove, on_despawn = table_despawn)]
 struct TableHooked(u32);
 
@@ -54,8 +54,8 @@ fn table_add(mut world: DeferredWorld, context: HookContext) {
 fn table_insert(mut world: DeferredWorld, context: HookContext) {
     log::<TableHooked>(&mut world, context, "insert");
 }
-fn table_replace(mut world: DeferredWorld, context: HookContext) {
-    log::<TableHooked>(&mut world, context, "replace");
+fn table_discard(mut world: DeferredWorld, context: HookContext) {
+    log::<TableHooked>(&mut world, context, "discard");
 }
 fn table_remove(mut world: DeferredWorld, context: HookContext) {
     log::<TableHooked>(&mut world, context, "remove");
@@ -71,7 +71,7 @@ fn table_despawn(mut world: DeferredWorld, context: HookContext) {
     storage = "SparseSet",
     on_add = hooks::add::<Self>,
     on_insert = hooks::insert::<Self>,
-    on_replace = hooks::replace::<Self>,
+    on_discard = hooks::discard::<Self>,
     on_remove = hooks::remove::<Self>,
     on_despawn = hooks::despawn::<Self>,
 )]
@@ -92,8 +92,8 @@ mod hooks {
     pub fn insert<C: Logged>(mut world: DeferredWorld, context: HookContext) {
         log::<C>(&mut world, context, "insert");
     }
-    pub fn replace<C: Logged>(mut world: DeferredWorld, context: HookContext) {
-        log::<C>(&mut world, context, "replace");
+    pub fn discard<C: Logged>(mut world: DeferredWorld, context: HookContext) {
+        log::<C>(&mut world, context, "discard");
     }
     pub fn remove<C: Logged>(mut world: DeferredWorld, context: HookContext) {
         log::<C>(&mut world, context, "remove");
@@ -114,10 +114,10 @@ fn hooks_fire_in_order<C: Logged + Copy>(make: fn(u32) -> C) {
     assert_eq!(take_log(&mut world), ["add 1", "insert 1"]);
 
     world.entity_mut(e).insert(make(2));
-    assert_eq!(take_log(&mut world), ["replace 1", "insert 2"]);
+    assert_eq!(take_log(&mut world), ["discard 1", "insert 2"]);
 
     world.entity_mut(e).remove::<C>();
-    assert_eq!(take_log(&mut world), ["replace 2", "remove 2"]);
+    assert_eq!(take_log(&mut world), ["discard 2", "remove 2"]);
 
     world.entity_mut(e).remove::<C>();
     assert!(take_log(&mut world).is_empty());
@@ -126,7 +126,7 @@ fn hooks_fire_in_order<C: Logged + Copy>(make: fn(u32) -> C) {
     assert_eq!(take_log(&mut world), ["add 3", "insert 3"]);
 
     assert!(world.despawn(e));
-    assert_eq!(take_log(&mut world), ["despawn 3", "replace 3", "remove 3"]);
+    assert_eq!(take_log(&mut world), ["despawn 3", "discard 3", "remove 3"]);
 
     // An entity without the component runs none of its hooks.
     let other = world.spawn(Plain(1)).id();
@@ -151,7 +151,7 @@ fn derived_hooks_are_the_registered_hooks() {
     for kind in [
         "on_add",
         "on_insert",
-        "on_replace",
+        "on_discard",
         "on_remove",
         "on_despawn",
     ] {
@@ -168,6 +168,23 @@ fn a_runtime_hook_does_not_replace_a_derived_one() {
     world
         .register_component_hooks::<TableHooked>()
         .on_add(|_, _| {});
+}
+
+/// The deprecated names still reach the `on_discard` hook and `Discard` event.
+#[test]
+#[allow(deprecated)]
+fn the_deprecated_replace_names_reach_discard() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world
+        .register_component_hooks::<Plain>()
+        .on_replace(|mut world, _| world.resource_mut::<Log>().0.push("hook".into()));
+    world.add_observer(
+        |_: On<ecs::observer::Replace, Plain>, mut log: ResMut<Log>| log.0.push("observer".into()),
+    );
+    let e = world.spawn(Plain(1)).id();
+    world.entity_mut(e).insert(Plain(2));
+    assert_eq!(take_log(&mut world), ["hook", "observer"]);
 }
 
 /// A hook's commands apply right after the operation that ran it.

@@ -94,8 +94,8 @@ mod hooks {
     pub fn insert<C: Component>(_: DeferredWorld, _: HookContext) {
         tick(&site("on_insert", type_name::<C>()));
     }
-    pub fn replace<C: Component>(_: DeferredWorld, _: HookContext) {
-        tick(&site("on_replace", type_name::<C>()));
+    pub fn discard<C: Component>(_: DeferredWorld, _: HookContext) {
+        tick(&site("on_discard", type_name::<C>()));
     }
     pub fn remove<C: Component>(_: DeferredWorld, _: HookContext) {
         tick(&site("on_remove", type_name::<C>()));
@@ -110,7 +110,7 @@ mod hooks {
 #[component(
     on_add = hooks::add::<Self>,
     on_insert = hooks::insert::<Self>,
-    on_replace = hooks::replace::<Self>,
+    on_discard = hooks::discard::<Self>,
     on_remove = hooks::remove::<Self>,
     on_despawn = hooks::despawn::<Self>,
 )]
@@ -123,7 +123,7 @@ struct Hooked(Payload);
     storage = "SparseSet",
     on_add = hooks::add::<Self>,
     on_insert = hooks::insert::<Self>,
-    on_replace = hooks::replace::<Self>,
+    on_discard = hooks::discard::<Self>,
     on_remove = hooks::remove::<Self>,
     on_despawn = hooks::despawn::<Self>,
 )]
@@ -317,7 +317,7 @@ fn add_observers<K: Kind>(world: &mut World) {
             w.spawn(Spawned(Payload::new("Drop of Spawned")));
         });
     });
-    world.add_observer(|_: On<Replace, SparseHooked>| tick("observer On<Replace, SparseHooked>"));
+    world.add_observer(|_: On<Discard, SparseHooked>| tick("observer On<Discard, SparseHooked>"));
     world.add_observer(|_: On<Remove, SparseHooked>| tick("observer On<Remove, SparseHooked>"));
     world.add_observer(|_: On<Despawn, Hooked>| tick("observer On<Despawn, Hooked>"));
     world.add_observer(|ev: On<Ping>, mut commands: Commands| {

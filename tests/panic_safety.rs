@@ -1015,13 +1015,13 @@ fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
     log.assert_dropped_once(&[1, 2, 3]);
 }
 
-/// Its `on_replace` hook panics.
+/// Its `on_discard` hook panics.
 #[derive(Component)]
-#[component(on_replace = explode_on_replace)]
+#[component(on_discard = explode_on_discard)]
 struct Touchy;
 
-fn explode_on_replace(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {
-    panic!("on_replace exploded");
+fn explode_on_discard(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {
+    panic!("on_discard exploded");
 }
 
 /// Requires a drop-counted value, made by its constructor.
@@ -1039,14 +1039,14 @@ thread_local! {
 }
 
 #[test]
-fn a_panicking_on_replace_hook_leaves_no_required_value_behind() {
+fn a_panicking_on_discard_hook_leaves_no_required_value_behind() {
     let log = REQUIRED_LOG.with(Clone::clone);
     let mut world = World::new();
     let e = world.spawn(Touchy).id();
     let message = expect_panic(|| {
         world.entity_mut(e).insert((Touchy, Requirer));
     });
-    assert!(message.contains("on_replace exploded"), "{message}");
+    assert!(message.contains("on_discard exploded"), "{message}");
     integrity(&world);
     assert!(world.get::<Required>(e).is_none() && world.get::<Requirer>(e).is_none());
     // Nothing made for the failed insert is used by the next operations.

@@ -30,7 +30,7 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
-    pub use crate::observer::{Add, Despawn, Event, Insert, On, Remove, Replace};
+    pub use crate::observer::{Add, Despawn, Discard, Event, Insert, On, Remove};
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };

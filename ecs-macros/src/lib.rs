@@ -81,7 +81,7 @@ use syn::DeriveInput;
 ///   column of the entity's table: the fastest to iterate.
 /// - `#[component(storage = "SparseSet")]` keeps them in a per-component
 ///   sparse set: the cheapest to add and remove.
-/// - `#[component(on_add = path, on_insert = path, on_replace = path,
+/// - `#[component(on_add = path, on_insert = path, on_discard = path,
 ///   on_remove = path, on_despawn = path)]` registers lifecycle hooks: each
 ///   path names a `fn(DeferredWorld, HookContext)`. Each key may be given
 ///   once.

@@ -316,8 +316,8 @@ bitflags::bitflags! {
         const ON_ADD_HOOK = 1 << 0;
         /// A component has an `on_insert` hook.
         const ON_INSERT_HOOK = 1 << 1;
-        /// A component has an `on_replace` hook.
-        const ON_REPLACE_HOOK = 1 << 2;
+        /// A component has an `on_discard` hook.
+        const ON_DISCARD_HOOK = 1 << 2;
         /// A component has an `on_remove` hook.
         const ON_REMOVE_HOOK = 1 << 3;
         /// A component has an `on_despawn` hook.
@@ -326,8 +326,8 @@ bitflags::bitflags! {
         const ON_ADD_OBSERVER = 1 << 5;
         /// A component is watched by an `Insert` observer.
         const ON_INSERT_OBSERVER = 1 << 6;
-        /// A component is watched by a `Replace` observer.
-        const ON_REPLACE_OBSERVER = 1 << 7;
+        /// A component is watched by a `Discard` observer.
+        const ON_DISCARD_OBSERVER = 1 << 7;
         /// A component is watched by a `Remove` observer.
         const ON_REMOVE_OBSERVER = 1 << 8;
         /// A component is watched by a `Despawn` observer.

@@ -310,7 +310,7 @@ pub(crate) fn fire_after_insert(
     }
 }
 
-/// Fires `on_replace` hooks and observers for the components of the bundle
+/// Fires `on_discard` hooks and observers for the components of the bundle
 /// the entity already has, before they are overwritten.
 #[cold]
 fn fire_before_replace(
@@ -331,13 +331,13 @@ fn fire_before_replace(
         .map(|(&id, _)| id)
         .collect();
     if !replaced.is_empty() {
-        trigger_lifecycle(world, Lifecycle::Replace, entity, &replaced);
+        trigger_lifecycle(world, Lifecycle::Discard, entity, &replaced);
     }
 }
 
 /// Inserts `bundle` (registered as `bundle_id`) into `entity`, which is at
 /// `location`, in three steps: [`resolve_insert`] finds the target and fires
-/// `on_replace` (values still in place), [`move_and_write`] moves the row and
+/// `on_discard` (values still in place), [`move_and_write`] moves the row and
 /// writes the values, [`fire_insert_hooks`] fires `on_add` and `on_insert`.
 /// Returns the entity's new location.
 ///
@@ -357,7 +357,7 @@ pub(crate) unsafe fn insert_bundle<B: DynamicBundle>(
     let target = resolve_insert(world, entity, location, bundle_id, mode);
     let mut panics = DropPanics::default();
     // SAFETY: `location` is current (caller) and `target` was resolved for
-    // it, with nothing moved since (`on_replace` cannot change archetypes).
+    // it, with nothing moved since (`on_discard` cannot change archetypes).
     let new_location = unsafe {
         move_and_write(
             world,
@@ -379,7 +379,7 @@ pub(crate) unsafe fn insert_bundle<B: DynamicBundle>(
 }
 
 /// The first step of [`insert_bundle`]: caches the insert edge, fires
-/// `on_replace` for the components the entity already has (in
+/// `on_discard` for the components the entity already has (in
 /// [`InsertMode::Replace`]), then makes the required components' values.
 #[inline(always)]
 fn resolve_insert(
@@ -398,11 +398,11 @@ fn resolve_insert(
     if mode == InsertMode::Replace
         && world.archetypes[location.archetype_id]
             .flags()
-            .intersects(Lifecycle::Replace.any_flags())
+            .intersects(Lifecycle::Discard.any_flags())
     {
         fire_before_replace(world, entity, location.archetype_id, bundle_id);
     }
-    // Made after `on_replace` (user code that may panic) and before
+    // Made after `on_discard` (user code that may panic) and before
     // anything moves: no user code runs while the scratch holds them.
     if target.has_required {
         let after = world.archetypes[location.archetype_id]

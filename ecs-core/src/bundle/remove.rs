@@ -11,7 +11,7 @@ use crate::{
     },
 };
 
-/// Fires `on_replace` then `on_remove` hooks and observers for the
+/// Fires `on_discard` then `on_remove` hooks and observers for the
 /// components of the bundle that the entity has, while they are still in
 /// place. Only the flag test is on the hot path.
 #[inline]
@@ -22,7 +22,7 @@ fn fire_before_remove(
     bundle_id: BundleId,
 ) {
     let flags = world.archetypes[location.archetype_id].flags();
-    if flags.intersects(Lifecycle::Replace.any_flags() | Lifecycle::Remove.any_flags()) {
+    if flags.intersects(Lifecycle::Discard.any_flags() | Lifecycle::Remove.any_flags()) {
         fire_before_remove_slow(world, entity, location, bundle_id, flags);
     }
 }
@@ -42,7 +42,7 @@ fn fire_before_remove_slow(
         .copied()
         .filter(|&id| archetype.contains(id))
         .collect();
-    for kind in [Lifecycle::Replace, Lifecycle::Remove] {
+    for kind in [Lifecycle::Discard, Lifecycle::Remove] {
         if flags.intersects(kind.any_flags()) {
             trigger_lifecycle(world, kind, entity, &present);
         }

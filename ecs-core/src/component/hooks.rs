@@ -22,15 +22,15 @@ pub struct HookContext {
 /// |---|---|---|
 /// | `on_add` | when the entity did not have the component | in place |
 /// | `on_insert` | on every insert (after `on_add`) | in place |
-/// | `on_replace` | before a value is replaced or removed | still there |
-/// | `on_remove` | before the component is removed (after `on_replace`) | still there |
-/// | `on_despawn` | before the entity is despawned (before `on_replace`) | still there |
+/// | `on_discard` | before a value is replaced or removed | still there |
+/// | `on_remove` | before the component is removed (after `on_discard`) | still there |
+/// | `on_despawn` | before the entity is despawned (before `on_discard`) | still there |
 #[derive(Clone)]
 pub struct ComponentHooks {
     component: Cow<'static, str>,
     pub(crate) on_add: Option<ComponentHook>,
     pub(crate) on_insert: Option<ComponentHook>,
-    pub(crate) on_replace: Option<ComponentHook>,
+    pub(crate) on_discard: Option<ComponentHook>,
     pub(crate) on_remove: Option<ComponentHook>,
     pub(crate) on_despawn: Option<ComponentHook>,
 }
@@ -41,7 +41,7 @@ impl std::fmt::Debug for ComponentHooks {
             .field("component", &self.component)
             .field("on_add", &self.on_add.is_some())
             .field("on_insert", &self.on_insert.is_some())
-            .field("on_replace", &self.on_replace.is_some())
+            .field("on_discard", &self.on_discard.is_some())
             .field("on_remove", &self.on_remove.is_some())
             .field("on_despawn", &self.on_despawn.is_some())
             .finish()
@@ -78,7 +78,7 @@ impl ComponentHooks {
             component,
             on_add: None,
             on_insert: None,
-            on_replace: None,
+            on_discard: None,
             on_remove: None,
             on_despawn: None,
         }
@@ -86,16 +86,26 @@ impl ComponentHooks {
 
     hook_setter!(on_add, "on_add");
     hook_setter!(on_insert, "on_insert");
-    hook_setter!(on_replace, "on_replace");
+    hook_setter!(on_discard, "on_discard");
     hook_setter!(on_remove, "on_remove");
     hook_setter!(on_despawn, "on_despawn");
+
+    /// Sets the `on_discard` hook.
+    ///
+    /// # Panics
+    /// If the component already has one, naming the component.
+    #[deprecated(note = "renamed to on_discard, as in bevy 0.20")]
+    #[track_caller]
+    pub fn on_replace(&mut self, hook: ComponentHook) -> &mut Self {
+        self.on_discard(hook)
+    }
 
     /// The archetype flags these hooks call for.
     pub fn flags(&self) -> ArchetypeFlags {
         let mut flags = ArchetypeFlags::empty();
         flags.set(ArchetypeFlags::ON_ADD_HOOK, self.on_add.is_some());
         flags.set(ArchetypeFlags::ON_INSERT_HOOK, self.on_insert.is_some());
-        flags.set(ArchetypeFlags::ON_REPLACE_HOOK, self.on_replace.is_some());
+        flags.set(ArchetypeFlags::ON_DISCARD_HOOK, self.on_discard.is_some());
         flags.set(ArchetypeFlags::ON_REMOVE_HOOK, self.on_remove.is_some());
         flags.set(ArchetypeFlags::ON_DESPAWN_HOOK, self.on_despawn.is_some());
         flags

@@ -1,7 +1,7 @@
 //! Observers: systems that run when an event happens, right where it
 //! happens.
 //!
-//! Lifecycle events ([`Add`], [`Insert`], [`Replace`], [`Remove`],
+//! Lifecycle events ([`Add`], [`Insert`], [`Discard`], [`Remove`],
 //! [`Despawn`]) fire for the components named in `On<E, B>` as entities
 //! gain or lose them; custom events fire with
 //! [`World::trigger`](crate::world::World::trigger) or
@@ -54,7 +54,7 @@ pub enum Lifecycle {
     /// A value of the component was inserted (new or replacing).
     Insert,
     /// A value of the component is about to be replaced or removed.
-    Replace,
+    Discard,
     /// The component is about to be removed.
     Remove,
     /// The entity is about to be despawned.
@@ -76,9 +76,9 @@ impl Lifecycle {
                 ArchetypeFlags::ON_INSERT_HOOK,
                 ArchetypeFlags::ON_INSERT_OBSERVER,
             ),
-            Lifecycle::Replace => (
-                ArchetypeFlags::ON_REPLACE_HOOK,
-                ArchetypeFlags::ON_REPLACE_OBSERVER,
+            Lifecycle::Discard => (
+                ArchetypeFlags::ON_DISCARD_HOOK,
+                ArchetypeFlags::ON_DISCARD_OBSERVER,
             ),
             Lifecycle::Remove => (
                 ArchetypeFlags::ON_REMOVE_HOOK,
@@ -104,7 +104,7 @@ impl Lifecycle {
         match self {
             Lifecycle::Add => TypeId::of::<Add>(),
             Lifecycle::Insert => TypeId::of::<Insert>(),
-            Lifecycle::Replace => TypeId::of::<Replace>(),
+            Lifecycle::Discard => TypeId::of::<Discard>(),
             Lifecycle::Remove => TypeId::of::<Remove>(),
             Lifecycle::Despawn => TypeId::of::<Despawn>(),
         }
@@ -132,9 +132,13 @@ lifecycle_event!(
     "A value of the watched component was inserted (new or replacing one)."
 );
 lifecycle_event!(
-    Replace,
+    Discard,
     "A value of the watched component is about to be replaced or removed."
 );
+/// The old name of [`Discard`].
+#[deprecated(note = "renamed to Discard, as in bevy 0.20")]
+pub type Replace = Discard;
+
 lifecycle_event!(
     Remove,
     "The watched component is about to be removed from an entity."

@@ -497,7 +497,7 @@ pub(crate) fn trigger_lifecycle(
         let hook = match kind {
             Lifecycle::Add => hooks.on_add,
             Lifecycle::Insert => hooks.on_insert,
-            Lifecycle::Replace => hooks.on_replace,
+            Lifecycle::Discard => hooks.on_discard,
             Lifecycle::Remove => hooks.on_remove,
             Lifecycle::Despawn => hooks.on_despawn,
         };
@@ -517,7 +517,7 @@ pub(crate) fn trigger_lifecycle(
     let (event, event_type) = match kind {
         Lifecycle::Add => erased(&super::Add),
         Lifecycle::Insert => erased(&super::Insert),
-        Lifecycle::Replace => erased(&super::Replace),
+        Lifecycle::Discard => erased(&super::Discard),
         Lifecycle::Remove => erased(&super::Remove),
         Lifecycle::Despawn => erased(&super::Despawn),
     };

@@ -35,12 +35,12 @@ macro_rules! logged_component {
                             .0;
                         log(&mut w, format!("insert {}", v))
                     })
-                    .on_replace(|mut w, c| {
+                    .on_discard(|mut w, c| {
                         let v = w
                             .get::<$name>(c.entity)
-                            .expect("on_replace: old value still there")
+                            .expect("on_discard: old value still there")
                             .0;
-                        log(&mut w, format!("replace {}", v))
+                        log(&mut w, format!("discard {}", v))
                     })
                     .on_remove(|mut w, c| {
                         let v = w
@@ -77,15 +77,15 @@ fn hook_order_on_every_path<C: Component + Clone>(make: fn(u32) -> C) {
     // spawn
     let e = world.spawn((make(1), Plain(0))).id();
     assert_eq!(take_log(&mut world), ["add 1", "insert 1"]);
-    // insert over an existing value: replace + insert, no add/remove
+    // insert over an existing value: discard + insert, no add/remove
     world.entity_mut(e).insert(make(2));
-    assert_eq!(take_log(&mut world), ["replace 1", "insert 2"]);
+    assert_eq!(take_log(&mut world), ["discard 1", "insert 2"]);
     // insert_if_new over an existing value: nothing
     world.entity_mut(e).insert_if_new(make(9));
     assert_eq!(take_log(&mut world), Vec::<String>::new());
     // remove
     world.entity_mut(e).remove::<C>();
-    assert_eq!(take_log(&mut world), ["replace 2", "remove 2"]);
+    assert_eq!(take_log(&mut world), ["discard 2", "remove 2"]);
     // remove of an absent component: nothing
     world.entity_mut(e).remove::<C>();
     assert!(take_log(&mut world).is_empty());
@@ -95,12 +95,12 @@ fn hook_order_on_every_path<C: Component + Clone>(make: fn(u32) -> C) {
     // take
     let taken = world.entity_mut(e).take::<C>();
     assert!(taken.is_some());
-    assert_eq!(take_log(&mut world), ["replace 3", "remove 3"]);
+    assert_eq!(take_log(&mut world), ["discard 3", "remove 3"]);
     // despawn
     world.entity_mut(e).insert(make(4));
     take_log(&mut world);
     world.despawn(e);
-    assert_eq!(take_log(&mut world), ["despawn 4", "replace 4", "remove 4"]);
+    assert_eq!(take_log(&mut world), ["despawn 4", "discard 4", "remove 4"]);
     // spawn_batch
     let n = world
         .spawn_batch((10..13).map(|i| (make(i), Plain(i))))
@@ -128,9 +128,9 @@ fn hook_order_on_every_path<C: Component + Clone>(make: fn(u32) -> C) {
         [
             "add 20",
             "insert 20",
-            "replace 20",
+            "discard 20",
             "insert 21",
-            "replace 21",
+            "discard 21",
             "remove 21"
         ]
     );
@@ -248,7 +248,7 @@ fn observers_see_each_lifecycle_event() {
         },
     );
     world.add_observer(|_: On<Insert, Player>, mut log: ResMut<Log>| log.0.push("insert".into()));
-    world.add_observer(|_: On<Replace, Player>, mut log: ResMut<Log>| log.0.push("replace".into()));
+    world.add_observer(|_: On<Discard, Player>, mut log: ResMut<Log>| log.0.push("discard".into()));
     world.add_observer(|on: On<Remove, (Player, Buff)>, mut log: ResMut<Log>| {
         log.0.push(format!("remove {:?}", on.component().is_some()));
     });
@@ -256,13 +256,13 @@ fn observers_see_each_lifecycle_event() {
     let e = world.spawn(Player(5)).id();
     assert_eq!(take_log(&mut world), ["add 5", "insert"]);
     world.entity_mut(e).insert(Player(6));
-    assert_eq!(take_log(&mut world), ["replace", "insert"]);
+    assert_eq!(take_log(&mut world), ["discard", "insert"]);
     world.entity_mut(e).insert(Buff);
     assert!(take_log(&mut world).is_empty());
     world.entity_mut(e).remove::<Buff>();
     assert_eq!(take_log(&mut world), ["remove true"]);
     world.despawn(e);
-    assert_eq!(take_log(&mut world), ["despawn", "replace", "remove true"]);
+    assert_eq!(take_log(&mut world), ["despawn", "discard", "remove true"]);
 }
 
 #[derive(Debug)]

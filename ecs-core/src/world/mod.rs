@@ -255,7 +255,7 @@ impl World {
             id,
             ArchetypeFlags::ON_ADD_HOOK
                 | ArchetypeFlags::ON_INSERT_HOOK
-                | ArchetypeFlags::ON_REPLACE_HOOK
+                | ArchetypeFlags::ON_DISCARD_HOOK
                 | ArchetypeFlags::ON_REMOVE_HOOK
                 | ArchetypeFlags::ON_DESPAWN_HOOK,
         );
@@ -569,7 +569,7 @@ impl World {
     /// Despawns an entity, dropping its components. Returns `false` if it
     /// did not exist.
     ///
-    /// `on_despawn`, then `on_replace` and `on_remove` hooks and observers
+    /// `on_despawn`, then `on_discard` and `on_remove` hooks and observers
     /// of its components run first, while its values are still in place.
     pub fn despawn(&mut self, entity: Entity) -> bool {
         let despawned = self.despawn_no_flush(entity);
@@ -585,13 +585,13 @@ impl World {
         let flags = self.archetypes[location.archetype_id].flags();
         let location = if flags.intersects(
             Lifecycle::Despawn.any_flags()
-                | Lifecycle::Replace.any_flags()
+                | Lifecycle::Discard.any_flags()
                 | Lifecycle::Remove.any_flags(),
         ) {
             let components: Vec<ComponentId> = self.archetypes[location.archetype_id]
                 .components()
                 .collect();
-            for kind in [Lifecycle::Despawn, Lifecycle::Replace, Lifecycle::Remove] {
+            for kind in [Lifecycle::Despawn, Lifecycle::Discard, Lifecycle::Remove] {
                 if flags.intersects(kind.any_flags()) {
                     trigger_lifecycle(self, kind, entity, &components);
                 }

@@ -161,7 +161,7 @@ impl ComponentAttr {
         "storage",
         "on_add",
         "on_insert",
-        "on_replace",
+        "on_discard",
         "on_remove",
         "on_despawn",
     ];
@@ -182,6 +182,12 @@ impl ComponentAttr {
                 if let Some(path) = errors.take(attr::path_value(&meta, &usage)) {
                     hooks[kind as usize].set(key, path, errors);
                 }
+            } else if key.is_ident("on_replace") {
+                errors.push(syn::Error::new_spanned(
+                    key,
+                    "unknown key `on_replace` in `#[component(..)]`: the hook that runs before a \
+                     value is replaced or removed is `on_discard`: `on_discard = path::to::hook`",
+                ));
             } else {
                 errors.push(attr::unknown_key("component", key, Self::KEYS));
             }
@@ -215,7 +221,7 @@ struct Hook {
 enum HookKind {
     Add,
     Insert,
-    Replace,
+    Discard,
     Remove,
     Despawn,
 }
@@ -224,7 +230,7 @@ impl HookKind {
     const ALL: [Self; 5] = [
         Self::Add,
         Self::Insert,
-        Self::Replace,
+        Self::Discard,
         Self::Remove,
         Self::Despawn,
     ];
@@ -234,7 +240,7 @@ impl HookKind {
         match self {
             Self::Add => "on_add",
             Self::Insert => "on_insert",
-            Self::Replace => "on_replace",
+            Self::Discard => "on_discard",
             Self::Remove => "on_remove",
             Self::Despawn => "on_despawn",
         }
@@ -349,6 +355,21 @@ mod tests {
     }
 
     #[test]
+    fn on_replace_points_at_on_discard() {
+        let input = parse_quote! {
+            #[component(on_replace = f)]
+            struct S;
+        };
+        assert_eq!(
+            messages(derive, input),
+            [
+                "unknown key `on_replace` in `#[component(..)]`: the hook that runs before a \
+              value is replaced or removed is `on_discard`: `on_discard = path::to::hook`"
+            ]
+        );
+    }
+
+    #[test]
     fn every_problem_is_reported_at_once() {
         let input = parse_quote! {
             #[component(storage = "Tabel", storage = "Table", on_ad = f, on_add = 1)]
@@ -364,7 +385,7 @@ mod tests {
             [
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
-                 `on_insert`, `on_replace`, `on_remove`, `on_despawn`",
+                 `on_insert`, `on_discard`, `on_remove`, `on_despawn`",
                 "expected a path: `on_add = path::to::hook`",
                 "`#[require(..)]` needs at least one component: \
                  `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
