@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use ecs::component::HookContext;
+use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::world::DeferredWorld;
 

@@ -136,6 +136,8 @@
 //!   [`Commands`](system::Commands)).
 //! - [`schedule`]: [`Schedule`](schedule::Schedule), which orders systems
 //!   and runs those that do not conflict in parallel.
+//! - [`lifecycle`]: the lifecycle events of components and entities, the
+//!   component hooks that run on them, and the order they fire in.
 //! - [`observer`]: lifecycle and custom events, and the observers that run
 //!   when they fire.
 //! - [`prelude`]: the types most programs need.

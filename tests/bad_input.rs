@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use common::integrity::integrity;
 use common::panics::{expect_panic, panic_message};
-use ecs::component::{HookContext, RequiredComponentsRegistrar};
+use ecs::component::RequiredComponentsRegistrar;
+use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::query::{QueryEntityError, QuerySingleError};
 use ecs::system::CommandQueue;
@@ -884,7 +885,7 @@ struct TwoAddHooks;
 
 impl Component for TwoAddHooks {
     const STORAGE_TYPE: StorageType = StorageType::Table;
-    fn register_component_hooks(hooks: &mut ecs::component::ComponentHooks) {
+    fn register_component_hooks(hooks: &mut ecs::lifecycle::ComponentHooks) {
         hooks.on_add(noop_hook).on_add(noop_hook);
     }
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
@@ -918,7 +919,7 @@ struct HooksPanic;
 
 impl Component for HooksPanic {
     const STORAGE_TYPE: StorageType = StorageType::SparseSet;
-    fn register_component_hooks(_: &mut ecs::component::ComponentHooks) {
+    fn register_component_hooks(_: &mut ecs::lifecycle::ComponentHooks) {
         panic!("no hooks today");
     }
 }

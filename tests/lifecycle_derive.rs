@@ -6,7 +6,7 @@ mod common;
 
 use common::components::{Position, Velocity};
 use common::panics::expect_panic;
-use ecs::component::HookContext;
+use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::world::DeferredWorld;
 

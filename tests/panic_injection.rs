@@ -42,7 +42,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::fault_plan::{tick, Fault, Payload, INJECTED};
 use common::panics::panic_text;
-use ecs::component::HookContext;
+use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::system::CommandQueue;
 use ecs::world::DeferredWorld;

@@ -1020,7 +1020,7 @@ fn resource_scope_keeps_its_value_when_an_inserted_one_panics_in_drop() {
 #[component(on_discard = explode_on_discard)]
 struct Touchy;
 
-fn explode_on_discard(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {
+fn explode_on_discard(_: ecs::world::DeferredWorld, _: ecs::lifecycle::HookContext) {
     panic!("on_discard exploded");
 }
 

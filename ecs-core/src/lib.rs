@@ -1,6 +1,6 @@
 //! The runtime of the `ecs` entity-component-system:
 //! entities, components, storage, archetypes, bundles, queries, the
-//! `World`, systems, schedules and observers.
+//! `World`, systems, schedules, lifecycle hooks and observers.
 //!
 //! Depend on the facade crate `ecs` instead: it re-exports this crate and
 //! the derive macros, and its crate docs are the guide (a first program,
@@ -15,6 +15,7 @@ pub mod change_detection;
 pub mod component;
 pub mod diagnostics;
 pub mod entity;
+pub mod lifecycle;
 pub mod observer;
 pub mod query;
 pub mod resource;
@@ -30,7 +31,8 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
-    pub use crate::observer::{Add, Despawn, Discard, Event, Insert, On, Remove};
+    pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
+    pub use crate::observer::{Event, On};
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };

@@ -99,7 +99,7 @@ use syn::DeriveInput;
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::component::HookContext;
+/// use ecs::lifecycle::HookContext;
 /// use ecs::world::DeferredWorld;
 ///
 /// #[derive(Component)]

@@ -1,6 +1,6 @@
 //! The animals' components and the bundles they are spawned with.
 
-use ecs::{component::HookContext, prelude::*, world::DeferredWorld};
+use ecs::{lifecycle::HookContext, prelude::*, world::DeferredWorld};
 
 use crate::resources::Census;
 

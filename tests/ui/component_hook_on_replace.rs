@@ -1,4 +1,4 @@
-use ecs::component::HookContext;
+use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::world::DeferredWorld;
 

@@ -18,6 +18,9 @@ pub struct HookContext {
 
 /// The hooks of one component type, at most one of each kind.
 ///
+/// [`lifecycle`](crate::lifecycle) describes the events they run on and
+/// their order.
+///
 /// | hook | runs | the value is |
 /// |---|---|---|
 /// | `on_add` | when the entity did not have the component | in place |

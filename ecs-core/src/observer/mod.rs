@@ -3,7 +3,8 @@
 //!
 //! Lifecycle events ([`Add`], [`Insert`], [`Discard`], [`Remove`],
 //! [`Despawn`]) fire for the components named in `On<E, B>` as entities
-//! gain or lose them; custom events fire with
+//! gain or lose them ([`lifecycle`](crate::lifecycle) says when each
+//! fires, and in what order); custom events fire with
 //! [`World::trigger`](crate::world::World::trigger) or
 //! [`Commands::trigger`](crate::system::Commands::trigger). An observer is
 //! itself an entity (holding an [`ObserverState`]): despawn it to remove
