@@ -37,7 +37,7 @@ pub mod prelude {
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
     pub use crate::resource::Resource;
-    pub use crate::schedule::{IntoSystemConfigs, Schedule};
+    pub use crate::schedule::{IntoScheduleConfigs, Schedule};
     pub use crate::system::{
         Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System, SystemParam,
     };

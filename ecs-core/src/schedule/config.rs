@@ -72,7 +72,7 @@ impl SystemConfigs {
     label = "not a system",
     note = "a system is a function whose parameters are all `SystemParam`s (`Query`, `Res`, `ResMut`, `Local`, `Commands`, `&World`, ...), or `fn(&mut World)`"
 )]
-pub trait IntoSystemConfigs<Marker>: Sized {
+pub trait IntoScheduleConfigs<Marker>: Sized {
     /// The configs.
     fn into_configs(self) -> SystemConfigs;
 
@@ -104,17 +104,17 @@ pub trait IntoSystemConfigs<Marker>: Sized {
     }
 }
 
-impl IntoSystemConfigs<()> for SystemConfigs {
+impl IntoScheduleConfigs<()> for SystemConfigs {
     fn into_configs(self) -> SystemConfigs {
         self
     }
 }
 
-/// Marks the `IntoSystemConfigs` impl of single systems.
+/// Marks the `IntoScheduleConfigs` impl of single systems.
 #[doc(hidden)]
 pub struct IsSystem;
 
-impl<F, Marker> IntoSystemConfigs<(IsSystem, Marker)> for F
+impl<F, Marker> IntoScheduleConfigs<(IsSystem, Marker)> for F
 where
     F: IntoSystem<(), Marker>,
 {
@@ -127,16 +127,16 @@ where
     }
 }
 
-/// Marks the `IntoSystemConfigs` impls of tuples.
+/// Marks the `IntoScheduleConfigs` impls of tuples.
 #[doc(hidden)]
 pub struct IsTuple;
 
 macro_rules! tuple_configs {
     ($(($name:ident, $m:ident)),*) => {
         #[allow(non_snake_case)]
-        impl<$($name, $m),*> IntoSystemConfigs<(IsTuple, $($m,)*)> for ($($name,)*)
+        impl<$($name, $m),*> IntoScheduleConfigs<(IsTuple, $($m,)*)> for ($($name,)*)
         where
-            $($name: IntoSystemConfigs<$m>),*
+            $($name: IntoScheduleConfigs<$m>),*
         {
             fn into_configs(self) -> SystemConfigs {
                 let ($($name,)*) = self;

@@ -32,7 +32,7 @@ mod executor;
 mod graph;
 
 pub use config::{
-    IntoSystemConfigs, IntoSystemKey, IsSystem, IsTuple, SystemConfig, SystemConfigs, SystemKey,
+    IntoScheduleConfigs, IntoSystemKey, IsSystem, IsTuple, SystemConfig, SystemConfigs, SystemKey,
 };
 
 use crate::{system::BoxedSystem, world::World};
@@ -218,7 +218,7 @@ impl Schedule {
     }
 
     /// Adds systems (one, or a tuple, with `.before`, `.after`, `.chain()`).
-    pub fn add_systems<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
+    pub fn add_systems<M>(&mut self, systems: impl IntoScheduleConfigs<M>) -> &mut Self {
         self.add_configs(systems.into_configs());
         if let Some(slots) = &mut self.timings {
             slots.resize(self.systems.len(), TimingSlot::default());
