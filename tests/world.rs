@@ -1489,3 +1489,115 @@ fn resource_change_ticks() {
     assert!(!world.resource_ref::<Score>().is_added());
     assert_eq!(world.resource::<Score>(), &Score(4));
 }
+
+// ---- FromWorld ----------------------------------------------------------------------
+
+/// A resource whose first value is read from another resource.
+#[derive(Resource, Debug, PartialEq)]
+struct Doubled(u32);
+
+impl FromWorld for Doubled {
+    fn from_world(world: &mut World) -> Self {
+        world.resource_mut::<FromWorldCalls>().0 += 1;
+        Doubled(world.resource::<Score>().0 * 2)
+    }
+}
+
+/// How many times `Doubled::from_world` ran.
+#[derive(Resource, Default)]
+struct FromWorldCalls(u32);
+
+#[test]
+fn init_resource_builds_from_the_world_once() {
+    let mut world = World::new();
+    world.insert_resource(Score(21));
+    world.init_resource::<FromWorldCalls>();
+    let id = world.init_resource::<Doubled>();
+    assert_eq!(world.resource::<Doubled>(), &Doubled(42));
+    assert_eq!(world.resource::<FromWorldCalls>().0, 1);
+
+    world.insert_resource(Score(1));
+    assert_eq!(world.init_resource::<Doubled>(), id, "same id again");
+    assert_eq!(world.resource::<Doubled>(), &Doubled(42), "kept as it was");
+    assert_eq!(
+        world.resource::<FromWorldCalls>().0,
+        1,
+        "from_world is not called when the resource exists"
+    );
+
+    world.remove_resource::<Doubled>();
+    world.init_resource::<Doubled>();
+    assert_eq!(world.resource::<Doubled>(), &Doubled(2));
+    assert_eq!(world.resource::<FromWorldCalls>().0, 2);
+}
+
+#[test]
+fn commands_init_resource_builds_from_the_world() {
+    let mut world = World::new();
+    world.insert_resource(Score(5));
+    world.init_resource::<FromWorldCalls>();
+    world.run_system_once(|mut commands: Commands| commands.init_resource::<Doubled>());
+    assert_eq!(world.resource::<Doubled>(), &Doubled(10));
+}
+
+/// A `Local` whose first value is read from a resource when the system is
+/// initialised.
+struct Start(u32);
+
+impl FromWorld for Start {
+    fn from_world(world: &mut World) -> Self {
+        Start(world.resource::<Score>().0)
+    }
+}
+
+fn count_up(mut next: Local<Start>) -> u32 {
+    next.0 += 1;
+    next.0
+}
+
+#[test]
+fn local_builds_from_the_world_at_initialisation() {
+    let mut world = World::new();
+    world.insert_resource(Score(10));
+    let mut system = IntoSystem::into_system(count_up);
+    system.initialize(&mut world);
+    world.insert_resource(Score(100));
+    assert_eq!(
+        system.run(&mut world),
+        11,
+        "read when initialised, not when run"
+    );
+    assert_eq!(system.run(&mut world), 12, "kept between runs");
+}
+
+/// A resource whose construction panics.
+#[derive(Resource)]
+struct Exploding(u32);
+
+impl FromWorld for Exploding {
+    fn from_world(world: &mut World) -> Self {
+        world.insert_resource(Score(3));
+        panic!("exploding from_world")
+    }
+}
+
+#[test]
+fn a_panicking_from_world_inserts_nothing() {
+    let mut world = World::new();
+    world.spawn(TA(1));
+    let message = expect_panic(|| world.init_resource::<Exploding>());
+    assert!(message.contains("exploding from_world"), "{message}");
+    assert!(!world.contains_resource::<Exploding>());
+    assert!(world.get_resource::<Exploding>().is_none());
+    assert_eq!(
+        world.resource::<Score>(),
+        &Score(3),
+        "what from_world did before panicking stays"
+    );
+    // The world stays usable, and the resource can be inserted afterwards.
+    let e = world.spawn(TA(2)).id();
+    assert_eq!(world.get::<TA>(e), Some(&TA(2)));
+    world.insert_resource(Exploding(7));
+    assert_eq!(world.resource::<Exploding>().0, 7);
+    check_invariants(&world);
+}

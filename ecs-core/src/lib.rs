@@ -41,5 +41,5 @@ pub mod prelude {
     pub use crate::system::{
         Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System, SystemParam,
     };
-    pub use crate::world::{EntityRef, EntityWorldMut, World};
+    pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
 }

@@ -6,7 +6,7 @@ use crate::{
     bundle::Bundle,
     entity::{Entities, Entity},
     resource::Resource,
-    world::{EntityWorldMut, World, WorldId},
+    world::{EntityWorldMut, FromWorld, World, WorldId},
 };
 
 /// Queues structural changes to apply later, when the world is free: from
@@ -108,8 +108,8 @@ impl<'w, 's> Commands<'w, 's> {
             .push(move |world: &mut World| world.insert_resource(resource));
     }
 
-    /// Queues initialising a resource with its default, if absent.
-    pub fn init_resource<R: Resource + Default>(&mut self) {
+    /// Queues initialising a resource with [`FromWorld`], if absent.
+    pub fn init_resource<R: Resource + FromWorld>(&mut self) {
         self.queue.push(move |world: &mut World| {
             world.init_resource::<R>();
         });

@@ -10,7 +10,7 @@ use crate::{
     component::ComponentId,
     query::{FilteredAccess, FilteredAccessSet, QueryData, QueryFilter, QueryState},
     resource::Resource,
-    world::{UnsafeWorldCell, World},
+    world::{FromWorld, UnsafeWorldCell, World},
 };
 
 use super::Query;
@@ -466,30 +466,31 @@ unsafe impl<R: Resource> SystemParam for Option<ResMut<'_, R>> {
 // ---- Local ------------------------------------------------------------------------
 
 /// A value private to one system, kept between its runs (starts at
-/// `Default::default()`).
+/// [`FromWorld::from_world`], which is `Default::default()` for a `Default`
+/// type).
 #[derive(Debug)]
-pub struct Local<'s, T: Default + Send + Sync + 'static>(&'s mut T);
+pub struct Local<'s, T: FromWorld + Send + Sync + 'static>(&'s mut T);
 
-impl<T: Default + Send + Sync + 'static> Deref for Local<'_, T> {
+impl<T: FromWorld + Send + Sync + 'static> Deref for Local<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         self.0
     }
 }
 
-impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
+impl<T: FromWorld + Send + Sync + 'static> DerefMut for Local<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         self.0
     }
 }
 
 // SAFETY: touches no world data.
-unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+unsafe impl<T: FromWorld + Send + Sync + 'static> SystemParam for Local<'_, T> {
     type State = T;
     type Item<'w, 's> = Local<'s, T>;
 
-    fn init_state(_: &mut World, _: &mut SystemMeta) -> T {
-        T::default()
+    fn init_state(world: &mut World, _: &mut SystemMeta) -> T {
+        T::from_world(world)
     }
 
     unsafe fn get_param<'w, 's>(

@@ -4,7 +4,7 @@ use std::{
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use super::World;
+use super::{FromWorld, World};
 use crate::{
     change_detection::{ComponentTicks, Mut, Ref},
     component::ComponentId,
@@ -51,10 +51,15 @@ impl World {
         unsafe { data.insert((&mut *value as *mut R).cast(), tick) };
     }
 
-    /// Inserts `R::default()` unless the resource exists. Returns its id.
-    pub fn init_resource<R: Resource + Default>(&mut self) -> ComponentId {
+    /// Inserts `R::from_world(self)` unless the resource exists, in which
+    /// case `from_world` is not called. Returns its id.
+    ///
+    /// Any `R: Default` is [`FromWorld`] through `R::default()`. If
+    /// `from_world` panics, nothing is inserted.
+    pub fn init_resource<R: Resource + FromWorld>(&mut self) -> ComponentId {
         if !self.contains_resource::<R>() {
-            self.insert_resource(R::default());
+            let value = R::from_world(self);
+            self.insert_resource(value);
         }
         self.components
             .resource_id::<R>()
