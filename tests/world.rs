@@ -1601,3 +1601,23 @@ fn a_panicking_from_world_inserts_nothing() {
     assert_eq!(world.resource::<Exploding>().0, 7);
     check_invariants(&world);
 }
+
+// ---- Entity::from_raw_u32 -------------------------------------------------------------
+
+#[test]
+fn from_raw_u32_names_a_fresh_index_in_its_first_generation() {
+    let mut world = World::new();
+    let first = world.spawn(TA(1)).id();
+    assert_eq!(Entity::from_raw_u32(first.index()), Some(first));
+    world.despawn(first);
+    let reused = world.spawn(TA(2)).id();
+    if reused.index() == first.index() {
+        assert_ne!(
+            Entity::from_raw_u32(reused.index()),
+            Some(reused),
+            "a reused index has a later generation"
+        );
+    }
+    assert_eq!(world.get::<TA>(first), None);
+    assert_eq!(Entity::from_raw_u32(u32::MAX), None);
+}

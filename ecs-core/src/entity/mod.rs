@@ -47,6 +47,18 @@ impl Entity {
         Entity::from_raw_parts(index, NonZeroU32::MIN)
     }
 
+    /// The entity with `index` in its first generation, like
+    /// [`Entity::from_raw`], or `None` if `index` is `u32::MAX` (the index
+    /// of [`Entity::PLACEHOLDER`]).
+    #[inline]
+    pub const fn from_raw_u32(index: u32) -> Option<Entity> {
+        if index == u32::MAX {
+            None
+        } else {
+            Some(Entity::from_raw(index))
+        }
+    }
+
     /// The index: the slot in [`Entities`], reused after despawn.
     #[inline]
     pub const fn index(self) -> u32 {
@@ -162,6 +174,16 @@ mod tests {
     #[should_panic(expected = "generation")]
     fn from_bits_rejects_zero_generation() {
         Entity::from_bits(7);
+    }
+
+    #[test]
+    fn from_raw_u32_refuses_only_the_placeholder_index() {
+        assert_eq!(Entity::from_raw_u32(0), Some(Entity::from_raw(0)));
+        let last = Entity::from_raw_u32(u32::MAX - 1).unwrap();
+        assert_eq!((last.index(), last.generation()), (u32::MAX - 1, 1));
+        assert_eq!(Entity::from_raw_u32(u32::MAX), None);
+        const E: Option<Entity> = Entity::from_raw_u32(9);
+        assert_eq!(E.map(Entity::index), Some(9));
     }
 
     #[test]
