@@ -480,13 +480,19 @@ fn conflicting_system_parameters_panic_naming_system_and_component() {
         &msg,
         &["write_and_read", type_name::<Health>(), "conflicts"],
     );
+    assert!(msg.starts_with("error[B0001]: "), "{msg}");
+    // Resources clash under bevy's resource code.
     let msg = expect_panic(|| world.run_system_once(res_and_res_mut));
     assert_names(&msg, &["res_and_res_mut", type_name::<Score>()]);
+    assert!(msg.starts_with("error[B0002]: "), "{msg}");
     // In a schedule, the panic comes when it is initialised.
     let mut schedule = Schedule::default();
     schedule.add_systems(write_and_read);
     let msg = expect_panic(|| schedule.run(&mut world));
-    assert_names(&msg, &["write_and_read", type_name::<Health>()]);
+    assert_names(
+        &msg,
+        &["error[B0001]", "write_and_read", type_name::<Health>()],
+    );
     // Disjoint filters make the same pair fine.
     world.run_system_once(disjoint);
     integrity(&world);

@@ -306,6 +306,7 @@ fn a_derived_param_conflicting_with_another_param_panics_naming_the_system() {
     let message = expect_panic(|| {
         World::new().run_system_once(writer_beside_reader);
     });
+    assert!(message.starts_with("error[B0001]: "), "{message}");
     assert!(message.contains("writer_beside_reader"), "{message}");
     assert!(message.contains("::Position`"), "{message}");
 

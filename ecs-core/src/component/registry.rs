@@ -440,6 +440,12 @@ impl Components {
         self.components.is_empty()
     }
 
+    /// Whether `id` was registered as a resource rather than a component.
+    pub(crate) fn is_resource(&self, id: ComponentId) -> bool {
+        self.get_info(id)
+            .is_some_and(|info| matches!(info.descriptor.kind, DescriptorKind::Resource))
+    }
+
     /// The info of a registered component.
     #[inline]
     pub fn get_info(&self, id: ComponentId) -> Option<&ComponentInfo> {

@@ -82,7 +82,9 @@ impl SystemMeta {
     ///
     /// # Panics
     /// If it conflicts with an earlier parameter of the system, naming the
-    /// system, the parameter and the component.
+    /// system, the parameter and the component. The message starts with
+    /// bevy's code: `error[B0002]` when only resources conflict,
+    /// `error[B0001]` otherwise.
     #[track_caller]
     pub fn add_param_access(&mut self, param: &str, access: FilteredAccess, world: &World) {
         let conflicts = self.access.get_conflicts_single(&access);
@@ -94,8 +96,13 @@ impl SystemMeta {
                     None => "the whole world".to_owned(),
                 })
                 .collect();
+            // bevy's codes: B0002 when only resources clash, B0001 when components do.
+            let only_resources = conflicts
+                .iter()
+                .all(|c| c.is_some_and(|id| world.components().is_resource(id)));
+            let code = if only_resources { "B0002" } else { "B0001" };
             panic!(
-                "system `{}`: parameter `{param}` conflicts with an earlier parameter on {}; \
+                "error[{code}]: system `{}`: parameter `{param}` conflicts with an earlier parameter on {}; \
                  make them disjoint with `With`/`Without` filters, or merge them into one parameter",
                 self.name,
                 names.join(", ")

@@ -93,6 +93,7 @@ fn conflicting_parameter_message_names_the_system() {
     let mut world = World::new();
     let error = catch_unwind(AssertUnwindSafe(|| world.run_system_once(bad_system))).unwrap_err();
     let message = error.downcast_ref::<String>().unwrap();
+    assert!(message.starts_with("error[B0001]: "), "{message}");
     assert!(message.contains("bad_system"), "{message}");
     assert!(message.contains("::A`"), "{message}");
 }
@@ -118,7 +119,7 @@ fn disjoint_filters_make_parameters_compatible() {
 }
 
 #[test]
-#[should_panic(expected = "ResMut")]
+#[should_panic(expected = "error[B0002]: system")]
 fn res_and_res_mut_of_one_resource_conflict() {
     let mut world = trace_world();
     world.run_system_once(|_: Res<Trace>, _: ResMut<Trace>| {});
