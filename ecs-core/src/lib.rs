@@ -39,7 +39,8 @@ pub mod prelude {
     pub use crate::resource::Resource;
     pub use crate::schedule::{IntoScheduleConfigs, Schedule};
     pub use crate::system::{
-        Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System, SystemParam,
+        Command, Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System,
+        SystemParam, SystemParamFunction,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
 }
