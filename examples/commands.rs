@@ -151,7 +151,7 @@ fn main() {
         println!("frame {number}:");
         frame.run(&mut world);
         // After `run`, every command has applied.
-        let [enemies, burning, health] = world.run_system_once(tally);
+        let [enemies, burning, health] = world.run_system_once(tally).unwrap();
         let warnings = take_warnings();
         println!(
             "  enemies: {enemies} ({burning} burning, {health} health in all), warnings: {}",

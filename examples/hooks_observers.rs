@@ -231,7 +231,7 @@ fn main() {
     assert_eq!(world.resource::<Party>().0, [ayla]);
     assert!(!world.resource::<NameIndex>().0.contains_key("Bram"));
 
-    world.run_system_once(dragon_breath);
+    world.run_system_once(dragon_breath).unwrap();
     assert_eq!(world.get::<Health>(ayla), Some(&Health(100)), "healed");
     assert_eq!(world.get::<Health>(dragon), Some(&Health(300)));
 

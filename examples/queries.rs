@@ -279,8 +279,8 @@ fn main() {
     );
 
     // The same types as system parameters.
-    world.run_system_once(poison_cloud);
-    let toughest = world.run_system_once(toughest_enemy);
+    world.run_system_once(poison_cloud).unwrap();
+    let toughest = world.run_system_once(toughest_enemy).unwrap();
     println!("after the poison cloud the toughest enemy is the {toughest}");
     assert_eq!(world.get::<Health>(goblin), Some(&Health(2)));
     assert_eq!(world.get::<Health>(archer), Some(&Health(6))); // 6 - 2 armor

@@ -219,7 +219,9 @@ fn asking_for_a_resource_its_scope_holds_panics_saying_so() {
             assert_eq!(w.resource_ref::<Score>().0, 0)
         }),
         ("nested scope", |w| w.resource_scope(|_, _: Mut<Score>| {})),
-        ("system", |w| assert_eq!(w.run_system_once(read_score), 0)),
+        ("system", |w| {
+            assert_eq!(w.run_system_once(read_score).unwrap(), 0)
+        }),
     ];
     for (what, attempt) in attempts {
         let msg = expect_panic(|| {
@@ -475,14 +477,14 @@ fn disjoint(_: Query<&mut Health, With<Stunned>>, _: Query<&mut Health, Without<
 fn conflicting_system_parameters_panic_naming_system_and_component() {
     let mut world = World::new();
     world.init_resource::<Score>();
-    let msg = expect_panic(|| world.run_system_once(write_and_read));
+    let msg = expect_panic(|| world.run_system_once(write_and_read).unwrap());
     assert_names(
         &msg,
         &["write_and_read", type_name::<Health>(), "conflicts"],
     );
     assert!(msg.starts_with("error[B0001]: "), "{msg}");
     // Resources clash under bevy's resource code.
-    let msg = expect_panic(|| world.run_system_once(res_and_res_mut));
+    let msg = expect_panic(|| world.run_system_once(res_and_res_mut).unwrap());
     assert_names(&msg, &["res_and_res_mut", type_name::<Score>()]);
     assert!(msg.starts_with("error[B0002]: "), "{msg}");
     // In a schedule, the panic comes when it is initialised.
@@ -494,7 +496,7 @@ fn conflicting_system_parameters_panic_naming_system_and_component() {
         &["error[B0001]", "write_and_read", type_name::<Health>()],
     );
     // Disjoint filters make the same pair fine.
-    world.run_system_once(disjoint);
+    world.run_system_once(disjoint).unwrap();
     integrity(&world);
 }
 
@@ -513,21 +515,21 @@ fn maybe_score(s: Option<Res<Score>>) -> Option<u32> {
 #[test]
 fn a_missing_resource_in_a_system_panics_naming_it_and_the_system() {
     let mut world = World::new();
-    let msg = expect_panic(|| world.run_system_once(needs_score));
+    let msg = expect_panic(|| world.run_system_once(needs_score).unwrap());
     assert_names(
         &msg,
         &[type_name::<Score>(), "needs_score", "does not exist"],
     );
-    let msg = expect_panic(|| world.run_system_once(needs_score_mut));
+    let msg = expect_panic(|| world.run_system_once(needs_score_mut).unwrap());
     assert_names(&msg, &[type_name::<Score>(), "needs_score_mut"]);
     let mut schedule = Schedule::default();
     schedule.add_systems(needs_score_mut);
     let msg = expect_panic(|| schedule.run(&mut world));
     assert_names(&msg, &[type_name::<Score>(), "needs_score_mut"]);
     // `Option<Res<R>>` is how a system says "if present".
-    assert_eq!(world.run_system_once(maybe_score), None);
+    assert_eq!(world.run_system_once(maybe_score).unwrap(), None);
     world.insert_resource(Score(4));
-    assert_eq!(world.run_system_once(maybe_score), Some(4));
+    assert_eq!(world.run_system_once(maybe_score).unwrap(), Some(4));
     schedule.run(&mut world);
     assert_eq!(world.resource::<Score>().0, 5);
 }
@@ -562,7 +564,7 @@ fn ordering_against_a_system_not_in_the_schedule_panics_naming_it() {
 fn a_system_run_before_initialize_panics_naming_it() {
     let mut world = World::new();
     let mut system = IntoSystem::into_system(first);
-    let msg = expect_panic(|| system.run(&mut world));
+    let msg = expect_panic(|| system.run((), &mut world));
     assert_names(&msg, &["first", "initialize"]);
 }
 
@@ -644,8 +646,8 @@ fn a_system_with_res_run_on_a_second_world_panics_naming_it() {
     // Through `System::run`.
     let mut system = IntoSystem::into_system(read_score);
     system.initialize(&mut a);
-    assert_eq!(system.run(&mut a), [1]);
-    let result = catch_unwind(AssertUnwindSafe(|| system.run(&mut b)));
+    assert_eq!(system.run((), &mut a), [1]);
+    let result = catch_unwind(AssertUnwindSafe(|| system.run((), &mut b)));
     match result {
         Ok(seen) => panic!("ran on another world and saw {seen:?} (b's Score is 2)"),
         Err(payload) => assert_names(&panic_message(payload), &["read_score", "another world"]),

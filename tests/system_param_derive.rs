@@ -87,13 +87,13 @@ fn world_with_movers() -> (World, Entity, Entity) {
 #[test]
 fn a_derived_param_runs_once() {
     let (mut world, fast, frozen) = world_with_movers();
-    assert_eq!(world.run_system_once(movement), 1);
+    assert_eq!(world.run_system_once(movement).unwrap(), 1);
     assert_eq!(world.get::<Position>(fast), Some(&Position { x: 8.0 }));
     assert_eq!(world.get::<Position>(frozen), Some(&Position { x: 0.0 }));
     assert!(!world.entity(fast).contains::<Arrived>());
 
     // A new system each time: its `Local` starts again.
-    assert_eq!(world.run_system_once(movement), 1);
+    assert_eq!(world.run_system_once(movement).unwrap(), 1);
     assert_eq!(world.get::<Position>(fast), Some(&Position { x: 16.0 }));
     // The commands were applied when the run ended.
     assert!(world.entity(fast).contains::<Arrived>());
@@ -176,14 +176,16 @@ struct Mixed<'w, 's> {
 fn nested_and_partial_params() {
     let (mut world, fast, _) = world_with_movers();
     world.entity_mut(fast).insert(Name("fast"));
-    let names = world.run_system_once(|mut named: Named| {
-        named.movers.step();
-        named
-            .names
-            .iter()
-            .map(|(name, velocity)| format!("{} at {}", name.0, velocity.x))
-            .collect::<Vec<_>>()
-    });
+    let names = world
+        .run_system_once(|mut named: Named| {
+            named.movers.step();
+            named
+                .names
+                .iter()
+                .map(|(name, velocity)| format!("{} at {}", name.0, velocity.x))
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
     assert_eq!(names, ["fast at 2"]);
     assert_eq!(world.get::<Position>(fast), Some(&Position { x: 8.0 }));
 
@@ -203,7 +205,8 @@ fn nested_and_partial_params() {
     assert_eq!(world.resource::<Stats>().runs, 21);
 
     let read = world
-        .run_system_once(|reader: WorldReader| (reader.world.entity_count(), reader.time.delta));
+        .run_system_once(|reader: WorldReader| (reader.world.entity_count(), reader.time.delta))
+        .unwrap();
     assert_eq!(read, (2, 4.0));
 }
 
@@ -232,13 +235,17 @@ where
 #[test]
 fn generic_params() {
     let (mut world, _, _) = world_with_movers();
-    let counts = world.run_system_once(
-        |positions: CountOf<Position, Time>, frozen: CountOf<Frozen, Missing>| {
-            (positions.count(), frozen.count())
-        },
-    );
+    let counts = world
+        .run_system_once(
+            |positions: CountOf<Position, Time>, frozen: CountOf<Frozen, Missing>| {
+                (positions.count(), frozen.count())
+            },
+        )
+        .unwrap();
     assert_eq!(counts, ((2, true), (1, false)));
-    let runs = world.run_system_once(|stats: Bounded<Stats>| stats.resource.runs);
+    let runs = world
+        .run_system_once(|stats: Bounded<Stats>| stats.resource.runs)
+        .unwrap();
     assert_eq!(runs, 0);
 }
 
@@ -259,7 +266,7 @@ pub fn public_system(param: PublicParam) -> f32 {
 #[test]
 fn a_public_param_may_have_private_field_types() {
     let (mut world, _, _) = world_with_movers();
-    assert_eq!(world.run_system_once(public_system), 16.0);
+    assert_eq!(world.run_system_once(public_system).unwrap(), 16.0);
 }
 
 /// Fields that would conflict, made disjoint by their filters.
@@ -272,14 +279,16 @@ struct Split<'w, 's> {
 #[test]
 fn disjoint_fields_are_compatible() {
     let (mut world, fast, frozen) = world_with_movers();
-    world.run_system_once(|mut split: Split| {
-        for mut position in &mut split.moving {
-            position.x = 1.0;
-        }
-        for mut position in &mut split.frozen {
-            position.x = -1.0;
-        }
-    });
+    world
+        .run_system_once(|mut split: Split| {
+            for mut position in &mut split.moving {
+                position.x = 1.0;
+            }
+            for mut position in &mut split.frozen {
+                position.x = -1.0;
+            }
+        })
+        .unwrap();
     assert_eq!(world.get::<Position>(fast), Some(&Position { x: 1.0 }));
     assert_eq!(world.get::<Position>(frozen), Some(&Position { x: -1.0 }));
 }
@@ -304,7 +313,7 @@ struct SelfConflict<'w, 's> {
 fn a_derived_param_conflicting_with_another_param_panics_naming_the_system() {
     fn writer_beside_reader(_: Writer, _: Query<&Position>) {}
     let message = expect_panic(|| {
-        World::new().run_system_once(writer_beside_reader);
+        World::new().run_system_once(writer_beside_reader).unwrap();
     });
     assert!(message.starts_with("error[B0001]: "), "{message}");
     assert!(message.contains("writer_beside_reader"), "{message}");
@@ -326,7 +335,7 @@ fn a_derived_param_conflicting_with_another_param_panics_naming_the_system() {
 fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
     fn self_conflicting(_: SelfConflict) {}
     let message = expect_panic(|| {
-        World::new().run_system_once(self_conflicting);
+        World::new().run_system_once(self_conflicting).unwrap();
     });
     assert!(message.contains("self_conflicting"), "{message}");
     assert!(message.contains("::Position`"), "{message}");
@@ -334,7 +343,7 @@ fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
     // Two derived params that conflict with each other.
     fn two_writers(_: Writer, _: Writer) {}
     let message = expect_panic(|| {
-        World::new().run_system_once(two_writers);
+        World::new().run_system_once(two_writers).unwrap();
     });
     assert!(message.contains("two_writers"), "{message}");
 }
@@ -343,7 +352,7 @@ fn conflicting_fields_of_one_derived_param_panic_naming_the_system() {
 fn a_missing_resource_in_a_derived_param_panics_naming_it_and_the_system() {
     fn needs_time(_: TimeOnly) {}
     let message = expect_panic(|| {
-        World::new().run_system_once(needs_time);
+        World::new().run_system_once(needs_time).unwrap();
     });
     assert!(message.contains("Time"), "{message}");
     assert!(message.contains("needs_time"), "{message}");

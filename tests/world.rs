@@ -1536,7 +1536,9 @@ fn commands_init_resource_builds_from_the_world() {
     let mut world = World::new();
     world.insert_resource(Score(5));
     world.init_resource::<FromWorldCalls>();
-    world.run_system_once(|mut commands: Commands| commands.init_resource::<Doubled>());
+    world
+        .run_system_once(|mut commands: Commands| commands.init_resource::<Doubled>())
+        .unwrap();
     assert_eq!(world.resource::<Doubled>(), &Doubled(10));
 }
 
@@ -1563,11 +1565,11 @@ fn local_builds_from_the_world_at_initialisation() {
     system.initialize(&mut world);
     world.insert_resource(Score(100));
     assert_eq!(
-        system.run(&mut world),
+        system.run((), &mut world),
         11,
         "read when initialised, not when run"
     );
-    assert_eq!(system.run(&mut world), 12, "kept between runs");
+    assert_eq!(system.run((), &mut world), 12, "kept between runs");
 }
 
 /// A resource whose construction panics.

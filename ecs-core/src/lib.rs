@@ -39,8 +39,8 @@ pub mod prelude {
     pub use crate::resource::Resource;
     pub use crate::schedule::{IntoScheduleConfigs, Schedule};
     pub use crate::system::{
-        Command, Commands, EntityCommands, IntoSystem, Local, Query, Res, ResMut, System,
-        SystemParam, SystemParamFunction,
+        Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query, Res, ResMut,
+        RunSystemOnce, System, SystemIn, SystemInput, SystemParam, SystemParamFunction,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
 }

@@ -161,13 +161,15 @@ fn the_last_change_tick_set_aside_by_an_exclusive_system_is_clamped() {
     world.insert_resource(Score(0));
     let e = world.spawn((Watched(0), Untouched)).id();
     world.clear_trackers();
-    world.run_system_once(move |world: &mut World| {
-        let mut busy = Schedule::single_threaded();
-        busy.add_systems(|| {});
-        advance(world, &mut busy, u64::from(u32::MAX) - 2_000);
-        world.get_mut::<Watched>(e).unwrap().0 = 1;
-        advance(world, &mut busy, 4_000);
-    });
+    world
+        .run_system_once(move |world: &mut World| {
+            let mut busy = Schedule::single_threaded();
+            busy.add_systems(|| {});
+            advance(world, &mut busy, u64::from(u32::MAX) - 2_000);
+            world.get_mut::<Watched>(e).unwrap().0 = 1;
+            advance(world, &mut busy, 4_000);
+        })
+        .unwrap();
     let mut watched = world.query_filtered::<(), Changed<Watched>>();
     let mut untouched = world.query_filtered::<(), Changed<Untouched>>();
     assert_eq!(watched.iter(&world).count(), 1);

@@ -59,10 +59,12 @@ fn swapping_observer_states_through_a_query_changes_nothing() {
 #[test]
 fn swapping_observer_states_in_a_system_changes_nothing() {
     let (mut world, wide, narrow) = two_observers();
-    world.run_system_once(move |mut query: Query<&mut ObserverState>| {
-        let [mut a, mut b] = query.get_many_mut([narrow, wide]).unwrap();
-        std::mem::swap(&mut *a, &mut *b);
-    });
+    world
+        .run_system_once(move |mut query: Query<&mut ObserverState>| {
+            let [mut a, mut b] = query.get_many_mut([narrow, wide]).unwrap();
+            std::mem::swap(&mut *a, &mut *b);
+        })
+        .unwrap();
     assert_eq!(fire(&mut world), ["wide 8", "narrow 7"]);
     world.check_integrity().unwrap();
 }

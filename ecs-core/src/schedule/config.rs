@@ -1,6 +1,6 @@
 use std::any::TypeId;
 
-use crate::system::{BoxedSystem, IntoSystem};
+use crate::system::{IntoSystem, ScheduleSystem, System};
 
 /// The identity of a system for ordering: its function's type (and name,
 /// for messages).
@@ -27,122 +27,171 @@ pub trait IntoSystemKey<Marker> {
     fn into_system_key(self) -> SystemKey;
 }
 
-impl<F: IntoSystem<(), Marker> + 'static, Marker> IntoSystemKey<Marker> for F {
+impl<F: IntoSystem<(), (), Marker>, Marker> IntoSystemKey<Marker> for F {
     fn into_system_key(self) -> SystemKey {
-        SystemKey(TypeId::of::<F>(), std::any::type_name::<F>())
+        // The system's own `type_id` is what the schedule records, so a
+        // function and a system built from it name the same node.
+        let system = IntoSystem::into_system(self);
+        SystemKey(system.type_id(), std::any::type_name::<F>())
     }
 }
 
-/// One system with its ordering constraints.
-pub struct SystemConfig {
-    pub(crate) system: BoxedSystem,
+/// A kind of node a schedule orders: systems ([`ScheduleSystem`]) now;
+/// system sets will be the second kind.
+pub trait Schedulable: Sized {
+    /// What configures one node.
+    type Metadata;
+    /// What configures a group of nodes.
+    type GroupMetadata;
+
+    /// A configuration of this node alone, with nothing set.
+    fn into_config(self) -> ScheduleConfig<Self>;
+}
+
+impl Schedulable for ScheduleSystem {
+    type Metadata = GraphInfo;
+    type GroupMetadata = Chain;
+
+    fn into_config(self) -> ScheduleConfig<Self> {
+        ScheduleConfig {
+            node: self,
+            metadata: GraphInfo::default(),
+        }
+    }
+}
+
+/// Where a node sits in the order: the systems it runs before and after.
+#[derive(Debug, Clone, Default)]
+pub struct GraphInfo {
     pub(crate) before: Vec<SystemKey>,
     pub(crate) after: Vec<SystemKey>,
 }
 
-/// Systems to add to a schedule, with their ordering.
-pub enum SystemConfigs {
-    /// One system.
-    One(SystemConfig),
-    /// A group, optionally chained (each runs after the previous one).
-    Many {
+/// Whether the members of a group run one after another.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Chain {
+    /// The members are ordered only by their own constraints.
+    #[default]
+    Unchained,
+    /// Each member runs after the previous one.
+    Chained,
+}
+
+/// One node (a system) with its ordering constraints.
+pub struct ScheduleConfig<T: Schedulable> {
+    pub(crate) node: T,
+    pub(crate) metadata: T::Metadata,
+}
+
+/// Nodes to add to a schedule, with their ordering.
+#[must_use = "configs do nothing until added to a schedule"]
+pub enum ScheduleConfigs<T: Schedulable> {
+    /// One node.
+    ScheduleConfig(ScheduleConfig<T>),
+    /// A group (a tuple), optionally chained.
+    Configs {
         /// The members.
-        configs: Vec<SystemConfigs>,
+        configs: Vec<ScheduleConfigs<T>>,
         /// Whether each member runs after the previous one.
-        chained: bool,
+        metadata: T::GroupMetadata,
     },
 }
 
-impl SystemConfigs {
-    fn for_each_system(&mut self, f: &mut impl FnMut(&mut SystemConfig)) {
+impl<T: Schedulable<Metadata = GraphInfo>> ScheduleConfigs<T> {
+    fn for_each_node(&mut self, f: &mut impl FnMut(&mut GraphInfo)) {
         match self {
-            SystemConfigs::One(config) => f(config),
-            SystemConfigs::Many { configs, .. } => {
-                configs.iter_mut().for_each(|c| c.for_each_system(f))
+            ScheduleConfigs::ScheduleConfig(config) => f(&mut config.metadata),
+            ScheduleConfigs::Configs { configs, .. } => {
+                configs.iter_mut().for_each(|c| c.for_each_node(f))
             }
         }
     }
 }
 
-/// Conversion into [`SystemConfigs`]: systems, tuples of them (up to 16,
-/// nestable), and configs already built. Gives `.before`, `.after` and
-/// `.chain()`.
+/// Conversion into [`ScheduleConfigs`] of node kind `T`: for
+/// `T = ScheduleSystem`, systems with no input and no output, tuples of
+/// them (up to 16, nestable), and configs already built. Gives `.before`,
+/// `.after` and `.chain()`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be added to a schedule: it is not a system or a tuple of systems",
-    label = "not a system",
-    note = "a system is a function whose parameters are all `SystemParam`s (`Query`, `Res`, `ResMut`, `Local`, `Commands`, `&World`, ...), or `fn(&mut World)`"
+    message = "`{Self}` cannot be added to a schedule: it is not a system without input or output, or a tuple of them",
+    label = "not a schedulable system",
+    note = "a schedule runs systems that take no input and return `()`: every parameter is a `SystemParam` (`Query`, `Res`, `ResMut`, `Local`, `Commands`, `&World`, ...), or the system is `fn(&mut World)`; a system taking `In<T>`, `InRef<T>` or `InMut<T>` runs with `World::run_system_once_with`"
 )]
-pub trait IntoScheduleConfigs<Marker>: Sized {
+pub trait IntoScheduleConfigs<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>, Marker>:
+    Sized
+{
     /// The configs.
-    fn into_configs(self) -> SystemConfigs;
+    fn into_configs(self) -> ScheduleConfigs<T>;
 
-    /// Runs these systems before every system made from `other`.
-    fn before<M>(self, other: impl IntoSystemKey<M>) -> SystemConfigs {
+    /// Runs these nodes before every system made from `other`.
+    fn before<M>(self, other: impl IntoSystemKey<M>) -> ScheduleConfigs<T> {
         let key = other.into_system_key();
         let mut configs = self.into_configs();
-        configs.for_each_system(&mut |c| c.before.push(key));
+        configs.for_each_node(&mut |c| c.before.push(key));
         configs
     }
 
-    /// Runs these systems after every system made from `other`.
-    fn after<M>(self, other: impl IntoSystemKey<M>) -> SystemConfigs {
+    /// Runs these nodes after every system made from `other`.
+    fn after<M>(self, other: impl IntoSystemKey<M>) -> ScheduleConfigs<T> {
         let key = other.into_system_key();
         let mut configs = self.into_configs();
-        configs.for_each_system(&mut |c| c.after.push(key));
+        configs.for_each_node(&mut |c| c.after.push(key));
         configs
     }
 
     /// Runs the members one after another, in the order written.
-    fn chain(self) -> SystemConfigs {
+    fn chain(self) -> ScheduleConfigs<T> {
         match self.into_configs() {
-            SystemConfigs::Many { configs, .. } => SystemConfigs::Many {
+            ScheduleConfigs::Configs { configs, .. } => ScheduleConfigs::Configs {
                 configs,
-                chained: true,
+                metadata: Chain::Chained,
             },
             one => one,
         }
     }
 }
 
-impl IntoScheduleConfigs<()> for SystemConfigs {
-    fn into_configs(self) -> SystemConfigs {
+impl<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>> IntoScheduleConfigs<T, ()>
+    for ScheduleConfigs<T>
+{
+    fn into_configs(self) -> Self {
         self
     }
 }
 
-/// Marks the `IntoScheduleConfigs` impl of single systems.
-#[doc(hidden)]
-pub struct IsSystem;
-
-impl<F, Marker> IntoScheduleConfigs<(IsSystem, Marker)> for F
+impl<F, Marker> IntoScheduleConfigs<ScheduleSystem, Marker> for F
 where
-    F: IntoSystem<(), Marker>,
+    F: IntoSystem<(), (), Marker>,
 {
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs::One(SystemConfig {
-            system: Box::new(IntoSystem::into_system(self)),
-            before: Vec::new(),
-            after: Vec::new(),
-        })
+    fn into_configs(self) -> ScheduleConfigs<ScheduleSystem> {
+        let system: ScheduleSystem = Box::new(IntoSystem::into_system(self));
+        ScheduleConfigs::ScheduleConfig(system.into_config())
+    }
+}
+
+impl IntoScheduleConfigs<ScheduleSystem, ()> for ScheduleSystem {
+    fn into_configs(self) -> ScheduleConfigs<ScheduleSystem> {
+        ScheduleConfigs::ScheduleConfig(self.into_config())
     }
 }
 
 /// Marks the `IntoScheduleConfigs` impls of tuples.
 #[doc(hidden)]
-pub struct IsTuple;
+pub struct ScheduleConfigTupleMarker;
 
 macro_rules! tuple_configs {
     ($(($name:ident, $m:ident)),*) => {
         #[allow(non_snake_case)]
-        impl<$($name, $m),*> IntoScheduleConfigs<(IsTuple, $($m,)*)> for ($($name,)*)
+        impl<T, $($name, $m),*> IntoScheduleConfigs<T, (ScheduleConfigTupleMarker, $($m,)*)> for ($($name,)*)
         where
-            $($name: IntoScheduleConfigs<$m>),*
+            T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>,
+            $($name: IntoScheduleConfigs<T, $m>),*
         {
-            fn into_configs(self) -> SystemConfigs {
+            fn into_configs(self) -> ScheduleConfigs<T> {
                 let ($($name,)*) = self;
-                SystemConfigs::Many {
+                ScheduleConfigs::Configs {
                     configs: vec![$($name.into_configs()),*],
-                    chained: false,
+                    metadata: Chain::Unchained,
                 }
             }
         }

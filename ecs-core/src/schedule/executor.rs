@@ -66,7 +66,7 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
         // SAFETY: guaranteed by the caller.
         unsafe {
             match node {
-                Node::System(i) => (*nodes.systems.0.add(i)).run_unsafe(world),
+                Node::System(i) => (*nodes.systems.0.add(i)).run_unsafe((), world),
                 Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
             }
         }

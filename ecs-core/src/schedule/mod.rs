@@ -32,10 +32,11 @@ mod executor;
 mod graph;
 
 pub use config::{
-    IntoScheduleConfigs, IntoSystemKey, IsSystem, IsTuple, SystemConfig, SystemConfigs, SystemKey,
+    Chain, GraphInfo, IntoScheduleConfigs, IntoSystemKey, Schedulable, ScheduleConfig,
+    ScheduleConfigTupleMarker, ScheduleConfigs, SystemKey,
 };
 
-use crate::{system::BoxedSystem, world::World};
+use crate::{system::ScheduleSystem, world::World};
 
 use executor::{MultiThreadedState, Nodes, TimingSlot};
 use graph::ExecutionGraph;
@@ -106,7 +107,7 @@ pub enum ExecutorKind {
 /// ```
 pub struct Schedule {
     executor: ExecutorKind,
-    systems: Vec<BoxedSystem>,
+    systems: Vec<ScheduleSystem>,
     keys: Vec<SystemKey>,
     before: Vec<Vec<SystemKey>>,
     after: Vec<Vec<SystemKey>>,
@@ -218,7 +219,11 @@ impl Schedule {
     }
 
     /// Adds systems (one, or a tuple, with `.before`, `.after`, `.chain()`).
-    pub fn add_systems<M>(&mut self, systems: impl IntoScheduleConfigs<M>) -> &mut Self {
+    /// A schedule runs systems that take no input and return `()`.
+    pub fn add_systems<M>(
+        &mut self,
+        systems: impl IntoScheduleConfigs<ScheduleSystem, M>,
+    ) -> &mut Self {
         self.add_configs(systems.into_configs());
         if let Some(slots) = &mut self.timings {
             slots.resize(self.systems.len(), TimingSlot::default());
@@ -227,20 +232,20 @@ impl Schedule {
         self
     }
 
-    fn add_configs(&mut self, configs: SystemConfigs) -> Vec<usize> {
+    fn add_configs(&mut self, configs: ScheduleConfigs<ScheduleSystem>) -> Vec<usize> {
         match configs {
-            SystemConfigs::One(config) => {
+            ScheduleConfigs::ScheduleConfig(config) => {
                 let index = self.systems.len();
-                self.keys.push(SystemKey(config.system.type_id(), ""));
-                self.systems.push(config.system);
-                self.before.push(config.before);
-                self.after.push(config.after);
+                self.keys.push(SystemKey(config.node.type_id(), ""));
+                self.systems.push(config.node);
+                self.before.push(config.metadata.before);
+                self.after.push(config.metadata.after);
                 vec![index]
             }
-            SystemConfigs::Many { configs, chained } => {
+            ScheduleConfigs::Configs { configs, metadata } => {
                 let groups: Vec<Vec<usize>> =
                     configs.into_iter().map(|c| self.add_configs(c)).collect();
-                if chained {
+                if metadata == Chain::Chained {
                     for pair in groups.windows(2) {
                         for &a in &pair[0] {
                             for &b in &pair[1] {

@@ -1,28 +1,44 @@
 use std::{any::type_name, borrow::Cow, marker::PhantomData};
 
-use super::{IntoSystem, System, SystemMeta, SystemParam, SystemParamItem};
+use super::{IntoSystem, System, SystemIn, SystemInput, SystemMeta, SystemParam, SystemParamItem};
 use crate::{
     change_detection::Tick,
     query::FilteredAccessSet,
     world::{UnsafeWorldCell, World, WorldId},
 };
 
-/// A function usable as a system: every parameter is a [`SystemParam`].
+/// A function usable as a system: an optional first input ([`In<T>`],
+/// [`InRef<T>`], [`InMut<T>`], ...), then [`SystemParam`]s.
 ///
-/// Implemented for functions and closures of up to 16 parameters.
+/// Implemented for functions and closures of up to 16 parameters (besides
+/// the input).
+///
+/// [`In<T>`]: super::In
+/// [`InRef<T>`]: super::InRef
+/// [`InMut<T>`]: super::InMut
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a valid system: every parameter must be a `SystemParam`",
     label = "not a system",
-    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs; an exclusive system takes only `&mut World`"
+    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, after an optional first input (`In<T>`, `InRef<T>`, `InMut<T>`); an exclusive system takes `&mut World`, after an optional input"
 )]
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
-    /// The parameters, as one tuple parameter.
-    type Param: SystemParam;
+    /// The input, `()` when the function takes none.
+    type In: SystemInput;
     /// What the function returns.
     type Out;
+    /// The parameters, as one tuple parameter.
+    type Param: SystemParam;
     /// Calls the function.
-    fn run(&mut self, param: SystemParamItem<'_, '_, Self::Param>) -> Self::Out;
+    fn run(
+        &mut self,
+        input: <Self::In as SystemInput>::Inner<'_>,
+        param: SystemParamItem<'_, '_, Self::Param>,
+    ) -> Self::Out;
 }
+
+/// Marks the `SystemParamFunction` impls of functions taking an input.
+#[doc(hidden)]
+pub struct HasSystemInput;
 
 macro_rules! impl_system_function {
     ($(($param:ident, $s:ident)),*) => {
@@ -32,11 +48,12 @@ macro_rules! impl_system_function {
             Func: Send + Sync + 'static,
             for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<$param>),*) -> Out,
         {
-            type Param = ($($param,)*);
+            type In = ();
             type Out = Out;
+            type Param = ($($param,)*);
 
             #[inline]
-            fn run(&mut self, param: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
+            fn run(&mut self, _input: (), param: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
                 // Calling through a helper lets the compiler pick the
                 // `FnMut(SystemParamItem..)` impl.
                 fn call_inner<Out, $($param),*>(mut f: impl FnMut($($param),*) -> Out, $($param: $param),*) -> Out {
@@ -44,6 +61,34 @@ macro_rules! impl_system_function {
                 }
                 let ($($param,)*) = param;
                 call_inner(self, $($param),*)
+            }
+        }
+
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        impl<In: SystemInput + 'static, Out: 'static, Func, $($param: SystemParam),*>
+            SystemParamFunction<(HasSystemInput, fn(In, $($param,)*) -> Out)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func:
+                FnMut(In, $($param),*) -> Out + FnMut(In::Param<'_>, $(SystemParamItem<$param>),*) -> Out,
+        {
+            type In = In;
+            type Out = Out;
+            type Param = ($($param,)*);
+
+            #[inline]
+            fn run(&mut self, input: In::Inner<'_>, param: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
+                // As above; `PhantomData` names `In` for the helper.
+                fn call_inner<In: SystemInput, Out, $($param),*>(
+                    _: PhantomData<In>,
+                    mut f: impl FnMut(In::Param<'_>, $($param),*) -> Out,
+                    input: In::Inner<'_>,
+                    $($param: $param),*
+                ) -> Out {
+                    f(In::wrap(input), $($param),*)
+                }
+                let ($($param,)*) = param;
+                call_inner(PhantomData::<In>, self, input, $($param),*)
             }
         }
     };
@@ -64,8 +109,8 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
 #[doc(hidden)]
 pub struct IsFunctionSystem;
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<F::Out, (IsFunctionSystem, Marker)>
-    for F
+impl<Marker: 'static, F: SystemParamFunction<Marker>>
+    IntoSystem<F::In, F::Out, (IsFunctionSystem, Marker)> for F
 {
     type System = FunctionSystem<Marker, F>;
 
@@ -121,6 +166,7 @@ fn wrong_world(name: &str, initialized_for: Option<WorldId>) -> ! {
 }
 
 impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    type In = F::In;
     type Out = F::Out;
 
     fn name(&self) -> Cow<'static, str> {
@@ -151,7 +197,11 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         self.meta.has_deferred
     }
 
-    unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+    unsafe fn run_unsafe(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: UnsafeWorldCell<'_>,
+    ) -> F::Out {
         // The parameters' state (component and resource ids) is only
         // meaningful in the world it was built for.
         if self.world_id != Some(world.id()) {
@@ -166,7 +216,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         // SAFETY: the caller holds this system's recorded access; the state
         // was built for this world (checked just above).
         let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
-        let out = self.func.run(params);
+        let out = self.func.run(input, params);
         self.meta.finish_run(this_run);
         out
     }
@@ -182,12 +232,19 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
     }
 }
 
-/// A function usable as an exclusive system: it takes `&mut World`.
+/// A function usable as an exclusive system: it takes `&mut World`, after
+/// an optional first input ([`In<T>`](super::In), ...).
+///
+/// Exclusive systems take no other parameter, unlike bevy's (which also
+/// accept `Local` and `SystemState` there): the world itself reaches
+/// everything.
 pub trait ExclusiveSystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The input, `()` when the function takes none.
+    type In: SystemInput;
     /// What the function returns.
     type Out;
     /// Calls the function.
-    fn run(&mut self, world: &mut World) -> Self::Out;
+    fn run(&mut self, input: <Self::In as SystemInput>::Inner<'_>, world: &mut World) -> Self::Out;
 }
 
 impl<Out: 'static, Func> ExclusiveSystemParamFunction<fn(&mut World) -> Out> for Func
@@ -195,14 +252,38 @@ where
     Func: Send + Sync + 'static,
     for<'a> &'a mut Func: FnMut(&mut World) -> Out,
 {
+    type In = ();
     type Out = Out;
 
     #[inline]
-    fn run(&mut self, world: &mut World) -> Out {
+    fn run(&mut self, _input: (), world: &mut World) -> Out {
         fn call_inner<Out>(mut f: impl FnMut(&mut World) -> Out, world: &mut World) -> Out {
             f(world)
         }
         call_inner(self, world)
+    }
+}
+
+impl<In: SystemInput + 'static, Out: 'static, Func>
+    ExclusiveSystemParamFunction<(HasSystemInput, fn(In, &mut World) -> Out)> for Func
+where
+    Func: Send + Sync + 'static,
+    for<'a> &'a mut Func: FnMut(In, &mut World) -> Out + FnMut(In::Param<'_>, &mut World) -> Out,
+{
+    type In = In;
+    type Out = Out;
+
+    #[inline]
+    fn run(&mut self, input: In::Inner<'_>, world: &mut World) -> Out {
+        fn call_inner<In: SystemInput, Out>(
+            _: PhantomData<In>,
+            mut f: impl FnMut(In::Param<'_>, &mut World) -> Out,
+            input: In::Inner<'_>,
+            world: &mut World,
+        ) -> Out {
+            f(In::wrap(input), world)
+        }
+        call_inner(PhantomData::<In>, self, input, world)
     }
 }
 
@@ -219,7 +300,7 @@ pub struct ExclusiveFunctionSystem<Marker, F: ExclusiveSystemParamFunction<Marke
 pub struct IsExclusiveFunctionSystem;
 
 impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
-    IntoSystem<F::Out, (IsExclusiveFunctionSystem, Marker)> for F
+    IntoSystem<F::In, F::Out, (IsExclusiveFunctionSystem, Marker)> for F
 {
     type System = ExclusiveFunctionSystem<Marker, F>;
 
@@ -240,6 +321,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
 impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
     for ExclusiveFunctionSystem<Marker, F>
 {
+    type In = F::In;
     type Out = F::Out;
 
     fn name(&self) -> Cow<'static, str> {
@@ -267,7 +349,11 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         false
     }
 
-    unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> F::Out {
+    unsafe fn run_unsafe(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: UnsafeWorldCell<'_>,
+    ) -> F::Out {
         // Its last run is a tick of the world it was initialised with.
         if self.world_id != Some(world.id()) {
             wrong_world(&self.meta.name, self.world_id);
@@ -281,7 +367,8 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         // what happened since this system's last run; its own writes carry
         // the current tick, which becomes its last run afterwards, so its
         // next run does not see them.
-        let out = world.last_change_tick_scope(self.meta.last_run(), |world| self.func.run(world));
+        let out =
+            world.last_change_tick_scope(self.meta.last_run(), |world| self.func.run(input, world));
         let this_run = world.increment_change_tick();
         self.meta.finish_run(world.counted_tick(this_run));
         out

@@ -9,6 +9,7 @@
 
 mod commands;
 mod function_system;
+mod input;
 mod param;
 mod query;
 
@@ -16,9 +17,10 @@ pub use crate::world::CommandQueue;
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;
 pub use function_system::{
-    ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem,
+    ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem, HasSystemInput,
     IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
 };
+pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use query::Query;
 
@@ -30,8 +32,11 @@ use crate::{
     world::{DeferredWorld, UnsafeWorldCell, World},
 };
 
-/// Something a schedule can run.
+/// Something a schedule can run: it takes an input ([`System::In`]), reads
+/// and writes the world, and returns an output ([`System::Out`]).
 pub trait System: Send + Sync + 'static {
+    /// What a caller passes on each run (`()` for none).
+    type In: SystemInput;
     /// What a run returns.
     type Out;
 
@@ -58,21 +63,34 @@ pub trait System: Send + Sync + 'static {
     /// Whether the system queues deferred work (commands).
     fn has_deferred(&self) -> bool;
 
-    /// Runs the system through a shared world pointer.
+    /// Runs the system with `input` through a shared world pointer, without
+    /// applying its deferred work.
+    ///
+    /// Returns the output itself, not bevy's `Result<Out, RunSystemError>`,
+    /// since our parameters cannot fail validation (a missing resource
+    /// panics naming it).
     ///
     /// # Safety
     /// The system was initialised with this world; the caller holds the
     /// system's recorded access for the whole run (for an exclusive system:
     /// the whole world, from a mutable cell).
-    unsafe fn run_unsafe(&mut self, world: UnsafeWorldCell<'_>) -> Self::Out;
+    unsafe fn run_unsafe(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: UnsafeWorldCell<'_>,
+    ) -> Self::Out;
 
-    /// Runs the system with exclusive access, then applies its deferred
-    /// work.
-    fn run(&mut self, world: &mut World) -> Self::Out {
+    /// Runs the system with `input` and exclusive access, then applies its
+    /// deferred work.
+    ///
+    /// Returns the output itself, not bevy's `Result<Out, RunSystemError>`,
+    /// since our parameters cannot fail validation (a missing resource
+    /// panics naming it).
+    fn run(&mut self, input: SystemIn<'_, Self>, world: &mut World) -> Self::Out {
         world.flush();
         world.check_change_ticks();
         // SAFETY: `&mut World` holds every access.
-        let out = unsafe { self.run_unsafe(UnsafeWorldCell::new_mutable(world)) };
+        let out = unsafe { self.run_unsafe(input, UnsafeWorldCell::new_mutable(world)) };
         self.apply_deferred(world);
         out
     }
@@ -84,22 +102,123 @@ pub trait System: Send + Sync + 'static {
     fn last_run(&self) -> Tick;
 }
 
-/// A boxed system returning `Out`.
-pub type BoxedSystem<Out = ()> = Box<dyn System<Out = Out>>;
+/// A boxed system taking `In` and returning `Out`.
+pub type BoxedSystem<In = (), Out = ()> = Box<dyn System<In = In, Out = Out>>;
 
-/// Conversion into a [`System`]: implemented for functions of system
-/// parameters and for `fn(&mut World)`.
+/// A system a [`Schedule`](crate::schedule::Schedule) can hold: no input,
+/// no output.
+pub type ScheduleSystem = BoxedSystem<(), ()>;
+
+/// Conversion into a [`System`] taking `In` and returning `Out`:
+/// implemented for functions of system parameters (optionally preceded by
+/// an input such as [`In<T>`]), for `fn(&mut World)` and
+/// `fn(In<T>, &mut World)`, and for systems themselves.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a valid system: every parameter must be a `SystemParam`",
+    message = "`{Self}` is not a valid system with input `{In}` and output `{Out}`",
     label = "not a system",
-    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs; an exclusive system takes only `&mut World`"
+    note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, after an optional first input (`In<T>`, `InRef<T>`, `InMut<T>`); an exclusive system takes `&mut World`, after an optional input"
 )]
-pub trait IntoSystem<Out, Marker>: Sized {
+pub trait IntoSystem<In: SystemInput, Out, Marker>: Sized {
     /// The system type.
-    type System: System<Out = Out>;
+    type System: System<In = In, Out = Out>;
     /// Makes the system.
     fn into_system(this: Self) -> Self::System;
 }
+
+impl<T: System> IntoSystem<T::In, T::Out, ()> for T {
+    type System = T;
+
+    fn into_system(this: Self) -> Self {
+        this
+    }
+}
+
+/// Running a system once, outside any schedule: implemented for
+/// `&mut World`.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::RunSystemOnce;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// fn wounded(In(below): In<u32>, query: Query<&Health>) -> usize {
+///     query.iter().filter(|h| h.0 < below).count()
+/// }
+///
+/// let mut world = World::new();
+/// world.spawn(Health(3));
+/// world.spawn(Health(30));
+/// assert_eq!(world.run_system_once_with(wounded, 10).unwrap(), 1);
+/// let total = world.run_system_once(|q: Query<&Health>| q.iter().map(|h| h.0).sum::<u32>());
+/// assert_eq!(total.unwrap(), 33);
+/// ```
+pub trait RunSystemOnce: Sized {
+    /// Initialises and runs a system that takes no input, applies its
+    /// commands, and returns its output.
+    ///
+    /// # Panics
+    /// If the system's parameters conflict (naming the system), or if the
+    /// system panics.
+    #[track_caller]
+    fn run_system_once<T, Out, Marker>(self, system: T) -> Result<Out, RunSystemError>
+    where
+        T: IntoSystem<(), Out, Marker>,
+    {
+        self.run_system_once_with(system, ())
+    }
+
+    /// Initialises and runs a system with `input`, applies its commands,
+    /// and returns its output.
+    ///
+    /// # Panics
+    /// If the system's parameters conflict (naming the system), or if the
+    /// system panics.
+    fn run_system_once_with<T, In, Out, Marker>(
+        self,
+        system: T,
+        input: SystemIn<'_, T::System>,
+    ) -> Result<Out, RunSystemError>
+    where
+        T: IntoSystem<In, Out, Marker>,
+        In: SystemInput;
+}
+
+impl RunSystemOnce for &mut World {
+    #[track_caller]
+    fn run_system_once_with<T, In, Out, Marker>(
+        self,
+        system: T,
+        input: SystemIn<'_, T::System>,
+    ) -> Result<Out, RunSystemError>
+    where
+        T: IntoSystem<In, Out, Marker>,
+        In: SystemInput,
+    {
+        let mut system = IntoSystem::into_system(system);
+        system.initialize(self);
+        Ok(system.run(input, self))
+    }
+}
+
+/// Why running a system failed.
+///
+/// It has no variant yet, unlike bevy's `Skipped` / `Failed`: our
+/// parameters cannot fail validation (a missing resource panics naming
+/// it) and systems return plain values, so every run that returns
+/// succeeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunSystemError {}
+
+impl std::fmt::Display for RunSystemError {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {}
+    }
+}
+
+impl std::error::Error for RunSystemError {}
 
 impl DeferredWorld<'_> {
     /// Commands, applied right after the current operation.
@@ -108,17 +227,6 @@ impl DeferredWorld<'_> {
         let world = self.world_mut_internal();
         let id = world.id();
         Commands::new_from_entities(&mut world.command_queue, &world.entities, id)
-    }
-}
-
-impl World {
-    /// Initialises and runs a system once, applies its commands, and
-    /// returns its output.
-    #[track_caller]
-    pub fn run_system_once<Out, Marker, S: IntoSystem<Out, Marker>>(&mut self, system: S) -> Out {
-        let mut system = IntoSystem::into_system(system);
-        system.initialize(self);
-        system.run(self)
     }
 }
 

@@ -29,7 +29,7 @@ use crate::{
 ///
 /// let mut world = World::new();
 /// let e = world.spawn((Position(0.0), Velocity(2.0))).id();
-/// world.run_system_once(movement);
+/// world.run_system_once(movement).unwrap();
 /// assert_eq!(world.get::<Position>(e).unwrap().0, 2.0);
 /// ```
 pub struct Query<'w, 's, D: QueryData, F: QueryFilter = ()> {

@@ -50,10 +50,12 @@ fn a_function_system_reads_and_writes() {
     }
     let mut world = World::new();
     let e = world.spawn((A(1), B(10))).id();
-    world.run_system_once(movement);
-    world.run_system_once(movement);
+    world.run_system_once(movement).unwrap();
+    world.run_system_once(movement).unwrap();
     assert_eq!(world.get::<A>(e), Some(&A(21)));
-    let count = world.run_system_once(|q: Query<&A>| q.iter().count());
+    let count = world
+        .run_system_once(|q: Query<&A>| q.iter().count())
+        .unwrap();
     assert_eq!(count, 1);
 }
 
@@ -62,19 +64,21 @@ fn query_param_methods() {
     let mut world = World::new();
     let a = world.spawn((A(1), B(1), Marker)).id();
     let b = world.spawn(A(2)).id();
-    world.run_system_once(
-        move |mut q: Query<(Entity, &mut A)>, single: Query<&B, With<Marker>>| {
-            assert_eq!(single.single().unwrap().0, 1);
-            assert_eq!(q.get(b).unwrap().1 .0, 2);
-            let [mut x, mut y] = q.get_many_mut([a, b]).unwrap();
-            std::mem::swap(&mut x.1 .0, &mut y.1 .0);
-            assert!(q.get_many_mut([a, a]).is_err());
-            assert_eq!(q.iter().count(), 2);
-            assert!(!q.is_empty());
-            q.get_mut(a).unwrap().1 .0 += 10;
-            assert!(q.single_mut().is_err());
-        },
-    );
+    world
+        .run_system_once(
+            move |mut q: Query<(Entity, &mut A)>, single: Query<&B, With<Marker>>| {
+                assert_eq!(single.single().unwrap().0, 1);
+                assert_eq!(q.get(b).unwrap().1 .0, 2);
+                let [mut x, mut y] = q.get_many_mut([a, b]).unwrap();
+                std::mem::swap(&mut x.1 .0, &mut y.1 .0);
+                assert!(q.get_many_mut([a, a]).is_err());
+                assert_eq!(q.iter().count(), 2);
+                assert!(!q.is_empty());
+                q.get_mut(a).unwrap().1 .0 += 10;
+                assert!(q.single_mut().is_err());
+            },
+        )
+        .unwrap();
     assert_eq!(world.get::<A>(a), Some(&A(12)));
     assert_eq!(world.get::<A>(b), Some(&A(1)));
 }
@@ -84,14 +88,17 @@ fn query_param_methods() {
 fn conflicting_parameters_panic_naming_system_and_component() {
     fn bad(_: Query<&mut A>, _: Query<&A>) {}
     let mut world = World::new();
-    world.run_system_once(bad);
+    world.run_system_once(bad).unwrap();
 }
 
 #[test]
 fn conflicting_parameter_message_names_the_system() {
     fn bad_system(_: Query<&mut A>, _: Query<(&A, &B)>) {}
     let mut world = World::new();
-    let error = catch_unwind(AssertUnwindSafe(|| world.run_system_once(bad_system))).unwrap_err();
+    let error = catch_unwind(AssertUnwindSafe(|| {
+        world.run_system_once(bad_system).unwrap()
+    }))
+    .unwrap_err();
     let message = error.downcast_ref::<String>().unwrap();
     assert!(message.starts_with("error[B0001]: "), "{message}");
     assert!(message.contains("bad_system"), "{message}");
@@ -111,7 +118,7 @@ fn disjoint_filters_make_parameters_compatible() {
     let mut world = World::new();
     let m = world.spawn((A(0), Marker)).id();
     let n = world.spawn(A(0)).id();
-    world.run_system_once(ok);
+    world.run_system_once(ok).unwrap();
     assert_eq!(
         (world.get::<A>(m).unwrap().0, world.get::<A>(n).unwrap().0),
         (100, 1)
@@ -122,7 +129,9 @@ fn disjoint_filters_make_parameters_compatible() {
 #[should_panic(expected = "error[B0002]: system")]
 fn res_and_res_mut_of_one_resource_conflict() {
     let mut world = trace_world();
-    world.run_system_once(|_: Res<Trace>, _: ResMut<Trace>| {});
+    world
+        .run_system_once(|_: Res<Trace>, _: ResMut<Trace>| {})
+        .unwrap();
 }
 
 #[test]
@@ -159,7 +168,7 @@ struct Marker3;
 #[should_panic(expected = "resource `ecs_core::system::tests::Marker2` requested by system")]
 fn a_missing_resource_panics_naming_it_and_the_system() {
     let mut world = World::new();
-    world.run_system_once(|_: Res<Marker2>| {});
+    world.run_system_once(|_: Res<Marker2>| {}).unwrap();
 }
 
 #[test]
@@ -736,8 +745,8 @@ fn a_system_refuses_a_world_it_was_not_initialised_for() {
     b.insert_resource(Score(2));
     let mut system = IntoSystem::into_system(read);
     system.initialize(&mut a);
-    assert_eq!(system.run(&mut a), 1);
-    let error = catch_unwind(AssertUnwindSafe(|| system.run(&mut b))).unwrap_err();
+    assert_eq!(system.run((), &mut a), 1);
+    let error = catch_unwind(AssertUnwindSafe(|| system.run((), &mut b))).unwrap_err();
     let message = error.downcast_ref::<String>().unwrap();
     assert!(
         message.contains("tests::") && message.contains("another world"),
@@ -931,24 +940,24 @@ fn an_exclusive_system_refuses_a_second_world() {
     let mut a = World::new();
     let mut b = World::new();
     let mut system = IntoSystem::into_system(exclusive);
-    let before = catch_unwind(AssertUnwindSafe(|| system.run(&mut a))).unwrap_err();
+    let before = catch_unwind(AssertUnwindSafe(|| system.run((), &mut a))).unwrap_err();
     assert!(before
         .downcast_ref::<String>()
         .unwrap()
         .contains("was run before `initialize`"));
     system.initialize(&mut a);
-    system.run(&mut a);
+    system.run((), &mut a);
     let init = catch_unwind(AssertUnwindSafe(|| system.initialize(&mut b))).unwrap_err();
     assert!(init
         .downcast_ref::<String>()
         .unwrap()
         .contains("was initialised for another world"));
-    let run = catch_unwind(AssertUnwindSafe(|| system.run(&mut b))).unwrap_err();
+    let run = catch_unwind(AssertUnwindSafe(|| system.run((), &mut b))).unwrap_err();
     assert!(run
         .downcast_ref::<String>()
         .unwrap()
         .contains("and run on another world"));
-    system.run(&mut a);
+    system.run((), &mut a);
 }
 
 /// Adding observers leaves the ones already there as they were: an
