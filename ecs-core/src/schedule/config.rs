@@ -113,7 +113,7 @@ impl<T: Schedulable<Metadata = GraphInfo>> ScheduleConfigs<T> {
 /// them (up to 16, nestable), and configs already built. Gives `.before`,
 /// `.after` and `.chain()`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be added to a schedule: it is not a system without input or output, or a tuple of them",
+    message = "`{Self}` cannot be added to a schedule: it is not a system taking no input and returning `()`, or a tuple of them",
     label = "not a schedulable system",
     note = "a schedule runs systems that take no input and return `()`: every parameter is a `SystemParam` (`Query`, `Res`, `ResMut`, `Local`, `Commands`, `&World`, ...), or the system is `fn(&mut World)`; a system taking `In<T>`, `InRef<T>` or `InMut<T>` runs with `World::run_system_once_with`"
 )]

@@ -2,7 +2,10 @@
 //! runs, in parallel when their data access allows.
 //!
 //! A function becomes a system when each of its parameters is a
-//! [`SystemParam`]. At initialisation each parameter records what it
+//! [`SystemParam`], after an optional first input ([`In`], [`InRef`],
+//! [`InMut`]) that the caller passes on each run
+//! ([`RunSystemOnce::run_system_once_with`]); a schedule runs systems
+//! without input. At initialisation each parameter records what it
 //! reads and writes ([`FilteredAccessSet`]); two parameters of one system
 //! that conflict panic then, naming the system and the component. The
 //! schedule uses the same records to run non-conflicting systems at once.
@@ -114,7 +117,7 @@ pub type ScheduleSystem = BoxedSystem<(), ()>;
 /// an input such as [`In<T>`]), for `fn(&mut World)` and
 /// `fn(In<T>, &mut World)`, and for systems themselves.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a valid system with input `{In}` and output `{Out}`",
+    message = "`{Self}` is not a valid system with input `{In}` and output `{Out}`: every parameter must be a `SystemParam`",
     label = "not a system",
     note = "system parameters are `Query`, `Res`, `ResMut`, `Option<Res>`, `Option<ResMut>`, `Local`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, after an optional first input (`In<T>`, `InRef<T>`, `InMut<T>`); an exclusive system takes `&mut World`, after an optional input"
 )]

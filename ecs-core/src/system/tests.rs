@@ -310,6 +310,22 @@ fn parallel_before_after_and_chain_order_systems() {
 }
 
 #[test]
+fn schedules_take_built_and_boxed_systems_and_order_against_them() {
+    use crate::schedule::ScheduleConfigs;
+    use crate::system::ScheduleSystem;
+
+    let mut world = trace_world();
+    let mut schedule = Schedule::single_threaded();
+    let built = IntoSystem::into_system(second);
+    let boxed: ScheduleSystem = Box::new(IntoSystem::into_system(first));
+    // A config built ahead of time is itself schedulable.
+    let later: ScheduleConfigs<ScheduleSystem> = third.after(IntoSystem::into_system(second));
+    schedule.add_systems((later, built.after(first), boxed));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Trace>().0, ["first", "second", "third"]);
+}
+
+#[test]
 fn a_cycle_panics_naming_its_systems() {
     let mut schedule = Schedule::default();
     schedule.add_systems((first.after(third), second.after(first), third.after(second)));
