@@ -229,7 +229,7 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// fn delta(time: Res<Time>) -> f32 {
 ///     time.delta
 /// }
-/// assert_eq!(world.run_system_once(delta), 0.016);
+/// assert_eq!(world.run_system_once(delta).unwrap(), 0.016);
 /// ```
 #[proc_macro_derive(Resource, attributes(ecs))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
