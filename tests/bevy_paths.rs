@@ -149,6 +149,11 @@ mod system {
     pub use ecs::system::SystemParamItem;
 }
 
+/// `bevy_ecs::system::command`.
+mod system_command {
+    pub use ecs::system::command::Command;
+}
+
 /// `bevy_ecs::world`.
 mod world {
     pub use ecs::world::CommandQueue;
@@ -229,6 +234,15 @@ struct AddedCount(u32);
 #[derive(resource::Resource)]
 struct HealRate(u32);
 
+/// Sets the heal rate: a command written against bevy's `system::command` path.
+struct SetHealRate(u32);
+
+impl system_command::Command for SetHealRate {
+    fn apply(self, world: &mut world::World) {
+        world.insert_resource(HealRate(self.0));
+    }
+}
+
 fn count_add(mut world: world::DeferredWorld, context: lifecycle::HookContext) {
     assert!(world.get::<Health>(context.entity).is_some());
     world.resource_mut::<AddedCount>().0 += 1;
@@ -269,9 +283,9 @@ fn bevy_paths_name_the_items_bevy_users_expect() {
 
     let mut world = world::World::new();
     world.init_resource::<AddedCount>();
-    world.insert_resource(HealRate(2));
 
     let mut queue = world::CommandQueue::default();
+    queue.push(SetHealRate(2));
     queue.push(|world: &mut world::World| {
         world.spawn(Health(1));
     });
