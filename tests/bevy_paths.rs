@@ -299,10 +299,11 @@ fn bevy_paths_name_the_items_bevy_users_expect() {
     let (entity, health) = query.single(&world).expect("one entity spawned");
     assert_eq!(health, &Health(3));
 
-    let mut health: world::Mut<Health> = world.get_mut(entity).expect("still alive");
-    health.0 = 10;
-    assert!(change_detection::DetectChanges::is_changed(&health));
-    drop(health);
+    {
+        let mut health: world::Mut<Health> = world.get_mut(entity).expect("still alive");
+        health.0 = 10;
+        assert!(change_detection::DetectChanges::is_changed(&health));
+    }
     assert_eq!(world.get::<Health>(entity), Some(&Health(10)));
 
     let id = world.id();
