@@ -108,7 +108,10 @@
 //!
 //! # Map of the crate
 //!
-//! From the data up to the scheduling:
+//! Items sit at the module paths bevy_ecs gives them (for example
+//! `ecs::world::CommandQueue`, `ecs::lifecycle::HookContext`,
+//! `ecs::change_detection::Res`), so a port changes only the crate name
+//! in its `use` lines. From the data up to the scheduling:
 //!
 //! - [`entity`]: [`Entity`](entity::Entity) handles (index and generation)
 //!   and the allocator that maps each live one to its location.

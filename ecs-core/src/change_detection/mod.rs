@@ -49,6 +49,9 @@
 
 mod tick;
 
+// Bevy's paths for items defined in other modules.
+pub use crate::system::{Res, ResMut};
+
 pub(crate) use tick::CountedTick;
 pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
 

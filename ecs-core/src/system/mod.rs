@@ -16,6 +16,12 @@ mod input;
 mod param;
 mod query;
 
+// Bevy's paths for items defined in other modules.
+/// The [`Command`] trait, at the path bevy gives it.
+pub mod command {
+    pub use super::Command;
+}
+
 pub use crate::world::CommandQueue;
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;

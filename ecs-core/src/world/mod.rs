@@ -16,7 +16,11 @@ mod from_world;
 pub(crate) mod relocation;
 mod resources;
 mod spawn_batch;
-mod unsafe_world_cell;
+/// [`UnsafeWorldCell`]: shared access to a [`World`] whose borrows the caller splits by hand.
+pub mod unsafe_world_cell;
+
+// Bevy's paths for items defined in other modules.
+pub use crate::change_detection::{Mut, Ref, CHECK_TICK_THRESHOLD};
 
 pub use crate::diagnostics::{
     ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
@@ -47,7 +51,7 @@ use std::{
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
     bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
-    change_detection::{CountedTick, Mut, Ref, Tick, CHECK_TICK_THRESHOLD},
+    change_detection::{CountedTick, Tick},
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
     },

@@ -1,0 +1,312 @@
+//! The bevy_ecs 0.20.1 paths this crate supports: each `use` below names
+//! one item at the module path bevy gives it, so a port from bevy changes
+//! only the crate name in its `use` lines. The modules group the paths by
+//! bevy module; the test at the end names some of them in code.
+
+// Each import must resolve; most are not used beyond that.
+#![allow(unused_imports)]
+
+/// `bevy_ecs::archetype`.
+mod archetype {
+    pub use ecs::archetype::Archetype;
+    pub use ecs::archetype::ArchetypeEntity;
+    pub use ecs::archetype::ArchetypeGeneration;
+    pub use ecs::archetype::ArchetypeId;
+    pub use ecs::archetype::ArchetypeRecord;
+    pub use ecs::archetype::ArchetypeRow;
+    pub use ecs::archetype::Archetypes;
+    pub use ecs::archetype::Edges;
+}
+
+/// `bevy_ecs::bundle`.
+mod bundle {
+    pub use ecs::bundle::Bundle;
+    pub use ecs::bundle::BundleId;
+    pub use ecs::bundle::BundleInfo;
+    pub use ecs::bundle::Bundles;
+    pub use ecs::bundle::DynamicBundle;
+}
+
+/// `bevy_ecs::change_detection`.
+mod change_detection {
+    pub use ecs::change_detection::ComponentTicks;
+    pub use ecs::change_detection::DetectChanges;
+    pub use ecs::change_detection::DetectChangesMut;
+    pub use ecs::change_detection::Mut;
+    pub use ecs::change_detection::Ref;
+    pub use ecs::change_detection::Res;
+    pub use ecs::change_detection::ResMut;
+    pub use ecs::change_detection::Tick;
+    pub use ecs::change_detection::CHECK_TICK_THRESHOLD;
+    pub use ecs::change_detection::MAX_CHANGE_AGE;
+}
+
+/// `bevy_ecs::component`.
+mod component {
+    pub use ecs::component::Component;
+    pub use ecs::component::ComponentDescriptor;
+    pub use ecs::component::ComponentId;
+    pub use ecs::component::ComponentInfo;
+    pub use ecs::component::Components;
+    pub use ecs::component::RequiredComponent;
+    pub use ecs::component::RequiredComponentConstructor;
+    pub use ecs::component::StorageType;
+}
+
+/// `bevy_ecs::entity`.
+mod entity {
+    pub use ecs::entity::Entities;
+    pub use ecs::entity::Entity;
+    pub use ecs::entity::EntityLocation;
+}
+
+/// `bevy_ecs::lifecycle`.
+mod lifecycle {
+    pub use ecs::lifecycle::Add;
+    pub use ecs::lifecycle::ComponentHook;
+    pub use ecs::lifecycle::ComponentHooks;
+    pub use ecs::lifecycle::Despawn;
+    pub use ecs::lifecycle::Discard;
+    pub use ecs::lifecycle::HookContext;
+    pub use ecs::lifecycle::Insert;
+    pub use ecs::lifecycle::Remove;
+}
+
+/// `bevy_ecs::observer`.
+mod observer {
+    pub use ecs::observer::IntoObserver;
+    pub use ecs::observer::ObservedBy;
+    pub use ecs::observer::On;
+}
+
+/// `bevy_ecs::query`.
+mod query {
+    pub use ecs::query::Access;
+    pub use ecs::query::AccessFilters;
+    pub use ecs::query::Added;
+    pub use ecs::query::AnyOf;
+    pub use ecs::query::Changed;
+    pub use ecs::query::FilteredAccess;
+    pub use ecs::query::FilteredAccessSet;
+    pub use ecs::query::Has;
+    pub use ecs::query::Or;
+    pub use ecs::query::QueryData;
+    pub use ecs::query::QueryEntityError;
+    pub use ecs::query::QueryFilter;
+    pub use ecs::query::QueryIter;
+    pub use ecs::query::QueryParIter;
+    pub use ecs::query::QuerySingleError;
+    pub use ecs::query::QueryState;
+    pub use ecs::query::ReadFetch;
+    pub use ecs::query::ReadOnlyQueryData;
+    pub use ecs::query::With;
+    pub use ecs::query::Without;
+    pub use ecs::query::WorldQuery;
+}
+
+/// `bevy_ecs::resource`.
+mod resource {
+    pub use ecs::resource::Resource;
+}
+
+/// `bevy_ecs::schedule`.
+mod schedule {
+    pub use ecs::schedule::IntoScheduleConfigs;
+    pub use ecs::schedule::Schedule;
+    pub use ecs::schedule::SystemKey;
+}
+
+/// `bevy_ecs::storage`.
+mod storage {
+    pub use ecs::storage::Column;
+    pub use ecs::storage::ComponentSparseSet;
+    pub use ecs::storage::SparseSet;
+    pub use ecs::storage::SparseSetIndex;
+    pub use ecs::storage::SparseSets;
+    pub use ecs::storage::Storages;
+    pub use ecs::storage::Table;
+    pub use ecs::storage::TableId;
+    pub use ecs::storage::TableRow;
+    pub use ecs::storage::Tables;
+}
+
+/// `bevy_ecs::system`.
+mod system {
+    pub use ecs::system::BoxedSystem;
+    pub use ecs::system::Command;
+    pub use ecs::system::Commands;
+    pub use ecs::system::EntityCommands;
+    pub use ecs::system::FunctionSystem;
+    pub use ecs::system::IntoSystem;
+    pub use ecs::system::Local;
+    pub use ecs::system::Query;
+    pub use ecs::system::Res;
+    pub use ecs::system::ResMut;
+    pub use ecs::system::System;
+    pub use ecs::system::SystemMeta;
+    pub use ecs::system::SystemParam;
+    pub use ecs::system::SystemParamFunction;
+    pub use ecs::system::SystemParamItem;
+}
+
+/// `bevy_ecs::system::command`.
+mod system_command {
+    pub use ecs::system::command::Command;
+}
+
+/// `bevy_ecs::world`.
+mod world {
+    pub use ecs::world::CommandQueue;
+    pub use ecs::world::DeferredWorld;
+    pub use ecs::world::EntityRef;
+    pub use ecs::world::EntityWorldMut;
+    pub use ecs::world::FromWorld;
+    pub use ecs::world::Mut;
+    pub use ecs::world::Ref;
+    pub use ecs::world::SpawnBatchIter;
+    pub use ecs::world::World;
+    pub use ecs::world::WorldId;
+    pub use ecs::world::CHECK_TICK_THRESHOLD;
+}
+
+/// `bevy_ecs::world::unsafe_world_cell`.
+mod world_unsafe_world_cell {
+    pub use ecs::world::unsafe_world_cell::UnsafeWorldCell;
+}
+
+/// `bevy_ecs::prelude`.
+mod prelude {
+    pub use ecs::prelude::Add;
+    pub use ecs::prelude::Added;
+    pub use ecs::prelude::AnyOf;
+    pub use ecs::prelude::Bundle;
+    pub use ecs::prelude::Changed;
+    pub use ecs::prelude::Command;
+    pub use ecs::prelude::Commands;
+    pub use ecs::prelude::Component;
+    pub use ecs::prelude::Despawn;
+    pub use ecs::prelude::DetectChanges;
+    pub use ecs::prelude::DetectChangesMut;
+    pub use ecs::prelude::Discard;
+    pub use ecs::prelude::Entity;
+    pub use ecs::prelude::EntityCommands;
+    pub use ecs::prelude::EntityRef;
+    pub use ecs::prelude::EntityWorldMut;
+    pub use ecs::prelude::Event;
+    pub use ecs::prelude::FromWorld;
+    pub use ecs::prelude::Has;
+    pub use ecs::prelude::Insert;
+    pub use ecs::prelude::IntoScheduleConfigs;
+    pub use ecs::prelude::IntoSystem;
+    pub use ecs::prelude::Local;
+    pub use ecs::prelude::Mut;
+    pub use ecs::prelude::On;
+    pub use ecs::prelude::Or;
+    pub use ecs::prelude::Query;
+    pub use ecs::prelude::QueryState;
+    pub use ecs::prelude::Ref;
+    pub use ecs::prelude::Remove;
+    pub use ecs::prelude::Res;
+    pub use ecs::prelude::ResMut;
+    pub use ecs::prelude::Resource;
+    pub use ecs::prelude::Schedule;
+    pub use ecs::prelude::System;
+    pub use ecs::prelude::SystemParamFunction;
+    pub use ecs::prelude::With;
+    pub use ecs::prelude::Without;
+    pub use ecs::prelude::World;
+}
+
+use std::marker::PhantomData;
+
+/// Compiles only when both arguments name the same type.
+fn same_type<T: ?Sized>(_: PhantomData<T>, _: PhantomData<T>) {}
+
+#[derive(component::Component, Debug, PartialEq)]
+#[component(on_add = count_add)]
+struct Health(u32);
+
+/// How many `Health` values the hook has seen added.
+#[derive(resource::Resource, Default)]
+struct AddedCount(u32);
+
+/// How much each run of `heal` adds.
+#[derive(resource::Resource)]
+struct HealRate(u32);
+
+/// Sets the heal rate: a command written against bevy's `system::command` path.
+struct SetHealRate(u32);
+
+impl system_command::Command for SetHealRate {
+    fn apply(self, world: &mut world::World) {
+        world.insert_resource(HealRate(self.0));
+    }
+}
+
+fn count_add(mut world: world::DeferredWorld, context: lifecycle::HookContext) {
+    assert!(world.get::<Health>(context.entity).is_some());
+    world.resource_mut::<AddedCount>().0 += 1;
+}
+
+fn heal(mut query: system::Query<&mut Health>, rate: change_detection::Res<HealRate>) {
+    for mut health in &mut query {
+        health.0 += rate.0;
+    }
+}
+
+#[test]
+fn bevy_paths_name_the_items_bevy_users_expect() {
+    same_type(
+        PhantomData::<change_detection::Res<'static, HealRate>>,
+        PhantomData::<system::Res<'static, HealRate>>,
+    );
+    same_type(
+        PhantomData::<change_detection::ResMut<'static, HealRate>>,
+        PhantomData::<system::ResMut<'static, HealRate>>,
+    );
+    same_type(
+        PhantomData::<world::Mut<'static, Health>>,
+        PhantomData::<change_detection::Mut<'static, Health>>,
+    );
+    same_type(
+        PhantomData::<world::Ref<'static, Health>>,
+        PhantomData::<change_detection::Ref<'static, Health>>,
+    );
+    same_type(
+        PhantomData::<world_unsafe_world_cell::UnsafeWorldCell<'static>>,
+        PhantomData::<ecs::world::UnsafeWorldCell<'static>>,
+    );
+    assert_eq!(
+        world::CHECK_TICK_THRESHOLD,
+        change_detection::CHECK_TICK_THRESHOLD
+    );
+
+    let mut world = world::World::new();
+    world.init_resource::<AddedCount>();
+
+    let mut queue = world::CommandQueue::default();
+    queue.push(SetHealRate(2));
+    queue.push(|world: &mut world::World| {
+        world.spawn(Health(1));
+    });
+    queue.apply(&mut world);
+    assert_eq!(world.resource::<AddedCount>().0, 1);
+
+    let mut schedule = schedule::Schedule::default();
+    schedule.add_systems(heal);
+    schedule.run(&mut world);
+    let mut query = world.query::<(entity::Entity, &Health)>();
+    let (entity, health) = query.single(&world).expect("one entity spawned");
+    assert_eq!(health, &Health(3));
+
+    {
+        let mut health: world::Mut<Health> = world.get_mut(entity).expect("still alive");
+        health.0 = 10;
+        assert!(change_detection::DetectChanges::is_changed(&health));
+    }
+    assert_eq!(world.get::<Health>(entity), Some(&Health(10)));
+
+    let id = world.id();
+    let cell = world_unsafe_world_cell::UnsafeWorldCell::new_readonly(&world);
+    assert_eq!(cell.id(), id);
+}
