@@ -70,10 +70,11 @@ use syn::DeriveInput;
 /// attached to entities.
 ///
 /// Unit, tuple and named structs, enums and unions all derive. Generic
-/// parameters are kept with their bounds; since `Component` requires
-/// `Send + Sync + 'static`, each type parameter needs bounds that imply it
-/// (the compiler says which one is missing). Lifetime parameters are
-/// rejected: a component must be `'static`.
+/// parameters are kept with their bounds, and the impl adds
+/// `where Self: Send + Sync + 'static` (the trait's supertraits), so
+/// `struct Wrapper<T>(T)` needs no bounds of its own and is a component for
+/// every `T` that makes it one. Lifetime parameters are rejected: a
+/// component must be `'static`.
 ///
 /// # Attributes
 ///
@@ -83,8 +84,11 @@ use syn::DeriveInput;
 ///   sparse set: the cheapest to add and remove.
 /// - `#[component(on_add = path, on_insert = path, on_discard = path,
 ///   on_remove = path, on_despawn = path)]` registers lifecycle hooks: each
-///   path names a `fn(DeferredWorld, HookContext)`. Each key may be given
-///   once.
+///   path names a `fn(DeferredWorld, HookContext)`. A bare key
+///   (`#[component(on_add)]`) names the type's own associated function of
+///   that name (`Self::on_add`), and a call (`on_add = make_hook(args)`)
+///   registers the closure it returns, which must capture nothing but what
+///   the call made. Each key may be given once.
 /// - `#[require(A, B = expr, C(..))]` makes inserting this component also
 ///   insert each listed component the entity lacks, made by
 ///   `Default::default()`, by `expr`, or (the shorthand `C(..)` or
@@ -110,9 +114,16 @@ use syn::DeriveInput;
 /// struct Stunned;
 ///
 /// #[derive(Component)]
-/// #[component(on_add = count_health)]
+/// #[component(on_add = count_health, on_remove)]
 /// #[require(Position { x: 0.0, y: 0.0 }, Team = Team::Red)]
 /// struct Health(u32);
+///
+/// impl Health {
+///     // Named by the bare key `on_remove`.
+///     fn on_remove(mut world: DeferredWorld, context: HookContext) {
+///         world.resource_mut::<HealthCount>().0 -= 1;
+///     }
+/// }
 ///
 /// #[derive(Resource, Default)]
 /// struct HealthCount(u32);
@@ -125,7 +136,7 @@ use syn::DeriveInput;
 /// enum Team { Red, Blue }
 ///
 /// #[derive(Component)]
-/// struct Tagged<T: Send + Sync + 'static>(T);
+/// struct Tagged<T>(T);
 ///
 /// let mut world = World::new();
 /// world.init_resource::<HealthCount>();
@@ -135,6 +146,8 @@ use syn::DeriveInput;
 /// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(0.0));
 /// assert_eq!(world.get::<Team>(e), Some(&Team::Red));
 /// assert_eq!(world.get::<Tagged<&str>>(e).map(|t| t.0), Some("boss"));
+/// world.entity_mut(e).remove::<Health>();
+/// assert_eq!(world.resource::<HealthCount>().0, 0);
 /// ```
 #[proc_macro_derive(Component, attributes(component, require, ecs))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
@@ -206,9 +219,10 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// Implements `Resource` for a type, so a world can hold one value of it
 /// (`World::insert_resource`, `Res<R>`, `ResMut<R>`).
 ///
-/// Any struct, enum or union derives; generic parameters are kept with
-/// their bounds (which must imply `Send + Sync + 'static`), and lifetime
-/// parameters are rejected.
+/// Any struct, enum or union derives. Generic parameters are kept with
+/// their bounds, and the impl adds `where Self: Send + Sync + 'static` (the
+/// trait's supertraits), so a type parameter needs no bounds of its own.
+/// Lifetime parameters are rejected.
 ///
 /// # Attributes
 ///
