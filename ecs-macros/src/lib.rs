@@ -260,9 +260,11 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 /// fields holding what each term yields for one entity (`&'w T`,
 /// `Mut<'w, T>`, `Ref<'w, T>`, ..). Fields may be any query data: `Entity`,
 /// `Option<D>`, `Has<T>`, `AnyOf<(..)>`, tuples, or another derived
-/// `QueryData`. Named and tuple structs derive; enums, unions and structs
-/// without fields do not. Generic parameters are kept with their bounds,
-/// and lifetime parameters are rejected.
+/// `QueryData`. Named, tuple and unit structs derive; enums and unions do
+/// not. A struct without fields (`struct S;`, `struct S {}`) fetches
+/// nothing and matches every entity, and its item `{Name}Item<'w>` is a
+/// type alias of the struct itself. Generic parameters are kept with their
+/// bounds, and lifetime parameters are rejected.
 ///
 /// Without `#[query_data(mutable)]` the struct is read-only: every field
 /// must be `ReadOnlyQueryData` (a `&'static mut T` field is an error at the
@@ -321,8 +323,8 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 ///
 /// Fields may be any filter: `With<T>`, `Without<T>`, `Or<(..)>`,
 /// `Added<T>`, `Changed<T>`, tuples, or another derived `QueryFilter`.
-/// Named, tuple and unit structs derive (a unit struct keeps every
-/// entity); enums and unions do not. Generic parameters are kept with their
+/// Named, tuple and unit structs derive (a struct without fields keeps
+/// every entity); enums and unions do not. Generic parameters are kept with their
 /// bounds, and lifetime parameters are rejected.
 ///
 /// # Attributes
