@@ -102,6 +102,22 @@ struct Time {
 #[derive(Resource, Debug, PartialEq)]
 struct Setting<T: Send + Sync + 'static>(T);
 
+/// Inserted whole, never taken back: its ignored field need not be
+/// `Default`, and a field may itself be a bundle that cannot be taken.
+#[derive(Bundle)]
+#[bundle(ignore_from_components)]
+struct InsertOnly {
+    pos: Position,
+    #[bundle(ignore)]
+    _token: NotDefault,
+}
+
+#[derive(Bundle)]
+#[bundle(ignore_from_components)]
+struct InsertOnlyOuter(InsertOnly, Player);
+
+struct NotDefault;
+
 /// No bounds written: the derive bounds `Self` by `Send + Sync + 'static`.
 #[derive(Component, Debug, PartialEq)]
 struct Wrapper<T>(T);
@@ -406,6 +422,35 @@ fn resources_derive() {
     assert_eq!(world.resource::<Time>(), &Time { delta: 0.25 });
     assert_eq!(world.resource::<Setting<u32>>(), &Setting(3));
     assert_eq!(world.resource::<Setting<&str>>(), &Setting("name"));
+}
+
+#[test]
+fn ignore_from_components_bundles_insert_and_remove() {
+    let mut world = World::new();
+    let e = world
+        .spawn(InsertOnlyOuter(
+            InsertOnly {
+                pos: Position { x: 1.0, y: 2.0 },
+                _token: NotDefault,
+            },
+            Player,
+        ))
+        .id();
+    assert_eq!(world.get::<Position>(e), Some(&Position { x: 1.0, y: 2.0 }));
+    assert_eq!(world.get::<Player>(e), Some(&Player));
+    world.entity_mut(e).remove::<InsertOnly>();
+    assert!(world.get::<Position>(e).is_none());
+    world.entity_mut(e).remove::<InsertOnlyOuter>();
+    assert!(world.get::<Player>(e).is_none());
+    // Its components can still be taken one by one.
+    world.entity_mut(e).insert(InsertOnly {
+        pos: Position { x: 3.0, y: 4.0 },
+        _token: NotDefault,
+    });
+    assert_eq!(
+        world.entity_mut(e).take::<Position>(),
+        Some(Position { x: 3.0, y: 4.0 })
+    );
 }
 
 #[test]

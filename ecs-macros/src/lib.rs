@@ -163,12 +163,22 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// (a unit struct is the empty bundle); enums and unions do not, since they
 /// have no fixed set of components. Lifetime parameters are rejected.
 ///
+/// The derive also implements `BundleFromComponents`, which taking the
+/// bundle back out of an entity (`EntityWorldMut::take`) needs, wherever
+/// every included field's type implements it.
+///
 /// # Attributes
 ///
 /// - `#[bundle(ignore)]` on a field leaves it out of the bundle: it is not
 ///   inserted, it is rebuilt with `Default::default()` when the bundle is
 ///   taken back out of an entity, and it is dropped when the bundle is
-///   inserted. Its type must implement `Default`.
+///   inserted. Its type must implement `Default`, unless the struct is
+///   `ignore_from_components`.
+/// - `#[bundle(ignore_from_components)]` on the struct skips
+///   `BundleFromComponents`: the bundle is spawned, inserted and removed as
+///   usual but cannot be taken (`take::<ThatBundle>()` is a compile error),
+///   so its fields need not be `BundleFromComponents` and its ignored fields
+///   need not be `Default`.
 /// - `#[ecs(crate = path)]` on the struct names the runtime crate when it is
 ///   not `::ecs`.
 ///
