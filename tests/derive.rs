@@ -478,7 +478,7 @@ fn generics_need_no_bounds_of_their_own() {
 fn generic_impls_apply_only_where_the_parameters_are_send_sync_static() {
     use std::marker::PhantomData;
     use std::rc::Rc;
-    assert!((&Probe::<Wrapper<u8>>(PhantomData)).is_component());
+    assert!(Probe::<Wrapper<u8>>(PhantomData).is_component());
     assert!(!(&Probe::<Wrapper<Rc<u8>>>(PhantomData)).is_component());
     assert!(!(&Probe::<Wrapper<std::cell::Cell<u8>>>(PhantomData)).is_component());
 }

@@ -122,7 +122,7 @@ impl<'a> BundleInput<'a> {
             self.dynamic_bundle_impl(&included, &ignored, &where_clause, &allow_unused);
         let from_components_impl = self
             .from_components
-            .then(|| self.from_components_impl(&included, &allow_unused));
+            .then(|| self.bundle_from_components_impl(&included, &allow_unused));
         quote! {
             #bundle_impl
             #dynamic_bundle_impl
@@ -201,7 +201,7 @@ impl<'a> BundleInput<'a> {
     /// The `BundleFromComponents` impl: the struct rebuilt from the included
     /// fields' components, bounded by each included field type being
     /// `BundleFromComponents` itself.
-    fn from_components_impl(
+    fn bundle_from_components_impl(
         &self,
         included: &[(Ident, &BundleField)],
         allow_unused: &Option<TokenStream>,
