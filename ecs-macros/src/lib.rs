@@ -20,10 +20,9 @@
 //! A macro here never panics: each problem is a `syn::Error` on the tokens
 //! that caused it, and all of them are reported together. What only the
 //! type checker knows (a field type that is not a bundle, query term or
-//! system parameter; a type parameter without the `Send + Sync + 'static`
-//! bounds a component needs) is left to it. For fields, the generated code
-//! bounds each field's type by the trait it must implement, spanned at that
-//! field, so the compiler's error points there.
+//! system parameter; a hook path that is not a hook) is left to it. For
+//! fields, the generated code bounds each field's type by the trait it must
+//! implement, spanned at that field, so the compiler's error points there.
 //!
 //! The examples below are what a user of the `ecs` crate writes, and they
 //! run as this crate's doctests (it depends on `ecs` for its tests only).
