@@ -102,6 +102,55 @@ struct Time {
 #[derive(Resource, Debug, PartialEq)]
 struct Setting<T: Send + Sync + 'static>(T);
 
+/// Inserted whole, never taken back: its ignored field need not be
+/// `Default`, and a field may itself be a bundle that cannot be taken.
+#[derive(Bundle)]
+#[bundle(ignore_from_components)]
+struct InsertOnly {
+    pos: Position,
+    #[bundle(ignore)]
+    _token: NotDefault,
+}
+
+#[derive(Bundle)]
+#[bundle(ignore_from_components)]
+struct InsertOnlyOuter(InsertOnly, Player);
+
+struct NotDefault;
+
+/// No bounds written: the derive bounds `Self` by `Send + Sync + 'static`.
+#[derive(Component, Debug, PartialEq)]
+struct Wrapper<T>(T);
+
+#[derive(Resource, Debug, PartialEq)]
+struct Config<T>(T);
+
+/// A where clause of the user's own, kept beside the derive's bound.
+#[derive(Component, Resource, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Limited<T, const N: usize>([T; N])
+where
+    T: Copy;
+
+/// Whether `T` implements `Component`, seen through autoref: the inherent
+/// method on `Probe<T>` exists only where `T: Component`, otherwise the
+/// trait method on `&Probe<T>` answers.
+struct Probe<T>(std::marker::PhantomData<T>);
+
+impl<T: Component> Probe<T> {
+    fn is_component(&self) -> bool {
+        true
+    }
+}
+
+trait NotComponent {
+    fn is_component(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotComponent for &Probe<T> {}
+
 fn storage_of<T: Component>(world: &World) -> StorageType {
     let id = world
         .component_id::<T>()
@@ -373,6 +422,65 @@ fn resources_derive() {
     assert_eq!(world.resource::<Time>(), &Time { delta: 0.25 });
     assert_eq!(world.resource::<Setting<u32>>(), &Setting(3));
     assert_eq!(world.resource::<Setting<&str>>(), &Setting("name"));
+}
+
+#[test]
+fn ignore_from_components_bundles_insert_and_remove() {
+    let mut world = World::new();
+    let e = world
+        .spawn(InsertOnlyOuter(
+            InsertOnly {
+                pos: Position { x: 1.0, y: 2.0 },
+                _token: NotDefault,
+            },
+            Player,
+        ))
+        .id();
+    assert_eq!(world.get::<Position>(e), Some(&Position { x: 1.0, y: 2.0 }));
+    assert_eq!(world.get::<Player>(e), Some(&Player));
+    world.entity_mut(e).remove::<InsertOnly>();
+    assert!(world.get::<Position>(e).is_none());
+    world.entity_mut(e).remove::<InsertOnlyOuter>();
+    assert!(world.get::<Player>(e).is_none());
+    // Its components can still be taken one by one.
+    world.entity_mut(e).insert(InsertOnly {
+        pos: Position { x: 3.0, y: 4.0 },
+        _token: NotDefault,
+    });
+    assert_eq!(
+        world.entity_mut(e).take::<Position>(),
+        Some(Position { x: 3.0, y: 4.0 })
+    );
+}
+
+#[test]
+fn generics_need_no_bounds_of_their_own() {
+    let mut world = World::new();
+    let e = world.spawn((Wrapper(1u8), Wrapper("one"))).id();
+    assert_eq!(world.get::<Wrapper<u8>>(e), Some(&Wrapper(1)));
+    assert_eq!(world.get::<Wrapper<&str>>(e), Some(&Wrapper("one")));
+    world.insert_resource(Config(vec![1, 2]));
+    world.insert_resource(Config(0.5f32));
+    assert_eq!(world.resource::<Config<Vec<i32>>>(), &Config(vec![1, 2]));
+    assert_eq!(world.resource::<Config<f32>>(), &Config(0.5));
+
+    let e = world.spawn(Limited([1u16, 2])).id();
+    assert_eq!(world.get::<Limited<u16, 2>>(e), Some(&Limited([1, 2])));
+    assert_eq!(
+        storage_of::<Limited<u16, 2>>(&world),
+        StorageType::SparseSet
+    );
+    world.insert_resource(Limited([3u8]));
+    assert_eq!(world.resource::<Limited<u8, 1>>(), &Limited([3]));
+}
+
+#[test]
+fn generic_impls_apply_only_where_the_parameters_are_send_sync_static() {
+    use std::marker::PhantomData;
+    use std::rc::Rc;
+    assert!(Probe::<Wrapper<u8>>(PhantomData).is_component());
+    assert!(!(&Probe::<Wrapper<Rc<u8>>>(PhantomData)).is_component());
+    assert!(!(&Probe::<Wrapper<std::cell::Cell<u8>>>(PhantomData)).is_component());
 }
 
 #[test]

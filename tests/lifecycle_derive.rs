@@ -209,6 +209,127 @@ fn a_derived_hook_queues_commands() {
     assert_eq!(world.get::<Marked>(e), Some(&Marked(e)));
 }
 
+// ---- hooks named by a bare key or a call ----------------------------------------------
+
+/// Each hook a method of the type, named by the bare key.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(on_add, on_insert, on_discard, on_remove, on_despawn)]
+struct MethodHooked(u32);
+
+impl Logged for MethodHooked {
+    fn value(&self) -> u32 {
+        self.0
+    }
+}
+
+impl MethodHooked {
+    fn on_add(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "add");
+    }
+    fn on_insert(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "insert");
+    }
+    fn on_discard(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "discard");
+    }
+    fn on_remove(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "remove");
+    }
+    fn on_despawn(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "despawn");
+    }
+}
+
+/// A generic type's methods, with the keys split over attributes and mixed
+/// with paths. The hooks need `T: Send + ..` (through `Logged`), which the
+/// derive's `Self: Send + ..` does not give them, so the type states it.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[component(storage = "SparseSet", on_add, on_insert = hooks::insert::<Self>)]
+#[component(on_discard, on_remove = hooks::remove::<Self>, on_despawn)]
+struct GenericMethodHooked<T: Send + Sync + 'static>(u32, std::marker::PhantomData<T>);
+
+impl<T: Send + Sync + 'static> Logged for GenericMethodHooked<T> {
+    fn value(&self) -> u32 {
+        self.0
+    }
+}
+
+impl<T: Send + Sync + 'static> GenericMethodHooked<T> {
+    fn on_add(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "add");
+    }
+    fn on_discard(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "discard");
+    }
+    fn on_despawn(mut world: DeferredWorld, context: HookContext) {
+        log::<Self>(&mut world, context, "despawn");
+    }
+}
+
+#[test]
+fn bare_hook_keys_run_the_types_methods() {
+    hooks_fire_in_order(MethodHooked);
+    hooks_fire_in_order(|n| GenericMethodHooked::<u8>(n, std::marker::PhantomData));
+}
+
+/// `on_insert = labelled("..")`: the hook is the closure the call returns.
+#[derive(Component)]
+#[component(on_insert = labelled("inserted"), on_remove = labelled("removed"))]
+struct CallHooked;
+
+fn labelled(label: &'static str) -> impl Fn(DeferredWorld, HookContext) {
+    move |mut world, _| world.resource_mut::<Log>().0.push(label.to_owned())
+}
+
+#[test]
+fn hook_calls_run_the_closure_they_return() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let e = world.spawn(CallHooked).id();
+    world.entity_mut(e).remove::<CallHooked>();
+    assert_eq!(take_log(&mut world), ["inserted", "removed"]);
+}
+
+/// Panics in its `on_insert` method when it holds `0`, and counts its drops.
+#[derive(Component)]
+#[component(on_insert)]
+struct PanickingMethod(u32, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl PanickingMethod {
+    fn on_insert(world: DeferredWorld, context: HookContext) {
+        if world.get::<Self>(context.entity).is_some_and(|v| v.0 == 0) {
+            panic!("on_insert of PanickingMethod(0)");
+        }
+    }
+}
+
+impl Drop for PanickingMethod {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_panicking_hook_method_leaves_the_world_consistent() {
+    let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut world = World::new();
+    let e = world.spawn(PanickingMethod(1, drops.clone())).id();
+    let message = expect_panic(|| {
+        world
+            .entity_mut(e)
+            .insert(PanickingMethod(0, drops.clone()));
+    });
+    assert!(
+        message.contains("on_insert of PanickingMethod(0)"),
+        "{message}"
+    );
+    world.check_integrity().unwrap();
+    // The replaced value was dropped by the insert, the new one by the world.
+    assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
+    drop(world);
+    assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
 // ---- required components -------------------------------------------------------
 
 #[derive(Component, Debug, Clone, PartialEq)]

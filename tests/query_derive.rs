@@ -351,6 +351,44 @@ fn tuple_and_unit_structs() {
     const { assert!(<Everything as QueryFilter>::IS_ARCHETYPAL) };
 }
 
+/// Query data without fields fetches nothing and matches every entity; its
+/// item is the struct itself.
+#[derive(QueryData, Debug, PartialEq)]
+struct Nothing;
+
+#[derive(QueryData, Debug, PartialEq)]
+#[query_data(mutable)]
+struct NothingNamed {}
+
+/// A filter without fields, written with braces.
+#[derive(QueryFilter)]
+struct EverythingNamed {}
+
+#[test]
+fn structs_without_fields_match_every_entity() {
+    let (mut world, _, _) = movers();
+    let entities = world.query::<Entity>().iter(&world).count();
+    assert!(entities > 0);
+    let empty = world.spawn_empty().id();
+
+    let items: Vec<NothingItem<'_>> = world.query::<Nothing>().iter(&world).collect();
+    assert_eq!(items.len(), entities + 1);
+    assert!(items.iter().all(|item| *item == Nothing));
+    const { assert!(<Nothing as QueryData>::IS_READ_ONLY) };
+
+    let mut query = world.query::<(Entity, NothingNamed)>();
+    let items: Vec<(Entity, NothingNamedItem<'_>)> = query.iter_mut(&mut world).collect();
+    assert_eq!(items.len(), entities + 1);
+    assert!(items.contains(&(empty, NothingNamed {})));
+    // The read-only item is the read-only twin, itself without fields.
+    let read: Vec<NothingNamedReadOnly> = world.query::<NothingNamed>().iter(&world).collect();
+    assert_eq!(read.len(), entities + 1);
+
+    let mut filtered = world.query_filtered::<Entity, (EverythingNamed, Everything)>();
+    assert_eq!(filtered.iter(&world).count(), entities + 1);
+    assert!(filtered.get(&world, empty).is_ok());
+}
+
 /// Every kind of query term as a field.
 #[derive(QueryData)]
 #[query_data(mutable)]

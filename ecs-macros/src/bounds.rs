@@ -80,6 +80,20 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
+/// The user's where clause plus `Self: Send + Sync + 'static`, the
+/// trait's supertraits: a generic type needs no bounds of its own, and the
+/// impl applies where its parameters meet them (a concrete type that is not
+/// `Send` is still an error at the derive).
+pub(crate) fn where_self_is_send_sync_static(generics: &Generics) -> TokenStream {
+    let user = generics
+        .where_clause
+        .iter()
+        .flat_map(|where_clause| &where_clause.predicates);
+    quote! {
+        where #(#user,)* Self: ::core::marker::Send + ::core::marker::Sync + 'static
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use syn::parse_quote;

@@ -1,11 +1,12 @@
 //! `#[derive(Bundle)]`: read the struct and its fields into a
-//! [`BundleInput`], then generate `Bundle` and `DynamicBundle` impls that
-//! delegate to each field's own `Bundle` impl, in declaration order.
+//! [`BundleInput`], then generate `Bundle`, `DynamicBundle` and (unless
+//! `#[bundle(ignore_from_components)]`) `BundleFromComponents` impls that
+//! delegate to each field's own impl, in declaration order.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Field, Generics, Member, Path, Type};
+use syn::{Attribute, DeriveInput, Field, Generics, Member, Path, Type};
 
 use crate::attr::{self, EcsAttr, SetOnce};
 use crate::bounds::where_clause_with_bounds;
@@ -26,6 +27,9 @@ struct BundleInput<'a> {
     /// How the struct is built and taken apart.
     shape: Shape,
     fields: Vec<BundleField<'a>>,
+    /// No `#[bundle(ignore_from_components)]`: generate
+    /// `BundleFromComponents`, so the struct can be taken out of an entity.
+    from_components: bool,
 }
 
 /// One field of the struct.
@@ -42,12 +46,7 @@ impl<'a> BundleInput<'a> {
         let mut errors = Errors::default();
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
         reject_lifetimes(&input.generics, "Bundle", &mut errors);
-        attr::reject_misplaced(
-            &input.attrs,
-            "bundle",
-            "it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
-            &mut errors,
-        );
+        let from_components = Self::parse_container_attr(&input.attrs, &mut errors);
         let data = fields::struct_data(
             input,
             "Bundle",
@@ -70,7 +69,37 @@ impl<'a> BundleInput<'a> {
             krate,
             shape,
             fields,
+            from_components,
         })
+    }
+
+    /// The keys `#[bundle(..)]` knows on the struct.
+    const KEYS: &'static [&'static str] = &["ignore_from_components"];
+
+    /// Reads `#[bundle(..)]` on the struct: whether to generate
+    /// `BundleFromComponents` (no `ignore_from_components`).
+    fn parse_container_attr(attrs: &[Attribute], errors: &mut Errors) -> bool {
+        let mut ignore_from_components = SetOnce::default();
+        for meta in attr::args_of(attrs, "bundle", errors) {
+            let key = meta.path();
+            if key.is_ident("ignore_from_components") {
+                if errors
+                    .take(attr::flag(&meta, "#[bundle(ignore_from_components)]"))
+                    .is_some()
+                {
+                    ignore_from_components.set(key, (), errors);
+                }
+            } else if key.is_ident("ignore") {
+                errors.push_spanned(
+                    key,
+                    "`#[bundle(ignore)]` is not allowed on the struct: it leaves a field out of \
+                     the bundle, so put it on a field",
+                );
+            } else {
+                errors.push(attr::unknown_key("bundle", key, Self::KEYS));
+            }
+        }
+        ignore_from_components.get().is_none()
     }
 
     fn generate(&self) -> TokenStream {
@@ -91,9 +120,13 @@ impl<'a> BundleInput<'a> {
         let bundle_impl = self.bundle_impl(&included, &where_clause, &allow_unused);
         let dynamic_bundle_impl =
             self.dynamic_bundle_impl(&included, &ignored, &where_clause, &allow_unused);
+        let from_components_impl = self
+            .from_components
+            .then(|| self.bundle_from_components_impl(&included, &allow_unused));
         quote! {
             #bundle_impl
             #dynamic_bundle_impl
+            #from_components_impl
         }
     }
 
@@ -138,11 +171,10 @@ impl<'a> BundleInput<'a> {
             let ty = field.ty;
             quote_spanned! {ty.span()=> <#ty as #bundle>::get_component_ids(components, ids);}
         });
-        let construct = self.construct(included, &bundle);
         quote! {
             // SAFETY: every method visits the included fields in declaration
             // order and delegates each to the field type's own `Bundle` impl,
-            // so the four methods agree on the components and their order.
+            // so they agree on the components and their order.
             #[automatically_derived]
             unsafe impl #impl_generics #bundle for #ident #ty_generics #where_clause {
                 #[inline]
@@ -162,7 +194,38 @@ impl<'a> BundleInput<'a> {
                 ) {
                     #(#get_component_ids)*
                 }
+            }
+        }
+    }
 
+    /// The `BundleFromComponents` impl: the struct rebuilt from the included
+    /// fields' components, bounded by each included field type being
+    /// `BundleFromComponents` itself.
+    fn bundle_from_components_impl(
+        &self,
+        included: &[(Ident, &BundleField)],
+        allow_unused: &Option<TokenStream>,
+    ) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            ..
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let from_components = quote!(#krate::bundle::BundleFromComponents);
+        let where_clause = where_clause_with_bounds(
+            generics,
+            included.iter().map(|(_, field)| field.ty),
+            &from_components,
+        );
+        let construct = self.construct(included, &from_components);
+        quote! {
+            // SAFETY: reads the included fields in declaration order, the
+            // order of the `Bundle` impl, each through the field type's own
+            // `BundleFromComponents` impl.
+            #[automatically_derived]
+            unsafe impl #impl_generics #from_components for #ident #ty_generics #where_clause {
                 #[inline]
                 #allow_unused
                 unsafe fn from_components<__EcsContext, __EcsFunc>(
@@ -228,13 +291,17 @@ impl<'a> BundleInput<'a> {
     /// Every component is read before any `Default::default()` runs, so a
     /// panicking `default` finds all components already owned by locals
     /// (dropped by the unwind) and none left half-read in the world.
-    fn construct(&self, included: &[(Ident, &BundleField)], bundle: &TokenStream) -> TokenStream {
+    fn construct(
+        &self,
+        included: &[(Ident, &BundleField)],
+        from_components: &TokenStream,
+    ) -> TokenStream {
         let reads = included.iter().map(|(binding, field)| {
             let ty = field.ty;
             // SAFETY: forwarded in order; the caller's guarantee for the
             // whole bundle covers each field's components.
             quote_spanned! {ty.span()=>
-                let #binding = unsafe { <#ty as #bundle>::from_components(ctx, func) };
+                let #binding = unsafe { <#ty as #from_components>::from_components(ctx, func) };
             }
         });
         let mut bindings = included.iter().map(|(binding, _)| binding);
@@ -394,6 +461,65 @@ mod tests {
     }
 
     #[test]
+    fn from_components_reads_included_fields_through_their_own_impls() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct B<T>(T, #[bundle(ignore)] I);
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains(
+                "unsafe impl < T > :: ecs :: bundle :: BundleFromComponents for B < T > \
+                 where T : :: ecs :: bundle :: BundleFromComponents {"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "< T as :: ecs :: bundle :: BundleFromComponents > :: from_components (ctx , func)"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn ignore_from_components_generates_no_from_components() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[bundle(ignore_from_components)]
+                struct B(A, #[bundle(ignore)] I);
+            ),
+        )
+        .unwrap();
+        assert!(!out.contains("BundleFromComponents"), "{out}");
+        assert!(!out.contains("Default"), "{out}");
+        assert!(
+            out.contains("unsafe impl :: ecs :: bundle :: Bundle for B"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn container_keys_are_checked() {
+        let input = parse_quote! {
+            #[bundle(ignore_from_components, ignore_from_components)]
+            #[bundle(ignore_from_components = true, from_components)]
+            struct B;
+        };
+        assert_eq!(
+            messages(derive, input),
+            [
+                "duplicate key `ignore_from_components`",
+                "`ignore_from_components` takes no value: write `#[bundle(ignore_from_components)]`",
+                "unknown key `from_components` in `#[bundle(..)]`: expected `ignore_from_components`",
+            ]
+        );
+    }
+
+    #[test]
     fn empty_bundles_allow_their_unused_arguments() {
         for input in [
             parse_quote!(
@@ -457,7 +583,7 @@ mod tests {
             messages(derive, input),
             [
                 "`Bundle` types must be 'static: remove the lifetime parameter `'w`",
-                "`#[bundle(..)]` is not allowed here: it marks fields to leave out of the bundle, so put `#[bundle(ignore)]` on a field",
+                "`#[bundle(ignore)]` is not allowed on the struct: it leaves a field out of the bundle, so put it on a field",
                 "`ignore` takes no value: write `#[bundle(ignore)]`",
                 "unknown key `skip` in `#[bundle(..)]`: expected `ignore`",
             ]

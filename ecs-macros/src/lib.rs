@@ -20,10 +20,9 @@
 //! A macro here never panics: each problem is a `syn::Error` on the tokens
 //! that caused it, and all of them are reported together. What only the
 //! type checker knows (a field type that is not a bundle, query term or
-//! system parameter; a type parameter without the `Send + Sync + 'static`
-//! bounds a component needs) is left to it. For fields, the generated code
-//! bounds each field's type by the trait it must implement, spanned at that
-//! field, so the compiler's error points there.
+//! system parameter; a hook path that is not a hook) is left to it. For
+//! fields, the generated code bounds each field's type by the trait it must
+//! implement, spanned at that field, so the compiler's error points there.
 //!
 //! The examples below are what a user of the `ecs` crate writes, and they
 //! run as this crate's doctests (it depends on `ecs` for its tests only).
@@ -70,10 +69,11 @@ use syn::DeriveInput;
 /// attached to entities.
 ///
 /// Unit, tuple and named structs, enums and unions all derive. Generic
-/// parameters are kept with their bounds; since `Component` requires
-/// `Send + Sync + 'static`, each type parameter needs bounds that imply it
-/// (the compiler says which one is missing). Lifetime parameters are
-/// rejected: a component must be `'static`.
+/// parameters are kept with their bounds, and the impl adds
+/// `where Self: Send + Sync + 'static` (the trait's supertraits), so
+/// `struct Wrapper<T>(T)` needs no bounds of its own and is a component for
+/// every `T` that makes it one. Lifetime parameters are rejected: a
+/// component must be `'static`.
 ///
 /// # Attributes
 ///
@@ -83,8 +83,11 @@ use syn::DeriveInput;
 ///   sparse set: the cheapest to add and remove.
 /// - `#[component(on_add = path, on_insert = path, on_discard = path,
 ///   on_remove = path, on_despawn = path)]` registers lifecycle hooks: each
-///   path names a `fn(DeferredWorld, HookContext)`. Each key may be given
-///   once.
+///   path names a `fn(DeferredWorld, HookContext)`. A bare key
+///   (`#[component(on_add)]`) names the type's own associated function of
+///   that name (`Self::on_add`), and a call (`on_add = make_hook(args)`)
+///   registers the closure it returns, which must capture nothing but what
+///   the call made. Each key may be given once.
 /// - `#[require(A, B = expr, C(..))]` makes inserting this component also
 ///   insert each listed component the entity lacks, made by
 ///   `Default::default()`, by `expr`, or (the shorthand `C(..)` or
@@ -110,9 +113,16 @@ use syn::DeriveInput;
 /// struct Stunned;
 ///
 /// #[derive(Component)]
-/// #[component(on_add = count_health)]
+/// #[component(on_add = count_health, on_remove)]
 /// #[require(Position { x: 0.0, y: 0.0 }, Team = Team::Red)]
 /// struct Health(u32);
+///
+/// impl Health {
+///     // Named by the bare key `on_remove`.
+///     fn on_remove(mut world: DeferredWorld, context: HookContext) {
+///         world.resource_mut::<HealthCount>().0 -= 1;
+///     }
+/// }
 ///
 /// #[derive(Resource, Default)]
 /// struct HealthCount(u32);
@@ -125,7 +135,7 @@ use syn::DeriveInput;
 /// enum Team { Red, Blue }
 ///
 /// #[derive(Component)]
-/// struct Tagged<T: Send + Sync + 'static>(T);
+/// struct Tagged<T>(T);
 ///
 /// let mut world = World::new();
 /// world.init_resource::<HealthCount>();
@@ -135,6 +145,8 @@ use syn::DeriveInput;
 /// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(0.0));
 /// assert_eq!(world.get::<Team>(e), Some(&Team::Red));
 /// assert_eq!(world.get::<Tagged<&str>>(e).map(|t| t.0), Some("boss"));
+/// world.entity_mut(e).remove::<Health>();
+/// assert_eq!(world.resource::<HealthCount>().0, 0);
 /// ```
 #[proc_macro_derive(Component, attributes(component, require, ecs))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
@@ -150,12 +162,22 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// (a unit struct is the empty bundle); enums and unions do not, since they
 /// have no fixed set of components. Lifetime parameters are rejected.
 ///
+/// The derive also implements `BundleFromComponents`, which taking the
+/// bundle back out of an entity (`EntityWorldMut::take`) needs, wherever
+/// every included field's type implements it.
+///
 /// # Attributes
 ///
 /// - `#[bundle(ignore)]` on a field leaves it out of the bundle: it is not
 ///   inserted, it is rebuilt with `Default::default()` when the bundle is
 ///   taken back out of an entity, and it is dropped when the bundle is
-///   inserted. Its type must implement `Default`.
+///   inserted. Its type must implement `Default`, unless the struct is
+///   `ignore_from_components`.
+/// - `#[bundle(ignore_from_components)]` on the struct skips
+///   `BundleFromComponents`: the bundle is spawned, inserted and removed as
+///   usual but cannot be taken (`take::<ThatBundle>()` is a compile error),
+///   so its fields need not be `BundleFromComponents` and its ignored fields
+///   need not be `Default`.
 /// - `#[ecs(crate = path)]` on the struct names the runtime crate when it is
 ///   not `::ecs`.
 ///
@@ -206,9 +228,10 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// Implements `Resource` for a type, so a world can hold one value of it
 /// (`World::insert_resource`, `Res<R>`, `ResMut<R>`).
 ///
-/// Any struct, enum or union derives; generic parameters are kept with
-/// their bounds (which must imply `Send + Sync + 'static`), and lifetime
-/// parameters are rejected.
+/// Any struct, enum or union derives. Generic parameters are kept with
+/// their bounds, and the impl adds `where Self: Send + Sync + 'static` (the
+/// trait's supertraits), so a type parameter needs no bounds of its own.
+/// Lifetime parameters are rejected.
 ///
 /// # Attributes
 ///
@@ -246,9 +269,11 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 /// fields holding what each term yields for one entity (`&'w T`,
 /// `Mut<'w, T>`, `Ref<'w, T>`, ..). Fields may be any query data: `Entity`,
 /// `Option<D>`, `Has<T>`, `AnyOf<(..)>`, tuples, or another derived
-/// `QueryData`. Named and tuple structs derive; enums, unions and structs
-/// without fields do not. Generic parameters are kept with their bounds,
-/// and lifetime parameters are rejected.
+/// `QueryData`. Named, tuple and unit structs derive; enums and unions do
+/// not. A struct without fields (`struct S;`, `struct S {}`) fetches
+/// nothing and matches every entity, and its item `{Name}Item<'w>` is a
+/// type alias of the struct itself. Generic parameters are kept with their
+/// bounds, and lifetime parameters are rejected.
 ///
 /// Without `#[query_data(mutable)]` the struct is read-only: every field
 /// must be `ReadOnlyQueryData` (a `&'static mut T` field is an error at the
@@ -307,8 +332,8 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 ///
 /// Fields may be any filter: `With<T>`, `Without<T>`, `Or<(..)>`,
 /// `Added<T>`, `Changed<T>`, tuples, or another derived `QueryFilter`.
-/// Named, tuple and unit structs derive (a unit struct keeps every
-/// entity); enums and unions do not. Generic parameters are kept with their
+/// Named, tuple and unit structs derive (a struct without fields keeps
+/// every entity); enums and unions do not. Generic parameters are kept with their
 /// bounds, and lifetime parameters are rejected.
 ///
 /// # Attributes

@@ -49,4 +49,21 @@ impl<'a> MarkerInput<'a> {
             impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause {}
         }
     }
+
+    /// [`MarkerInput::generate`], with `Self: Send + Sync + 'static` added
+    /// to the where clause: a generic type needs no bounds of its own, and
+    /// the impl applies where its parameters meet the trait's supertraits.
+    pub(crate) fn generate_bounded(&self, trait_path: TokenStream) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+        } = self;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let where_clause = crate::bounds::where_self_is_send_sync_static(generics);
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause {}
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::marker::MarkerInput;
 
 /// Expands `#[derive(Resource)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    Ok(MarkerInput::parse(input, "Resource")?.generate(quote!(resource::Resource)))
+    Ok(MarkerInput::parse(input, "Resource")?.generate_bounded(quote!(resource::Resource)))
 }
 
 #[cfg(test)]
@@ -25,7 +25,24 @@ mod tests {
         let out = derive(&input).unwrap().to_string();
         assert!(
             out.contains(
-                "impl < T : Send + Sync + 'static > :: ecs :: resource :: Resource for R < T >"
+                "impl < T : Send + Sync + 'static > :: ecs :: resource :: Resource for R < T > where"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unbounded_parameters_get_the_supertraits_on_self() {
+        let input = parse_quote!(
+            struct R<T>(T)
+            where
+                T: Clone;
+        );
+        let out = derive(&input).unwrap().to_string();
+        assert!(
+            out.contains(
+                "for R < T > where T : Clone , Self : :: core :: marker :: Send + \
+                 :: core :: marker :: Sync + 'static {"
             ),
             "{out}"
         );

@@ -341,7 +341,7 @@ model_component! {
 
 /// A bundle of the language: its component indices, how to build it from
 /// prepared cells and how to read a taken one back.
-pub trait ModelBundle: Bundle + Sized {
+pub trait ModelBundle: Bundle + ecs::bundle::BundleFromComponents + Sized {
     /// Appends the component indices, in order.
     fn comps(out: &mut Vec<usize>);
     /// Builds the bundle from the prepared cell of each of its components.

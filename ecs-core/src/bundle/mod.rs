@@ -27,14 +27,20 @@ use crate::component::{Component, ComponentId, Components, StorageType};
 
 /// A static set of components, inserted or removed together.
 ///
+/// Taking a bundle back out of an entity (`EntityWorldMut::take`) also
+/// needs [`BundleFromComponents`], which every component and tuple of such
+/// bundles has, and `#[derive(Bundle)]` generates unless told
+/// `#[bundle(ignore_from_components)]`.
+///
 /// # Safety
 /// Implement it with `#[derive(Bundle)]`. By hand: [`Bundle::component_ids`],
-/// [`Bundle::get_component_ids`], [`Bundle::from_components`] and
-/// [`DynamicBundle::get_components`] must visit the same components in the
-/// same order, and each pointer handed out or read must point to a value of
-/// the component type at that position. `get_components` must hand out
-/// every component and must not unwind: a value it owns but does not hand
-/// out goes to [`ComponentSink::drop_unused`], whose `Drop` may panic.
+/// [`Bundle::get_component_ids`] and [`DynamicBundle::get_components`] (and
+/// [`BundleFromComponents::from_components`], where implemented) must visit
+/// the same components in the same order, and each pointer handed out or
+/// read must point to a value of the component type at that position.
+/// `get_components` must hand out every component and must not unwind: a
+/// value it owns but does not hand out goes to
+/// [`ComponentSink::drop_unused`], whose `Drop` may panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "not a bundle",
@@ -48,7 +54,22 @@ pub unsafe trait Bundle: DynamicBundle + Send + Sync + 'static {
     /// Like [`Bundle::component_ids`], without registering: `None` for a
     /// component the registry does not know.
     fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>));
+}
 
+/// A [`Bundle`] that can be rebuilt from its components, so it can be taken
+/// back out of an entity (`EntityWorldMut::take`).
+///
+/// # Safety
+/// Implement it with `#[derive(Bundle)]`. By hand:
+/// [`BundleFromComponents::from_components`] must call `func` once for each
+/// component of the type's [`Bundle`] impl, in that impl's order, reading a
+/// value of that component's type each time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be rebuilt from its components, so it cannot be taken out of an entity",
+    label = "not `BundleFromComponents`",
+    note = "components, tuples of them and `#[derive(Bundle)]` structs are, except a struct marked `#[bundle(ignore_from_components)]` or one with a field that is not; remove its components with `remove::<B>()` instead"
+)]
+pub unsafe trait BundleFromComponents {
     /// Builds the bundle by reading each component, in order, from the
     /// pointer that `func` returns. It may run user code (`Default` of
     /// ignored fields) that panics; the values read so far are then
@@ -114,7 +135,10 @@ unsafe impl<C: Component> Bundle for C {
     fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>)) {
         ids(components.component_id::<C>());
     }
+}
 
+// SAFETY: reads its one component, by its own type.
+unsafe impl<C: Component> BundleFromComponents for C {
     #[inline]
     unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
     where
@@ -148,7 +172,11 @@ macro_rules! tuple_bundle {
             fn get_component_ids(components: &Components, ids: &mut impl FnMut(Option<ComponentId>)) {
                 $(<$name as Bundle>::get_component_ids(components, ids);)*
             }
+        }
 
+        // SAFETY: reads each element in declaration order, the order of the
+        // tuple's `Bundle` impl, delegating to the element's own impl.
+        unsafe impl<$($name: BundleFromComponents),*> BundleFromComponents for ($($name,)*) {
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
             unsafe fn from_components<T, F>(ctx: &mut T, func: &mut F) -> Self
@@ -157,7 +185,7 @@ macro_rules! tuple_bundle {
             {
                 // SAFETY: forwarded to each element in order; the caller's
                 // guarantee covers every element.
-                ($(unsafe { <$name as Bundle>::from_components(ctx, func) },)*)
+                ($(unsafe { <$name as BundleFromComponents>::from_components(ctx, func) },)*)
             }
         }
 

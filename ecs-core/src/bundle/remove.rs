@@ -1,4 +1,4 @@
-use super::{Bundle, BundleId};
+use super::{Bundle, BundleFromComponents, BundleId};
 use crate::{
     archetype::EdgeKind,
     component::{ComponentId, StorageType},
@@ -117,7 +117,7 @@ pub(crate) unsafe fn remove_bundle(
 /// # Safety
 /// `location` is `entity`'s current location, the world is flushed, and
 /// `bundle_id` is `B`'s id.
-pub(crate) unsafe fn take_bundle<B: Bundle>(
+pub(crate) unsafe fn take_bundle<B: Bundle + BundleFromComponents>(
     world: &mut World,
     entity: Entity,
     location: EntityLocation,

@@ -4,7 +4,7 @@ use std::{
     ptr::NonNull,
 };
 
-use super::Bundle;
+use super::BundleFromComponents;
 use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components, RequiredComponent, StorageType},
@@ -182,7 +182,10 @@ impl ValueScratch {
     ///
     /// # Safety
     /// The values pushed are exactly `B`'s components, in `B`'s order.
-    pub(crate) unsafe fn take_bundle<B: Bundle>(&mut self, components: &Components) -> B {
+    pub(crate) unsafe fn take_bundle<B: BundleFromComponents>(
+        &mut self,
+        components: &Components,
+    ) -> B {
         /// Drops the values `from_components` has not read, also when it
         /// unwinds.
         struct Unread<'a> {

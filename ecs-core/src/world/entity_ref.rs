@@ -2,7 +2,8 @@ use super::World;
 use crate::{
     archetype::Archetype,
     bundle::{
-        insert_bundle, remove_bundle, take_bundle, Bundle, ComponentSink, DynamicBundle, InsertMode,
+        insert_bundle, remove_bundle, take_bundle, Bundle, BundleFromComponents, ComponentSink,
+        DynamicBundle, InsertMode,
     },
     change_detection::{Mut, Ref},
     component::{Component, ComponentId, StorageType},
@@ -428,7 +429,7 @@ impl<'w> EntityWorldMut<'w> {
     /// Moves the components of `B` out of the entity, if it has all of
     /// them; otherwise returns `None` and changes nothing.
     #[track_caller]
-    pub fn take<B: Bundle>(&mut self) -> Option<B> {
+    pub fn take<B: Bundle + BundleFromComponents>(&mut self) -> Option<B> {
         self.refresh_location();
         let bundle_id = self
             .world

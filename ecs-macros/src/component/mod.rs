@@ -14,11 +14,12 @@
 mod require;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Generics, LitStr, Path};
+use syn::{Attribute, Data, DeriveInput, Expr, ExprCall, Generics, LitStr, Meta, Path};
 
 use crate::attr::{self, EcsAttr, SetOnce};
+use crate::bounds::where_self_is_send_sync_static;
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
 
@@ -79,13 +80,11 @@ impl<'a> ComponentInput<'a> {
             attr,
             required,
         } = self;
-        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let where_clause = where_self_is_send_sync_static(generics);
         let storage = attr.storage.variant();
         let hooks = generate_hooks(&attr.hooks, krate);
         let required = require::generate(required, krate);
-        // The trait's supertraits (`Send + Sync + 'static`) are checked by the
-        // compiler against the user's own bounds: adding them here would
-        // hide a missing bound instead of reporting it.
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -103,7 +102,7 @@ impl<'a> ComponentInput<'a> {
 ///
 /// Each path is passed as written, so a path that is not a
 /// `fn(DeferredWorld, HookContext)` is the compiler's type error at the
-/// path.
+/// path (for a bare key, at the key).
 fn generate_hooks(hooks: &[Hook], krate: &Path) -> TokenStream {
     if hooks.is_empty() {
         return TokenStream::new();
@@ -111,13 +110,14 @@ fn generate_hooks(hooks: &[Hook], krate: &Path) -> TokenStream {
     // A prefixed name, so that a hook path the user wrote never resolves to
     // the generated parameter.
     let registry = Ident::new("__ecs_hooks", Span::call_site());
-    let calls = hooks.iter().map(|Hook { kind, path }| {
-        // The whole call at the path, so that a path of the wrong type is
+    let calls = hooks.iter().map(|Hook { kind, value }| {
+        // The whole call at the value, so that a value of the wrong type is
         // one error there.
-        let span = path.span();
+        let span = value.span();
         let registry = Ident::new(&registry.to_string(), span);
         let setter = Ident::new(kind.key(), span);
-        quote_spanned!(span=> #registry.#setter(#path);)
+        let hook = value.generate(krate);
+        quote_spanned!(span=> #registry.#setter(#hook);)
     });
     quote! {
         fn register_component_hooks(#registry: &mut #krate::component::ComponentHooks) {
@@ -168,7 +168,7 @@ impl ComponentAttr {
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut storage = SetOnce::default();
-        let mut hooks: [SetOnce<Path>; HookKind::ALL.len()] = Default::default();
+        let mut hooks: [SetOnce<HookValue>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
             if key.is_ident("storage") {
@@ -178,9 +178,8 @@ impl ComponentAttr {
                     storage.set(key, value, errors);
                 }
             } else if let Some(kind) = HookKind::from_key(key) {
-                let usage = format!("{} = path::to::hook", kind.key());
-                if let Some(path) = errors.take(attr::path_value(&meta, &usage)) {
-                    hooks[kind as usize].set(key, path, errors);
+                if let Some(value) = errors.take(HookValue::parse(&meta, kind)) {
+                    hooks[kind as usize].set(key, value, errors);
                 }
             } else if key.is_ident("on_replace") {
                 errors.push(syn::Error::new_spanned(
@@ -195,10 +194,10 @@ impl ComponentAttr {
         let hooks = HookKind::ALL
             .into_iter()
             .zip(hooks)
-            .filter_map(|(kind, path)| {
+            .filter_map(|(kind, value)| {
                 Some(Hook {
                     kind,
-                    path: path.get()?,
+                    value: value.get()?,
                 })
             })
             .collect();
@@ -212,8 +211,75 @@ impl ComponentAttr {
 /// `on_add = path` and its siblings: a hook to register.
 struct Hook {
     kind: HookKind,
-    /// A `fn(DeferredWorld, HookContext)`.
-    path: Path,
+    value: HookValue,
+}
+
+/// What a hook key names: something that is a `fn(DeferredWorld,
+/// HookContext)`.
+enum HookValue {
+    /// `on_add = path::to::hook`, or the bare key `on_add`, which means the
+    /// type's own `Self::on_add`.
+    Path(Path),
+    /// `on_add = make_hook(args)`: a call returning the hook as a closure.
+    Call(ExprCall),
+}
+
+impl HookValue {
+    /// Reads the value of the hook key `meta` (of kind `kind`).
+    fn parse(meta: &Meta, kind: HookKind) -> syn::Result<Self> {
+        let key = kind.key();
+        let name_value = match meta {
+            Meta::Path(path) => {
+                let span = path.span();
+                let method = Ident::new(key, span);
+                return Ok(Self::Path(syn::parse_quote_spanned!(span=> Self::#method)));
+            }
+            Meta::NameValue(name_value) => name_value,
+            Meta::List(_) => {
+                return Err(syn::Error::new_spanned(
+                    meta,
+                    format!(
+                        "expected `{key} = path::to::hook`, `{key} = make_hook(..)` or `{key}` \
+                         (the method `Self::{key}`)"
+                    ),
+                ))
+            }
+        };
+        match &name_value.value {
+            Expr::Call(call) if call.attrs.is_empty() => Ok(Self::Call(call.clone())),
+            _ => attr::path_value(meta, &format!("{key} = path::to::hook")).map(Self::Path),
+        }
+    }
+
+    fn span(&self) -> Span {
+        match self {
+            Self::Path(path) => path.span(),
+            Self::Call(call) => call.span(),
+        }
+    }
+
+    /// The hook as an expression: the path itself, or the call wrapped in
+    /// a `fn` item, since a hook is a function pointer and a closure the
+    /// call returns may capture nothing but what the call made.
+    fn generate(&self, krate: &Path) -> TokenStream {
+        match self {
+            Self::Path(path) => path.to_token_stream(),
+            Self::Call(call) => {
+                let span = call.span();
+                quote_spanned! {span=>
+                    {
+                        fn __ecs_hook(
+                            world: #krate::world::DeferredWorld,
+                            context: #krate::lifecycle::HookContext,
+                        ) {
+                            (#call)(world, context)
+                        }
+                        __ecs_hook
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The hook keys, mirroring the setters of `ComponentHooks` in the runtime.
@@ -463,6 +529,67 @@ mod tests {
         let b = out.find("register :: < B > (|| B (2))").unwrap();
         let c = out.find("register :: < C > (|| C (3))").unwrap();
         assert!(a < b && b < c, "{out}");
+    }
+
+    #[test]
+    fn bare_hook_keys_name_the_types_own_methods() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(on_add, on_insert, on_discard, on_remove, on_despawn)]
+                struct S;
+            ),
+        )
+        .unwrap();
+        for key in [
+            "on_add",
+            "on_insert",
+            "on_discard",
+            "on_remove",
+            "on_despawn",
+        ] {
+            assert!(
+                out.contains(&format!("__ecs_hooks . {key} (Self :: {key}) ;")),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
+    fn hook_calls_are_wrapped_in_a_function() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(on_add = counter(2))]
+                struct S;
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains(
+                "__ecs_hooks . on_add ({ fn __ecs_hook (world : :: ecs :: world :: DeferredWorld , \
+                 context : :: ecs :: lifecycle :: HookContext ,) { (counter (2)) (world , context) } \
+                 __ecs_hook }) ;"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn supertraits_bound_self() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct S<T>(T);
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains(
+                "for S < T > where Self : :: core :: marker :: Send + :: core :: marker :: Sync + 'static {"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

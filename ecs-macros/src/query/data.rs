@@ -6,7 +6,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::punctuated::Punctuated;
-use syn::{Data, DeriveInput, Generics, Meta, Path, Token};
+use syn::{DeriveInput, GenericParam, Generics, Meta, Path, Token};
 
 use super::world_query::{state_struct, TermType, WorldQueryImpl};
 use super::{all, with_world_lifetime, world_lifetime, QueryStruct, Shape};
@@ -108,12 +108,6 @@ impl<'a> QueryDataInput<'a> {
                 &mut errors,
             );
         }
-        if matches!(input.data, Data::Struct(_)) && query.fields.is_empty() {
-            errors.push_spanned(
-                query.ident,
-                "`QueryData` needs at least one field: a query that fetches nothing is `()`",
-            );
-        }
         errors.check()?;
         Ok(Self { query, attr })
     }
@@ -136,7 +130,7 @@ impl<'a> QueryDataInput<'a> {
         let item_doc = format!(
             "What a query for [`{ident}`] yields for each entity: one field per field of `{ident}`."
         );
-        let item_struct = self.item_struct(&names.item, &types, &item_doc);
+        let item_struct = self.item_struct(&names.item, ident, &types, &item_doc);
         let state_struct = state_struct(query, &names.state);
         let world_query = WorldQueryImpl {
             query,
@@ -191,12 +185,23 @@ impl<'a> QueryDataInput<'a> {
         }
     }
 
-    /// `struct {Name}Item<'w, ..> { field: <Ty as QueryData>::Item<'w>, .. }`.
-    fn item_struct(&self, item: &Ident, types: &[TermType], doc: &str) -> TokenStream {
+    /// `struct {Name}Item<'w, ..> { field: <Ty as QueryData>::Item<'w>, .. }`;
+    /// for a struct without fields, `type {Name}Item<'w, ..> = {of}<..>`:
+    /// the item holds nothing, so it is the struct it is the item `of`.
+    fn item_struct(&self, item: &Ident, of: &Ident, types: &[TermType], doc: &str) -> TokenStream {
         let krate = &self.query.krate;
         let query_data = quote!(#krate::query::QueryData);
         let w = world_lifetime();
         let generics = with_world_lifetime(self.query.generics);
+        if self.query.fields.is_empty() {
+            let vis = self.query.vis;
+            let (_, ty_generics, _) = self.query.generics.split_for_impl();
+            let params = alias_params(&generics);
+            return quote! {
+                #[doc = #doc]
+                #vis type #item<#(#params),*> = #of #ty_generics;
+            };
+        }
         let derives = &self.attr.derives;
         let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
         let field_types = TermType::items(types, &query_data, quote!(Item<#w>));
@@ -237,10 +242,13 @@ impl<'a> QueryDataInput<'a> {
                 #attrs
                 #vis struct #name #generics #where_clause { #(#fields,)* }
             },
-            // Unit structs have no fields and were rejected in `parse`.
-            Shape::Tuple | Shape::Unit => quote! {
+            Shape::Tuple => quote! {
                 #attrs
                 #vis struct #name #generics ( #(#fields,)* ) #where_clause;
+            },
+            Shape::Unit => quote! {
+                #attrs
+                #vis struct #name #generics #where_clause;
             },
         }
     }
@@ -266,6 +274,11 @@ impl<'a> QueryDataInput<'a> {
         let members = query.fields.iter().map(|field| &field.member);
         let names = query.fields.iter().map(|field| &field.name);
         let fetch = TermType::items(types, &query_data, quote!(fetch));
+        // A query without terms ignores its arguments.
+        let allow_unused = query
+            .fields
+            .is_empty()
+            .then(|| quote!(#[allow(unused_variables)]));
         quote! {
             // SAFETY: `IS_READ_ONLY` holds only if every field reads only, and
             // the read-only twin fetches the same components as `Self`, each
@@ -277,6 +290,7 @@ impl<'a> QueryDataInput<'a> {
                 type Item<#w> = #item #item_ty_generics;
 
                 #[inline(always)]
+                #allow_unused
                 unsafe fn fetch<#w>(
                     fetch: &mut Self::Fetch<#w>,
                     entity: #krate::entity::Entity,
@@ -349,7 +363,8 @@ impl<'a> QueryDataInput<'a> {
             "What a read-only query for [`{ident}`] yields for each entity: \
              `{ident}`'s fields, each read-only."
         );
-        let item_struct = self.item_struct(&names.read_only_item, read_only_types, &item_doc);
+        let item_struct =
+            self.item_struct(&names.read_only_item, read_only, read_only_types, &item_doc);
 
         let world_query = WorldQueryImpl {
             query,
@@ -382,6 +397,30 @@ impl<'a> QueryDataInput<'a> {
             },
         }
     }
+}
+
+/// `generics`' parameters without bounds, as a type alias declares them (it
+/// would not enforce the bounds).
+fn alias_params(generics: &Generics) -> Vec<TokenStream> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            GenericParam::Lifetime(param) => {
+                let lifetime = &param.lifetime;
+                quote!(#lifetime)
+            }
+            GenericParam::Type(param) => {
+                let ident = &param.ident;
+                quote!(#ident)
+            }
+            GenericParam::Const(param) => {
+                let ident = &param.ident;
+                let ty = &param.ty;
+                quote!(const #ident: #ty)
+            }
+        })
+        .collect()
 }
 
 /// The read-only half of the generated code: items declared beside the
@@ -520,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn enums_unions_and_empty_structs_are_rejected() {
+    fn enums_and_unions_are_rejected() {
         assert_eq!(
             messages(derive, parse_quote!(
                 enum E {
@@ -533,19 +572,42 @@ mod tests {
             messages(derive, parse_quote!(union U { a: Entity })),
             ["`QueryData` can only be derived for structs: a union holds only one of its fields at a time"]
         );
-        for input in [
+    }
+
+    #[test]
+    fn empty_structs_are_their_own_items() {
+        let out = expand(
+            derive,
             parse_quote!(
-                struct Q;
+                pub struct Q;
             ),
+        )
+        .unwrap();
+        assert!(out.contains("pub type QItem < 'w > = Q ;"), "{out}");
+        assert!(
+            out.contains("const IS_READ_ONLY : :: core :: primitive :: bool = true"),
+            "{out}"
+        );
+        let out = expand(
+            derive,
             parse_quote!(
-                struct Q {}
+                #[query_data(mutable, derive(Debug))]
+                struct Q<const N: usize> {}
             ),
-        ] {
-            assert_eq!(
-                messages(derive, input),
-                ["`QueryData` needs at least one field: a query that fetches nothing is `()`"]
-            );
-        }
+        )
+        .unwrap();
+        assert!(
+            out.contains("type QItem < 'w , const N : usize > = Q < N > ;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("struct QReadOnly < const N : usize > { }"),
+            "{out}"
+        );
+        assert!(
+            out.contains("type QReadOnlyItem < 'w , const N : usize > = QReadOnly < N > ;"),
+            "{out}"
+        );
     }
 
     #[test]
