@@ -6,12 +6,14 @@
 //!
 //! ```text
 //! Entities.meta: [ 0: gen 1 @ (arch 1, row 0) | 1: gen 2, free | 2: gen 1 @ (arch 3, row 5) ]
-//! Entity 1v1 -> generation mismatch -> "does not exist"
+//! Entity 1v1 -> generation mismatch -> InvalidEntityError ("was despawned")
 //! ```
 
 mod entities;
+mod error;
 
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
+pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 
 use std::{fmt, hash::Hash, num::NonZeroU32};
 
@@ -62,6 +64,13 @@ impl Entity {
     /// The index: the slot in [`Entities`], reused after despawn.
     #[inline]
     pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The index as a `u32`, the same as [`Entity::index`] (which is a
+    /// `u32` here, where bevy's is an `EntityIndex`).
+    #[inline]
+    pub const fn index_u32(self) -> u32 {
         self.index
     }
 
@@ -167,6 +176,7 @@ mod tests {
         assert_eq!(Entity::try_from_bits(12), None);
         assert_eq!(format!("{e:?}"), "12v3");
         assert_eq!(e.index(), 12);
+        assert_eq!(e.index_u32(), 12);
         assert_eq!(e.generation(), 3);
     }
 

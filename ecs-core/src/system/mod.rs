@@ -69,7 +69,7 @@ pub trait System: Send + Sync + 'static {
     /// Runs the system with exclusive access, then applies its deferred
     /// work.
     fn run(&mut self, world: &mut World) -> Self::Out {
-        world.flush();
+        world.flush_entities();
         world.check_change_ticks();
         // SAFETY: `&mut World` holds every access.
         let out = unsafe { self.run_unsafe(UnsafeWorldCell::new_mutable(world)) };

@@ -1,5 +1,10 @@
-use super::{EntityDoesNotExistError, EntityRef, World};
-use crate::{change_detection::Mut, component::Component, entity::Entity, resource::Resource};
+use super::{EntityRef, World};
+use crate::{
+    change_detection::Mut,
+    component::Component,
+    entity::{Entity, EntityNotSpawnedError},
+    resource::Resource,
+};
 
 /// The world as hooks and observers see it: values can be read and written
 /// and commands queued, but no archetype can change (no spawn, insert,
@@ -50,8 +55,12 @@ impl<'w> DeferredWorld<'w> {
     }
 
     /// A read-only handle to an entity.
+    ///
+    /// # Errors
+    /// [`EntityNotSpawnedError`] if the entity is not spawned, naming it
+    /// and why.
     #[inline]
-    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityDoesNotExistError> {
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityNotSpawnedError> {
         self.world.get_entity(entity)
     }
 

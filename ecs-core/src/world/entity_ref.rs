@@ -248,7 +248,7 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     #[track_caller]
     fn refresh_location(&mut self) {
-        self.world.flush();
+        self.world.flush_entities();
         self.assert_not_despawned();
         debug_assert_eq!(self.world.entities.get(self.entity), Some(self.location));
     }
@@ -465,7 +465,7 @@ impl<'w> EntityWorldMut<'w> {
         // structural change.
         let result = self.relocate(|world, entity, _| {
             let result = f(world);
-            world.flush();
+            world.flush_entities();
             let location = world
                 .entities
                 .get(entity)
@@ -479,6 +479,17 @@ impl<'w> EntityWorldMut<'w> {
             );
         }
         result
+    }
+
+    /// Flushes the world ([`World::flush`]: reserved entities become live
+    /// and the world's queued commands apply), giving up the handle, and
+    /// returns the entity's id: those commands may move or despawn it.
+    ///
+    /// # Panics
+    /// If a queued command panics; see [`World::flush_commands`].
+    pub fn flush(self) -> Entity {
+        self.world.flush();
+        self.entity
     }
 
     /// Gives up the entity handle, returning the world borrow.
