@@ -17,6 +17,23 @@ pub struct DeferredWorld<'w> {
     world: &'w mut World,
 }
 
+/// A deferred view of a whole world: commands queued through it wait in
+/// the world's queue until the next structural change or
+/// [`World::flush`].
+impl<'w> From<&'w mut World> for DeferredWorld<'w> {
+    fn from(world: &'w mut World) -> DeferredWorld<'w> {
+        DeferredWorld::new(world)
+    }
+}
+
+/// A shorter-lived handle to the same world, as
+/// [`DeferredWorld::reborrow`].
+impl<'w> From<&'w mut DeferredWorld<'_>> for DeferredWorld<'w> {
+    fn from(world: &'w mut DeferredWorld<'_>) -> DeferredWorld<'w> {
+        world.reborrow()
+    }
+}
+
 impl<'w> DeferredWorld<'w> {
     #[inline]
     pub(crate) fn new(world: &'w mut World) -> Self {
