@@ -15,11 +15,11 @@ use std::sync::{Arc, Mutex};
 use common::integrity::integrity;
 use common::panics::{expect_panic, panic_message};
 use ecs::component::RequiredComponentsRegistrar;
+use ecs::entity::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::query::{QueryEntityError, QuerySingleError};
 use ecs::system::CommandQueue;
-use ecs::entity::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 use ecs::world::error::{EntityDespawnError, EntityMutableFetchError};
 use ecs::world::DeferredWorld;
 
@@ -96,7 +96,12 @@ fn entity_mut_of_a_never_spawned_entity_panics_naming_it() {
     let msg = expect_panic(|| world.entity(ahead).id());
     assert_names(
         &msg,
-        &["3v7", "never spawned", "generation mismatch", "generation 1"],
+        &[
+            "3v7",
+            "never spawned",
+            "generation mismatch",
+            "generation 1",
+        ],
     );
     assert_eq!(world.entity_count(), 0);
     integrity(&world);
@@ -113,7 +118,10 @@ fn get_entity_of_a_reserved_entity_says_it_is_not_spawned_yet() {
             entity: reserved
         })
     );
-    assert_names(&err.to_string(), &[&format!("{reserved}"), "not spawned yet"]);
+    assert_names(
+        &err.to_string(),
+        &[&format!("{reserved}"), "not spawned yet"],
+    );
     // `get_entity_mut` spawns reserved entities first.
     assert!(world.get_entity_mut(reserved).is_ok());
 }

@@ -35,7 +35,9 @@ struct Tally<'w, 's> {
 }
 
 fn tally(tally: Tally, mut seen: ResMut<Seen>) {
-    tally.runs.set(tally.runs.get() + tally.markers.iter().count() as u32);
+    tally
+        .runs
+        .set(tally.runs.get() + tally.markers.iter().count() as u32);
     seen.0.push(("tally", tally.runs.get()));
 }
 
@@ -49,7 +51,11 @@ fn cell_locals_keep_their_value_across_runs_of_a_parallel_schedule() {
     let mut schedule = Schedule::default();
     // `log_in_a_ref_cell` shares no data with the others, so it may run
     // on another thread alongside them.
-    schedule.add_systems((count_in_a_cell, tally.after(count_in_a_cell), log_in_a_ref_cell));
+    schedule.add_systems((
+        count_in_a_cell,
+        tally.after(count_in_a_cell),
+        log_in_a_ref_cell,
+    ));
     for _ in 0..3 {
         schedule.run(&mut world);
     }

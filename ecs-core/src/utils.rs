@@ -230,7 +230,7 @@ impl<T> SyncCell<T> {
 
     /// The value, unwrapped.
     #[inline]
-    pub fn to_inner(self) -> T {
+    pub fn into_inner(self) -> T {
         self.inner
     }
 }
@@ -278,7 +278,7 @@ mod sync_cell_tests {
                 })
                 .join()
                 .unwrap();
-            assert_eq!(cell.to_inner().get(), 3);
+            assert_eq!(cell.into_inner().get(), 3);
         });
     }
 }

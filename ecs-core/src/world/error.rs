@@ -41,10 +41,9 @@ impl fmt::Display for EntityMutableFetchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EntityMutableFetchError::NotSpawned(error) => error.fmt(f),
-            EntityMutableFetchError::AliasedMutability(entity) => write!(
-                f,
-                "entity {entity} was requested mutably more than once"
-            ),
+            EntityMutableFetchError::AliasedMutability(entity) => {
+                write!(f, "entity {entity} was requested mutably more than once")
+            }
         }
     }
 }

@@ -485,7 +485,11 @@ fn flush_spawns_reserved_entities_then_applies_the_world_queue() {
     assert!(!world.contains_entity(spawned));
     world.flush_entities();
     assert!(world.contains_entity(reserved));
-    assert_eq!(world.get::<A>(spawned), None, "flush_entities applies no command");
+    assert_eq!(
+        world.get::<A>(spawned),
+        None,
+        "flush_entities applies no command"
+    );
     world.flush();
     assert_eq!(world.get::<A>(spawned), Some(&A(1)));
     assert_eq!(world.entity_count(), 2);
@@ -499,13 +503,19 @@ fn flush_applies_a_command_a_hook_queued_before_it_panicked() {
         panic!("hook failed after queueing");
     }
     let mut world = World::new();
-    world.register_component_hooks::<S>().on_add(queue_then_panic);
+    world
+        .register_component_hooks::<S>()
+        .on_add(queue_then_panic);
     let e = world.spawn(A(0)).id();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         world.entity_mut(e).insert(S("s".into()));
     }));
     assert!(caught.is_err());
-    assert_eq!(world.get::<B>(e), None, "the queued insert waits in the world's queue");
+    assert_eq!(
+        world.get::<B>(e),
+        None,
+        "the queued insert waits in the world's queue"
+    );
     world.flush();
     assert_eq!(world.get::<B>(e), Some(&B(7)));
     assert_eq!(world.get::<S>(e), Some(&S("s".into())));
@@ -526,7 +536,10 @@ fn entity_world_mut_flush_applies_queued_commands_and_returns_the_id() {
     assert_eq!(world.get::<B>(e), Some(&B(3)));
     assert!(world.contains_entity(reserved));
     // A queued despawn of the entity itself: the id comes back all the same.
-    DeferredWorld::from(&mut world).commands().entity(e).despawn();
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(e)
+        .despawn();
     assert_eq!(world.entity_mut(e).flush(), e);
     assert!(!world.contains_entity(e));
     world.check_integrity().unwrap();
