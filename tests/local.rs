@@ -87,3 +87,26 @@ fn each_system_has_its_own_cell_local() {
         [("cell", 1), ("cell", 1), ("cell", 2), ("cell", 2)]
     );
 }
+
+/// A generic parameter struct: its `Local` needs the type parameter to be
+/// `Send` only.
+#[derive(SystemParam)]
+struct Kept<'s, T: FromWorld + Send + 'static> {
+    value: Local<'s, T>,
+}
+
+fn bump(kept: Kept<Cell<u32>>, mut other: ResMut<Other>) {
+    kept.value.set(kept.value.get() + 10);
+    other.0 = kept.value.get();
+}
+
+#[test]
+fn a_generic_system_param_holds_a_cell_local() {
+    let mut world = World::new();
+    world.init_resource::<Other>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(bump);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Other>().0, 20);
+}

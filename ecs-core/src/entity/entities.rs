@@ -264,6 +264,14 @@ impl Entities {
         self.get(entity).is_some()
     }
 
+    /// Whether the entity is spawned: the same as [`Entities::contains`]
+    /// (bevy's `contains` also counts handles that could still be
+    /// spawned, which this allocator does not track apart).
+    #[inline]
+    pub fn contains_spawned(&self, entity: Entity) -> bool {
+        self.contains(entity)
+    }
+
     /// The live entity currently holding `index`, if any: its handle with
     /// the current generation.
     pub fn resolve_index(&self, index: u32) -> Option<Entity> {

@@ -142,19 +142,25 @@ impl Hash for Entity {
     }
 }
 
+/// `{index}v{generation}` (`PLACEHOLDER` for [`Entity::PLACEHOLDER`]),
+/// padded to the formatter's width.
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if *self == Entity::PLACEHOLDER {
-            write!(f, "PLACEHOLDER")
-        } else {
-            write!(f, "{}v{}", self.index, self.generation)
-        }
+        fmt::Display::fmt(self, f)
     }
 }
 
+/// `{index}v{generation}` (`PLACEHOLDER` for [`Entity::PLACEHOLDER`]),
+/// padded to the formatter's width.
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        if *self == Entity::PLACEHOLDER {
+            f.pad("PLACEHOLDER")
+        } else if f.width().is_none() {
+            write!(f, "{}v{}", self.index, self.generation)
+        } else {
+            f.pad(&format!("{}v{}", self.index, self.generation))
+        }
     }
 }
 
@@ -175,6 +181,8 @@ mod tests {
         assert_eq!(Entity::from_bits(e.to_bits()), e);
         assert_eq!(Entity::try_from_bits(12), None);
         assert_eq!(format!("{e:?}"), "12v3");
+        assert_eq!(format!("[{e:>6}]"), "[  12v3]");
+        assert_eq!(format!("{:<12}|", Entity::PLACEHOLDER), "PLACEHOLDER |");
         assert_eq!(e.index(), 12);
         assert_eq!(e.index_u32(), 12);
         assert_eq!(e.generation(), 3);
