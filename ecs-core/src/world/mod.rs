@@ -295,6 +295,22 @@ impl World {
     /// Structural changes flush on their own; call this after queueing
     /// through a [`DeferredWorld`] or reserving entities outside a change.
     ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::world::DeferredWorld;
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let reserved = world.entities().reserve_entity();
+    /// let queued = DeferredWorld::from(&mut world).commands().spawn(Health(3)).id();
+    /// assert!(world.get_entity(reserved).is_err());
+    /// world.flush();
+    /// assert!(world.get_entity(reserved).is_ok());
+    /// assert_eq!(world.get::<Health>(queued), Some(&Health(3)));
+    /// ```
+    ///
     /// # Panics
     /// If a command panics; see [`World::flush_commands`].
     #[inline]
@@ -506,6 +522,22 @@ impl World {
     /// [`EntityNotSpawnedError`] if the entity is not spawned: it names the
     /// entity and why (despawned, never spawned, or reserved and not
     /// flushed).
+    ///
+    /// ```
+    /// use ecs::entity::EntityNotSpawnedError;
+    /// use ecs::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_empty().id();
+    /// world.despawn(e);
+    /// match world.get_entity(e) {
+    ///     Err(EntityNotSpawnedError::Invalid(error)) => {
+    ///         assert_eq!(error.entity, e);
+    ///         assert!(error.to_string().contains("was despawned"));
+    ///     }
+    ///     _ => unreachable!("the entity was despawned"),
+    /// }
+    /// ```
     #[inline]
     pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityNotSpawnedError> {
         let location = self.entities.get_spawned(entity)?;
