@@ -15,11 +15,13 @@ use std::sync::{Arc, Mutex};
 use common::integrity::integrity;
 use common::panics::{expect_panic, panic_message};
 use ecs::component::RequiredComponentsRegistrar;
+use ecs::entity::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::query::{QueryEntityError, QuerySingleError};
 use ecs::system::CommandQueue;
-use ecs::world::{DeferredWorld, EntityDoesNotExistError};
+use ecs::world::error::{EntityDespawnError, EntityMutableFetchError};
+use ecs::world::DeferredWorld;
 
 // ---- fixtures --------------------------------------------------------------------------
 
@@ -72,7 +74,14 @@ fn entity_of_a_despawned_entity_panics_naming_it() {
     // The index was reused by `live`; the stale handle still names itself.
     assert_eq!(live.index(), stale.index());
     let msg = expect_panic(|| world.entity(stale).id());
-    assert_names(&msg, &[&format!("{stale:?}"), "does not exist"]);
+    assert_names(
+        &msg,
+        &[
+            &format!("{stale:?}"),
+            "does not exist: it was despawned",
+            &format!("index {} is now at generation 2", stale.index()),
+        ],
+    );
     assert_eq!(world.entity(live).get::<Health>(), Some(&Health(2)));
 }
 
@@ -81,20 +90,62 @@ fn entity_mut_of_a_never_spawned_entity_panics_naming_it() {
     let mut world = World::new();
     let ghost = Entity::from_raw(42);
     let msg = expect_panic(|| world.entity_mut(ghost).id());
-    assert_names(&msg, &["42v1", "does not exist"]);
+    assert_names(&msg, &["42v1", "does not exist: it was never spawned"]);
+    // A generation ahead of the index's is a generation mismatch.
+    let ahead = Entity::from_bits(7 << 32 | 3);
+    let msg = expect_panic(|| world.entity(ahead).id());
+    assert_names(
+        &msg,
+        &[
+            "3v7",
+            "never spawned",
+            "generation mismatch",
+            "generation 1",
+        ],
+    );
     assert_eq!(world.entity_count(), 0);
     integrity(&world);
+}
+
+#[test]
+fn get_entity_of_a_reserved_entity_says_it_is_not_spawned_yet() {
+    let mut world = World::new();
+    let reserved = world.entities().reserve_entity();
+    let err = world.get_entity(reserved).unwrap_err();
+    assert_eq!(
+        err,
+        EntityNotSpawnedError::ValidButNotSpawned(EntityValidButNotSpawnedError {
+            entity: reserved
+        })
+    );
+    assert_names(
+        &err.to_string(),
+        &[&format!("{reserved}"), "not spawned yet"],
+    );
+    // `get_entity_mut` spawns reserved entities first.
+    assert!(world.get_entity_mut(reserved).is_ok());
 }
 
 #[test]
 fn get_entity_and_get_entity_mut_return_an_error_naming_the_entity() {
     let (mut world, _, stale) = world_with_stale();
     let err = world.get_entity(stale).unwrap_err();
-    assert_eq!(err, EntityDoesNotExistError { entity: stale });
-    assert_names(&err.to_string(), &[&format!("{stale:?}")]);
+    let not_spawned = EntityNotSpawnedError::Invalid(InvalidEntityError {
+        entity: stale,
+        current_generation: stale.generation() + 1,
+    });
+    assert_eq!(err, not_spawned);
+    assert_eq!(err.entity(), stale);
+    assert_names(&err.to_string(), &[&format!("{stale:?}"), "was despawned"]);
     let err = world.get_entity_mut(stale).unwrap_err();
-    assert_eq!(err.entity, stale);
-    assert_names(&err.to_string(), &[&format!("{stale:?}"), "does not exist"]);
+    assert_eq!(err, EntityMutableFetchError::NotSpawned(not_spawned));
+    assert_eq!(err.to_string(), not_spawned.to_string());
+    let err = world.try_despawn(stale).unwrap_err();
+    assert_eq!(err, EntityDespawnError(not_spawned));
+    assert_names(
+        &err.to_string(),
+        &["could not despawn", &format!("{stale:?}"), "was despawned"],
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@ use common::integrity::check_invariants;
 use common::panics::expect_panic;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
+use ecs::world::error::EntityMutableFetchError;
 
 // ---- components --------------------------------------------------------------
 
@@ -332,16 +333,12 @@ fn despawned_index_is_reused_and_stale_handle_refused_everywhere() {
     assert!(world.get_mut::<SA>(stale).is_none());
     assert!(world.get_ref::<SA>(stale).is_none());
     let error = world.get_entity(stale).map(|e| e.id()).unwrap_err();
-    assert_eq!(error.entity, stale);
+    assert_eq!(error.entity(), stale);
     assert!(error.to_string().contains(&format!("{stale:?}")), "{error}");
-    assert_eq!(
-        world
-            .get_entity_mut(stale)
-            .map(|e| e.id())
-            .unwrap_err()
-            .entity,
-        stale
-    );
+    assert!(matches!(
+        world.get_entity_mut(stale).map(|e| e.id()),
+        Err(EntityMutableFetchError::NotSpawned(error)) if error.entity() == stale
+    ));
     assert!(
         !world.despawn(stale),
         "despawning a stale handle does nothing"

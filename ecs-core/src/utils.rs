@@ -210,3 +210,75 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"first bomb"));
     }
 }
+
+/// A value that is `Sync` whatever `T` is, because shared access to the
+/// cell gives no access to the value: it is reached only through
+/// `&mut self` (or by value). Lets state that is `Send` but not `Sync` (a
+/// `Cell`, an `mpsc::Sender`) live in a system, which the scheduler shares
+/// across threads.
+#[repr(transparent)]
+pub struct SyncCell<T: ?Sized> {
+    inner: T,
+}
+
+impl<T> SyncCell<T> {
+    /// Wraps `inner`.
+    #[inline]
+    pub fn new(inner: T) -> Self {
+        SyncCell { inner }
+    }
+
+    /// The value, unwrapped.
+    #[inline]
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
+}
+
+impl<T: ?Sized> SyncCell<T> {
+    /// The value, exclusively.
+    #[inline]
+    pub fn get(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+// SAFETY: every accessor of the value takes `&mut self` or `self`, so a
+// `&SyncCell<T>` shared between threads lets none of them reach `T`;
+// whoever reaches `T` holds the only access to it.
+unsafe impl<T: ?Sized> Sync for SyncCell<T> {}
+
+impl<T: ?Sized> std::fmt::Debug for SyncCell<T> {
+    // The value stays hidden: printing it would read it through `&self`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncCell").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod sync_cell_tests {
+    use super::SyncCell;
+    use std::cell::Cell;
+
+    fn assert_sync<T: Sync>(_: &T) {}
+
+    #[test]
+    fn a_cell_in_a_sync_cell_is_sync_and_reached_through_mut() {
+        let mut cell = SyncCell::new(Cell::new(1u32));
+        assert_sync(&cell);
+        cell.get().set(2);
+        assert_eq!(format!("{cell:?}"), "SyncCell { .. }");
+        std::thread::scope(|scope| {
+            // Moved to another thread (it is `Send`), used there, moved back.
+            let cell = scope
+                .spawn(move || {
+                    let value = cell.get();
+                    value.set(value.get() + 1);
+                    cell
+                })
+                .join()
+                .unwrap();
+            assert_eq!(cell.into_inner().get(), 3);
+        });
+    }
+}

@@ -1819,6 +1819,7 @@ impl Harness {
                     );
                 }
                 (Err(err), None) => {
+                    assert_eq!(err.entity(), e);
                     assert!(err.to_string().contains(&named(e)), "{err}");
                     assert!(world.get::<Plain>(e).is_none());
                     assert!(world.get::<SparseMarker>(e).is_none());

@@ -90,7 +90,7 @@ impl<'w> BundleSpawner<'w> {
             // a command (`commands().spawn_empty()`): they must become live
             // before the next allocation, or the batch would hand out
             // their ids again.
-            self.world.flush();
+            self.world.flush_entities();
             if !self.world.command_queue.is_empty() {
                 self.world.flush_commands();
                 self.read_flags();

@@ -3,7 +3,7 @@ use std::{
     sync::atomic::{AtomicI64, Ordering},
 };
 
-use super::Entity;
+use super::{Entity, EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 use crate::{
     archetype::{ArchetypeId, ArchetypeRow},
     storage::{TableId, TableRow},
@@ -226,10 +226,50 @@ impl Entities {
         Some(meta.location)
     }
 
+    /// The location of a live entity, or why the handle reaches none: its
+    /// generation is not current (despawned, or never spawned), or it is
+    /// current but the entity has no location (never spawned, or reserved
+    /// and not flushed yet).
+    #[inline]
+    pub fn get_spawned(&self, entity: Entity) -> Result<EntityLocation, EntityNotSpawnedError> {
+        match self.get(entity) {
+            Some(location) => Ok(location),
+            None => Err(self.not_spawned_error(entity)),
+        }
+    }
+
+    /// Why `entity`, which [`Entities::get`] refused, is not spawned.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn not_spawned_error(&self, entity: Entity) -> EntityNotSpawnedError {
+        // An index never handed out is at its first generation.
+        let current_generation = self
+            .meta
+            .get(entity.index() as usize)
+            .map_or(NonZeroU32::MIN, |meta| meta.generation);
+        if current_generation != entity.generation {
+            InvalidEntityError {
+                entity,
+                current_generation: current_generation.get(),
+            }
+            .into()
+        } else {
+            EntityValidButNotSpawnedError { entity }.into()
+        }
+    }
+
     /// Whether the entity is live (flushed).
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {
         self.get(entity).is_some()
+    }
+
+    /// Whether the entity is spawned: the same as [`Entities::contains`]
+    /// (bevy's `contains` also counts handles that could still be
+    /// spawned, which this allocator does not track apart).
+    #[inline]
+    pub fn contains_spawned(&self, entity: Entity) -> bool {
+        self.contains(entity)
     }
 
     /// The live entity currently holding `index`, if any: its handle with

@@ -6,12 +6,14 @@
 //!
 //! ```text
 //! Entities.meta: [ 0: gen 1 @ (arch 1, row 0) | 1: gen 2, free | 2: gen 1 @ (arch 3, row 5) ]
-//! Entity 1v1 -> generation mismatch -> "does not exist"
+//! Entity 1v1 -> generation mismatch -> InvalidEntityError ("was despawned")
 //! ```
 
 mod entities;
+mod error;
 
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
+pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 
 use std::{fmt, hash::Hash, num::NonZeroU32};
 
@@ -62,6 +64,13 @@ impl Entity {
     /// The index: the slot in [`Entities`], reused after despawn.
     #[inline]
     pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The index as a `u32`, the same as [`Entity::index`] (which is a
+    /// `u32` here, where bevy's is an `EntityIndex`).
+    #[inline]
+    pub const fn index_u32(self) -> u32 {
         self.index
     }
 
@@ -133,19 +142,25 @@ impl Hash for Entity {
     }
 }
 
+/// `{index}v{generation}` (`PLACEHOLDER` for [`Entity::PLACEHOLDER`]),
+/// padded to the formatter's width.
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if *self == Entity::PLACEHOLDER {
-            write!(f, "PLACEHOLDER")
-        } else {
-            write!(f, "{}v{}", self.index, self.generation)
-        }
+        fmt::Display::fmt(self, f)
     }
 }
 
+/// `{index}v{generation}` (`PLACEHOLDER` for [`Entity::PLACEHOLDER`]),
+/// padded to the formatter's width.
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        if *self == Entity::PLACEHOLDER {
+            f.pad("PLACEHOLDER")
+        } else if f.width().is_none() {
+            write!(f, "{}v{}", self.index, self.generation)
+        } else {
+            f.pad(&format!("{}v{}", self.index, self.generation))
+        }
     }
 }
 
@@ -166,7 +181,10 @@ mod tests {
         assert_eq!(Entity::from_bits(e.to_bits()), e);
         assert_eq!(Entity::try_from_bits(12), None);
         assert_eq!(format!("{e:?}"), "12v3");
+        assert_eq!(format!("[{e:>6}]"), "[  12v3]");
+        assert_eq!(format!("{:<12}|", Entity::PLACEHOLDER), "PLACEHOLDER |");
         assert_eq!(e.index(), 12);
+        assert_eq!(e.index_u32(), 12);
         assert_eq!(e.generation(), 3);
     }
 

@@ -566,7 +566,7 @@ impl World {
     /// (from inside a command, once that command returns: see
     /// [`World::flush_commands`] for the order).
     pub fn trigger<E: Event>(&mut self, event: E) {
-        self.flush();
+        self.flush_entities();
         self.check_change_ticks();
         trigger_custom(self, &event, Entity::PLACEHOLDER);
         self.flush_commands();
@@ -576,7 +576,7 @@ impl World {
     /// the observers of that entity run. Their commands apply as with
     /// [`World::trigger`].
     pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
-        self.flush();
+        self.flush_entities();
         self.check_change_ticks();
         trigger_custom(self, &event, entity);
         self.flush_commands();

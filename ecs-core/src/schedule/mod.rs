@@ -295,7 +295,7 @@ impl Schedule {
     /// and propagates; the world stays consistent and usable.
     #[track_caller]
     pub fn run(&mut self, world: &mut World) {
-        world.flush();
+        world.flush_entities();
         self.initialize(world);
         world.check_change_ticks();
         let graph = self.graph.as_ref().expect("built above");

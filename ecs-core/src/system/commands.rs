@@ -211,7 +211,7 @@ impl EntityCommands<'_> {
     pub fn despawn(&mut self) {
         let entity = self.entity;
         self.commands.queue(move |world: &mut World| {
-            if !world.despawn(entity) {
+            if world.try_despawn(entity).is_err() {
                 warn_missing(entity, "despawn");
             }
         });

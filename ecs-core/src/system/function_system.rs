@@ -362,7 +362,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         // SAFETY: exclusive systems run with no other access alive (the
         // caller guarantees it) and from a mutable world cell.
         let world = unsafe { world.world_mut() };
-        world.flush();
+        world.flush_entities();
         // Inside the system, what the world reports as added or changed is
         // what happened since this system's last run; its own writes carry
         // the current tick, which becomes its last run afterwards, so its

@@ -96,7 +96,7 @@ pub trait System: Send + Sync + 'static {
     /// since our parameters cannot fail validation (a missing resource
     /// panics naming it).
     fn run(&mut self, input: SystemIn<'_, Self>, world: &mut World) -> Self::Out {
-        world.flush();
+        world.flush_entities();
         world.check_change_ticks();
         // SAFETY: `&mut World` holds every access.
         let out = unsafe { self.run_unsafe(input, UnsafeWorldCell::new_mutable(world)) };

@@ -10,6 +10,7 @@ use crate::{
     component::ComponentId,
     query::{FilteredAccess, FilteredAccessSet, QueryData, QueryFilter, QueryState},
     resource::Resource,
+    utils::SyncCell,
     world::{FromWorld, UnsafeWorldCell, World},
 };
 
@@ -475,38 +476,44 @@ unsafe impl<R: Resource> SystemParam for Option<ResMut<'_, R>> {
 /// A value private to one system, kept between its runs (starts at
 /// [`FromWorld::from_world`], which is `Default::default()` for a `Default`
 /// type).
+///
+/// `T` needs `Send`, not `Sync`: the value is kept in a
+/// `SyncCell` (a cell that is `Sync` because only `&mut` reaches its
+/// value), which only the running system reaches, so a
+/// `Local<Cell<u32>>` or a `Local<mpsc::Sender<_>>` works in a system that
+/// runs on any thread.
 #[derive(Debug)]
-pub struct Local<'s, T: FromWorld + Send + Sync + 'static>(&'s mut T);
+pub struct Local<'s, T: FromWorld + Send + 'static>(&'s mut T);
 
-impl<T: FromWorld + Send + Sync + 'static> Deref for Local<'_, T> {
+impl<T: FromWorld + Send + 'static> Deref for Local<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         self.0
     }
 }
 
-impl<T: FromWorld + Send + Sync + 'static> DerefMut for Local<'_, T> {
+impl<T: FromWorld + Send + 'static> DerefMut for Local<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         self.0
     }
 }
 
 // SAFETY: touches no world data.
-unsafe impl<T: FromWorld + Send + Sync + 'static> SystemParam for Local<'_, T> {
-    type State = T;
+unsafe impl<T: FromWorld + Send + 'static> SystemParam for Local<'_, T> {
+    type State = SyncCell<T>;
     type Item<'w, 's> = Local<'s, T>;
 
-    fn init_state(world: &mut World, _: &mut SystemMeta) -> T {
-        T::from_world(world)
+    fn init_state(world: &mut World, _: &mut SystemMeta) -> SyncCell<T> {
+        SyncCell::new(T::from_world(world))
     }
 
     unsafe fn get_param<'w, 's>(
-        state: &'s mut T,
+        state: &'s mut SyncCell<T>,
         _: &SystemMeta,
         _: UnsafeWorldCell<'w>,
         _: Tick,
     ) -> Local<'s, T> {
-        Local(state)
+        Local(state.get())
     }
 }
 

@@ -151,7 +151,7 @@ impl CommandQueue {
     /// one); the queue is left as it was.
     pub fn apply(&mut self, world: &mut World) {
         self.check_world(world.id(), "apply them to");
-        world.flush();
+        world.flush_entities();
         if let Some(payload) = self.consume(Some(world)) {
             resume_unwind(payload);
         }

@@ -1,5 +1,10 @@
-use super::{EntityDoesNotExistError, EntityRef, World};
-use crate::{change_detection::Mut, component::Component, entity::Entity, resource::Resource};
+use super::{EntityRef, World};
+use crate::{
+    change_detection::Mut,
+    component::Component,
+    entity::{Entity, EntityNotSpawnedError},
+    resource::Resource,
+};
 
 /// The world as hooks and observers see it: values can be read and written
 /// and commands queued, but no archetype can change (no spawn, insert,
@@ -10,6 +15,23 @@ use crate::{change_detection::Mut, component::Component, entity::Entity, resourc
 /// in `system`, so that the world knows nothing of the layer above it.
 pub struct DeferredWorld<'w> {
     world: &'w mut World,
+}
+
+/// A deferred view of a whole world: commands queued through it wait in
+/// the world's queue until the next structural change or
+/// [`World::flush`].
+impl<'w> From<&'w mut World> for DeferredWorld<'w> {
+    fn from(world: &'w mut World) -> DeferredWorld<'w> {
+        DeferredWorld::new(world)
+    }
+}
+
+/// A shorter-lived handle to the same world, as
+/// [`DeferredWorld::reborrow`].
+impl<'w> From<&'w mut DeferredWorld<'_>> for DeferredWorld<'w> {
+    fn from(world: &'w mut DeferredWorld<'_>) -> DeferredWorld<'w> {
+        world.reborrow()
+    }
 }
 
 impl<'w> DeferredWorld<'w> {
@@ -50,8 +72,12 @@ impl<'w> DeferredWorld<'w> {
     }
 
     /// A read-only handle to an entity.
+    ///
+    /// # Errors
+    /// [`EntityNotSpawnedError`] if the entity is not spawned, naming it
+    /// and why.
     #[inline]
-    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityDoesNotExistError> {
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityNotSpawnedError> {
         self.world.get_entity(entity)
     }
 

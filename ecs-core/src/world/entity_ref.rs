@@ -249,7 +249,7 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     #[track_caller]
     fn refresh_location(&mut self) {
-        self.world.flush();
+        self.world.flush_entities();
         self.assert_not_despawned();
         debug_assert_eq!(self.world.entities.get(self.entity), Some(self.location));
     }
@@ -466,7 +466,7 @@ impl<'w> EntityWorldMut<'w> {
         // structural change.
         let result = self.relocate(|world, entity, _| {
             let result = f(world);
-            world.flush();
+            world.flush_entities();
             let location = world
                 .entities
                 .get(entity)
@@ -480,6 +480,17 @@ impl<'w> EntityWorldMut<'w> {
             );
         }
         result
+    }
+
+    /// Flushes the world ([`World::flush`]: reserved entities become live
+    /// and the world's queued commands apply), giving up the handle, and
+    /// returns the entity's id: those commands may move or despawn it.
+    ///
+    /// # Panics
+    /// If a queued command panics; see [`World::flush_commands`].
+    pub fn flush(self) -> Entity {
+        self.world.flush();
+        self.entity
     }
 
     /// Gives up the entity handle, returning the world borrow.

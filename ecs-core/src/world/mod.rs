@@ -11,7 +11,7 @@
 mod command_queue;
 mod deferred_world;
 mod entity_ref;
-mod error;
+pub mod error;
 mod from_world;
 pub(crate) mod relocation;
 mod resources;
@@ -30,6 +30,7 @@ pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
+#[allow(deprecated)]
 pub use error::EntityDoesNotExistError;
 pub use from_world::FromWorld;
 pub(crate) use resources::taken_by_scope;
@@ -48,6 +49,7 @@ use std::{
     sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
 
+use self::error::{EntityDespawnError, EntityMutableFetchError};
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
     bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
@@ -55,7 +57,7 @@ use crate::{
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
     },
-    entity::{Entities, Entity, EntityLocation},
+    entity::{Entities, Entity, EntityLocation, EntityNotSpawnedError},
     observer::{trigger_lifecycle, Lifecycle, Observers},
     storage::{Storages, TableRow},
     utils::DropPanics,
@@ -288,10 +290,45 @@ impl World {
         self.entities.contains(entity)
     }
 
-    /// Makes entities reserved through `&World` (by commands) live, with no
-    /// components.
+    /// Makes the entities reserved through `&World` (by
+    /// [`Commands`](crate::system::Commands)) live, then applies the
+    /// commands queued in the world's own queue (by hooks and observers,
+    /// and by the commands those applied), as
+    /// [`World::flush_commands`] does.
+    ///
+    /// Structural changes flush on their own; call this after queueing
+    /// through a [`DeferredWorld`] or reserving entities outside a change.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::world::DeferredWorld;
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let reserved = world.entities().reserve_entity();
+    /// let queued = DeferredWorld::from(&mut world).commands().spawn(Health(3)).id();
+    /// assert!(world.get_entity(reserved).is_err());
+    /// world.flush();
+    /// assert!(world.get_entity(reserved).is_ok());
+    /// assert_eq!(world.get::<Health>(queued), Some(&Health(3)));
+    /// ```
+    ///
+    /// # Panics
+    /// If a command panics; see [`World::flush_commands`].
     #[inline]
     pub fn flush(&mut self) {
+        self.flush_entities();
+        self.flush_commands();
+    }
+
+    /// Makes the entities reserved through `&World` (by
+    /// [`Commands`](crate::system::Commands)) live, with no components,
+    /// and applies no command. A reserved entity is reachable through
+    /// [`World::get_entity`] only after this.
+    #[inline]
+    pub fn flush_entities(&mut self) {
         if self.entities.needs_flush() {
             self.flush_reserved();
         }
@@ -382,7 +419,7 @@ impl World {
         loop {
             if !self.command_queue.is_empty() {
                 // Entities their `Commands` reserved become live first.
-                self.flush();
+                self.flush_entities();
                 pending.push(self.command_queue.take_cursor());
             }
             let Some(cursor) = pending.last_mut() else {
@@ -406,7 +443,7 @@ impl World {
     /// Spawns an entity with the components of `bundle`.
     #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityWorldMut<'_> {
-        self.flush();
+        self.flush_entities();
         let change_tick = self.change_tick();
         let bundle_id = self.bundles.register_info::<B>(&mut self.components);
         let (entity, mut location) =
@@ -436,7 +473,7 @@ impl World {
         I: IntoIterator,
         I::Item: Bundle,
     {
-        self.flush();
+        self.flush_entities();
         let change_tick = self.change_tick();
         let bundle_id = self.bundles.register_info::<I::Item>(&mut self.components);
         let iter = iter.into_iter();
@@ -447,64 +484,99 @@ impl World {
 
     /// A read-only handle to an entity.
     ///
+    /// Bevy's also takes arrays, slices and sets of entities; this one
+    /// takes one entity, as this crate has no multi-entity handles.
+    ///
     /// # Panics
-    /// If the entity does not exist; the message names it.
+    /// If the entity is not spawned, with the [`EntityNotSpawnedError`]
+    /// message: the entity (index and generation) and why.
     #[inline]
     #[track_caller]
     pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
         match self.get_entity(entity) {
             Ok(entity_ref) => entity_ref,
-            Err(error) => panic!("{error}"),
+            Err(error) => panic_on_fetch_error(error),
         }
     }
 
-    /// A mutable handle to an entity.
+    /// A mutable handle to an entity, which can make structural changes.
+    ///
+    /// Bevy's also takes arrays, slices and sets of entities; this one
+    /// takes one entity, as this crate has no multi-entity handles.
     ///
     /// # Panics
-    /// If the entity does not exist; the message names it.
+    /// If the entity is not spawned, with the [`EntityMutableFetchError`]
+    /// message: the entity (index and generation) and why.
     #[inline]
     #[track_caller]
     pub fn entity_mut(&mut self, entity: Entity) -> EntityWorldMut<'_> {
         match self.get_entity_mut(entity) {
             Ok(entity_mut) => entity_mut,
-            Err(error) => panic!("{error}"),
+            Err(error) => panic_on_fetch_error(error),
         }
     }
 
-    /// A read-only handle to an entity, or an error naming it.
+    /// A read-only handle to an entity.
+    ///
+    /// An entity reserved by [`Commands`](crate::system::Commands) is not
+    /// spawned until [`World::flush`] (which this `&self` method cannot
+    /// run).
+    ///
+    /// # Errors
+    /// [`EntityNotSpawnedError`] if the entity is not spawned: it names the
+    /// entity and why (despawned, never spawned, or reserved and not
+    /// flushed).
+    ///
+    /// ```
+    /// use ecs::entity::EntityNotSpawnedError;
+    /// use ecs::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_empty().id();
+    /// world.despawn(e);
+    /// match world.get_entity(e) {
+    ///     Err(EntityNotSpawnedError::Invalid(error)) => {
+    ///         assert_eq!(error.entity, e);
+    ///         assert!(error.to_string().contains("was despawned"));
+    ///     }
+    ///     _ => unreachable!("the entity was despawned"),
+    /// }
+    /// ```
     #[inline]
-    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityDoesNotExistError> {
-        let location = self
-            .entities
-            .get(entity)
-            .ok_or(EntityDoesNotExistError { entity })?;
+    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityNotSpawnedError> {
+        let location = self.entities.get_spawned(entity)?;
         Ok(EntityRef::new(self, entity, location))
     }
 
-    /// A mutable handle to an entity, or an error naming it.
+    /// A mutable handle to an entity, which can make structural changes.
+    /// Entities reserved by [`Commands`](crate::system::Commands) are
+    /// spawned first, so a reserved entity is found.
+    ///
+    /// # Errors
+    /// [`EntityMutableFetchError::NotSpawned`] if the entity is not
+    /// spawned, naming it and why.
     #[inline]
     pub fn get_entity_mut(
         &mut self,
         entity: Entity,
-    ) -> Result<EntityWorldMut<'_>, EntityDoesNotExistError> {
-        self.flush();
-        let location = self
-            .entities
-            .get(entity)
-            .ok_or(EntityDoesNotExistError { entity })?;
+    ) -> Result<EntityWorldMut<'_>, EntityMutableFetchError> {
+        self.flush_entities();
+        let location = self.entities.get_spawned(entity)?;
         Ok(EntityWorldMut::new(self, entity, location))
     }
 
     /// The entity's component `T`, if the entity exists and has one.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
-        self.get_entity(entity).ok()?.get::<T>()
+        let location = self.entities.get(entity)?;
+        EntityRef::new(self, entity, location).get::<T>()
     }
 
     /// The entity's component `T` with its change ticks.
     #[inline]
     pub fn get_ref<T: Component>(&self, entity: Entity) -> Option<Ref<'_, T>> {
-        self.get_entity(entity).ok()?.get_ref::<T>()
+        let location = self.entities.get(entity)?;
+        EntityRef::new(self, entity, location).get_ref::<T>()
     }
 
     /// The entity's component `T`, mutably; writing through it marks the
@@ -572,19 +644,40 @@ impl World {
         }
     }
 
-    /// Despawns an entity, dropping its components. Returns `false` if it
-    /// did not exist.
+    /// Despawns an entity, dropping its components. Returns `false` (and
+    /// logs a warning naming the entity and why) if it is not spawned.
     ///
     /// `on_despawn`, then `on_discard` and `on_remove` hooks and observers
     /// of its components run first, while its values are still in place.
+    #[track_caller]
     pub fn despawn(&mut self, entity: Entity) -> bool {
-        let despawned = self.despawn_no_flush(entity);
+        match self.try_despawn(entity) {
+            Ok(()) => true,
+            Err(error) => {
+                log::warn!("{error}");
+                false
+            }
+        }
+    }
+
+    /// Despawns an entity, dropping its components, as
+    /// [`World::despawn`] does.
+    ///
+    /// # Errors
+    /// [`EntityDespawnError`] if the entity is not spawned, naming it and
+    /// why; nothing is logged.
+    pub fn try_despawn(&mut self, entity: Entity) -> Result<(), EntityDespawnError> {
+        let result = if self.despawn_no_flush(entity) {
+            Ok(())
+        } else {
+            Err(EntityDespawnError(self.entities.not_spawned_error(entity)))
+        };
         self.flush_commands();
-        despawned
+        result
     }
 
     pub(crate) fn despawn_no_flush(&mut self, entity: Entity) -> bool {
-        self.flush();
+        self.flush_entities();
         let Some(location) = self.entities.get(entity) else {
             return false;
         };
@@ -605,7 +698,7 @@ impl World {
             // The hooks and observers may have reserved entities (a
             // `commands().spawn(..)`): they become live before the free,
             // which would otherwise reuse their ids.
-            self.flush();
+            self.flush_entities();
             // The hooks and observers had the world: check the handle again.
             self.entities.free(entity).expect("hooks cannot despawn")
         } else {
@@ -624,7 +717,7 @@ impl World {
     /// (their memory is reused). Stale handles to the despawned entities
     /// stay refused.
     pub fn clear_entities(&mut self) {
-        self.flush();
+        self.flush_entities();
         for archetype in self.archetypes.iter() {
             let table = &self.storages.tables[archetype.table_id()];
             for archetype_entity in archetype.entities_in(table) {
@@ -771,6 +864,13 @@ thread_local! {
     /// the world: a command may swap a world's contents for another's, and
     /// a flag inside would leave with them.
     static FLUSHING: std::cell::RefCell<Vec<WorldId>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn panic_on_fetch_error(error: impl std::fmt::Display) -> ! {
+    panic!("{error}")
 }
 
 #[cold]

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::lifecycle::HookContext;
 use crate::prelude::*;
+use crate::world::DeferredWorld;
 use crate::{archetype::ArchetypeId, storage::TableId};
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -471,4 +473,74 @@ fn an_archetype_owns_its_table_until_another_shares_it() {
     assert!(listed(&world, with_b).is_empty());
     world.check_integrity().unwrap();
     assert!(world.archetype_entities(ArchetypeId::new(10_000)).is_none());
+}
+
+#[test]
+fn flush_spawns_reserved_entities_then_applies_the_world_queue() {
+    let mut world = World::new();
+    let reserved = world.entities().reserve_entity();
+    let spawned = DeferredWorld::from(&mut world).commands().spawn(A(1)).id();
+    // Nothing happened yet: the entities are reserved, the command queued.
+    assert!(!world.contains_entity(reserved));
+    assert!(!world.contains_entity(spawned));
+    world.flush_entities();
+    assert!(world.contains_entity(reserved));
+    assert_eq!(
+        world.get::<A>(spawned),
+        None,
+        "flush_entities applies no command"
+    );
+    world.flush();
+    assert_eq!(world.get::<A>(spawned), Some(&A(1)));
+    assert_eq!(world.entity_count(), 2);
+    world.check_integrity().unwrap();
+}
+
+#[test]
+fn flush_applies_a_command_a_hook_queued_before_it_panicked() {
+    fn queue_then_panic(mut world: DeferredWorld<'_>, context: HookContext) {
+        world.commands().entity(context.entity).insert(B(7));
+        panic!("hook failed after queueing");
+    }
+    let mut world = World::new();
+    world
+        .register_component_hooks::<S>()
+        .on_add(queue_then_panic);
+    let e = world.spawn(A(0)).id();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.entity_mut(e).insert(S("s".into()));
+    }));
+    assert!(caught.is_err());
+    assert_eq!(
+        world.get::<B>(e),
+        None,
+        "the queued insert waits in the world's queue"
+    );
+    world.flush();
+    assert_eq!(world.get::<B>(e), Some(&B(7)));
+    assert_eq!(world.get::<S>(e), Some(&S("s".into())));
+    world.check_integrity().unwrap();
+}
+
+#[test]
+fn entity_world_mut_flush_applies_queued_commands_and_returns_the_id() {
+    let mut world = World::new();
+    let e = world.spawn(A(0)).id();
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(e)
+        .insert(B(3));
+    let reserved = world.entities().reserve_entity();
+    let id = world.entity_mut(e).flush();
+    assert_eq!(id, e);
+    assert_eq!(world.get::<B>(e), Some(&B(3)));
+    assert!(world.contains_entity(reserved));
+    // A queued despawn of the entity itself: the id comes back all the same.
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(e)
+        .despawn();
+    assert_eq!(world.entity_mut(e).flush(), e);
+    assert!(!world.contains_entity(e));
+    world.check_integrity().unwrap();
 }
