@@ -7,7 +7,7 @@
 //!   `#[component(..)]` or registered at run time. Hooks keep a component's
 //!   own invariants, whatever code path adds or removes it.
 //! - An *observer* is a system whose first parameter is `On<E, B>`: any
-//!   number of them, for lifecycle events (`On<Add, Player>`) or for your
+//!   number of them, for lifecycle events (`On<Add<Player>>`) or for your
 //!   own `#[derive(Event)]` events, globally or for one entity.
 //! - `#[require(..)]` makes a component bring the others it needs.
 //!
@@ -118,7 +118,7 @@ fn clamp_health(mut world: DeferredWorld, context: HookContext) {
 // ---- observers: `On<E, B>` first, then any system parameters ---------------
 
 fn announce_join(
-    joined: On<Add, Player>,
+    joined: On<Add<Player>>,
     names: Query<&Name>,
     party: Res<Party>,
     mut journal: ResMut<Journal>,
@@ -128,7 +128,7 @@ fn announce_join(
     journal.write(format!("{name} joins the party ({} strong)", party.0.len()));
 }
 
-fn announce_leave(left: On<Remove, Player>, names: Query<&Name>, mut journal: ResMut<Journal>) {
+fn announce_leave(left: On<Remove<Player>>, names: Query<&Name>, mut journal: ResMut<Journal>) {
     // The component is about to go: the entity's values are still there.
     let name = names.get(left.entity()).map_or("someone", |n| n.0);
     journal.write(format!("{name} leaves the party"));

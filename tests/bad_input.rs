@@ -1017,7 +1017,7 @@ fn required_components_forming_a_cycle_panic_naming_them() {
 fn an_observer_of_a_lifecycle_event_of_no_component_panics_naming_it() {
     let mut world = World::new();
     let msg = expect_panic(|| {
-        world.add_observer(|_: On<Add>| {});
+        world.add_observer(|_: On<Add<()>>| {});
     });
     assert_names(&msg, &["observer", "no component"]);
 }

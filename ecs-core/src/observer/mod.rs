@@ -161,6 +161,8 @@ where
 }
 
 #[cfg(test)]
+mod pattern_tests;
+#[cfg(test)]
 mod state_tests;
 #[cfg(test)]
 mod tests;
