@@ -9,9 +9,10 @@ use crate::marker::MarkerInput;
 
 /// Expands `#[derive(Event)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    Ok(MarkerInput::parse(input, "Event")?.generate_with(quote!(event::Event), |krate| {
-        quote!(type Trigger<'a> = #krate::event::GlobalTrigger;)
-    }))
+    Ok(MarkerInput::parse(input, "Event")?.generate_with(
+        quote!(event::Event),
+        |krate| quote!(type Trigger<'a> = #krate::event::GlobalTrigger;),
+    ))
 }
 
 #[cfg(test)]

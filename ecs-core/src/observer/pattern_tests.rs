@@ -133,7 +133,9 @@ fn the_bare_lifecycle_event_is_a_pattern_of_no_component_and_is_refused() {
         world.add_observer(|_: On<RemoveEvent>| {});
     }))
     .expect_err("no component named");
-    let message = crate::utils::panic_message(&*message).unwrap_or_default().to_owned();
+    let message = crate::utils::panic_message(&*message)
+        .unwrap_or_default()
+        .to_owned();
     assert!(message.contains("no component"), "{message}");
     assert!(message.contains("RemoveEvent"), "{message}");
 }
@@ -188,7 +190,9 @@ fn changing_the_trigger_changes_neither_which_observers_run_nor_the_next_event()
     let runs = take_runs(&mut world);
     assert_eq!(runs.len(), 3, "{runs:?}");
     assert_eq!(sorted(runs[0].1.clone()), sorted(vec![a, b]));
-    assert!(runs[1..].iter().all(|(entity, ids)| *entity == e && ids.is_empty()));
+    assert!(runs[1..]
+        .iter()
+        .all(|(entity, ids)| *entity == e && ids.is_empty()));
     let f = world.spawn(A).id();
     assert_eq!(take_runs(&mut world)[..2], [(f, vec![a]), (f, vec![])]);
 }
@@ -230,7 +234,9 @@ fn a_custom_event_pattern_naming_components_is_refused_naming_it() {
         world.add_observer(|_: On<HitsOn>| {});
     }))
     .expect_err("custom events watch no component");
-    let message = crate::utils::panic_message(&*message).unwrap_or_default().to_owned();
+    let message = crate::utils::panic_message(&*message)
+        .unwrap_or_default()
+        .to_owned();
     assert!(message.contains("HitsOn"), "{message}");
     assert!(message.contains("Hit`"), "{message}");
     assert!(message.contains("lifecycle patterns"), "{message}");

@@ -8,10 +8,10 @@ use super::{Lifecycle, On};
 use crate::{
     bundle::Bundle,
     change_detection::DetectChangesMut,
-    event::{EntityComponentsTrigger, Event, EventPattern, EventPatternTrigger},
-    lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
+    event::{EntityComponentsTrigger, Event, EventPattern, EventPatternTrigger},
+    lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
     storage::{SparseArray, SparseSet},
     system::{CommandQueue, SystemMeta, SystemParam, SystemParamItem},
     utils::{DropPanics, TypeIdMap},
@@ -348,7 +348,12 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         unsafe {
             let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
             let trigger = &mut *event.trigger.cast::<EventPatternTrigger<'_, P>>();
-            let on = On::new(&mut *event.event.cast::<P::Event>(), trigger, target, observer);
+            let on = On::new(
+                &mut *event.event.cast::<P::Event>(),
+                trigger,
+                target,
+                observer,
+            );
             self.func.run(on, params);
         }
         self.meta.finish_run(this_run);
@@ -495,12 +500,7 @@ fn run_observer(
     // type is its own before the casts); `&mut World` gives exclusive
     // access, and the system is this world's (the registry belongs to it).
     let result = catch_unwind(AssertUnwindSafe(|| unsafe {
-        system.run(
-            UnsafeWorldCell::new_mutable(world),
-            event,
-            target,
-            observer,
-        )
+        system.run(UnsafeWorldCell::new_mutable(world), event, target, observer)
     }));
     // The commands of a run that panicked are dropped, not applied.
     let mut discarded = CommandQueue::default();
@@ -615,7 +615,13 @@ macro_rules! lifecycle_event_entity {
     )*};
 }
 
-lifecycle_event_entity!(AddEvent, InsertEvent, DiscardEvent, RemoveEvent, DespawnEvent);
+lifecycle_event_entity!(
+    AddEvent,
+    InsertEvent,
+    DiscardEvent,
+    RemoveEvent,
+    DespawnEvent
+);
 
 fn trigger_custom<E: Event>(
     world: &mut World,

@@ -250,7 +250,8 @@ fn observers_see_each_lifecycle_event() {
     world.add_observer(|_: On<Insert<Player>>, mut log: ResMut<Log>| log.0.push("insert".into()));
     world.add_observer(|_: On<Discard<Player>>, mut log: ResMut<Log>| log.0.push("discard".into()));
     world.add_observer(|on: On<Remove<(Player, Buff)>>, mut log: ResMut<Log>| {
-        log.0.push(format!("remove {}", on.trigger().components.len()));
+        log.0
+            .push(format!("remove {}", on.trigger().components.len()));
     });
     world.add_observer(|_: On<Despawn<Player>>, mut log: ResMut<Log>| log.0.push("despawn".into()));
     let e = world.spawn(Player(5)).id();
