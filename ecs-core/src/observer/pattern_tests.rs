@@ -241,3 +241,19 @@ fn a_custom_event_pattern_naming_components_is_refused_naming_it() {
     assert!(message.contains("Hit`"), "{message}");
     assert!(message.contains("lifecycle patterns"), "{message}");
 }
+
+#[test]
+fn changing_a_lifecycle_event_does_not_reroute_entity_observers() {
+    let mut world = World::new();
+    world.init_resource::<Runs>();
+    world.add_observer(|mut add: On<Add<C>>| add.entity = Entity::PLACEHOLDER);
+    let e = world.spawn(A).id();
+    world
+        .entity_mut(e)
+        .observe(|add: On<Add<C>>, mut runs: ResMut<Runs>| {
+            runs.0.push((add.entity, Vec::new()));
+        });
+    world.entity_mut(e).insert(C);
+    // The later observer sees the change, and still runs for `e`.
+    assert_eq!(take_runs(&mut world), [(Entity::PLACEHOLDER, Vec::new())]);
+}

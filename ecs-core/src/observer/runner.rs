@@ -579,8 +579,10 @@ fn lifecycle_observers<'a, E>(
 ) where
     E: Event<Trigger<'a> = EntityComponentsTrigger<'a>> + LifecycleEvent,
 {
-    // The list is read from our copy: an observer may change the trigger.
+    // Read once: observers may change the trigger and the event, not who
+    // runs next.
     let components = trigger.components;
+    let entity = event.entity();
     let mut dispatch = None;
     for &id in components {
         let Some(list) = world.observers.lifecycle[kind.index()].get(id) else {
@@ -591,7 +593,6 @@ fn lifecycle_observers<'a, E>(
         }
         let list = list.clone();
         let dispatch = *dispatch.get_or_insert_with(|| world.observers.next_dispatch());
-        let entity = event.entity();
         let erased = ErasedEvent::new(event, trigger);
         for observer in list {
             run_observer(world, observer, &erased, entity, dispatch);
