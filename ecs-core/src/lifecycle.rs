@@ -189,12 +189,11 @@ macro_rules! lifecycle_event {
             type Trigger<'a> = EntityComponentsTrigger<'a>;
         }
 
-        #[doc = concat!(
-                    "Watches [`", stringify!($event), "`] for the components of `B`: ", $what,
-                    "\n\nThe components are an OR filter: `", stringify!($pattern),
-                    "<(A, B)>` fires when either is concerned, once per operation \
-             (see the [module docs](self) for when and in what order)."
-                )]
+        #[doc = concat!("Watches [`", stringify!($event), "`] for the components of `B`: ", $what)]
+        ///
+        /// The components are an OR filter: a pattern of `(A, B)` fires when
+        /// either is concerned, once per operation (the [module docs](self)
+        /// say when, and in what order).
         #[doc(alias = $alias)]
         pub struct $pattern<B: Bundle>(PhantomData<fn() -> B>);
 
