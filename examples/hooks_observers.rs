@@ -6,8 +6,8 @@
 //!   plain `fn(DeferredWorld, HookContext)`, declared with
 //!   `#[component(..)]` or registered at run time. Hooks keep a component's
 //!   own invariants, whatever code path adds or removes it.
-//! - An *observer* is a system whose first parameter is `On<E, B>`: any
-//!   number of them, for lifecycle events (`On<Add, Player>`) or for your
+//! - An *observer* is a system whose first parameter is `On<P>`: any
+//!   number of them, for lifecycle events (`On<Add<Player>>`) or for your
 //!   own `#[derive(Event)]` events, globally or for one entity.
 //! - `#[require(..)]` makes a component bring the others it needs.
 //!
@@ -115,22 +115,22 @@ fn clamp_health(mut world: DeferredWorld, context: HookContext) {
     }
 }
 
-// ---- observers: `On<E, B>` first, then any system parameters ---------------
+// ---- observers: `On<P>` first, then any system parameters ------------------
 
 fn announce_join(
-    joined: On<Add, Player>,
+    joined: On<Add<Player>>,
     names: Query<&Name>,
     party: Res<Party>,
     mut journal: ResMut<Journal>,
 ) {
     // Hooks run before observers: the roster already counts the newcomer.
-    let name = names.get(joined.entity()).map_or("someone", |n| n.0);
+    let name = names.get(joined.entity).map_or("someone", |n| n.0);
     journal.write(format!("{name} joins the party ({} strong)", party.0.len()));
 }
 
-fn announce_leave(left: On<Remove, Player>, names: Query<&Name>, mut journal: ResMut<Journal>) {
+fn announce_leave(left: On<Remove<Player>>, names: Query<&Name>, mut journal: ResMut<Journal>) {
     // The component is about to go: the entity's values are still there.
-    let name = names.get(left.entity()).map_or("someone", |n| n.0);
+    let name = names.get(left.entity).map_or("someone", |n| n.0);
     journal.write(format!("{name} leaves the party"));
 }
 

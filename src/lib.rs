@@ -141,6 +141,9 @@
 //!   and runs those that do not conflict in parallel.
 //! - [`lifecycle`]: the lifecycle events of components and entities, the
 //!   component hooks that run on them, and the order they fire in.
+//! - [`event`]: the [`Event`](event::Event) and
+//!   [`EventPattern`](event::EventPattern) traits observers watch, and the
+//!   data a trigger carries.
 //! - [`observer`]: lifecycle and custom events, and the observers that run
 //!   when they fire.
 //! - [`prelude`]: the types most programs need.

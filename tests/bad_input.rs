@@ -1070,7 +1070,7 @@ fn required_components_forming_a_cycle_panic_naming_them() {
 fn an_observer_of_a_lifecycle_event_of_no_component_panics_naming_it() {
     let mut world = World::new();
     let msg = expect_panic(|| {
-        world.add_observer(|_: On<Add>| {});
+        world.add_observer(|_: On<Add<()>>| {});
     });
     assert_names(&msg, &["observer", "no component"]);
 }
@@ -1261,22 +1261,24 @@ struct Big([u64; 32]);
 #[derive(Resource)]
 struct BigRes([u64; 32]);
 
-/// An event claiming to be the built-in `Add`.
-struct Impostor(String);
+/// A pattern naming components of a custom event, as only lifecycle
+/// patterns may.
+struct Impostor;
 
-impl Event for Impostor {
-    const LIFECYCLE: Option<ecs::observer::Lifecycle> = Some(ecs::observer::Lifecycle::Add);
+impl EventPattern for Impostor {
+    type Event = Small;
+    type Components = Health;
 }
 
 #[test]
-fn an_event_claiming_a_lifecycle_kind_is_refused_naming_it() {
+fn a_custom_event_pattern_naming_components_is_refused_naming_it() {
     let mut world = World::new();
     let message = expect_panic(|| {
-        world.add_observer(|on: On<Impostor, Health>| {
-            let _ = on.event().0.len();
+        world.add_observer(|on: On<Impostor>| {
+            let _ = on.event().0;
         });
     });
-    assert_names(&message, &["Impostor", "LIFECYCLE", "Add"]);
+    assert_names(&message, &["Impostor", "Small", "lifecycle patterns"]);
     world.spawn(Health(1));
     integrity(&world);
 }
@@ -1284,9 +1286,9 @@ fn an_event_claiming_a_lifecycle_kind_is_refused_naming_it() {
 /// Builds an observer of `Big` where one of `Small` is asked for.
 struct Liar;
 
-impl ecs::observer::IntoObserver<Small, (), ()> for Liar {
+impl ecs::observer::IntoObserver<Small, ()> for Liar {
     fn into_boxed_observer(self, world: &mut World) -> ecs::observer::BoxedObserver {
-        ecs::observer::IntoObserver::<Big, (), _>::into_boxed_observer(
+        ecs::observer::IntoObserver::<Big, _>::into_boxed_observer(
             |on: On<Big>| {
                 let _ = on.event().0[31];
             },
@@ -1298,11 +1300,11 @@ impl ecs::observer::IntoObserver<Small, (), ()> for Liar {
 /// Builds its observer with a world of its own.
 struct Stranger;
 
-impl ecs::observer::IntoObserver<Small, (), ()> for Stranger {
+impl ecs::observer::IntoObserver<Small, ()> for Stranger {
     fn into_boxed_observer(self, _: &mut World) -> ecs::observer::BoxedObserver {
         let mut other = World::new();
         other.insert_resource(BigRes([0; 32]));
-        ecs::observer::IntoObserver::<Small, (), _>::into_boxed_observer(
+        ecs::observer::IntoObserver::<Small, _>::into_boxed_observer(
             |_: On<Small>, mut big: ResMut<BigRes>| big.0[31] = 1,
             &mut other,
         )

@@ -180,7 +180,7 @@ fn the_deprecated_replace_names_reach_discard() {
         .register_component_hooks::<Plain>()
         .on_replace(|mut world, _| world.resource_mut::<Log>().0.push("hook".into()));
     world.add_observer(
-        |_: On<ecs::observer::Replace, Plain>, mut log: ResMut<Log>| log.0.push("observer".into()),
+        |_: On<ecs::lifecycle::Replace<Plain>>, mut log: ResMut<Log>| log.0.push("observer".into()),
     );
     let e = world.spawn(Plain(1)).id();
     world.entity_mut(e).insert(Plain(2));

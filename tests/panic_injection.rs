@@ -309,17 +309,17 @@ struct Fixture {
 }
 
 fn add_observers<K: Kind>(world: &mut World) {
-    world.add_observer(|_: On<Add, Hooked>| tick("observer On<Add, Hooked>"));
-    world.add_observer(|_: On<Insert, Hooked>, mut commands: Commands| {
-        tick("observer On<Insert, Hooked>");
+    world.add_observer(|_: On<Add<Hooked>>| tick("observer On<Add<Hooked>>"));
+    world.add_observer(|_: On<Insert<Hooked>>, mut commands: Commands| {
+        tick("observer On<Insert<Hooked>>");
         commands.queue(|w: &mut World| {
             tick("command queued by an observer");
             w.spawn(Spawned(Payload::new("Drop of Spawned")));
         });
     });
-    world.add_observer(|_: On<Discard, SparseHooked>| tick("observer On<Discard, SparseHooked>"));
-    world.add_observer(|_: On<Remove, SparseHooked>| tick("observer On<Remove, SparseHooked>"));
-    world.add_observer(|_: On<Despawn, Hooked>| tick("observer On<Despawn, Hooked>"));
+    world.add_observer(|_: On<Discard<SparseHooked>>| tick("observer On<Discard<SparseHooked>>"));
+    world.add_observer(|_: On<Remove<SparseHooked>>| tick("observer On<Remove<SparseHooked>>"));
+    world.add_observer(|_: On<Despawn<Hooked>>| tick("observer On<Despawn<Hooked>>"));
     world.add_observer(|ev: On<Ping>, mut commands: Commands| {
         tick("observer On<Ping> (insert)");
         let bundle = whole::<K>();

@@ -377,7 +377,7 @@ struct Child(Entity, u32);
 #[test]
 fn a_derived_param_in_an_observer_queues_its_commands() {
     let mut world = World::new();
-    world.add_observer(|ev: On<Add, Parent>, mut spawner: Spawner| {
+    world.add_observer(|ev: On<Add<Parent>>, mut spawner: Spawner| {
         *spawner.spawned += 1;
         let count = *spawner.spawned;
         spawner.commands.spawn(Child(ev.entity(), count));

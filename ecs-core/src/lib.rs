@@ -15,6 +15,7 @@ pub mod change_detection;
 pub mod component;
 pub mod diagnostics;
 pub mod entity;
+pub mod event;
 pub mod lifecycle;
 pub mod observer;
 pub mod query;
@@ -31,8 +32,9 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
+    pub use crate::event::{Event, EventPattern};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
-    pub use crate::observer::{Event, On};
+    pub use crate::observer::On;
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };

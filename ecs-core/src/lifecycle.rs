@@ -11,7 +11,8 @@
 //!    an index in sync, releasing what the value holds.
 //! 2. **Observers** ([`observer`](crate::observer)): any number of systems
 //!    watching a lifecycle event for some components, written
-//!    `On<Add, Player>`.
+//!    `On<Add<Player>>`: a pattern ([`Add`]) naming the components, whose
+//!    event ([`AddEvent`]) names the entity.
 //!
 //! Both get a [`DeferredWorld`](crate::world::DeferredWorld): they read and
 //! write values and resources, and queue commands, but cannot change
@@ -49,7 +50,10 @@
 //!   component of the entity, before anything is dropped.
 //!
 //! For each event, the hooks of every component concerned run first, then
-//! the observers of each component.
+//! the observers of each component. An observer of several components
+//! (`On<Remove<(A, B)>>`) runs once per event, at the first of its
+//! components, and its [`EntityComponentsTrigger`] lists every component
+//! of the event.
 //! [`World::clear_entities`](crate::world::World::clear_entities) fires
 //! none of them.
 //!
@@ -74,10 +78,10 @@
 //!
 //! let mut world = World::new();
 //! world.init_resource::<Log>();
-//! world.add_observer(|_: On<Insert, Health>, mut log: ResMut<Log>| log.0.push("Insert"));
-//! world.add_observer(|_: On<Discard, Health>, mut log: ResMut<Log>| log.0.push("Discard"));
-//! world.add_observer(|_: On<Remove, Health>, mut log: ResMut<Log>| log.0.push("Remove"));
-//! world.add_observer(|_: On<Despawn, Health>, mut log: ResMut<Log>| log.0.push("Despawn"));
+//! world.add_observer(|_: On<Insert<Health>>, mut log: ResMut<Log>| log.0.push("Insert"));
+//! world.add_observer(|_: On<Discard<Health>>, mut log: ResMut<Log>| log.0.push("Discard"));
+//! world.add_observer(|_: On<Remove<Health>>, mut log: ResMut<Log>| log.0.push("Remove"));
+//! world.add_observer(|_: On<Despawn<Health>>, mut log: ResMut<Log>| log.0.push("Despawn"));
 //!
 //! let e = world.spawn(Health(3)).id();
 //! assert_eq!(std::mem::take(&mut world.resource_mut::<Log>().0), ["on_add", "Insert"]);
@@ -95,5 +99,147 @@
 
 #[doc(inline)]
 pub use crate::component::{ComponentHook, ComponentHooks, HookContext};
-#[doc(inline)]
-pub use crate::observer::{Add, Despawn, Discard, Insert, Remove};
+
+use std::{any::TypeId, marker::PhantomData};
+
+use crate::{
+    archetype::ArchetypeFlags,
+    bundle::Bundle,
+    entity::Entity,
+    event::{EntityComponentsTrigger, Event, EventPattern},
+};
+
+/// The kinds of lifecycle events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// The entity gained the component.
+    Add,
+    /// A value of the component was inserted (new or replacing).
+    Insert,
+    /// A value of the component is about to be replaced or removed.
+    Discard,
+    /// The component is about to be removed.
+    Remove,
+    /// The entity is about to be despawned.
+    Despawn,
+}
+
+impl Lifecycle {
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The archetype flags of hooks and of observers of this kind.
+    #[inline]
+    pub(crate) fn flags(self) -> (ArchetypeFlags, ArchetypeFlags) {
+        match self {
+            Lifecycle::Add => (ArchetypeFlags::ON_ADD_HOOK, ArchetypeFlags::ON_ADD_OBSERVER),
+            Lifecycle::Insert => (
+                ArchetypeFlags::ON_INSERT_HOOK,
+                ArchetypeFlags::ON_INSERT_OBSERVER,
+            ),
+            Lifecycle::Discard => (
+                ArchetypeFlags::ON_DISCARD_HOOK,
+                ArchetypeFlags::ON_DISCARD_OBSERVER,
+            ),
+            Lifecycle::Remove => (
+                ArchetypeFlags::ON_REMOVE_HOOK,
+                ArchetypeFlags::ON_REMOVE_OBSERVER,
+            ),
+            Lifecycle::Despawn => (
+                ArchetypeFlags::ON_DESPAWN_HOOK,
+                ArchetypeFlags::ON_DESPAWN_OBSERVER,
+            ),
+        }
+    }
+
+    /// Both flags of this kind.
+    #[inline]
+    pub(crate) fn any_flags(self) -> ArchetypeFlags {
+        let (hook, observer) = self.flags();
+        hook | observer
+    }
+
+    /// The kind whose built-in event has type `event`, if any.
+    pub(crate) fn of_event(event: TypeId) -> Option<Lifecycle> {
+        [
+            (TypeId::of::<AddEvent>(), Lifecycle::Add),
+            (TypeId::of::<InsertEvent>(), Lifecycle::Insert),
+            (TypeId::of::<DiscardEvent>(), Lifecycle::Discard),
+            (TypeId::of::<RemoveEvent>(), Lifecycle::Remove),
+            (TypeId::of::<DespawnEvent>(), Lifecycle::Despawn),
+        ]
+        .into_iter()
+        .find(|&(id, _)| id == event)
+        .map(|(_, kind)| kind)
+    }
+}
+
+macro_rules! lifecycle_event {
+    ($pattern:ident, $event:ident, $alias:literal, $what:literal, $entity:literal) => {
+        #[doc = concat!("The event of [`", stringify!($pattern), "`]: ", $what)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $event {
+            #[doc = $entity]
+            pub entity: Entity,
+        }
+
+        impl Event for $event {
+            type Trigger<'a> = EntityComponentsTrigger<'a>;
+        }
+
+        #[doc = concat!("Watches [`", stringify!($event), "`] for the components of `B`: ", $what)]
+        ///
+        /// The components are an OR filter: a pattern of `(A, B)` fires when
+        /// either is concerned, once per operation (the [module docs](self)
+        /// say when, and in what order).
+        #[doc(alias = $alias)]
+        pub struct $pattern<B: Bundle>(PhantomData<fn() -> B>);
+
+        impl<B: Bundle> EventPattern for $pattern<B> {
+            type Event = $event;
+            type Components = B;
+        }
+    };
+}
+
+lifecycle_event!(
+    Add,
+    AddEvent,
+    "OnAdd",
+    "a component was added to an entity that did not have it.",
+    "The entity that gained the component."
+);
+lifecycle_event!(
+    Insert,
+    InsertEvent,
+    "OnInsert",
+    "a value of a component was inserted (new or replacing one).",
+    "The entity the value was inserted into."
+);
+lifecycle_event!(
+    Discard,
+    DiscardEvent,
+    "OnDiscard",
+    "a value of a component is about to be replaced or removed.",
+    "The entity that holds the value still."
+);
+lifecycle_event!(
+    Remove,
+    RemoveEvent,
+    "OnRemove",
+    "a component is about to be removed from an entity.",
+    "The entity losing the component."
+);
+lifecycle_event!(
+    Despawn,
+    DespawnEvent,
+    "OnDespawn",
+    "an entity with the component is about to be despawned.",
+    "The entity being despawned."
+);
+
+/// The pattern [`Discard`] under its former name.
+#[deprecated(note = "use Discard, as in bevy 0.20")]
+pub type Replace<B> = Discard<B>;

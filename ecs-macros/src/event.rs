@@ -1,5 +1,5 @@
-//! `#[derive(Event)]`: the marker impl that lets a type be triggered and
-//! observed.
+//! `#[derive(Event)]`: the impl that lets a type be triggered and
+//! observed, with bevy's default trigger (`GlobalTrigger`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -9,7 +9,10 @@ use crate::marker::MarkerInput;
 
 /// Expands `#[derive(Event)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    Ok(MarkerInput::parse(input, "Event")?.generate(quote!(observer::Event)))
+    Ok(MarkerInput::parse(input, "Event")?.generate_with(
+        quote!(event::Event),
+        |krate| quote!(type Trigger<'a> = #krate::event::GlobalTrigger;),
+    ))
 }
 
 #[cfg(test)]
@@ -33,7 +36,8 @@ mod tests {
         assert_eq!(
             out,
             "# [automatically_derived] impl < T : Send + Sync + 'static , const N : usize > \
-             :: ecs :: observer :: Event for E < T , N > where T : Clone , { }"
+             :: ecs :: event :: Event for E < T , N > where T : Clone , \
+             { type Trigger < 'a > = :: ecs :: event :: GlobalTrigger ; }"
         );
     }
 
@@ -48,7 +52,8 @@ mod tests {
         );
         let out = derive(&input).unwrap().to_string();
         assert!(
-            out.contains("impl ecs_core :: observer :: Event for U"),
+            out.contains("impl ecs_core :: event :: Event for U")
+                && out.contains("ecs_core :: event :: GlobalTrigger"),
             "{out}"
         );
     }

@@ -370,7 +370,7 @@ pub fn derive_query_filter(input: TokenStream) -> TokenStream {
 
 /// Implements `Event` for a type, so it can be triggered
 /// (`World::trigger`, `Commands::trigger`) and watched by observers
-/// (`On<E>`).
+/// (`On<E>`). Its trigger is `GlobalTrigger`, which carries no data.
 ///
 /// Structs, enums and unions derive. Generic parameters are kept with their
 /// bounds (which must imply `Send + Sync + 'static`); lifetime parameters

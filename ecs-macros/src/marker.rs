@@ -38,15 +38,26 @@ impl<'a> MarkerInput<'a> {
     /// 'static`) are left for the compiler to check against the user's
     /// bounds, so a missing one is reported at the type.
     pub(crate) fn generate(&self, trait_path: TokenStream) -> TokenStream {
+        self.generate_with(trait_path, |_| TokenStream::new())
+    }
+
+    /// [`generate`](Self::generate), with the impl's items built from the
+    /// crate path.
+    pub(crate) fn generate_with(
+        &self,
+        trait_path: TokenStream,
+        items: impl FnOnce(&Path) -> TokenStream,
+    ) -> TokenStream {
         let Self {
             ident,
             generics,
             krate,
         } = self;
+        let items = items(krate);
         let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
         quote! {
             #[automatically_derived]
-            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause {}
+            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause { #items }
         }
     }
 

@@ -55,8 +55,8 @@
 //!   (the summary says how many).
 //! - **Commands** every frame: births (`spawn`), deaths and meals
 //!   (`despawn`), and the sparse markers (`insert`, `remove`).
-//! - **Observers and hooks**: observers on `On<Add, Rabbit>` and
-//!   `On<Despawn, Rabbit>` (and the same for foxes) count births and
+//! - **Observers and hooks**: observers on `On<Add<Rabbit>>` and
+//!   `On<Despawn<Rabbit>>` (and the same for foxes) count births and
 //!   deaths; an `on_add` hook on `Pregnant` counts conceptions.
 //! - **Introspection**: per-system timings (`Schedule::set_timing`,
 //!   `Schedule::system_timings`), `World::archetype_graph_dot`, and
@@ -190,10 +190,10 @@ fn populate(world: &mut World, args: &Args) {
     world.insert_resource(settings);
 
     // Observers added after the first animals count only births and deaths.
-    world.add_observer(|_: On<Add, Rabbit>, mut census: ResMut<Census>| census.rabbits.born += 1);
-    world.add_observer(|_: On<Add, Fox>, mut census: ResMut<Census>| census.foxes.born += 1);
-    world.add_observer(|_: On<Despawn, Rabbit>, mut c: ResMut<Census>| c.rabbits.died += 1);
-    world.add_observer(|_: On<Despawn, Fox>, mut census: ResMut<Census>| census.foxes.died += 1);
+    world.add_observer(|_: On<Add<Rabbit>>, mut census: ResMut<Census>| census.rabbits.born += 1);
+    world.add_observer(|_: On<Add<Fox>>, mut census: ResMut<Census>| census.foxes.born += 1);
+    world.add_observer(|_: On<Despawn<Rabbit>>, mut c: ResMut<Census>| c.rabbits.died += 1);
+    world.add_observer(|_: On<Despawn<Fox>>, mut census: ResMut<Census>| census.foxes.died += 1);
 }
 
 fn main() {

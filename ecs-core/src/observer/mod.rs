@@ -1,15 +1,20 @@
 //! Observers: systems that run when an event happens, right where it
 //! happens.
 //!
-//! Lifecycle events ([`Add`], [`Insert`], [`Discard`], [`Remove`],
-//! [`Despawn`]) fire for the components named in `On<E, B>` as entities
-//! gain or lose them ([`lifecycle`](crate::lifecycle) says when each
-//! fires, and in what order); custom events fire with
+//! An observer's first parameter is [`On<P>`](On), where `P` is an
+//! [`EventPattern`]: a custom [`Event`] (`On<Explode>`), fired with
 //! [`World::trigger`](crate::world::World::trigger) or
-//! [`Commands::trigger`](crate::system::Commands::trigger). An observer is
-//! itself an entity (holding an [`ObserverState`]): despawn it to remove
-//! it. Like hooks, observers cannot change archetypes directly; their
-//! commands apply right after the operation that fired them.
+//! [`Commands::trigger`](crate::system::Commands::trigger), or a lifecycle
+//! pattern ([`Add`](crate::lifecycle::Add),
+//! [`Insert`](crate::lifecycle::Insert),
+//! [`Discard`](crate::lifecycle::Discard),
+//! [`Remove`](crate::lifecycle::Remove),
+//! [`Despawn`](crate::lifecycle::Despawn)) naming the components watched,
+//! fired as entities gain or lose them ([`lifecycle`](crate::lifecycle)
+//! says when each fires, and in what order). An observer is itself an
+//! entity (holding an [`ObserverState`]): despawn it to remove it. Like
+//! hooks, observers cannot change archetypes directly; their commands
+//! apply right after the operation that fired them.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -17,163 +22,62 @@
 //! #[derive(Component)]
 //! struct Player;
 //! #[derive(Resource, Default)]
-//! struct Joined(u32);
+//! struct Joined(Vec<Entity>);
 //!
 //! let mut world = World::new();
 //! world.init_resource::<Joined>();
-//! world.add_observer(|_: On<Add, Player>, mut joined: ResMut<Joined>| joined.0 += 1);
-//! world.spawn(Player);
-//! world.spawn(Player);
-//! assert_eq!(world.resource::<Joined>().0, 2);
+//! world.add_observer(|add: On<Add<Player>>, mut joined: ResMut<Joined>| joined.0.push(add.entity));
+//! let a = world.spawn(Player).id();
+//! let b = world.spawn(Player).id();
+//! assert_eq!(world.resource::<Joined>().0, [a, b]);
 //! ```
 
 mod runner;
 
-pub use ecs_macros::Event;
+#[doc(no_inline)]
+pub use crate::event::{Event, EventPattern};
+pub(crate) use crate::lifecycle::Lifecycle;
+#[doc(no_inline)]
+#[allow(deprecated)]
+pub use crate::lifecycle::Replace;
 
 pub(crate) use runner::{trigger_lifecycle, Observers};
 pub use runner::{BoxedObserver, IntoObserver, ObservedBy, ObserverFunction, ObserverState};
 
-use std::{marker::PhantomData, ops::Deref};
+use std::{
+    marker::PhantomData,
+    ops::{Deref, DerefMut},
+};
 
-use crate::{archetype::ArchetypeFlags, bundle::Bundle, component::ComponentId, entity::Entity};
+use crate::{entity::Entity, event::EventPatternTrigger};
 
-/// Something that observers can watch.
+/// The first parameter of an observer: the event (which it derefs to), its
+/// trigger, and the observer's own entity.
 ///
-/// Derive it with `#[derive(Event)]` for custom events.
-pub trait Event: Send + Sync + 'static {
-    /// The lifecycle kind, for the built-in lifecycle events.
-    #[doc(hidden)]
-    const LIFECYCLE: Option<Lifecycle> = None;
-}
-
-/// The kinds of lifecycle events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lifecycle {
-    /// The entity gained the component.
-    Add,
-    /// A value of the component was inserted (new or replacing).
-    Insert,
-    /// A value of the component is about to be replaced or removed.
-    Discard,
-    /// The component is about to be removed.
-    Remove,
-    /// The entity is about to be despawned.
-    Despawn,
-}
-
-impl Lifecycle {
-    #[inline]
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The archetype flags of hooks and of observers of this kind.
-    #[inline]
-    pub(crate) fn flags(self) -> (ArchetypeFlags, ArchetypeFlags) {
-        match self {
-            Lifecycle::Add => (ArchetypeFlags::ON_ADD_HOOK, ArchetypeFlags::ON_ADD_OBSERVER),
-            Lifecycle::Insert => (
-                ArchetypeFlags::ON_INSERT_HOOK,
-                ArchetypeFlags::ON_INSERT_OBSERVER,
-            ),
-            Lifecycle::Discard => (
-                ArchetypeFlags::ON_DISCARD_HOOK,
-                ArchetypeFlags::ON_DISCARD_OBSERVER,
-            ),
-            Lifecycle::Remove => (
-                ArchetypeFlags::ON_REMOVE_HOOK,
-                ArchetypeFlags::ON_REMOVE_OBSERVER,
-            ),
-            Lifecycle::Despawn => (
-                ArchetypeFlags::ON_DESPAWN_HOOK,
-                ArchetypeFlags::ON_DESPAWN_OBSERVER,
-            ),
-        }
-    }
-
-    /// Both flags of this kind.
-    #[inline]
-    pub(crate) fn any_flags(self) -> ArchetypeFlags {
-        let (hook, observer) = self.flags();
-        hook | observer
-    }
-
-    /// The type of the built-in event of this kind.
-    pub(crate) fn event_type(self) -> std::any::TypeId {
-        use std::any::TypeId;
-        match self {
-            Lifecycle::Add => TypeId::of::<Add>(),
-            Lifecycle::Insert => TypeId::of::<Insert>(),
-            Lifecycle::Discard => TypeId::of::<Discard>(),
-            Lifecycle::Remove => TypeId::of::<Remove>(),
-            Lifecycle::Despawn => TypeId::of::<Despawn>(),
-        }
-    }
-}
-
-macro_rules! lifecycle_event {
-    ($name:ident, $doc:literal) => {
-        #[doc = $doc]
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-        pub struct $name;
-
-        impl Event for $name {
-            const LIFECYCLE: Option<Lifecycle> = Some(Lifecycle::$name);
-        }
-    };
-}
-
-lifecycle_event!(
-    Add,
-    "The watched component was added to an entity that did not have it."
-);
-lifecycle_event!(
-    Insert,
-    "A value of the watched component was inserted (new or replacing one)."
-);
-lifecycle_event!(
-    Discard,
-    "A value of the watched component is about to be replaced or removed."
-);
-/// The old name of [`Discard`].
-#[deprecated(note = "renamed to Discard, as in bevy 0.20")]
-pub type Replace = Discard;
-
-lifecycle_event!(
-    Remove,
-    "The watched component is about to be removed from an entity."
-);
-lifecycle_event!(
-    Despawn,
-    "An entity with the watched component is about to be despawned."
-);
-
-/// The first parameter of an observer: the event, and the entity it
-/// targets.
-///
-/// `B` names the components a lifecycle observer watches
-/// (`On<Add, Player>`, `On<Remove, (Enemy, Boss)>`); custom events leave it
-/// `()`.
-pub struct On<'w, E: Event, B: Bundle = ()> {
-    event: &'w E,
-    entity: Entity,
-    component: Option<ComponentId>,
+/// `P` is the [`EventPattern`] watched: `On<Explode>` for a custom event,
+/// `On<Add<Player>>` or `On<Remove<(Enemy, Boss)>>` for a lifecycle event,
+/// whose event names the entity (`add.entity`). Changes made through
+/// [`event_mut`](On::event_mut) are seen by the observers that run after
+/// this one for the same trigger.
+pub struct On<'w, 't, P: EventPattern> {
+    event: &'w mut P::Event,
+    trigger: &'w mut EventPatternTrigger<'t, P>,
+    target: Entity,
     observer: Entity,
-    marker: PhantomData<fn() -> B>,
+    marker: PhantomData<fn() -> P>,
 }
 
-impl<'w, E: Event, B: Bundle> On<'w, E, B> {
+impl<'w, 't, P: EventPattern> On<'w, 't, P> {
     pub(crate) fn new(
-        event: &'w E,
-        entity: Entity,
-        component: Option<ComponentId>,
+        event: &'w mut P::Event,
+        trigger: &'w mut EventPatternTrigger<'t, P>,
+        target: Entity,
         observer: Entity,
     ) -> Self {
         On {
             event,
-            entity,
-            component,
+            trigger,
+            target,
             observer,
             marker: PhantomData,
         }
@@ -181,47 +85,83 @@ impl<'w, E: Event, B: Bundle> On<'w, E, B> {
 
     /// The event.
     #[inline]
-    pub fn event(&self) -> &'w E {
+    pub fn event(&self) -> &P::Event {
         self.event
     }
 
-    /// The target entity: for lifecycle events, the entity whose component
-    /// changed; for a custom event, the entity it was triggered for, or
+    /// The event, to change for the observers that run after this one.
+    #[inline]
+    pub fn event_mut(&mut self) -> &mut P::Event {
+        self.event
+    }
+
+    /// The data this trigger carries: for lifecycle events, an
+    /// [`EntityComponentsTrigger`](crate::event::EntityComponentsTrigger)
+    /// listing the components of the operation.
+    #[inline]
+    pub fn trigger(&self) -> &EventPatternTrigger<'t, P> {
+        self.trigger
+    }
+
+    /// The data this trigger carries, to change for the observers that run
+    /// after this one (which observers run is decided before the first).
+    #[inline]
+    pub fn trigger_mut(&mut self) -> &mut EventPatternTrigger<'t, P> {
+        self.trigger
+    }
+
+    /// The entity this trigger targets: for lifecycle events, the entity
+    /// whose component changed; for a custom event, the entity passed to
+    /// [`World::trigger_targets`](crate::world::World::trigger_targets), or
     /// [`Entity::PLACEHOLDER`] when untargeted.
+    ///
+    /// Bevy has no such method (it reads the target from an `EntityEvent`);
+    /// it stays until `EntityEvent` exists here, as the way a targeted
+    /// custom event reaches its observers.
     #[inline]
     pub fn entity(&self) -> Entity {
-        self.entity
+        self.target
     }
 
-    /// For lifecycle events, the component concerned.
-    #[inline]
-    pub fn component(&self) -> Option<ComponentId> {
-        self.component
-    }
-
-    /// The observer's own entity.
+    /// The observer's own entity (despawn it to stop observing).
     #[inline]
     pub fn observer(&self) -> Entity {
         self.observer
     }
 }
 
-impl<E: Event, B: Bundle> Deref for On<'_, E, B> {
-    type Target = E;
-    fn deref(&self) -> &E {
+impl<P: EventPattern> Deref for On<'_, '_, P> {
+    type Target = P::Event;
+    #[inline]
+    fn deref(&self) -> &P::Event {
         self.event
     }
 }
 
-impl<E: Event + std::fmt::Debug, B: Bundle> std::fmt::Debug for On<'_, E, B> {
+impl<P: EventPattern> DerefMut for On<'_, '_, P> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut P::Event {
+        self.event
+    }
+}
+
+impl<'t, P> std::fmt::Debug for On<'_, 't, P>
+where
+    P: EventPattern,
+    P::Event: std::fmt::Debug,
+    EventPatternTrigger<'t, P>: std::fmt::Debug,
+{
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("On")
-            .field("event", self.event)
-            .field("entity", &self.entity)
+            .field("event", &self.event)
+            .field("trigger", &self.trigger)
+            .field("entity", &self.target)
             .finish()
     }
 }
 
+#[cfg(test)]
+mod pattern_tests;
 #[cfg(test)]
 mod state_tests;
 #[cfg(test)]

@@ -4,12 +4,14 @@ use std::{
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use super::{Event, Lifecycle, On};
+use super::{Lifecycle, On};
 use crate::{
     bundle::Bundle,
     change_detection::DetectChangesMut,
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
+    event::{EntityComponentsTrigger, Event, EventPattern, EventPatternTrigger},
+    lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
     storage::{SparseArray, SparseSet},
     system::{CommandQueue, SystemMeta, SystemParam, SystemParamItem},
     utils::{DropPanics, TypeIdMap},
@@ -37,6 +39,9 @@ pub(crate) struct Observers {
     custom: TypeIdMap<Vec<Entity>>,
     /// By entity index; the entry names its entity (with its generation).
     entries: SparseSet<u32, ObserverEntry>,
+    /// The id of the last dispatch: an observer listed under several
+    /// components of one dispatch runs once.
+    last_dispatch: u64,
 }
 
 impl std::fmt::Debug for Observers {
@@ -55,6 +60,8 @@ struct ObserverEntry {
     watch: Watch,
     /// Only events targeting one of these entities (all, when empty).
     entities: Vec<Entity>,
+    /// The dispatch it last ran (or was skipped) in.
+    last_dispatch: u64,
 }
 
 impl std::fmt::Debug for ObserverEntry {
@@ -83,6 +90,12 @@ impl Observers {
             }
             Watch::Custom(type_id) => f(self.custom.entry(*type_id).or_default()),
         }
+    }
+
+    /// A fresh dispatch id.
+    fn next_dispatch(&mut self) -> u64 {
+        self.last_dispatch += 1;
+        self.last_dispatch
     }
 
     fn entry_mut(&mut self, observer: Entity) -> Option<&mut ObserverEntry> {
@@ -207,56 +220,75 @@ fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) 
 trait ObserverSystem: Send + Sync + 'static {
     fn name(&self) -> Cow<'static, str>;
 
-    /// Runs the system for an event of type `event_type` at `event`.
+    /// Runs the system for the event at `event`, of type `event.kind`.
     ///
     /// # Panics
-    /// If `event_type` is not the event type the observer watches.
+    /// If `event.kind` is not the event type the observer watches.
     ///
     /// # Safety
-    /// `event` points to a live value of type `event_type`; the world is
-    /// the one the observer was initialised with and nothing else accesses
-    /// it meanwhile.
+    /// `event` is valid (see [`ErasedEvent`]); the world is the one the
+    /// observer was initialised with and nothing else accesses it
+    /// meanwhile.
     unsafe fn run(
         &mut self,
         world: UnsafeWorldCell<'_>,
-        event: *const u8,
-        event_type: TypeId,
+        event: &ErasedEvent,
         target: Entity,
-        component: Option<ComponentId>,
         observer: Entity,
     );
 
     fn queue_deferred(&mut self, queue: &mut CommandQueue);
 }
 
-/// A function usable as an observer: its first parameter is `On<E, B>`,
-/// the others are system parameters.
+/// An event and its trigger, type-erased for the observer systems.
+///
+/// Valid when `event` points to a live value of type `kind` (an [`Event`])
+/// and `trigger` to a live value of that event's [`Event::Trigger`] type,
+/// both exclusive to the dispatch that built it.
+pub(crate) struct ErasedEvent {
+    event: *mut u8,
+    trigger: *mut u8,
+    kind: TypeId,
+}
+
+impl ErasedEvent {
+    fn new<'a, E: Event>(event: &'a mut E, trigger: &'a mut E::Trigger<'_>) -> Self {
+        ErasedEvent {
+            event: (event as *mut E).cast(),
+            trigger: (trigger as *mut E::Trigger<'_>).cast(),
+            kind: TypeId::of::<E>(),
+        }
+    }
+}
+
+/// A function usable as an observer: its first parameter is `On<P>`, the
+/// others are system parameters.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a valid observer",
     label = "not an observer",
-    note = "an observer's first parameter is `On<E, B>` and the rest are system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...)"
+    note = "an observer's first parameter is `On<P>` (`On<MyEvent>`, `On<Add<Player>>`) and the rest are system parameters (`Query`, `Res`, `ResMut`, `Commands`, ...)"
 )]
-pub trait ObserverFunction<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+pub trait ObserverFunction<P: EventPattern, Marker>: Send + Sync + 'static {
     /// The other parameters.
     type Param: SystemParam;
     /// Calls the function.
-    fn run(&mut self, on: On<'_, E, B>, param: SystemParamItem<'_, '_, Self::Param>);
+    fn run(&mut self, on: On<'_, '_, P>, param: SystemParamItem<'_, '_, Self::Param>);
 }
 
 macro_rules! impl_observer_function {
     ($(($param:ident, $s:ident)),*) => {
         #[allow(non_snake_case)]
-        impl<E: Event, B: Bundle, Func, $($param: SystemParam),*> ObserverFunction<E, B, fn($($param,)*)> for Func
+        impl<P: EventPattern, Func, $($param: SystemParam),*> ObserverFunction<P, fn($($param,)*)> for Func
         where
             Func: Send + Sync + 'static,
-            for<'a> &'a mut Func: FnMut(On<E, B>, $($param),*) + FnMut(On<E, B>, $(SystemParamItem<$param>),*),
+            for<'a> &'a mut Func: FnMut(On<P>, $($param),*) + FnMut(On<P>, $(SystemParamItem<$param>),*),
         {
             type Param = ($($param,)*);
 
             #[inline]
-            fn run(&mut self, on: On<'_, E, B>, param: SystemParamItem<'_, '_, ($($param,)*)>) {
+            fn run(&mut self, on: On<'_, '_, P>, param: SystemParamItem<'_, '_, ($($param,)*)>) {
                 #[allow(clippy::too_many_arguments)]
-                fn call_inner<E: Event, B: Bundle, $($param),*>(mut f: impl FnMut(On<E, B>, $($param),*), on: On<E, B>, $($param: $param),*) {
+                fn call_inner<P: EventPattern, $($param),*>(mut f: impl FnMut(On<P>, $($param),*), on: On<P>, $($param: $param),*) {
                     f(on, $($param),*)
                 }
                 let ($($param,)*) = param;
@@ -269,19 +301,19 @@ macro_rules! impl_observer_function {
 crate::utils::all_tuples!(impl_observer_function; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14));
 
 /// Keeps a function observer's type parameters without owning them.
-type ObserverMarker<E, B, M> = fn() -> (E, B, M);
+type ObserverMarker<P, M> = fn() -> (P, M);
 
-struct FunctionObserver<E: Event, B: Bundle, Marker, F: ObserverFunction<E, B, Marker>> {
+struct FunctionObserver<P: EventPattern, Marker, F: ObserverFunction<P, Marker>> {
     func: F,
     state: <F::Param as SystemParam>::State,
     meta: SystemMeta,
     /// The world whose ids `state` holds.
     world_id: WorldId,
-    marker: std::marker::PhantomData<ObserverMarker<E, B, Marker>>,
+    marker: std::marker::PhantomData<ObserverMarker<P, Marker>>,
 }
 
-impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> ObserverSystem
-    for FunctionObserver<E, B, Marker, F>
+impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverSystem
+    for FunctionObserver<P, Marker, F>
 {
     fn name(&self) -> Cow<'static, str> {
         self.meta.name.clone()
@@ -290,16 +322,14 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
     unsafe fn run(
         &mut self,
         world: UnsafeWorldCell<'_>,
-        event: *const u8,
-        event_type: TypeId,
+        event: &ErasedEvent,
         target: Entity,
-        component: Option<ComponentId>,
         observer: Entity,
     ) {
-        // The cast below relies on it: one compare, whatever the registry
+        // The casts below rely on it: one compare, whatever the registry
         // says.
-        if event_type != TypeId::of::<E>() {
-            wrong_event_type(&self.meta.name, std::any::type_name::<E>(), observer);
+        if event.kind != TypeId::of::<P::Event>() {
+            wrong_event_type(&self.meta.name, std::any::type_name::<P::Event>(), observer);
         }
         // The params' state holds ids (of resources, components) of the
         // world it was built for.
@@ -308,13 +338,22 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
         }
         let change_tick = world.increment_change_tick();
         let this_run = self.meta.begin_run(world, change_tick);
-        // SAFETY: `event` points to a live value of type `event_type` (the
-        // caller's guarantee), which is `E` (checked above); the caller
-        // guarantees exclusive world access (observers run one at a time,
-        // from `&mut World`).
+        // SAFETY: `event.event` points to a live, unaliased value of type
+        // `event.kind` (the caller's guarantee), which is `P::Event`
+        // (checked above), and `event.trigger` to one of its trigger type.
+        // The trigger's lifetime is shortened to this call: both trigger
+        // types are covariant in it, and `On` hands out no reference
+        // outliving the call. The caller guarantees exclusive world access
+        // (observers run one at a time, from `&mut World`).
         unsafe {
             let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
-            let on = On::new(&*event.cast::<E>(), target, component, observer);
+            let trigger = &mut *event.trigger.cast::<EventPatternTrigger<'_, P>>();
+            let on = On::new(
+                &mut *event.event.cast::<P::Event>(),
+                trigger,
+                target,
+                observer,
+            );
             self.func.run(on, params);
         }
         self.meta.finish_run(this_run);
@@ -330,8 +369,7 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>> Ob
 fn wrong_event_type(name: &str, event: &str, observer: Entity) -> ! {
     panic!(
         "observer `{name}` (entity {observer}) watches `{event}` and was run for another event type: \
-         a hand-written `IntoObserver` that builds an observer of another event, or an `Event` \
-         impl whose `LIFECYCLE` is not its own"
+         a hand-written `IntoObserver` that builds an observer of another event"
     )
 }
 
@@ -348,20 +386,21 @@ fn wrong_world(name: &str, built_for: WorldId, observer: Entity) -> ! {
 #[doc(hidden)]
 pub struct BoxedObserver(Box<dyn ObserverSystem>);
 
-/// Conversion of a function into an observer (see [`World::add_observer`]).
-pub trait IntoObserver<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+/// Conversion of a function into an observer of the pattern `P` (see
+/// [`World::add_observer`]).
+pub trait IntoObserver<P: EventPattern, Marker>: Send + Sync + 'static {
     #[doc(hidden)]
     fn into_boxed_observer(self, world: &mut World) -> BoxedObserver;
 }
 
-impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>>
-    IntoObserver<E, B, Marker> for F
+impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> IntoObserver<P, Marker>
+    for F
 {
     fn into_boxed_observer(self, world: &mut World) -> BoxedObserver {
         let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
         meta.set_never_run(world);
         let state = F::Param::init_state(world, &mut meta);
-        BoxedObserver(Box::new(FunctionObserver::<E, B, Marker, F> {
+        BoxedObserver(Box::new(FunctionObserver::<P, Marker, F> {
             func: self,
             state,
             meta,
@@ -371,33 +410,38 @@ impl<E: Event, B: Bundle, Marker: 'static, F: ObserverFunction<E, B, Marker>>
     }
 }
 
-fn spawn_observer<E: Event, B: Bundle, M>(
+fn spawn_observer<P: EventPattern, M>(
     world: &mut World,
-    observer: impl IntoObserver<E, B, M>,
+    observer: impl IntoObserver<P, M>,
     entities: Vec<Entity>,
 ) -> Entity {
     let BoxedObserver(system) = observer.into_boxed_observer(world);
-    let watch = match E::LIFECYCLE {
+    let mut components = Vec::new();
+    P::Components::component_ids(&mut world.components, &mut |id| components.push(id));
+    components.sort_unstable();
+    components.dedup();
+    let event = TypeId::of::<P::Event>();
+    let watch = match Lifecycle::of_event(event) {
         Some(kind) => {
             assert!(
-                kind.event_type() == TypeId::of::<E>(),
-                "observer `{}` watches `{}`, whose `Event::LIFECYCLE` claims to be the built-in \
-                 `{kind:?}` event: only the built-in lifecycle events may set it",
-                system.name(),
-                std::any::type_name::<E>()
-            );
-            let mut components = Vec::new();
-            B::component_ids(&mut world.components, &mut |id| components.push(id));
-            components.sort_unstable();
-            components.dedup();
-            assert!(
                 !components.is_empty(),
-                "observer `{}` watches a lifecycle event of no component: name the components, as in `On<Add, Player>`",
-                system.name()
+                "observer `{}` watches a lifecycle event of no component (`{}`): name the components, as in `On<Add<Player>>`",
+                system.name(),
+                std::any::type_name::<P>()
             );
             Watch::Lifecycle(kind, components)
         }
-        None => Watch::Custom(TypeId::of::<E>()),
+        None => {
+            assert!(
+                components.is_empty(),
+                "observer `{}` watches the pattern `{}`, which names components of `{}`: only the \
+                 lifecycle patterns (`Add`, `Insert`, `Discard`, `Remove`, `Despawn`) name components",
+                system.name(),
+                std::any::type_name::<P>(),
+                std::any::type_name::<P::Event>()
+            );
+            Watch::Custom(event)
+        }
     };
     let targets = entities.clone();
     let observer_entity = world.spawn(ObserverState { _private: () }).id();
@@ -406,6 +450,7 @@ fn spawn_observer<E: Event, B: Bundle, M>(
         system: Some(system),
         watch: watch.clone(),
         entities,
+        last_dispatch: 0,
     });
     for target in targets {
         let mut target = world.entity_mut(target);
@@ -429,38 +474,33 @@ fn spawn_observer<E: Event, B: Bundle, M>(
     observer_entity
 }
 
-/// Runs one observer entity's system for an event of type `event_type`
-/// at `event`.
+/// Runs one observer entity's system for `event`, unless it already ran
+/// in `dispatch`.
 fn run_observer(
     world: &mut World,
     observer: Entity,
-    event: *const u8,
-    event_type: TypeId,
+    event: &ErasedEvent,
     target: Entity,
-    component: Option<ComponentId>,
+    dispatch: u64,
 ) {
     let Some(entry) = world.observers.entry_mut(observer) else {
         return;
     };
+    if entry.last_dispatch == dispatch {
+        return;
+    }
+    entry.last_dispatch = dispatch;
     if !entry.entities.is_empty() && !entry.entities.contains(&target) {
         return;
     }
     let Some(mut system) = entry.system.take() else {
         return;
     };
-    // SAFETY: the callers pass a live event of type `event_type` (the
-    // system checks it is its own before the cast); `&mut World` gives
-    // exclusive access, and the system is this world's (the registry
-    // belongs to it).
+    // SAFETY: the callers pass a valid `ErasedEvent` (the system checks its
+    // type is its own before the casts); `&mut World` gives exclusive
+    // access, and the system is this world's (the registry belongs to it).
     let result = catch_unwind(AssertUnwindSafe(|| unsafe {
-        system.run(
-            UnsafeWorldCell::new_mutable(world),
-            event,
-            event_type,
-            target,
-            component,
-            observer,
-        )
+        system.run(UnsafeWorldCell::new_mutable(world), event, target, observer)
     }));
     // The commands of a run that panicked are dropped, not applied.
     let mut discarded = CommandQueue::default();
@@ -484,8 +524,8 @@ fn run_observer(
     }
 }
 
-/// Runs the hooks, then the observers, of one lifecycle event for each of
-/// `components` of `entity`.
+/// Runs the hooks, then the observers, of one lifecycle event for
+/// `components` of `entity` (an observer of several of them runs once).
 pub(crate) fn trigger_lifecycle(
     world: &mut World,
     kind: Lifecycle,
@@ -511,16 +551,39 @@ pub(crate) fn trigger_lifecycle(
             );
         }
     }
-    fn erased<E: Event>(event: &'static E) -> (*const u8, TypeId) {
-        ((event as *const E).cast(), TypeId::of::<E>())
+    let mut trigger = EntityComponentsTrigger { components };
+    match kind {
+        Lifecycle::Add => lifecycle_observers(world, kind, &mut AddEvent { entity }, &mut trigger),
+        Lifecycle::Insert => {
+            lifecycle_observers(world, kind, &mut InsertEvent { entity }, &mut trigger)
+        }
+        Lifecycle::Discard => {
+            lifecycle_observers(world, kind, &mut DiscardEvent { entity }, &mut trigger)
+        }
+        Lifecycle::Remove => {
+            lifecycle_observers(world, kind, &mut RemoveEvent { entity }, &mut trigger)
+        }
+        Lifecycle::Despawn => {
+            lifecycle_observers(world, kind, &mut DespawnEvent { entity }, &mut trigger)
+        }
     }
-    let (event, event_type) = match kind {
-        Lifecycle::Add => erased(&super::Add),
-        Lifecycle::Insert => erased(&super::Insert),
-        Lifecycle::Discard => erased(&super::Discard),
-        Lifecycle::Remove => erased(&super::Remove),
-        Lifecycle::Despawn => erased(&super::Despawn),
-    };
+}
+
+/// Runs the observers of each of the trigger's components, in order, for
+/// the lifecycle event `event` of kind `kind`.
+fn lifecycle_observers<'a, E>(
+    world: &mut World,
+    kind: Lifecycle,
+    event: &mut E,
+    trigger: &mut EntityComponentsTrigger<'a>,
+) where
+    E: Event<Trigger<'a> = EntityComponentsTrigger<'a>> + LifecycleEvent,
+{
+    // Read once: observers may change the trigger and the event, not who
+    // runs next.
+    let components = trigger.components;
+    let entity = event.entity();
+    let mut dispatch = None;
     for &id in components {
         let Some(list) = world.observers.lifecycle[kind.index()].get(id) else {
             continue;
@@ -528,34 +591,68 @@ pub(crate) fn trigger_lifecycle(
         if list.is_empty() {
             continue;
         }
-        for observer in list.clone() {
-            run_observer(world, observer, event, event_type, entity, Some(id));
+        let list = list.clone();
+        let dispatch = *dispatch.get_or_insert_with(|| world.observers.next_dispatch());
+        let erased = ErasedEvent::new(event, trigger);
+        for observer in list {
+            run_observer(world, observer, &erased, entity, dispatch);
         }
     }
 }
 
-fn trigger_custom<E: Event>(world: &mut World, event: &E, target: Entity) {
+/// The lifecycle events, which all name their entity.
+trait LifecycleEvent {
+    fn entity(&self) -> Entity;
+}
+
+macro_rules! lifecycle_event_entity {
+    ($($event:ident),*) => {$(
+        impl LifecycleEvent for $event {
+            #[inline]
+            fn entity(&self) -> Entity {
+                self.entity
+            }
+        }
+    )*};
+}
+
+lifecycle_event_entity!(
+    AddEvent,
+    InsertEvent,
+    DiscardEvent,
+    RemoveEvent,
+    DespawnEvent
+);
+
+fn trigger_custom<E: Event>(
+    world: &mut World,
+    event: &mut E,
+    trigger: &mut E::Trigger<'_>,
+    target: Entity,
+) {
     let Some(list) = world.observers.custom.get(&TypeId::of::<E>()) else {
         return;
     };
-    for observer in list.clone() {
-        let erased = (event as *const E).cast();
-        run_observer(world, observer, erased, TypeId::of::<E>(), target, None);
+    let list = list.clone();
+    let dispatch = world.observers.next_dispatch();
+    let erased = ErasedEvent::new(event, trigger);
+    for observer in list {
+        run_observer(world, observer, &erased, target, dispatch);
     }
 }
 
 impl World {
     /// Adds a global observer: a function whose first parameter is
-    /// `On<E, B>` and whose other parameters are system parameters.
+    /// [`On<P>`](On) and whose other parameters are system parameters.
     /// Returns the observer's entity (despawn it to remove the observer).
     ///
     /// # Panics
-    /// If a lifecycle observer names no component, or its parameters
-    /// conflict.
+    /// If a lifecycle observer names no component, a custom event's
+    /// pattern names some, or its parameters conflict.
     #[track_caller]
-    pub fn add_observer<E: Event, B: Bundle, M>(
+    pub fn add_observer<P: EventPattern, M>(
         &mut self,
-        observer: impl IntoObserver<E, B, M>,
+        observer: impl IntoObserver<P, M>,
     ) -> EntityWorldMut<'_> {
         let entity = spawn_observer(self, observer, Vec::new());
         self.entity_mut(entity)
@@ -565,20 +662,36 @@ impl World {
     /// [`Entity::PLACEHOLDER`]), then applies the commands they queued
     /// (from inside a command, once that command returns: see
     /// [`World::flush_commands`] for the order).
-    pub fn trigger<E: Event>(&mut self, event: E) {
-        self.flush_entities();
-        self.check_change_ticks();
-        trigger_custom(self, &event, Entity::PLACEHOLDER);
-        self.flush_commands();
+    pub fn trigger<'a, E: Event<Trigger<'a>: Default>>(&mut self, mut event: E) {
+        self.trigger_ref(&mut event);
+    }
+
+    /// Triggers a custom event like [`World::trigger`], leaving it with
+    /// the changes its observers made ([`On::event_mut`]).
+    pub fn trigger_ref<'a, E: Event<Trigger<'a>: Default>>(&mut self, event: &mut E) {
+        self.trigger_targets_ref(event, Entity::PLACEHOLDER);
     }
 
     /// Triggers a custom event targeting `entity`: its global observers and
     /// the observers of that entity run. Their commands apply as with
     /// [`World::trigger`].
-    pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
+    pub fn trigger_targets<'a, E: Event<Trigger<'a>: Default>>(
+        &mut self,
+        mut event: E,
+        entity: Entity,
+    ) {
+        self.trigger_targets_ref(&mut event, entity);
+    }
+
+    fn trigger_targets_ref<'a, E: Event<Trigger<'a>: Default>>(
+        &mut self,
+        event: &mut E,
+        entity: Entity,
+    ) {
         self.flush_entities();
         self.check_change_ticks();
-        trigger_custom(self, &event, entity);
+        let mut trigger = E::Trigger::<'a>::default();
+        trigger_custom(self, event, &mut trigger, entity);
         self.flush_commands();
     }
 }
@@ -590,10 +703,7 @@ impl EntityWorldMut<'_> {
     /// The entity records its observers in [`ObservedBy`]; they are
     /// despawned with it (or when that component is removed).
     #[track_caller]
-    pub fn observe<E: Event, B: Bundle, M>(
-        &mut self,
-        observer: impl IntoObserver<E, B, M>,
-    ) -> &mut Self {
+    pub fn observe<P: EventPattern, M>(&mut self, observer: impl IntoObserver<P, M>) -> &mut Self {
         let target = self.id();
         self.world_scope(|world| {
             spawn_observer(world, observer, vec![target]);
@@ -606,12 +716,16 @@ impl crate::system::Commands<'_, '_> {
     /// Queues triggering a custom event for its global observers. Chains
     /// of any depth (an observer triggering the next) run in constant
     /// stack: see [`World::flush_commands`].
-    pub fn trigger<E: Event>(&mut self, event: E) {
+    pub fn trigger<E: for<'a> Event<Trigger<'a>: Default>>(&mut self, event: E) {
         self.queue(move |world: &mut World| world.trigger(event));
     }
 
     /// Queues triggering a custom event targeting `entity`.
-    pub fn trigger_targets<E: Event>(&mut self, event: E, entity: Entity) {
+    pub fn trigger_targets<E: for<'a> Event<Trigger<'a>: Default>>(
+        &mut self,
+        event: E,
+        entity: Entity,
+    ) {
         self.queue(move |world: &mut World| world.trigger_targets(event, entity));
     }
 }
@@ -620,7 +734,7 @@ impl crate::system::Commands<'_, '_> {
 mod tests {
     use super::*;
 
-    #[derive(crate::observer::Event)]
+    #[derive(crate::event::Event)]
     struct Wide(#[allow(dead_code)] [u64; 8]);
 
     #[test]
@@ -628,17 +742,21 @@ mod tests {
     fn an_observer_run_for_another_event_type_panics_before_the_cast() {
         let mut world = World::new();
         let BoxedObserver(mut system) =
-            IntoObserver::<Wide, (), _>::into_boxed_observer(|_: On<Wide>| {}, &mut world);
-        let narrow = 7u8;
-        // SAFETY: `&narrow` is a live `u8`, as the type passed says; the
+            IntoObserver::<Wide, _>::into_boxed_observer(|_: On<Wide>| {}, &mut world);
+        let mut narrow = 7u8;
+        let mut trigger = crate::event::GlobalTrigger;
+        let erased = ErasedEvent {
+            event: &mut narrow,
+            trigger: (&mut trigger as *mut crate::event::GlobalTrigger).cast(),
+            kind: TypeId::of::<u8>(),
+        };
+        // SAFETY: `erased` points to a live `u8`, as its kind says; the
         // world is the system's and no one else's. The system refuses it.
         unsafe {
             system.run(
                 UnsafeWorldCell::new_mutable(&mut world),
-                (&narrow as *const u8).cast(),
-                TypeId::of::<u8>(),
+                &erased,
                 Entity::PLACEHOLDER,
-                None,
                 Entity::PLACEHOLDER,
             );
         }

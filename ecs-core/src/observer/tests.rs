@@ -243,16 +243,17 @@ fn observers_see_each_lifecycle_event() {
     let mut world = World::new();
     world.init_resource::<Log>();
     world.add_observer(
-        |on: On<Add, Player>, q: Query<&Player>, mut log: ResMut<Log>| {
-            log.0.push(format!("add {}", q.get(on.entity()).unwrap().0));
+        |on: On<Add<Player>>, q: Query<&Player>, mut log: ResMut<Log>| {
+            log.0.push(format!("add {}", q.get(on.entity).unwrap().0));
         },
     );
-    world.add_observer(|_: On<Insert, Player>, mut log: ResMut<Log>| log.0.push("insert".into()));
-    world.add_observer(|_: On<Discard, Player>, mut log: ResMut<Log>| log.0.push("discard".into()));
-    world.add_observer(|on: On<Remove, (Player, Buff)>, mut log: ResMut<Log>| {
-        log.0.push(format!("remove {:?}", on.component().is_some()));
+    world.add_observer(|_: On<Insert<Player>>, mut log: ResMut<Log>| log.0.push("insert".into()));
+    world.add_observer(|_: On<Discard<Player>>, mut log: ResMut<Log>| log.0.push("discard".into()));
+    world.add_observer(|on: On<Remove<(Player, Buff)>>, mut log: ResMut<Log>| {
+        log.0
+            .push(format!("remove {}", on.trigger().components.len()));
     });
-    world.add_observer(|_: On<Despawn, Player>, mut log: ResMut<Log>| log.0.push("despawn".into()));
+    world.add_observer(|_: On<Despawn<Player>>, mut log: ResMut<Log>| log.0.push("despawn".into()));
     let e = world.spawn(Player(5)).id();
     assert_eq!(take_log(&mut world), ["add 5", "insert"]);
     world.entity_mut(e).insert(Player(6));
@@ -260,16 +261,18 @@ fn observers_see_each_lifecycle_event() {
     world.entity_mut(e).insert(Buff);
     assert!(take_log(&mut world).is_empty());
     world.entity_mut(e).remove::<Buff>();
-    assert_eq!(take_log(&mut world), ["remove true"]);
+    assert_eq!(take_log(&mut world), ["remove 1"]);
     world.despawn(e);
-    assert_eq!(take_log(&mut world), ["despawn", "discard", "remove true"]);
+    assert_eq!(take_log(&mut world), ["despawn", "discard", "remove 1"]);
 }
 
 #[derive(Debug)]
 struct Explode {
     power: u32,
 }
-impl Event for Explode {}
+impl Event for Explode {
+    type Trigger<'a> = crate::event::GlobalTrigger;
+}
 
 #[derive(Component)]
 struct Crater(u32);
@@ -332,7 +335,7 @@ fn despawned_observers_no_longer_fire() {
     let mut world = World::new();
     world.init_resource::<Log>();
     let observer = world
-        .add_observer(|_: On<Add, Player>, mut log: ResMut<Log>| log.0.push("seen".into()))
+        .add_observer(|_: On<Add<Player>>, mut log: ResMut<Log>| log.0.push("seen".into()))
         .id();
     world.spawn(Player(1));
     assert_eq!(take_log(&mut world), ["seen"]);
@@ -345,7 +348,7 @@ fn despawned_observers_no_longer_fire() {
 #[should_panic(expected = "watches a lifecycle event of no component")]
 fn a_lifecycle_observer_must_name_components() {
     let mut world = World::new();
-    world.add_observer(|_: On<Add>| {});
+    world.add_observer(|_: On<Add<()>>| {});
 }
 
 // ---- required components ------------------------------------------------------------
