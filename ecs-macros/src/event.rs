@@ -37,6 +37,7 @@ mod tests {
             out,
             "# [automatically_derived] impl < T : Send + Sync + 'static , const N : usize > \
              :: ecs :: event :: Event for E < T , N > where T : Clone , \
+             Self : :: core :: marker :: Send + :: core :: marker :: Sync + 'static \
              { type Trigger < 'a > = :: ecs :: event :: GlobalTrigger ; }"
         );
     }

@@ -33,16 +33,16 @@ impl<'a> MarkerInput<'a> {
         })
     }
 
-    /// `impl .. #krate::#trait_path for #ident ..`, with the user's
-    /// generics and where clause. The trait's supertraits (`Send + Sync +
-    /// 'static`) are left for the compiler to check against the user's
-    /// bounds, so a missing one is reported at the type.
-    pub(crate) fn generate(&self, trait_path: TokenStream) -> TokenStream {
+    /// `impl .. #krate::#trait_path for #ident ..` with the user's
+    /// generics, and `Self: Send + Sync + 'static` added to the where
+    /// clause: a generic type needs no bounds of its own, and the impl
+    /// applies where its parameters meet the trait's supertraits.
+    pub(crate) fn generate_bounded(&self, trait_path: TokenStream) -> TokenStream {
         self.generate_with(trait_path, |_| TokenStream::new())
     }
 
-    /// [`generate`](Self::generate), with the impl's items built from the
-    /// crate path.
+    /// [`generate_bounded`](Self::generate_bounded), with the impl's items
+    /// built from the crate path.
     pub(crate) fn generate_with(
         &self,
         trait_path: TokenStream,
@@ -54,27 +54,11 @@ impl<'a> MarkerInput<'a> {
             krate,
         } = self;
         let items = items(krate);
-        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-        quote! {
-            #[automatically_derived]
-            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause { #items }
-        }
-    }
-
-    /// [`MarkerInput::generate`], with `Self: Send + Sync + 'static` added
-    /// to the where clause: a generic type needs no bounds of its own, and
-    /// the impl applies where its parameters meet the trait's supertraits.
-    pub(crate) fn generate_bounded(&self, trait_path: TokenStream) -> TokenStream {
-        let Self {
-            ident,
-            generics,
-            krate,
-        } = self;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let where_clause = crate::bounds::where_self_is_send_sync_static(generics);
         quote! {
             #[automatically_derived]
-            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause {}
+            impl #impl_generics #krate::#trait_path for #ident #ty_generics #where_clause { #items }
         }
     }
 }
