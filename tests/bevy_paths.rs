@@ -21,6 +21,7 @@ mod archetype {
 /// `bevy_ecs::bundle`.
 mod bundle {
     pub use ecs::bundle::Bundle;
+    pub use ecs::bundle::BundleFromComponents;
     pub use ecs::bundle::BundleId;
     pub use ecs::bundle::BundleInfo;
     pub use ecs::bundle::Bundles;
@@ -58,18 +59,44 @@ mod entity {
     pub use ecs::entity::Entities;
     pub use ecs::entity::Entity;
     pub use ecs::entity::EntityLocation;
+    pub use ecs::entity::EntityNotSpawnedError;
+    pub use ecs::entity::EntityValidButNotSpawnedError;
+    pub use ecs::entity::InvalidEntityError;
+}
+
+/// `bevy_ecs::event`.
+mod event {
+    pub use ecs::event::EntityComponentsTrigger;
+    pub use ecs::event::Event;
+    pub use ecs::event::EventPattern;
+    pub use ecs::event::EventPatternTrigger;
+    pub use ecs::event::GlobalTrigger;
+    pub use ecs::event::Trigger;
 }
 
 /// `bevy_ecs::lifecycle`.
 mod lifecycle {
     pub use ecs::lifecycle::Add;
+    pub use ecs::lifecycle::AddEvent;
     pub use ecs::lifecycle::ComponentHook;
     pub use ecs::lifecycle::ComponentHooks;
     pub use ecs::lifecycle::Despawn;
+    pub use ecs::lifecycle::DespawnEvent;
     pub use ecs::lifecycle::Discard;
+    pub use ecs::lifecycle::DiscardEvent;
     pub use ecs::lifecycle::HookContext;
     pub use ecs::lifecycle::Insert;
+    pub use ecs::lifecycle::InsertEvent;
     pub use ecs::lifecycle::Remove;
+    pub use ecs::lifecycle::RemoveEvent;
+}
+
+/// `bevy_ecs::name`.
+mod name {
+    pub use ecs::name::HashedStr;
+    pub use ecs::name::Name;
+    pub use ecs::name::NameOrEntity;
+    pub use ecs::name::NameOrEntityItem;
 }
 
 /// `bevy_ecs::observer`.
@@ -111,8 +138,13 @@ mod resource {
 
 /// `bevy_ecs::schedule`.
 mod schedule {
+    pub use ecs::schedule::Chain;
+    pub use ecs::schedule::GraphInfo;
     pub use ecs::schedule::IntoScheduleConfigs;
+    pub use ecs::schedule::Schedulable;
     pub use ecs::schedule::Schedule;
+    pub use ecs::schedule::ScheduleConfig;
+    pub use ecs::schedule::ScheduleConfigs;
     pub use ecs::schedule::SystemKey;
 }
 
@@ -137,12 +169,21 @@ mod system {
     pub use ecs::system::Commands;
     pub use ecs::system::EntityCommands;
     pub use ecs::system::FunctionSystem;
+    pub use ecs::system::In;
+    pub use ecs::system::InMut;
+    pub use ecs::system::InRef;
     pub use ecs::system::IntoSystem;
     pub use ecs::system::Local;
     pub use ecs::system::Query;
     pub use ecs::system::Res;
     pub use ecs::system::ResMut;
+    pub use ecs::system::RunSystemError;
+    pub use ecs::system::RunSystemOnce;
+    pub use ecs::system::ScheduleSystem;
+    pub use ecs::system::StaticSystemInput;
     pub use ecs::system::System;
+    pub use ecs::system::SystemIn;
+    pub use ecs::system::SystemInput;
     pub use ecs::system::SystemMeta;
     pub use ecs::system::SystemParam;
     pub use ecs::system::SystemParamFunction;
@@ -167,6 +208,12 @@ mod world {
     pub use ecs::world::World;
     pub use ecs::world::WorldId;
     pub use ecs::world::CHECK_TICK_THRESHOLD;
+}
+
+/// `bevy_ecs::world::error`.
+mod world_error {
+    pub use ecs::world::error::EntityDespawnError;
+    pub use ecs::world::error::EntityMutableFetchError;
 }
 
 /// `bevy_ecs::world::unsafe_world_cell`.
@@ -195,11 +242,16 @@ mod prelude {
     pub use ecs::prelude::Event;
     pub use ecs::prelude::FromWorld;
     pub use ecs::prelude::Has;
+    pub use ecs::prelude::In;
+    pub use ecs::prelude::InMut;
+    pub use ecs::prelude::InRef;
     pub use ecs::prelude::Insert;
     pub use ecs::prelude::IntoScheduleConfigs;
     pub use ecs::prelude::IntoSystem;
     pub use ecs::prelude::Local;
     pub use ecs::prelude::Mut;
+    pub use ecs::prelude::Name;
+    pub use ecs::prelude::NameOrEntity;
     pub use ecs::prelude::On;
     pub use ecs::prelude::Or;
     pub use ecs::prelude::Query;
@@ -211,6 +263,8 @@ mod prelude {
     pub use ecs::prelude::Resource;
     pub use ecs::prelude::Schedule;
     pub use ecs::prelude::System;
+    pub use ecs::prelude::SystemIn;
+    pub use ecs::prelude::SystemInput;
     pub use ecs::prelude::SystemParamFunction;
     pub use ecs::prelude::With;
     pub use ecs::prelude::Without;

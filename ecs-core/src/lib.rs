@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod entity;
 pub mod event;
 pub mod lifecycle;
+pub mod name;
 pub mod observer;
 pub mod query;
 pub mod resource;
@@ -34,6 +35,7 @@ pub mod prelude {
     pub use crate::entity::Entity;
     pub use crate::event::{Event, EventPattern};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
+    pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::On;
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
