@@ -179,6 +179,11 @@ impl World {
     /// Takes the resource out, runs `f` with the world and the resource,
     /// and puts it back (also when `f` panics).
     ///
+    /// The resource keeps its added tick, and its changed tick moves only
+    /// if `f` changes it through the `Mut`. Unlike bevy, which puts it back
+    /// as a fresh insert, a scope does not make the resource look added or
+    /// changed to systems that run later.
+    ///
     /// # Panics
     /// If the resource does not exist, or if `f` inserted another `R`
     /// (that one is dropped; the scoped value is kept).
