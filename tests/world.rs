@@ -1620,3 +1620,29 @@ fn from_raw_u32_names_a_fresh_index_in_its_first_generation() {
     assert_eq!(world.get::<TA>(first), None);
     assert_eq!(Entity::from_raw_u32(u32::MAX), None);
 }
+
+#[test]
+fn resource_scope_keeps_the_resources_ticks_unless_it_changes_it() {
+    #[derive(Resource)]
+    struct Counter(u32);
+
+    let mut world = World::new();
+    world.insert_resource(Counter(0));
+    let inserted = world.resource_ref::<Counter>().added();
+    world.increment_change_tick();
+    world.resource_scope(|_, _: Mut<Counter>| {});
+    let counter = world.resource_ref::<Counter>();
+    assert_eq!(counter.added(), inserted, "a scope is not an insert");
+    assert_eq!(counter.last_changed(), inserted, "nor a change");
+
+    world.increment_change_tick();
+    let now = world.change_tick();
+    world.resource_scope(|_, mut counter: Mut<Counter>| counter.0 += 1);
+    let counter = world.resource_ref::<Counter>();
+    assert_eq!(counter.added(), inserted);
+    assert_eq!(
+        counter.last_changed(),
+        now,
+        "a change through the Mut is kept"
+    );
+}
