@@ -110,7 +110,10 @@ impl<E: Event> Trigger<E> for GlobalTrigger {}
 /// Bevy also gives the entity's old and new archetype here; this trigger
 /// does not, because the operations fire from several places that do not
 /// all keep both archetypes at hand.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+///
+/// It has no `Default`, so `world.trigger` does not accept a lifecycle
+/// event: only the world fires them, as components come and go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntityComponentsTrigger<'a> {
     /// Every component of the operation that this event fired for, whether
     /// the observer watches it or not: spawning `(A, B, C)` gives all three

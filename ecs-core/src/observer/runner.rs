@@ -504,13 +504,14 @@ fn run_observer(
     }));
     // The commands of a run that panicked are dropped, not applied.
     let mut discarded = CommandQueue::default();
-    let panicked = result.err().map(|payload| {
-        system.queue_deferred(&mut discarded);
-        crate::utils::name_panic("observer", &system.name(), payload)
-    });
-    if panicked.is_none() {
-        system.queue_deferred(&mut world.command_queue);
-    }
+    let panicked = result
+        .err()
+        .map(|payload| crate::utils::name_panic("observer", &system.name(), payload));
+    // A parameter's `queue` may panic too; the system is put back first.
+    let queued = catch_unwind(AssertUnwindSafe(|| match panicked {
+        Some(_) => system.queue_deferred(&mut discarded),
+        None => system.queue_deferred(&mut world.command_queue),
+    }));
     // Put back even after a panic: the observer stays registered.
     // Observers cannot despawn anything directly, so the entry is still
     // there.
@@ -518,8 +519,12 @@ fn run_observer(
         entry.system = Some(system);
     }
     if let Some(payload) = panicked {
-        // A panic in dropping those commands is second to the observer's.
+        // A panic in queueing or dropping those commands is second to the
+        // observer's.
         let _ = catch_unwind(AssertUnwindSafe(move || drop(discarded)));
+        resume_unwind(payload);
+    }
+    if let Err(payload) = queued {
         resume_unwind(payload);
     }
 }

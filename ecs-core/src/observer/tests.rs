@@ -652,3 +652,56 @@ fn a_despawned_entity_observer_leaves_its_targets_list() {
     assert_eq!(world.get::<Plain>(target).map(|p| p.0), Some(1));
     world.check_integrity().unwrap();
 }
+
+/// A parameter whose `queue` panics on demand (a user `SystemParam` may).
+struct PanickyQueue;
+
+static QUEUE_PANICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+// SAFETY: it reads and writes nothing of the world.
+unsafe impl crate::system::SystemParam for PanickyQueue {
+    type State = ();
+    type Item<'w, 's> = PanickyQueue;
+
+    fn init_state(_: &mut World, _: &mut crate::system::SystemMeta) {}
+
+    unsafe fn get_param<'w, 's>(
+        _: &'s mut (),
+        _: &crate::system::SystemMeta,
+        _: crate::world::UnsafeWorldCell<'w>,
+        _: crate::change_detection::Tick,
+    ) -> PanickyQueue {
+        PanickyQueue
+    }
+
+    fn queue(_: &mut (), _: &mut CommandQueue) {
+        if QUEUE_PANICS.load(std::sync::atomic::Ordering::Relaxed) {
+            panic!("queue panics");
+        }
+    }
+}
+
+#[test]
+fn an_observer_whose_parameter_panics_in_queue_keeps_running_later() {
+    #[derive(Component)]
+    struct Watched;
+    #[derive(Resource, Default)]
+    struct Runs(u32);
+
+    let mut world = World::new();
+    world.init_resource::<Runs>();
+    world.add_observer(
+        |_: On<Add<Watched>>, _: PanickyQueue, mut runs: ResMut<Runs>| {
+            runs.0 += 1;
+        },
+    );
+    QUEUE_PANICS.store(true, std::sync::atomic::Ordering::Relaxed);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn(Watched);
+    }));
+    QUEUE_PANICS.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert!(caught.is_err(), "the queue panic goes on");
+    assert_eq!(world.resource::<Runs>().0, 1);
+    world.spawn(Watched);
+    assert_eq!(world.resource::<Runs>().0, 2, "the observer still runs");
+}

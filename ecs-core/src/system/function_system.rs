@@ -367,8 +367,13 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         // what happened since this system's last run; its own writes carry
         // the current tick, which becomes its last run afterwards, so its
         // next run does not see them.
-        let out =
-            world.last_change_tick_scope(self.meta.last_run(), |world| self.func.run(input, world));
+        // As bevy does, what the system queued on the world's own command
+        // queue applies before it returns.
+        let out = world.last_change_tick_scope(self.meta.last_run(), |world| {
+            let out = self.func.run(input, world);
+            world.flush();
+            out
+        });
         let this_run = world.increment_change_tick();
         self.meta.finish_run(world.counted_tick(this_run));
         out

@@ -1002,3 +1002,21 @@ fn adding_observers_keeps_what_each_observer_has_seen() {
         [("observer", 1), ("observer", 0), ("observer", 1)]
     );
 }
+
+#[test]
+fn an_exclusive_system_applies_the_worlds_queue_before_it_returns() {
+    #[derive(Component)]
+    struct Queued;
+    fn queue_a_spawn(world: &mut World) {
+        crate::world::DeferredWorld::from(&mut *world)
+            .commands()
+            .spawn(Queued);
+    }
+    let mut world = World::new();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(queue_a_spawn);
+    schedule.run(&mut world);
+    assert_eq!(world.query::<&Queued>().iter(&world).count(), 1);
+    world.run_system_once(queue_a_spawn).unwrap();
+    assert_eq!(world.query::<&Queued>().iter(&world).count(), 2);
+}
