@@ -493,9 +493,10 @@ impl World {
     #[inline]
     #[track_caller]
     pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
-        match self.get_entity(entity) {
-            Ok(entity_ref) => entity_ref,
-            Err(error) => panic_on_fetch_error(error),
+        // The lookup without the error's `Result` keeps the hot path short.
+        match self.entities.get(entity) {
+            Some(location) => EntityRef::new(self, entity, location),
+            None => panic_on_fetch_error(self.entities.not_spawned_error(entity)),
         }
     }
 
@@ -510,9 +511,13 @@ impl World {
     #[inline]
     #[track_caller]
     pub fn entity_mut(&mut self, entity: Entity) -> EntityWorldMut<'_> {
-        match self.get_entity_mut(entity) {
-            Ok(entity_mut) => entity_mut,
-            Err(error) => panic_on_fetch_error(error),
+        self.flush_entities();
+        // The lookup without the error's `Result` keeps the hot path short.
+        match self.entities.get(entity) {
+            Some(location) => EntityWorldMut::new(self, entity, location),
+            None => panic_on_fetch_error(EntityMutableFetchError::from(
+                self.entities.not_spawned_error(entity),
+            )),
         }
     }
 
