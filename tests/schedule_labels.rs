@@ -62,7 +62,10 @@ fn derive_on_unit_tuple_named_and_enum_labels() {
     // Same value, two types: two labels.
     assert_ne!(Generic(1u8).intern(), Generic(1u16).intern());
     assert_ne!(Main.intern(), other::Main.intern());
-    assert_eq!(format!("{:?}", Main.intern()), format!("{:?}", other::Main.intern()));
+    assert_eq!(
+        format!("{:?}", Main.intern()),
+        format!("{:?}", other::Main.intern())
+    );
 }
 
 #[test]
@@ -70,7 +73,10 @@ fn interned_labels_are_equal_across_clones_and_threads() {
     let label = Stage::Round(7);
     let copy: InternedScheduleLabel = label.clone().intern();
     assert_eq!(label.intern(), copy);
-    assert!(std::ptr::addr_eq(label.intern().0, copy.0), "one leaked value");
+    assert!(
+        std::ptr::addr_eq(label.intern().0, copy.0),
+        "one leaked value"
+    );
     // An interned label is a label: interning it again is the identity.
     assert_eq!(copy.intern(), copy);
     // `dyn_clone` gives an equal label that interns to the same handle.
@@ -131,7 +137,10 @@ fn many_schedules_run_by_label_in_any_order() {
         ["level 2", "play", "level 1", "load", "menu", "level 2"]
     );
     assert_eq!(world.resource::<Schedules>().iter().count(), 5);
-    assert!(world.resource::<Schedules>().get_temporarily_removed().is_empty());
+    assert!(world
+        .resource::<Schedules>()
+        .get_temporarily_removed()
+        .is_empty());
 }
 
 #[test]
@@ -228,7 +237,9 @@ fn fixed_timestep_loop_runs_a_schedule_from_an_exclusive_system() {
         main.set_executor_kind(executor);
         main.add_systems((count_frame, run_fixed_update.after(count_frame)));
         world.add_schedule(main);
-        world.resource_mut::<Schedules>().add_systems(FixedUpdate, physics);
+        world
+            .resource_mut::<Schedules>()
+            .add_systems(FixedUpdate, physics);
 
         let mut steps_per_frame = Vec::new();
         for delta in [0.1, 0.1, 0.1, 1.0, 0.0, 0.3] {
@@ -262,7 +273,10 @@ fn unknown_label_error_names_the_label() {
 
     // A `Schedules` resource without that label.
     world.add_schedule(Schedule::new(Level(1)));
-    assert_eq!(world.try_run_schedule(Level(9)).unwrap_err().to_string(), expected);
+    assert_eq!(
+        world.try_run_schedule(Level(9)).unwrap_err().to_string(),
+        expected
+    );
     assert!(world
         .resource::<Schedules>()
         .get_empty_labels()
@@ -276,7 +290,10 @@ fn unknown_label_error_names_the_label() {
     );
     // Nothing was changed by the failed calls.
     assert!(world.resource::<Schedules>().contains(Level(1)));
-    assert!(world.resource::<Schedules>().get_temporarily_removed().is_empty());
+    assert!(world
+        .resource::<Schedules>()
+        .get_temporarily_removed()
+        .is_empty());
 }
 
 #[derive(Resource, Default)]
@@ -378,9 +395,10 @@ fn panicking_world(log: &DropLog) -> World {
     world
         .resource_mut::<Schedules>()
         .add_systems(Main, run_fixed_update_once);
-    world
-        .resource_mut::<Schedules>()
-        .add_systems(FixedUpdate, (physics, spawn_then_maybe_panic.after(physics)));
+    world.resource_mut::<Schedules>().add_systems(
+        FixedUpdate,
+        (physics, spawn_then_maybe_panic.after(physics)),
+    );
     world
 }
 
@@ -427,7 +445,10 @@ fn panic_in_a_scope_closure_puts_the_schedule_back() {
     assert!(result.is_err());
     integrity(&world);
     assert!(world.resource::<Schedules>().contains(Main));
-    assert!(world.resource::<Schedules>().get_temporarily_removed().is_empty());
+    assert!(world
+        .resource::<Schedules>()
+        .get_temporarily_removed()
+        .is_empty());
     drop(world);
     log.assert_dropped_once(&[1, 50]);
     log.assert_dropped(&[1, 50]);
@@ -448,14 +469,19 @@ fn a_schedule_stored_under_a_running_label_is_replaced_when_it_returns() {
         schedule.run(world);
     });
     world.run_schedule(Level(1));
-    assert_eq!(world.resource::<Trace>().0, ["inserted", "original", "original"]);
+    assert_eq!(
+        world.resource::<Trace>().0,
+        ["inserted", "original", "original"]
+    );
 }
 
 #[test]
 fn a_scope_that_removes_the_resource_still_gets_its_schedule_back() {
     let mut world = trace_world();
     world.add_schedule(Schedule::new(Level(1)));
-    world.resource_mut::<Schedules>().add_systems(Level(1), traced("one"));
+    world
+        .resource_mut::<Schedules>()
+        .add_systems(Level(1), traced("one"));
     world.schedule_scope(Level(1), |world, _| {
         world.remove_resource::<Schedules>();
     });

@@ -195,7 +195,7 @@ impl<T: ?Sized> Default for Interner<T> {
 
 #[cfg(test)]
 mod tests {
-    use std::hash::{BuildHasher, Hash, Hasher};
+    use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::{Internable, Interned, Interner};
@@ -254,12 +254,7 @@ mod tests {
         let hasher = std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default();
         let a = INTERNER.intern("label");
         let b = INTERNER.intern(&String::from("label"));
-        let hash = |value: &Interned<str>| {
-            let mut state = hasher.build_hasher();
-            value.hash(&mut state);
-            state.finish()
-        };
-        assert_eq!(hash(&a), hash(&b));
+        assert_eq!(hasher.hash_one(a), hasher.hash_one(b));
     }
 
     #[test]

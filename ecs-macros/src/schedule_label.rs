@@ -44,7 +44,7 @@ impl<'a> LabelInput<'a> {
 
     /// The impl, bounded by what a label needs: a generic label is a label
     /// wherever its parameters make it one, and a concrete type missing a
-    /// trait is told which one.
+    /// trait gets an error at the derive naming that trait.
     fn generate(&self) -> TokenStream {
         let Self {
             ident,
@@ -61,10 +61,10 @@ impl<'a> LabelInput<'a> {
             impl #impl_generics #krate::schedule::ScheduleLabel for #ident #ty_generics
             where
                 #(#user,)*
-                Self: #krate::schedule::__macro_exports::LabelClone
-                    + #krate::schedule::__macro_exports::LabelEq
-                    + #krate::schedule::__macro_exports::LabelHash
-                    + #krate::schedule::__macro_exports::LabelDebug
+                Self: ::core::clone::Clone
+                    + ::core::cmp::Eq
+                    + ::core::hash::Hash
+                    + ::core::fmt::Debug
                     + ::core::marker::Send
                     + ::core::marker::Sync
                     + 'static

@@ -26,6 +26,22 @@
 //! next runs, so a schedule left idle across full wraps of the clock is
 //! still right (see the [`change_detection`](crate::change_detection)
 //! module docs).
+//!
+//! # Many schedules
+//!
+//! A world keeps its schedules in the [`Schedules`] resource, each under a
+//! [`ScheduleLabel`]; [`World::run_schedule`] runs one by label. The
+//! schedule is taken out of [`Schedules`] while it runs, so one of its
+//! systems can run other schedules (a fixed-timestep loop runs
+//! `FixedUpdate` from an exclusive system of the frame's schedule), and
+//! running it from inside itself is an error naming the running labels.
+//!
+//! ```text
+//! Schedules { Main, FixedUpdate, Render }
+//!   run_schedule(Main)           Main out  ─▶ systems run ─▶ Main back
+//!     └ exclusive system:
+//!       run_schedule(FixedUpdate)  FixedUpdate out ─▶ run ─▶ back (0..n times)
+//! ```
 
 mod config;
 mod executor;
@@ -39,8 +55,6 @@ pub use config::{
     ScheduleConfigTupleMarker, ScheduleConfigs, SystemKey,
 };
 
-#[doc(hidden)]
-pub use label::__macro_exports;
 pub use label::{DynEq, InternedScheduleLabel, ScheduleLabel};
 pub use schedules::Schedules;
 

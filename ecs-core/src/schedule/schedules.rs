@@ -3,9 +3,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::resource::Resource;
-use crate::schedule::{
-    InternedScheduleLabel, IntoScheduleConfigs, Schedule, ScheduleLabel,
-};
+use crate::schedule::{InternedScheduleLabel, IntoScheduleConfigs, Schedule, ScheduleLabel};
 use crate::system::ScheduleSystem;
 
 /// The resource that holds a world's [`Schedule`]s, each under its

@@ -138,7 +138,10 @@ impl World {
     /// world.add_schedule(Schedule::new(Update));
     /// assert!(world.try_run_schedule(Update).is_ok());
     /// ```
-    pub fn try_run_schedule(&mut self, label: impl ScheduleLabel) -> Result<(), TryRunScheduleError> {
+    pub fn try_run_schedule(
+        &mut self,
+        label: impl ScheduleLabel,
+    ) -> Result<(), TryRunScheduleError> {
         self.try_schedule_scope(label, |world, schedule| schedule.run(world))
     }
 
