@@ -16,6 +16,8 @@ pub mod component;
 pub mod diagnostics;
 pub mod entity;
 pub mod event;
+pub mod intern;
+pub mod label;
 pub mod lifecycle;
 pub mod name;
 pub mod observer;
@@ -28,6 +30,10 @@ mod utils;
 pub mod world;
 
 /// The types most programs need: `use ecs::prelude::*;`.
+///
+/// Unlike bevy's, it has `ScheduleLabel` (trait and derive), since every
+/// program that stores schedules names them; an explicit
+/// `use ecs::schedule::ScheduleLabel` still works beside it.
 pub mod prelude {
     pub use crate::bundle::Bundle;
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
@@ -41,7 +47,7 @@ pub mod prelude {
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
     pub use crate::resource::Resource;
-    pub use crate::schedule::{IntoScheduleConfigs, Schedule};
+    pub use crate::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, Schedules};
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query, Res, ResMut,
         RunSystemOnce, System, SystemIn, SystemInput, SystemParam, SystemParamFunction,

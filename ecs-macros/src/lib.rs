@@ -4,7 +4,8 @@
 //! re-exports each derive under the name of the trait it implements:
 //! [`Component`](derive@Component), [`Bundle`](derive@Bundle),
 //! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData),
-//! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event) and
+//! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event),
+//! [`ScheduleLabel`](derive@ScheduleLabel) and
 //! [`SystemParam`](derive@SystemParam).
 //!
 //! Each derive is one small model type with two methods: `parse` reads the
@@ -58,6 +59,7 @@ mod generics;
 mod marker;
 mod query;
 mod resource;
+mod schedule_label;
 mod system_param;
 #[cfg(test)]
 mod test_support;
@@ -403,6 +405,36 @@ pub fn derive_query_filter(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Event, attributes(ecs))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
     expand(input, event::derive)
+}
+
+/// Implements `ScheduleLabel` for a struct or enum, so its values name
+/// schedules (`Schedule::new(label)`, `World::run_schedule(label)`).
+///
+/// Unit, tuple and named structs and enums derive; the type must also be
+/// `Clone`, `PartialEq`, `Eq`, `Hash` and `Debug` (the error names the
+/// one missing), `Send`, `Sync` and `'static`. Generic parameters are kept,
+/// and the impl applies where they make the type all of those. Unions and
+/// lifetime parameters are rejected. `#[ecs(crate = path)]` names the
+/// runtime.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+/// struct Update;
+/// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+/// struct Level(u32);
+/// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+/// enum Stage { Load, Play { round: u8 } }
+///
+/// assert_eq!(Level(1).intern(), Level(1).intern());
+/// assert_ne!(Level(1).intern(), Level(2).intern());
+/// assert_ne!(Stage::Load.intern(), Stage::Play { round: 0 }.intern());
+/// assert_eq!(Schedule::new(Update).label(), Update.intern());
+/// ```
+#[proc_macro_derive(ScheduleLabel, attributes(ecs))]
+pub fn derive_schedule_label(input: TokenStream) -> TokenStream {
+    expand(input, schedule_label::derive)
 }
 
 /// Implements `SystemParam` for a struct whose fields are system

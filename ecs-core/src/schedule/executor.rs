@@ -3,7 +3,7 @@ use std::{
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
     sync::{
         atomic::{AtomicU64, Ordering},
-        mpsc, Arc,
+        mpsc, Arc, Mutex, PoisonError,
     },
     time::{Duration, Instant},
 };
@@ -146,7 +146,9 @@ pub(crate) struct MultiThreadedState {
     last_run: Vec<Option<Duration>>,
     /// The run counter and the claim slots, shared with offered jobs.
     shared: Option<Arc<Shared>>,
-    receiver: Option<mpsc::Receiver<Report>>,
+    /// In a `Mutex` only so that a `Schedule` is `Sync` (it is stored in a
+    /// resource); reached through `get_mut`, which takes no lock.
+    receiver: Option<Mutex<mpsc::Receiver<Report>>>,
     run: u64,
     /// [`cpus_to_poll_with`], asked once.
     cpus: Option<usize>,
@@ -200,7 +202,7 @@ pub(crate) fn run_multi_threaded(
             claims: (0..count).map(|_| AtomicU64::new(0)).collect(),
             sender,
         }));
-        state.receiver = Some(receiver);
+        state.receiver = Some(Mutex::new(receiver));
         state.run = 0;
         state.last_run.clear();
         state.last_run.resize(count, None);
@@ -209,7 +211,12 @@ pub(crate) fn run_multi_threaded(
     let run = state.run;
     let cpus = *state.cpus.get_or_insert_with(cpus_to_poll_with);
     let shared = state.shared.as_ref().expect("set above");
-    let receiver = state.receiver.as_ref().expect("set with `shared`");
+    let receiver = state
+        .receiver
+        .as_mut()
+        .expect("set with `shared`")
+        .get_mut()
+        .unwrap_or_else(PoisonError::into_inner);
     state.remaining.clear();
     state.remaining.extend_from_slice(&graph.dependency_counts);
     state.ready.clear();

@@ -26,15 +26,37 @@
 //! next runs, so a schedule left idle across full wraps of the clock is
 //! still right (see the [`change_detection`](crate::change_detection)
 //! module docs).
+//!
+//! # Many schedules
+//!
+//! A world keeps its schedules in the [`Schedules`] resource, each under a
+//! [`ScheduleLabel`]; [`World::run_schedule`] runs one by label. The
+//! schedule is taken out of [`Schedules`] while it runs, so one of its
+//! systems can run other schedules (a fixed-timestep loop runs
+//! `FixedUpdate` from an exclusive system of the frame's schedule), and
+//! running it from inside itself is an error naming the running labels.
+//!
+//! ```text
+//! Schedules { Main, FixedUpdate, Render }
+//!   run_schedule(Main)           Main out  ─▶ systems run ─▶ Main back
+//!     └ exclusive system:
+//!       run_schedule(FixedUpdate)  FixedUpdate out ─▶ run ─▶ back (0..n times)
+//! ```
 
 mod config;
 mod executor;
 mod graph;
+mod label;
+mod schedules;
+mod scope;
 
 pub use config::{
     Chain, GraphInfo, IntoScheduleConfigs, IntoSystemKey, Schedulable, ScheduleConfig,
     ScheduleConfigTupleMarker, ScheduleConfigs, SystemKey,
 };
+
+pub use label::{DynEq, InternedScheduleLabel, ScheduleLabel};
+pub use schedules::Schedules;
 
 use crate::{system::ScheduleSystem, world::World};
 
@@ -106,6 +128,7 @@ pub enum ExecutorKind {
 /// assert_eq!(world.resource::<Log>().0, ["input", "physics", "render"]);
 /// ```
 pub struct Schedule {
+    label: InternedScheduleLabel,
     executor: ExecutorKind,
     systems: Vec<ScheduleSystem>,
     keys: Vec<SystemKey>,
@@ -121,14 +144,19 @@ pub struct Schedule {
 }
 
 impl Default for Schedule {
+    /// An empty schedule under a private default label: for a schedule run
+    /// directly with [`Schedule::run`]. Two of them added to one world
+    /// replace each other, so give a stored schedule a label of its own
+    /// ([`Schedule::new`]).
     fn default() -> Self {
-        Schedule::new(ExecutorKind::MultiThreaded)
+        Schedule::new(label::DefaultSchedule)
     }
 }
 
 impl std::fmt::Debug for Schedule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Schedule")
+            .field("label", &self.label)
             .field("executor", &self.executor)
             .field("systems", &self.system_names())
             .finish()
@@ -136,10 +164,22 @@ impl std::fmt::Debug for Schedule {
 }
 
 impl Schedule {
-    /// An empty schedule with the given executor.
-    pub fn new(executor: ExecutorKind) -> Self {
+    /// An empty schedule named `label`, with the multi-threaded executor.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Startup;
+    ///
+    /// let schedule = Schedule::new(Startup);
+    /// assert_eq!(schedule.label(), Startup.intern());
+    /// ```
+    pub fn new(label: impl ScheduleLabel) -> Self {
         Schedule {
-            executor,
+            label: label.intern(),
+            executor: ExecutorKind::default(),
             systems: Vec::new(),
             keys: Vec::new(),
             before: Vec::new(),
@@ -152,9 +192,45 @@ impl Schedule {
         }
     }
 
+    /// The label this schedule was made with, which
+    /// [`Schedules`] stores it under.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Level(u32);
+    ///
+    /// assert_eq!(Schedule::new(Level(2)).label(), Level(2).intern());
+    /// assert_ne!(Schedule::new(Level(2)).label(), Level(3).intern());
+    /// ```
+    pub fn label(&self) -> InternedScheduleLabel {
+        self.label
+    }
+
+    /// Chooses how the systems run. bevy's `set_executor` takes an executor
+    /// value; this crate has two built-in executors, named by
+    /// [`ExecutorKind`], and no executor trait to implement.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ExecutorKind;
+    ///
+    /// let mut schedule = Schedule::default();
+    /// schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+    /// assert_eq!(schedule.executor(), ExecutorKind::SingleThreaded);
+    /// ```
+    pub fn set_executor_kind(&mut self, executor: ExecutorKind) -> &mut Self {
+        self.executor = executor;
+        self
+    }
+
     /// An empty schedule that runs every system on the calling thread.
     pub fn single_threaded() -> Self {
-        Schedule::new(ExecutorKind::SingleThreaded)
+        let mut schedule = Schedule::default();
+        schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+        schedule
     }
 
     /// The executor.
@@ -269,7 +345,8 @@ impl Schedule {
     pub fn initialize(&mut self, world: &mut World) {
         match self.world_id {
             Some(id) if id != world.id() => panic!(
-                "a schedule initialised for world {id:?} was run on another world: its systems ({}) belong to the first",
+                "schedule {:?}, initialised for world {id:?}, was run on another world: its systems ({}) belong to the first",
+                self.label,
                 self.system_names().join(", ")
             ),
             _ => self.world_id = Some(world.id()),

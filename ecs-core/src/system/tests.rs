@@ -289,19 +289,24 @@ fn third(mut t: ResMut<Trace>) {
 #[test]
 fn parallel_before_after_and_chain_order_systems() {
     for kind in [ExecutorKind::MultiThreaded, ExecutorKind::SingleThreaded] {
-        let mut schedule = Schedule::new(kind);
+        let mut schedule = Schedule::default();
+        schedule.set_executor_kind(kind);
         let mut world = trace_world();
         schedule.add_systems((third.after(second), second.after(first), first));
         schedule.run(&mut world);
         assert_eq!(world.resource::<Trace>().0, ["first", "second", "third"]);
 
-        let mut schedule = Schedule::new(kind);
+        let mut schedule = Schedule::default();
+
+        schedule.set_executor_kind(kind);
         let mut world = trace_world();
         schedule.add_systems((third, first.before(second), second.before(third)));
         schedule.run(&mut world);
         assert_eq!(world.resource::<Trace>().0, ["first", "second", "third"]);
 
-        let mut schedule = Schedule::new(kind);
+        let mut schedule = Schedule::default();
+
+        schedule.set_executor_kind(kind);
         let mut world = trace_world();
         schedule.add_systems((third, second, first).chain());
         schedule.run(&mut world);
@@ -793,7 +798,8 @@ fn timing_schedule(executor: ExecutorKind) -> (World, Schedule) {
         *seen = q.iter().count();
     }
     let mut world = trace_world();
-    let mut schedule = Schedule::new(executor);
+    let mut schedule = Schedule::default();
+    schedule.set_executor_kind(executor);
     schedule.add_systems((slow, spawns.before(reads)));
     assert!(schedule.system_timings().is_empty(), "timing starts off");
     schedule.set_timing(true);

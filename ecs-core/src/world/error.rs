@@ -1,8 +1,9 @@
-//! Errors of world operations on entities.
+//! Errors of world operations on entities and schedules.
 
 use std::fmt;
 
 use crate::entity::{Entity, EntityNotSpawnedError};
+use crate::schedule::InternedScheduleLabel;
 
 /// An entity could not be fetched mutably.
 ///
@@ -73,3 +74,87 @@ impl std::error::Error for EntityDespawnError {}
 /// The error [`World::get_entity`](crate::world::World::get_entity) returns.
 #[deprecated(note = "use `ecs::entity::EntityNotSpawnedError`, the error bevy returns here")]
 pub type EntityDoesNotExistError = EntityNotSpawnedError;
+
+/// A schedule could not be run by label
+/// ([`World::try_run_schedule`](crate::world::World::try_run_schedule),
+/// [`World::try_schedule_scope`](crate::world::World::try_schedule_scope)):
+/// no schedule has the label, or the one that has it is running.
+///
+/// The label is the public field, as in bevy. The error also says whether
+/// the schedule is running, so that running a schedule from inside itself
+/// is reported as that (naming every running schedule) where bevy reports
+/// "not found".
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::schedule::ScheduleLabel;
+///
+/// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+/// struct Missing;
+///
+/// let mut world = World::new();
+/// let error = world.try_run_schedule(Missing).unwrap_err();
+/// assert_eq!(error.0, Missing.intern());
+/// assert!(!error.is_already_running());
+/// assert!(error.to_string().starts_with("the schedule with the label Missing was not found"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryRunScheduleError(pub InternedScheduleLabel, ScheduleUnavailable);
+
+/// Why a [`TryRunScheduleError`] happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ScheduleUnavailable {
+    NotFound,
+    /// The labels of the running schedules, outermost first.
+    AlreadyRunning(Vec<InternedScheduleLabel>),
+}
+
+impl TryRunScheduleError {
+    /// No schedule is stored under `label`.
+    pub(crate) fn not_found(label: InternedScheduleLabel) -> Self {
+        TryRunScheduleError(label, ScheduleUnavailable::NotFound)
+    }
+
+    /// The schedule under `label` is out running; `running` lists every
+    /// running schedule, outermost first.
+    pub(crate) fn already_running(
+        label: InternedScheduleLabel,
+        running: Vec<InternedScheduleLabel>,
+    ) -> Self {
+        TryRunScheduleError(label, ScheduleUnavailable::AlreadyRunning(running))
+    }
+
+    /// The label that was asked for.
+    pub fn label(&self) -> InternedScheduleLabel {
+        self.0
+    }
+
+    /// Whether the schedule exists but is running (the caller is inside it).
+    pub fn is_already_running(&self) -> bool {
+        matches!(self.1, ScheduleUnavailable::AlreadyRunning(_))
+    }
+}
+
+impl fmt::Display for TryRunScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = self.0;
+        match &self.1 {
+            ScheduleUnavailable::NotFound => write!(
+                f,
+                "the schedule with the label {label:?} was not found: add it with \
+                 `World::add_schedule` or `Schedules::add_systems`"
+            ),
+            ScheduleUnavailable::AlreadyRunning(running) => {
+                let running: Vec<String> = running.iter().map(|l| format!("{l:?}")).collect();
+                write!(
+                    f,
+                    "the schedule with the label {label:?} is already running, and a schedule \
+                     cannot run inside itself (running now, outermost first: {})",
+                    running.join(" > ")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for TryRunScheduleError {}

@@ -1,0 +1,360 @@
+//! [`Schedules`]: a world's schedules, by label.
+
+use hashbrown::{HashMap, HashSet};
+
+use crate::resource::Resource;
+use crate::schedule::{InternedScheduleLabel, IntoScheduleConfigs, Schedule, ScheduleLabel};
+use crate::system::ScheduleSystem;
+
+/// The resource that holds a world's [`Schedule`]s, each under its
+/// [label](Schedule::label).
+///
+/// [`World::run_schedule`](crate::world::World::run_schedule) takes a
+/// schedule out of here while it runs and puts it back afterwards (also
+/// when a system panics), so a running schedule is not in the map: `get`,
+/// `contains` and `iter` do not see it.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::schedule::ScheduleLabel;
+///
+/// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+/// struct Update;
+///
+/// fn tick() {}
+///
+/// let mut schedules = Schedules::new();
+/// schedules.add_systems(Update, tick); // creates the `Update` schedule
+/// assert!(schedules.contains(Update));
+/// assert_eq!(schedules.get(Update).unwrap().system_names().len(), 1);
+///
+/// let mut world = World::new();
+/// world.insert_resource(schedules);
+/// world.run_schedule(Update);
+/// ```
+#[derive(Default, Resource)]
+pub struct Schedules {
+    inner: HashMap<InternedScheduleLabel, Schedule>,
+    /// The labels of the schedules taken out to run, outermost first; a
+    /// label can be there twice if a new schedule was inserted under it
+    /// while the first ran.
+    running: Vec<InternedScheduleLabel>,
+    /// Labels a scope asked for that had no schedule.
+    empty_labels: HashSet<InternedScheduleLabel>,
+}
+
+impl std::fmt::Debug for Schedules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schedules")
+            .field("schedules", &self.inner.keys().collect::<Vec<_>>())
+            .field("running", &self.running)
+            .finish()
+    }
+}
+
+impl Schedules {
+    /// No schedules.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// assert_eq!(Schedules::new().iter().count(), 0);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `schedule` under its label, returning the schedule that was
+    /// there before.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// assert!(schedules.insert(Schedule::new(Render)).is_none());
+    /// assert!(schedules.insert(Schedule::new(Render)).is_some());
+    /// ```
+    pub fn insert(&mut self, schedule: Schedule) -> Option<Schedule> {
+        self.inner.insert(schedule.label(), schedule)
+    }
+
+    /// Puts back a schedule taken out with
+    /// [`remove_temporarily`](Self::remove_temporarily), returning the
+    /// schedule that was stored under its label meanwhile.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Physics;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Physics));
+    /// let schedule = schedules.remove_temporarily(Physics).unwrap();
+    /// assert!(schedules.get_temporarily_removed().contains(&Physics.intern()));
+    /// assert!(schedules.reinsert(schedule).is_none());
+    /// assert!(schedules.get_temporarily_removed().is_empty());
+    /// assert!(schedules.contains(Physics));
+    /// ```
+    pub fn reinsert(&mut self, schedule: Schedule) -> Option<Schedule> {
+        let label = schedule.label();
+        if let Some(at) = self.running.iter().rposition(|running| *running == label) {
+            self.running.remove(at);
+        }
+        self.inner.insert(label, schedule)
+    }
+
+    /// Takes the schedule stored under `label` out, if there is one.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Render));
+    /// assert!(schedules.remove(Render).is_some());
+    /// assert!(schedules.remove(Render).is_none());
+    /// ```
+    pub fn remove(&mut self, label: impl ScheduleLabel) -> Option<Schedule> {
+        self.inner.remove(&label.intern())
+    }
+
+    /// Takes the schedule stored under `label` out and marks it as running
+    /// until [`reinsert`](Self::reinsert) puts it back; a label with no
+    /// schedule is remembered in [`get_empty_labels`](Self::get_empty_labels).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Missing;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// assert!(schedules.remove_temporarily(Missing).is_none());
+    /// assert!(schedules.get_empty_labels().contains(&Missing.intern()));
+    /// ```
+    pub fn remove_temporarily(&mut self, label: impl ScheduleLabel) -> Option<Schedule> {
+        let label = label.intern();
+        let schedule = self.inner.remove(&label);
+        if schedule.is_some() {
+            self.running.push(label);
+            self.empty_labels.remove(&label);
+        } else {
+            self.empty_labels.insert(label);
+        }
+        schedule
+    }
+
+    /// Takes the schedule stored under `label` out, with its label.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Render));
+    /// let (label, _schedule) = schedules.remove_entry(Render).unwrap();
+    /// assert_eq!(label, Render.intern());
+    /// ```
+    pub fn remove_entry(
+        &mut self,
+        label: impl ScheduleLabel,
+    ) -> Option<(InternedScheduleLabel, Schedule)> {
+        self.inner.remove_entry(&label.intern())
+    }
+
+    /// The labels of the schedules taken out to run and not yet put back.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// assert!(Schedules::new().get_temporarily_removed().is_empty());
+    /// ```
+    pub fn get_temporarily_removed(&self) -> HashSet<InternedScheduleLabel> {
+        self.running.iter().copied().collect()
+    }
+
+    /// The labels [`remove_temporarily`](Self::remove_temporarily) (and so
+    /// a failed [`World::try_run_schedule`](crate::world::World::try_run_schedule))
+    /// found no schedule for, since one was last taken out under them.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// assert!(Schedules::new().get_empty_labels().is_empty());
+    /// ```
+    pub fn get_empty_labels(&self) -> HashSet<InternedScheduleLabel> {
+        self.empty_labels.clone()
+    }
+
+    /// The labels of the running schedules, outermost first.
+    pub(super) fn running(&self) -> &[InternedScheduleLabel] {
+        &self.running
+    }
+
+    /// Whether a schedule is stored under `label` (a running one is not).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// assert!(!schedules.contains(Render));
+    /// schedules.insert(Schedule::new(Render));
+    /// assert!(schedules.contains(Render));
+    /// ```
+    pub fn contains(&self, label: impl ScheduleLabel) -> bool {
+        self.inner.contains_key(&label.intern())
+    }
+
+    /// The schedule stored under `label`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Render));
+    /// assert_eq!(schedules.get(Render).unwrap().label(), Render.intern());
+    /// ```
+    pub fn get(&self, label: impl ScheduleLabel) -> Option<&Schedule> {
+        self.inner.get(&label.intern())
+    }
+
+    /// The schedule stored under `label`, mutably.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// fn draw() {}
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Render));
+    /// schedules.get_mut(Render).unwrap().add_systems(draw);
+    /// assert_eq!(schedules.get(Render).unwrap().system_names().len(), 1);
+    /// ```
+    pub fn get_mut(&mut self, label: impl ScheduleLabel) -> Option<&mut Schedule> {
+        self.inner.get_mut(&label.intern())
+    }
+
+    /// The schedule stored under `label`, created empty if there is none.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// assert_eq!(schedules.entry(Render).label(), Render.intern());
+    /// assert!(schedules.contains(Render));
+    /// ```
+    pub fn entry(&mut self, label: impl ScheduleLabel) -> &mut Schedule {
+        self.inner
+            .entry(label.intern())
+            .or_insert_with(|| Schedule::new(label))
+    }
+
+    /// Every stored schedule with its label, in no particular order.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// enum Phase { Early, Late }
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Phase::Early));
+    /// schedules.insert(Schedule::new(Phase::Late));
+    /// let mut names: Vec<String> = schedules.iter().map(|(label, _)| format!("{label:?}")).collect();
+    /// names.sort();
+    /// assert_eq!(names, ["Early", "Late"]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (&dyn ScheduleLabel, &Schedule)> {
+        self.inner
+            .iter()
+            .map(|(label, schedule)| (&**label, schedule))
+    }
+
+    /// Every stored schedule with its label, mutably, in no particular
+    /// order.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::{ExecutorKind, ScheduleLabel};
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Render;
+    ///
+    /// let mut schedules = Schedules::new();
+    /// schedules.insert(Schedule::new(Render));
+    /// for (_, schedule) in schedules.iter_mut() {
+    ///     schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+    /// }
+    /// assert_eq!(schedules.get(Render).unwrap().executor(), ExecutorKind::SingleThreaded);
+    /// ```
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&dyn ScheduleLabel, &mut Schedule)> {
+        self.inner
+            .iter_mut()
+            .map(|(label, schedule)| (&**label, schedule))
+    }
+
+    /// Adds systems to the schedule stored under `schedule`, created empty
+    /// if there is none.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleLabel;
+    ///
+    /// #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Update;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Log(Vec<&'static str>);
+    ///
+    /// fn first(mut log: ResMut<Log>) { log.0.push("first"); }
+    /// fn second(mut log: ResMut<Log>) { log.0.push("second"); }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Log>();
+    /// world.init_resource::<Schedules>();
+    /// world
+    ///     .resource_mut::<Schedules>()
+    ///     .add_systems(Update, second)
+    ///     .add_systems(Update, first.before(second));
+    /// world.run_schedule(Update);
+    /// assert_eq!(world.resource::<Log>().0, ["first", "second"]);
+    /// ```
+    pub fn add_systems<M>(
+        &mut self,
+        schedule: impl ScheduleLabel,
+        systems: impl IntoScheduleConfigs<ScheduleSystem, M>,
+    ) -> &mut Self {
+        self.entry(schedule).add_systems(systems);
+        self
+    }
+}

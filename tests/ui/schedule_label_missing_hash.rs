@@ -1,0 +1,8 @@
+use ecs::prelude::*;
+
+#[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq)]
+struct Update;
+
+fn main() {
+    let _ = Schedule::new(Update);
+}
