@@ -6,6 +6,11 @@
 // Each import must resolve; most are not used beyond that.
 #![allow(unused_imports)]
 
+/// `bevy_ecs` (crate root).
+mod root {
+    pub use ecs::define_label;
+}
+
 /// `bevy_ecs::archetype`.
 mod archetype {
     pub use ecs::archetype::Archetype;
@@ -74,6 +79,19 @@ mod event {
     pub use ecs::event::Trigger;
 }
 
+/// `bevy_ecs::intern`.
+mod intern {
+    pub use ecs::intern::Internable;
+    pub use ecs::intern::Interned;
+    pub use ecs::intern::Interner;
+}
+
+/// `bevy_ecs::label`.
+mod label {
+    pub use ecs::label::DynEq;
+    pub use ecs::label::DynHash;
+}
+
 /// `bevy_ecs::lifecycle`.
 mod lifecycle {
     pub use ecs::lifecycle::Add;
@@ -139,12 +157,16 @@ mod resource {
 /// `bevy_ecs::schedule`.
 mod schedule {
     pub use ecs::schedule::Chain;
+    pub use ecs::schedule::DynEq;
     pub use ecs::schedule::GraphInfo;
+    pub use ecs::schedule::InternedScheduleLabel;
     pub use ecs::schedule::IntoScheduleConfigs;
     pub use ecs::schedule::Schedulable;
     pub use ecs::schedule::Schedule;
     pub use ecs::schedule::ScheduleConfig;
     pub use ecs::schedule::ScheduleConfigs;
+    pub use ecs::schedule::ScheduleLabel;
+    pub use ecs::schedule::Schedules;
     pub use ecs::schedule::SystemKey;
 }
 
@@ -214,6 +236,7 @@ mod world {
 mod world_error {
     pub use ecs::world::error::EntityDespawnError;
     pub use ecs::world::error::EntityMutableFetchError;
+    pub use ecs::world::error::TryRunScheduleError;
 }
 
 /// `bevy_ecs::world::unsafe_world_cell`.
@@ -262,6 +285,7 @@ mod prelude {
     pub use ecs::prelude::ResMut;
     pub use ecs::prelude::Resource;
     pub use ecs::prelude::Schedule;
+    pub use ecs::prelude::Schedules;
     pub use ecs::prelude::System;
     pub use ecs::prelude::SystemIn;
     pub use ecs::prelude::SystemInput;

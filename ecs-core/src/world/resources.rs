@@ -66,6 +66,50 @@ impl World {
             .expect("registered above")
     }
 
+    /// The resource, mutably, made first with `func` if it does not exist.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.get_resource_or_insert_with(|| Score(10)).0 += 1;
+    /// world.get_resource_or_insert_with(|| Score(0)).0 += 1;
+    /// assert_eq!(world.resource::<Score>().0, 12);
+    /// ```
+    #[track_caller]
+    pub fn get_resource_or_insert_with<R: Resource>(
+        &mut self,
+        func: impl FnOnce() -> R,
+    ) -> Mut<'_, R> {
+        if !self.contains_resource::<R>() {
+            self.insert_resource(func());
+        }
+        self.resource_mut::<R>()
+    }
+
+    /// The resource, mutably, made first with [`FromWorld`] (or `Default`)
+    /// if it does not exist.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Frames(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.get_resource_or_init::<Frames>().0 += 1;
+    /// world.get_resource_or_init::<Frames>().0 += 1;
+    /// assert_eq!(world.resource::<Frames>().0, 2);
+    /// ```
+    #[track_caller]
+    pub fn get_resource_or_init<R: Resource + FromWorld>(&mut self) -> Mut<'_, R> {
+        self.init_resource::<R>();
+        self.resource_mut::<R>()
+    }
+
     /// Whether the resource exists.
     #[inline]
     pub fn contains_resource<R: Resource>(&self) -> bool {
