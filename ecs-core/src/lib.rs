@@ -49,8 +49,9 @@ pub mod prelude {
     pub use crate::resource::Resource;
     pub use crate::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, Schedules};
     pub use crate::system::{
-        Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query, Res, ResMut,
-        RunSystemOnce, System, SystemIn, SystemInput, SystemParam, SystemParamFunction,
+        Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
+        ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
+        SystemParamFunction,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
 }

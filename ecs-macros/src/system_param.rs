@@ -144,12 +144,58 @@ impl<'a> SystemParamInput<'a> {
         let field_checks = self.field_checks();
         let state_struct = self.state_struct(&where_clause);
         let system_param_impl = self.system_param_impl(&where_clause);
+        let read_only_impl = self.read_only_impl();
         quote! {
             const _: () = {
                 #(#field_checks)*
                 #state_struct
                 #system_param_impl
+                #read_only_impl
             };
+        }
+    }
+
+    /// `ReadOnlySystemParam` for the struct when every field is one: the
+    /// `SystemParam` impl's where clause plus
+    /// `StaticFieldType: for<'a> ReadOnlySystemParam` per field. The
+    /// binder keeps a field that names no generic from being a bound the
+    /// compiler rejects as never holding; such a struct is then simply
+    /// not read-only.
+    fn read_only_impl(&self) -> TokenStream {
+        let Self {
+            ident,
+            generics,
+            krate,
+            fields,
+            ..
+        } = self;
+        let system_param = self.system_param();
+        let (item_w, item_s) = Self::item_lifetimes();
+        let read_only = quote!(#krate::system::ReadOnlySystemParam);
+        let where_clause = where_clause_with_type_bounds(
+            generics,
+            fields
+                .iter()
+                .map(|field| {
+                    let item_ty = &field.item_ty;
+                    let bound = quote! {
+                        for<#item_w, #item_s> #system_param<Item<#item_w, #item_s> = #item_ty>
+                    };
+                    (&field.static_ty, bound)
+                })
+                .chain(
+                    fields
+                        .iter()
+                        .map(|field| (&field.static_ty, quote!(for<#item_w> #read_only))),
+                ),
+        );
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        quote! {
+            // SAFETY: every field is a `ReadOnlySystemParam` (the where
+            // clause), and the struct records and fetches exactly its
+            // fields.
+            #[automatically_derived]
+            unsafe impl #impl_generics #read_only for #ident #ty_generics #where_clause {}
         }
     }
 

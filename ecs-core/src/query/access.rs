@@ -374,6 +374,12 @@ impl FilteredAccessSet {
         self.filtered.push(access);
     }
 
+    /// Adds every access of `other` (as when two systems run as one).
+    pub fn extend(&mut self, other: FilteredAccessSet) {
+        self.combined.extend(&other.combined);
+        self.filtered.extend(other.filtered);
+    }
+
     /// The components through which `access` conflicts with what this set
     /// holds (empty if it does not).
     pub fn get_conflicts_single(&self, access: &FilteredAccess) -> Vec<Option<ComponentId>> {

@@ -10,11 +10,15 @@
 //! that conflict panic then, naming the system and the component. The
 //! schedule uses the same records to run non-conflicting systems at once.
 
+mod adapter;
+mod combinator;
 mod commands;
 mod function_system;
 mod input;
 mod param;
 mod query;
+mod read_only;
+mod with_input;
 
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait, at the path bevy gives it.
@@ -23,6 +27,10 @@ pub mod command {
 }
 
 pub use crate::world::CommandQueue;
+pub use adapter::{Adapt, AdapterSystem, IntoAdapterSystem, IsAdapterSystemMarker};
+pub use combinator::{
+    CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
+};
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;
 pub use function_system::{
@@ -30,15 +38,21 @@ pub use function_system::{
     IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
 };
 pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
-pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use param::{
+    Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
+};
 pub use query::Query;
+pub use read_only::{
+    assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
+};
+pub use with_input::{WithInputFromWrapper, WithInputWrapper};
 
 use std::{any::TypeId, borrow::Cow};
 
 use crate::{
     change_detection::Tick,
     query::FilteredAccessSet,
-    world::{DeferredWorld, UnsafeWorldCell, World},
+    world::{DeferredWorld, FromWorld, UnsafeWorldCell, World},
 };
 
 /// Something a schedule can run: it takes an input ([`System::In`]), reads
@@ -132,6 +146,162 @@ pub trait IntoSystem<In: SystemInput, Out, Marker>: Sized {
     type System: System<In = In, Out = Out>;
     /// Makes the system.
     fn into_system(this: Self) -> Self::System;
+
+    /// Pipes this system's output into `system`, whose input
+    /// ([`In<Out>`](In) for a function) receives it: one system taking this
+    /// system's input and returning `system`'s output.
+    ///
+    /// The [`PipeSystem`] is named `Pipe(a, b)` after its halves unless
+    /// renamed with [`IntoPipeSystem::with_name`],
+    /// [`with_name_fn`](IntoPipeSystem::with_name_fn),
+    /// [`with_first_name`](IntoPipeSystem::with_first_name) or
+    /// [`with_second_name`](IntoPipeSystem::with_second_name).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Enemy;
+    /// #[derive(Resource, Default)]
+    /// struct Alarm(bool);
+    ///
+    /// fn count(enemies: Query<&Enemy>) -> usize {
+    ///     enemies.iter().count()
+    /// }
+    ///
+    /// fn raise(In(enemies): In<usize>, mut alarm: ResMut<Alarm>) {
+    ///     alarm.0 = enemies > 1;
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Alarm>();
+    /// world.spawn(Enemy);
+    /// world.spawn(Enemy);
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems(count.pipe(raise));
+    /// schedule.run(&mut world);
+    /// assert!(world.resource::<Alarm>().0);
+    /// ```
+    fn pipe<B, BIn, BOut, MarkerB>(self, system: B) -> IntoPipeSystem<Self, B>
+    where
+        Out: 'static,
+        B: IntoSystem<BIn, BOut, MarkerB>,
+        for<'a> BIn: SystemInput<Inner<'a> = Out>,
+    {
+        IntoPipeSystem::new(self, system)
+    }
+
+    /// Passes this system's output through `f`: one system returning what
+    /// `f` returns, with this system's access (an [`AdapterSystem`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Text(String);
+    ///
+    /// fn parse(text: Res<Text>) -> Result<u32, std::num::ParseIntError> {
+    ///     text.0.parse()
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Text("x".to_owned()));
+    /// let mut schedule = Schedule::default();
+    /// // Ignores the output of a system that may fail.
+    /// schedule.add_systems(parse.map(drop));
+    /// schedule.run(&mut world);
+    /// ```
+    fn map<T, F>(self, f: F) -> IntoAdapterSystem<F, Self>
+    where
+        F: Send + Sync + 'static + FnMut(Out) -> T,
+    {
+        IntoAdapterSystem::new(f, self)
+    }
+
+    /// Owns `value` and passes `&mut value` as this system's input on
+    /// every run: a system taking no input, which a schedule can run. The
+    /// system's input is any that takes `&mut T`, such as [`InMut<T>`].
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Runs(u32);
+    ///
+    /// fn count(InMut(seen): InMut<u32>, mut runs: ResMut<Runs>) {
+    ///     *seen += 1;
+    ///     runs.0 = *seen;
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Runs>();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems(count.with_input(40));
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Runs>().0, 42);
+    /// ```
+    fn with_input<T>(self, value: T) -> WithInputWrapper<Self::System, T>
+    where
+        for<'i> In: SystemInput<Inner<'i> = &'i mut T>,
+        T: Send + Sync + 'static,
+    {
+        WithInputWrapper::new(self, value)
+    }
+
+    /// As [`with_input`](IntoSystem::with_input), with a value built by
+    /// [`FromWorld`] when the system is first initialised.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Start(u32);
+    ///
+    /// struct Counter(u32);
+    ///
+    /// impl FromWorld for Counter {
+    ///     fn from_world(world: &mut World) -> Self {
+    ///         Counter(world.resource::<Start>().0)
+    ///     }
+    /// }
+    ///
+    /// fn tick(InMut(counter): InMut<Counter>) -> u32 {
+    ///     counter.0 += 1;
+    ///     counter.0
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Start(10));
+    /// let mut system = IntoSystem::into_system(tick.with_input_from::<Counter>());
+    /// system.initialize(&mut world);
+    /// assert_eq!(system.run((), &mut world), 11);
+    /// ```
+    fn with_input_from<T>(self) -> WithInputFromWrapper<Self::System, T>
+    where
+        for<'i> In: SystemInput<Inner<'i> = &'i mut T>,
+        T: FromWorld + Send + Sync + 'static,
+    {
+        WithInputFromWrapper::new(self)
+    }
+
+    /// The [`TypeId`] of the system [`into_system`](IntoSystem::into_system)
+    /// makes.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use std::any::TypeId;
+    ///
+    /// fn noop() {}
+    ///
+    /// let system = IntoSystem::into_system(noop);
+    /// assert_eq!(noop.system_type_id(), Any::type_id(&system));
+    /// # use std::any::Any;
+    /// ```
+    #[inline]
+    fn system_type_id(&self) -> TypeId {
+        TypeId::of::<Self::System>()
+    }
 }
 
 impl<T: System> IntoSystem<T::In, T::Out, ()> for T {

@@ -608,3 +608,61 @@ macro_rules! tuple_system_param {
 }
 
 crate::utils::all_tuples!(tuple_system_param; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));
+
+// ---- read-only parameters ------------------------------------------------------------
+
+/// A [`SystemParam`] that only reads the world: a system whose parameters
+/// are all read-only is a [`ReadOnlySystem`](super::ReadOnlySystem).
+///
+/// Implemented for `Query` of read-only data, `Res`, `Option<Res>`,
+/// `Local`, `&World`, tuples of them, and `#[derive(SystemParam)]` structs
+/// whose fields all are.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::ReadOnlySystemParam;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// fn read_only<P: ReadOnlySystemParam>() {}
+///
+/// read_only::<(Query<&Health>, Local<u32>)>();
+/// ```
+///
+/// # Safety
+/// `init_state` records no write, and `get_param` only reads the world it
+/// is given.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a read-only system parameter",
+    label = "writes to the world",
+    note = "read-only parameters are `Query` of read-only data, `Res`, `Option<Res>`, `Local`, `&World` and tuples or `#[derive(SystemParam)]` structs of them"
+)]
+pub unsafe trait ReadOnlySystemParam: SystemParam {}
+
+// SAFETY: the query's data is read-only and filters only read.
+unsafe impl<D: crate::query::ReadOnlyQueryData + 'static, F: QueryFilter + 'static>
+    ReadOnlySystemParam for Query<'_, '_, D, F>
+{
+}
+
+// SAFETY: records and takes a read of the resource only.
+unsafe impl<R: Resource> ReadOnlySystemParam for Res<'_, R> {}
+
+// SAFETY: records and takes a read of the resource only.
+unsafe impl<R: Resource> ReadOnlySystemParam for Option<Res<'_, R>> {}
+
+// SAFETY: touches no world data.
+unsafe impl<T: FromWorld + Send + 'static> ReadOnlySystemParam for Local<'_, T> {}
+
+// SAFETY: records a read of everything and hands out a shared reference.
+unsafe impl ReadOnlySystemParam for &World {}
+
+macro_rules! tuple_read_only_system_param {
+    ($(($name:ident, $s:ident)),*) => {
+        // SAFETY: every element only reads.
+        unsafe impl<$($name: ReadOnlySystemParam),*> ReadOnlySystemParam for ($($name,)*) {}
+    };
+}
+
+crate::utils::all_tuples!(tuple_read_only_system_param; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));

@@ -1,0 +1,237 @@
+//! [`AdapterSystem`]: a system wrapped by a function that decides how it
+//! runs and what becomes of its input and output (as [`IntoSystem::map`]
+//! does).
+
+use std::borrow::Cow;
+
+use super::{IntoSystem, ReadOnlySystem, System, SystemIn, SystemInput};
+use crate::{
+    change_detection::Tick,
+    query::FilteredAccessSet,
+    world::{UnsafeWorldCell, World},
+};
+
+/// How an [`AdapterSystem`] runs its system: it receives the adapter's
+/// input and a closure that runs the system, and returns the adapter's
+/// output. Every `FnMut(S::Out) -> Out` is one, mapping the output.
+///
+/// The closure returns the system's output itself, not bevy's
+/// `Result<Out, RunSystemError>`, since our systems cannot fail
+/// validation.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{Adapt, AdapterSystem};
+///
+/// /// Negates a system's output.
+/// pub struct NotMarker;
+/// pub type NotSystem<S> = AdapterSystem<NotMarker, S>;
+///
+/// impl<S> Adapt<S> for NotMarker
+/// where
+///     S: System,
+///     S::Out: std::ops::Not,
+/// {
+///     type In = S::In;
+///     type Out = <S::Out as std::ops::Not>::Output;
+///
+///     fn adapt(
+///         &mut self,
+///         input: SystemIn<'_, S>,
+///         run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
+///     ) -> Self::Out {
+///         !run_system(input)
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let mut system = NotSystem::new(NotMarker, IntoSystem::into_system(|| false), "not".into());
+/// system.initialize(&mut world);
+/// assert!(system.run((), &mut world));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` can not adapt a system of type `{S}`",
+    label = "invalid system adapter"
+)]
+pub trait Adapt<S: System>: Send + Sync + 'static {
+    /// The adapter system's input.
+    type In: SystemInput;
+    /// The adapter system's output.
+    type Out;
+
+    /// Runs the system through `run_system` (at most once) and returns the
+    /// adapter's output.
+    fn adapt(
+        &mut self,
+        input: <Self::In as SystemInput>::Inner<'_>,
+        run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
+    ) -> Self::Out;
+}
+
+impl<F, S, Out> Adapt<S> for F
+where
+    F: Send + Sync + 'static + FnMut(S::Out) -> Out,
+    S: System,
+{
+    type In = S::In;
+    type Out = Out;
+
+    fn adapt(
+        &mut self,
+        input: <Self::In as SystemInput>::Inner<'_>,
+        run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
+    ) -> Out {
+        self(run_system(input))
+    }
+}
+
+/// What [`IntoSystem::map`] returns: it becomes an [`AdapterSystem`] named
+/// after the system it adapts.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::IntoAdapterSystem;
+///
+/// fn answer() -> u32 {
+///     42
+/// }
+///
+/// let mut world = World::new();
+/// let halved = IntoAdapterSystem::new(|n: u32| n / 2, answer);
+/// assert_eq!(world.run_system_once(halved).unwrap(), 21);
+/// ```
+#[derive(Clone)]
+pub struct IntoAdapterSystem<Func, S> {
+    func: Func,
+    system: S,
+}
+
+impl<Func, S> IntoAdapterSystem<Func, S> {
+    /// Adapts `system` with `func`, through [`Adapt`].
+    pub const fn new(func: Func, system: S) -> Self {
+        Self { func, system }
+    }
+}
+
+/// Marks the `IntoSystem` impl of [`IntoAdapterSystem`].
+#[doc(hidden)]
+pub struct IsAdapterSystemMarker;
+
+impl<Func, S, I, O, M> IntoSystem<Func::In, Func::Out, (IsAdapterSystemMarker, I, O, M)>
+    for IntoAdapterSystem<Func, S>
+where
+    Func: Adapt<S::System>,
+    I: SystemInput,
+    S: IntoSystem<I, O, M>,
+{
+    type System = AdapterSystem<Func, S::System>;
+
+    fn into_system(this: Self) -> Self::System {
+        let system = IntoSystem::into_system(this.system);
+        let name = system.name();
+        AdapterSystem::new(this.func, system, name)
+    }
+}
+
+/// A [`System`] that runs `S` as `Func`'s [`Adapt`] impl decides: with
+/// the same access, exclusivity and deferred work as `S`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Resource)]
+/// struct Lives(u32);
+///
+/// fn lives(lives: Res<Lives>) -> u32 {
+///     lives.0
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Lives(3));
+/// let mut system = IntoSystem::into_system(lives.map(|n| n == 0));
+/// system.initialize(&mut world);
+/// assert!(!system.run((), &mut world));
+/// ```
+#[derive(Clone)]
+pub struct AdapterSystem<Func, S> {
+    func: Func,
+    system: S,
+    name: Cow<'static, str>,
+}
+
+impl<Func, S> AdapterSystem<Func, S>
+where
+    Func: Adapt<S>,
+    S: System,
+{
+    /// Adapts `system` with `func`, as one system called `name`.
+    ///
+    /// The name is a `Cow<'static, str>` rather than bevy's `DebugName`,
+    /// as every system name here is.
+    pub const fn new(func: Func, system: S, name: Cow<'static, str>) -> Self {
+        Self { func, system, name }
+    }
+}
+
+impl<Func, S> System for AdapterSystem<Func, S>
+where
+    Func: Adapt<S>,
+    S: System,
+{
+    type In = Func::In;
+    type Out = Func::Out;
+
+    fn name(&self) -> Cow<'static, str> {
+        self.name.clone()
+    }
+
+    fn type_id(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<Self>()
+    }
+
+    #[track_caller]
+    fn initialize(&mut self, world: &mut World) {
+        self.system.initialize(world);
+    }
+
+    fn access(&self) -> &FilteredAccessSet {
+        self.system.access()
+    }
+
+    fn is_exclusive(&self) -> bool {
+        self.system.is_exclusive()
+    }
+
+    fn has_deferred(&self) -> bool {
+        self.system.has_deferred()
+    }
+
+    unsafe fn run_unsafe(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: UnsafeWorldCell<'_>,
+    ) -> Self::Out {
+        let system = &mut self.system;
+        // SAFETY: the caller's guarantee for this system is the one for
+        // `system`, whose access and exclusivity this system reports.
+        self.func
+            .adapt(input, |input| unsafe { system.run_unsafe(input, world) })
+    }
+
+    fn apply_deferred(&mut self, world: &mut World) {
+        self.system.apply_deferred(world);
+    }
+
+    fn last_run(&self) -> Tick {
+        self.system.last_run()
+    }
+}
+
+// SAFETY: the adapted system only reads, and the adapter reaches the world
+// only through it.
+unsafe impl<Func, S> ReadOnlySystem for AdapterSystem<Func, S>
+where
+    Func: Adapt<S>,
+    S: ReadOnlySystem,
+{
+}
