@@ -671,3 +671,44 @@ fn a_panic_in_a_map_or_with_input_leaves_the_value_in_place() {
     drop(world);
     log.assert_dropped_once(&[7, 8]);
 }
+
+/// A parameter with no lifetime that is not read-only (it claims the
+/// whole world for writing).
+struct WritesEverything;
+
+// SAFETY: records a write of everything; fetches nothing.
+unsafe impl ecs::system::SystemParam for WritesEverything {
+    type State = ();
+    type Item<'w, 's> = WritesEverything;
+
+    fn init_state(world: &mut World, meta: &mut ecs::system::SystemMeta) {
+        let mut access = ecs::query::FilteredAccess::default();
+        access.access_mut().write_all();
+        meta.add_param_access("WritesEverything", access, world);
+    }
+
+    unsafe fn get_param<'w, 's>(
+        _: &'s mut (),
+        _: &ecs::system::SystemMeta,
+        _: ecs::world::UnsafeWorldCell<'w>,
+        _: ecs::change_detection::Tick,
+    ) -> WritesEverything {
+        WritesEverything
+    }
+}
+
+/// Its derive must compile although its field is never read-only.
+#[derive(ecs::system::SystemParam)]
+struct WrapsWriter {
+    _writer: WritesEverything,
+}
+
+#[test]
+fn a_derived_param_whose_field_is_not_read_only_is_still_a_param() {
+    fn uses(_: WrapsWriter) {}
+    assert_is_system(uses);
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(uses);
+    system.initialize(&mut world);
+    assert!(system.access().combined_access().has_write_all());
+}

@@ -516,6 +516,31 @@ mod tests {
     }
 
     #[test]
+    fn read_only_when_every_field_is() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                struct P<'w, T: Resource>(Res<'w, T>, Local<'static, u8>);
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains(
+                "unsafe impl < 'w , T : Resource > :: ecs :: system :: ReadOnlySystemParam \
+                 for P < 'w , T >"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "Res < 'static , T > : for < '__ecs_w > :: ecs :: system :: ReadOnlySystemParam , \
+                 Local < 'static , u8 > : for < '__ecs_w > :: ecs :: system :: ReadOnlySystemParam"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn get_param_builds_the_struct_field_by_field() {
         let out = expand(
             derive,

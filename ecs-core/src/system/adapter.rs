@@ -117,6 +117,9 @@ impl<Func, S> IntoAdapterSystem<Func, S> {
 #[doc(hidden)]
 pub struct IsAdapterSystemMarker;
 
+// Listing this impl under "other types implement `IntoSystem`" only
+// buries the real problem of a function that is not a system.
+#[diagnostic::do_not_recommend]
 impl<Func, S, I, O, M> IntoSystem<Func::In, Func::Out, (IsAdapterSystemMarker, I, O, M)>
     for IntoAdapterSystem<Func, S>
 where

@@ -326,6 +326,9 @@ impl PipeSystemName for () {
 #[doc(hidden)]
 pub struct IsPipeSystemMarker;
 
+// Listing this impl under "other types implement `IntoSystem`" only
+// buries the real problem of a function that is not a system.
+#[diagnostic::do_not_recommend]
 impl<A, B, N, IA, OA, IB, OB, MA, MB> IntoSystem<IA, OB, (IsPipeSystemMarker, OA, IB, MA, MB)>
     for IntoPipeSystem<A, B, N>
 where
