@@ -375,6 +375,23 @@ impl FilteredAccessSet {
     }
 
     /// Adds every access of `other` (as when two systems run as one).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut reader = IntoSystem::into_system(|_: Query<&Health>| {});
+    /// let mut writer = IntoSystem::into_system(|_: Query<&mut Health>| {});
+    /// reader.initialize(&mut world);
+    /// writer.initialize(&mut world);
+    /// let mut both = reader.access().clone();
+    /// both.extend(writer.access().clone());
+    /// let health = world.component_id::<Health>().unwrap();
+    /// assert!(both.combined_access().has_write(health));
+    /// ```
     pub fn extend(&mut self, other: FilteredAccessSet) {
         self.combined.extend(&other.combined);
         self.filtered.extend(other.filtered);

@@ -107,7 +107,8 @@ pub struct IntoAdapterSystem<Func, S> {
 }
 
 impl<Func, S> IntoAdapterSystem<Func, S> {
-    /// Adapts `system` with `func`, through [`Adapt`].
+    /// Adapts `system` with `func`, through [`Adapt`]. [`IntoSystem::map`]
+    /// calls it; see the type's docs for an example.
     pub const fn new(func: Func, system: S) -> Self {
         Self { func, system }
     }
@@ -171,6 +172,16 @@ where
     ///
     /// The name is a `Cow<'static, str>` rather than bevy's `DebugName`,
     /// as every system name here is.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::AdapterSystem;
+    ///
+    /// let mut world = World::new();
+    /// let system = AdapterSystem::new(|n: u32| n + 1, IntoSystem::into_system(|| 1u32), "two".into());
+    /// assert_eq!(system.name(), "two");
+    /// assert_eq!(world.run_system_once(system).unwrap(), 2);
+    /// ```
     pub const fn new(func: Func, system: S, name: Cow<'static, str>) -> Self {
         Self { func, system, name }
     }

@@ -100,7 +100,42 @@ fn initialize_both(
 }
 
 /// A [`System`] made of two systems, run as `Func`'s [`Combine`] impl
-/// decides.
+/// decides. Its access is the union of both; it is exclusive if either is,
+/// and applies `A`'s deferred work, then `B`'s.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{CombinatorSystem, Combine};
+///
+/// /// Runs both systems and adds their outputs.
+/// pub struct SumMarker;
+///
+/// impl<A, B> Combine<A, B> for SumMarker
+/// where
+///     A: System<In = (), Out = u32>,
+///     B: System<In = (), Out = u32>,
+/// {
+///     type In = ();
+///     type Out = u32;
+///
+///     fn combine<T>(
+///         _input: (),
+///         data: &mut T,
+///         a: impl FnOnce((), &mut T) -> u32,
+///         b: impl FnOnce((), &mut T) -> u32,
+///     ) -> u32 {
+///         a((), data) + b((), data)
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let sum = CombinatorSystem::<SumMarker, _, _>::new(
+///     IntoSystem::into_system(|| 2),
+///     IntoSystem::into_system(|| 3),
+///     "two plus three".into(),
+/// );
+/// assert_eq!(world.run_system_once(sum).unwrap(), 5);
+/// ```
 pub struct CombinatorSystem<Func, A, B> {
     marker: PhantomData<fn() -> Func>,
     a: A,
@@ -236,13 +271,35 @@ pub struct IntoPipeSystem<A, B, N: PipeSystemName = ()> {
 
 impl<A, B> IntoPipeSystem<A, B> {
     /// Pipes `a` into `b`; the system is named `Pipe(a, b)` after its
-    /// halves.
+    /// halves. [`IntoSystem::pipe`] calls it.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::IntoPipeSystem;
+    ///
+    /// let mut world = World::new();
+    /// let pipe = IntoPipeSystem::new(|| 6u32, |In(n): In<u32>| n / 2);
+    /// assert_eq!(world.run_system_once(pipe).unwrap(), 3);
+    /// ```
     pub const fn new(a: A, b: B) -> Self {
         Self { a, b, name: () }
     }
 
     /// Names the pipe with `name`, called with the names of the first and
     /// the second system (either may itself be a pipe).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// fn first() {}
+    /// fn second(_: In<()>) {}
+    ///
+    /// let short = |name: &str| name.rsplit("::").next().unwrap().to_owned();
+    /// let pipe = first
+    ///     .pipe(second)
+    ///     .with_name_fn(move |a, b| format!("{} -> {}", short(&a), short(&b)).into());
+    /// assert_eq!(IntoSystem::into_system(pipe).name(), "first -> second");
+    /// ```
     pub fn with_name_fn(
         self,
         name: impl FnOnce(Cow<'static, str>, Cow<'static, str>) -> Cow<'static, str>,

@@ -290,13 +290,12 @@ pub trait IntoSystem<In: SystemInput, Out, Marker>: Sized {
     ///
     /// ```
     /// use ecs::prelude::*;
-    /// use std::any::TypeId;
+    /// use std::any::Any;
     ///
     /// fn noop() {}
     ///
     /// let system = IntoSystem::into_system(noop);
     /// assert_eq!(noop.system_type_id(), Any::type_id(&system));
-    /// # use std::any::Any;
     /// ```
     #[inline]
     fn system_type_id(&self) -> TypeId {
