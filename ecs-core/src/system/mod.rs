@@ -15,10 +15,15 @@ mod function_system;
 mod input;
 mod param;
 mod query;
+mod system_registry;
 
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait, at the path bevy gives it.
 pub mod command {
+    pub use super::system_registry::command::{
+        run_system, run_system_cached, run_system_cached_with, run_system_with, unregister_system,
+        unregister_system_cached,
+    };
     pub use super::Command;
 }
 
@@ -32,6 +37,10 @@ pub use function_system::{
 pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use param::{Local, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use query::Query;
+pub use system_registry::{
+    CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
+    SystemIdMarker,
+};
 
 use std::{any::TypeId, borrow::Cow};
 
