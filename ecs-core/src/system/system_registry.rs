@@ -557,7 +557,9 @@ impl World {
     ///
     /// # Panics
     /// If the system (or one of its commands) panics; the system stays
-    /// registered and runnable.
+    /// registered and runnable. As in a schedule, commands a panicked run
+    /// queued before panicking stay with the system and apply after its
+    /// next run.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -640,8 +642,9 @@ impl World {
                 Ok(output)
             }
             Err(payload) => {
-                // The commands queued for a run that did not finish are
-                // dropped; a panic in a drop is second to the system's.
+                // Commands aimed at the system during a run that did not
+                // finish are dropped; a panic in a drop is second to the
+                // system's.
                 let _ = catch_unwind(AssertUnwindSafe(|| drop(pending)));
                 let name = name.expect("set on panic");
                 resume_unwind(crate::utils::name_panic("system", &name, payload))
