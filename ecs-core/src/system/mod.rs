@@ -18,7 +18,8 @@ mod query;
 mod system_registry;
 
 // Bevy's paths for items defined in other modules.
-/// The [`Command`] trait, at the path bevy gives it.
+/// The [`Command`] trait and the one-shot system commands, at the paths
+/// bevy gives them.
 pub mod command {
     pub use super::system_registry::command::{
         run_system, run_system_cached, run_system_cached_with, run_system_with, unregister_system,
