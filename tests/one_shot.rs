@@ -467,7 +467,15 @@ fn a_system_with_conflicting_parameters_panics_each_run_but_stays() {
     assert!(first.contains("A"), "{first}");
     let second = expect_panic(|| world.run_system(id));
     assert!(!second.contains("already running"), "{second}");
-    assert!(world.unregister_system(id).is_ok());
+    assert!(!world.unregister_system(id).unwrap().initialized());
+}
+
+#[test]
+fn a_run_that_panics_after_initialising_counts_as_initialised() {
+    let mut world = World::new();
+    let id = world.register_system(|| panic!("always"));
+    expect_panic(|| world.run_system(id));
+    assert!(world.unregister_system(id).unwrap().initialized());
 }
 
 #[test]

@@ -510,14 +510,16 @@ impl World {
             .system
             .take()
             .ok_or(RegisteredSystemError::SystemMissing(id))?;
+        let mut now_initialized = initialized;
         let result = catch_unwind(AssertUnwindSafe(|| {
             // Initialising twice does nothing; it panics on conflicting
             // parameters, which must not lose the system.
             system.initialize(self);
+            now_initialized = true;
             system.run(input, self)
         }));
         let name = (result.is_err()).then(|| system.name());
-        let pending = self.put_back(id, system, initialized || result.is_ok());
+        let pending = self.put_back(id, system, now_initialized);
         match result {
             Ok(output) => {
                 if let Some(mut pending) = pending {
