@@ -1,6 +1,10 @@
 use std::any::type_name;
 
-use super::CommandQueue;
+use super::system_registry::command::{
+    run_cached_with, unregister_cached, warn_on_error, RunSystemWith, UnregisterSystem,
+};
+use super::system_registry::SystemIdMarker;
+use super::{BoxedSystem, CommandQueue, IntoSystem, RegisteredSystem, SystemId, SystemInput};
 pub use crate::world::Command;
 use crate::{
     bundle::Bundle,
@@ -128,6 +132,206 @@ impl<'w, 's> Commands<'w, 's> {
             queue: self.queue,
             entities: self.entities,
         }
+    }
+}
+
+/// One-shot systems ([`World::register_system`] and the rest), queued.
+///
+/// Failures (an unregistered or wrong-typed id) log a warning, as bevy's
+/// do. A command aimed at a system that is running (one it queued for
+/// itself) waits until its run ends, then applies.
+impl Commands<'_, '_> {
+    /// Queues running the system of `id` (no input, no output).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Runs(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Runs>();
+    /// let bump = world.register_system(|mut runs: ResMut<Runs>| runs.0 += 1);
+    /// world.run_system_once(move |mut commands: Commands| commands.run_system(bump)).unwrap();
+    /// assert_eq!(world.resource::<Runs>().0, 1);
+    /// ```
+    pub fn run_system(&mut self, id: impl Into<SystemId> + Send) {
+        self.queue(RunSystemWith {
+            id: id.into(),
+            input: (),
+            on_error: warn_on_error,
+        });
+    }
+
+    /// Queues running the system of `id` with `input`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Total(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Total>();
+    /// let add = world.register_system(|In(n): In<u32>, mut total: ResMut<Total>| total.0 += n);
+    /// world.run_system_once(move |mut commands: Commands| commands.run_system_with(add, 7)).unwrap();
+    /// assert_eq!(world.resource::<Total>().0, 7);
+    /// ```
+    pub fn run_system_with<I>(
+        &mut self,
+        id: impl Into<SystemId<I>> + Send,
+        input: I::Inner<'static>,
+    ) where
+        I: SystemInput<Inner<'static>: Send> + Send + 'static,
+    {
+        self.queue(RunSystemWith {
+            id: id.into(),
+            input,
+            on_error: warn_on_error,
+        });
+    }
+
+    /// Registers a system, returning its id at once; the system is stored
+    /// when the commands apply.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::{CommandQueue, SystemId};
+    ///
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let id: SystemId<(), u8> = Commands::new(&mut queue, &world).register_system(|| 9u8);
+    /// queue.apply(&mut world);
+    /// assert_eq!(world.run_system(id).unwrap(), 9);
+    /// ```
+    pub fn register_system<I, O, M>(
+        &mut self,
+        system: impl IntoSystem<I, O, M> + 'static,
+    ) -> SystemId<I, O>
+    where
+        I: SystemInput + Send + 'static,
+        O: Send + 'static,
+    {
+        self.register_boxed_system(Box::new(IntoSystem::into_system(system)))
+    }
+
+    /// [`Commands::register_system`] for a system already boxed.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::{BoxedSystem, CommandQueue};
+    ///
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let system: BoxedSystem<(), u8> = Box::new(IntoSystem::into_system(|| 1u8));
+    /// let id = Commands::new(&mut queue, &world).register_boxed_system(system);
+    /// queue.apply(&mut world);
+    /// assert_eq!(world.run_system(id).unwrap(), 1);
+    /// ```
+    pub fn register_boxed_system<I, O>(&mut self, system: BoxedSystem<I, O>) -> SystemId<I, O>
+    where
+        I: SystemInput + Send + 'static,
+        O: Send + 'static,
+    {
+        let marker = SystemIdMarker::new::<I, O>(system.name());
+        let entity = self.spawn((RegisteredSystem::new(system), marker)).id();
+        SystemId::new(entity, self.queue.world_id())
+    }
+
+    /// Queues unregistering the system of `system_id`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let id = world.register_system(|| {});
+    /// world.run_system_once(move |mut commands: Commands| commands.unregister_system(id)).unwrap();
+    /// assert!(world.run_system(id).is_err());
+    /// ```
+    pub fn unregister_system<I, O>(&mut self, system_id: SystemId<I, O>)
+    where
+        I: SystemInput + Send + 'static,
+        O: Send + 'static,
+    {
+        self.queue(UnregisterSystem {
+            id: system_id,
+            on_error: warn_on_error,
+        });
+    }
+
+    /// Queues unregistering the cached system of `system`'s type
+    /// ([`World::unregister_system_cached`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// fn noop() {}
+    ///
+    /// let mut world = World::new();
+    /// let id = world.register_system_cached(noop);
+    /// world.run_system_once(|mut commands: Commands| commands.unregister_system_cached(noop)).unwrap();
+    /// assert!(world.run_system(id).is_err());
+    /// ```
+    pub fn unregister_system_cached<I, O, M, S>(&mut self, system: S)
+    where
+        I: SystemInput + Send + 'static,
+        O: 'static,
+        M: 'static,
+        S: IntoSystem<I, O, M> + Send + 'static,
+    {
+        self.queue(unregister_cached(system, warn_on_error));
+    }
+
+    /// Queues running the cached system of `system`'s type
+    /// ([`World::run_system_cached`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Runs(u32);
+    ///
+    /// fn bump(mut runs: ResMut<Runs>) {
+    ///     runs.0 += 1;
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Runs>();
+    /// world.run_system_once(|mut commands: Commands| commands.run_system_cached(bump)).unwrap();
+    /// assert_eq!(world.resource::<Runs>().0, 1);
+    /// ```
+    pub fn run_system_cached<M, S>(&mut self, system: S)
+    where
+        M: 'static,
+        S: IntoSystem<(), (), M> + Send + 'static,
+    {
+        self.queue(run_cached_with(system, (), warn_on_error));
+    }
+
+    /// Queues running the cached system of `system`'s type with `input`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Total(u32);
+    ///
+    /// fn add(In(n): In<u32>, mut total: ResMut<Total>) {
+    ///     total.0 += n;
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Total>();
+    /// world.run_system_once(|mut commands: Commands| commands.run_system_cached_with(add, 2)).unwrap();
+    /// assert_eq!(world.resource::<Total>().0, 2);
+    /// ```
+    pub fn run_system_cached_with<I, M, S>(&mut self, system: S, input: I::Inner<'static>)
+    where
+        I: SystemInput<Inner<'static>: Send> + Send + 'static,
+        M: 'static,
+        S: IntoSystem<I, (), M> + Send + 'static,
+    {
+        self.queue(run_cached_with(system, input, warn_on_error));
     }
 }
 

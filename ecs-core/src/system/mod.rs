@@ -18,11 +18,17 @@ mod input;
 mod param;
 mod query;
 mod read_only;
+mod system_registry;
 mod with_input;
 
 // Bevy's paths for items defined in other modules.
-/// The [`Command`] trait, at the path bevy gives it.
+/// The [`Command`] trait and the one-shot system commands, at the paths
+/// bevy gives them.
 pub mod command {
+    pub use super::system_registry::command::{
+        run_system, run_system_cached, run_system_cached_with, run_system_with, unregister_system,
+        unregister_system_cached,
+    };
     pub use super::Command;
 }
 
@@ -44,6 +50,10 @@ pub use param::{
 pub use query::Query;
 pub use read_only::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
+};
+pub use system_registry::{
+    CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
+    SystemIdMarker,
 };
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
 

@@ -120,6 +120,12 @@ impl CommandQueue {
         self.bind(world, "record commands for");
     }
 
+    /// The world the queue is bound to, if any.
+    #[inline]
+    pub(crate) fn world_id(&self) -> Option<WorldId> {
+        self.world
+    }
+
     #[inline]
     #[track_caller]
     fn bind(&mut self, world: WorldId, action: &str) {
