@@ -186,7 +186,15 @@ mod storage {
 
 /// `bevy_ecs::system`.
 mod system {
+    pub use ecs::system::assert_is_read_only_system;
+    pub use ecs::system::assert_is_system;
+    pub use ecs::system::assert_system_does_not_conflict;
+    pub use ecs::system::Adapt;
+    pub use ecs::system::AdapterSystem;
     pub use ecs::system::BoxedSystem;
+    pub use ecs::system::CachedSystemId;
+    pub use ecs::system::CombinatorSystem;
+    pub use ecs::system::Combine;
     pub use ecs::system::Command;
     pub use ecs::system::Commands;
     pub use ecs::system::EntityCommands;
@@ -194,9 +202,18 @@ mod system {
     pub use ecs::system::In;
     pub use ecs::system::InMut;
     pub use ecs::system::InRef;
+    pub use ecs::system::IntoAdapterSystem;
+    pub use ecs::system::IntoPipeSystem;
     pub use ecs::system::IntoSystem;
     pub use ecs::system::Local;
+    pub use ecs::system::PipeSystem;
+    pub use ecs::system::PipeSystemName;
     pub use ecs::system::Query;
+    pub use ecs::system::ReadOnlySystem;
+    pub use ecs::system::ReadOnlySystemParam;
+    pub use ecs::system::RegisteredSystem;
+    pub use ecs::system::RegisteredSystemError;
+    pub use ecs::system::RemovedSystem;
     pub use ecs::system::Res;
     pub use ecs::system::ResMut;
     pub use ecs::system::RunSystemError;
@@ -204,16 +221,26 @@ mod system {
     pub use ecs::system::ScheduleSystem;
     pub use ecs::system::StaticSystemInput;
     pub use ecs::system::System;
+    pub use ecs::system::SystemId;
+    pub use ecs::system::SystemIdMarker;
     pub use ecs::system::SystemIn;
     pub use ecs::system::SystemInput;
     pub use ecs::system::SystemMeta;
     pub use ecs::system::SystemParam;
     pub use ecs::system::SystemParamFunction;
     pub use ecs::system::SystemParamItem;
+    pub use ecs::system::WithInputFromWrapper;
+    pub use ecs::system::WithInputWrapper;
 }
 
 /// `bevy_ecs::system::command`.
 mod system_command {
+    pub use ecs::system::command::run_system;
+    pub use ecs::system::command::run_system_cached;
+    pub use ecs::system::command::run_system_cached_with;
+    pub use ecs::system::command::run_system_with;
+    pub use ecs::system::command::unregister_system;
+    pub use ecs::system::command::unregister_system_cached;
     pub use ecs::system::command::Command;
 }
 
@@ -279,6 +306,7 @@ mod prelude {
     pub use ecs::prelude::Or;
     pub use ecs::prelude::Query;
     pub use ecs::prelude::QueryState;
+    pub use ecs::prelude::ReadOnlySystem;
     pub use ecs::prelude::Ref;
     pub use ecs::prelude::Remove;
     pub use ecs::prelude::Res;

@@ -182,7 +182,19 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         if !first_initialize(&mut self.world_id, &mut self.meta, world) {
             return;
         }
-        self.state = Some(F::Param::init_state(world, &mut self.meta));
+        // A parameter conflict panics here; the system is left uninitialised
+        // so that a later `initialize` reports the same conflict.
+        let state = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            F::Param::init_state(world, &mut self.meta)
+        }));
+        match state {
+            Ok(state) => self.state = Some(state),
+            Err(payload) => {
+                self.world_id = None;
+                self.meta = SystemMeta::new(std::mem::take(&mut self.meta.name));
+                std::panic::resume_unwind(payload)
+            }
+        }
     }
 
     fn access(&self) -> &FilteredAccessSet {

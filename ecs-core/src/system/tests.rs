@@ -1026,3 +1026,19 @@ fn an_exclusive_system_applies_the_worlds_queue_before_it_returns() {
     world.run_system_once(queue_a_spawn).unwrap();
     assert_eq!(world.query::<&Queued>().iter(&world).count(), 2);
 }
+
+#[test]
+fn a_conflict_is_reported_again_on_every_initialize() {
+    fn bad(_: Query<&mut A>, _: Query<&A>) {}
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(bad);
+    for _ in 0..2 {
+        let message = catch_unwind(AssertUnwindSafe(|| system.initialize(&mut world)))
+            .expect_err("the parameters conflict");
+        let message = crate::utils::panic_message(&*message).unwrap_or_default();
+        assert!(
+            message.contains("conflicts with an earlier parameter"),
+            "{message}"
+        );
+    }
+}
