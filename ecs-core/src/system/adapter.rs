@@ -226,10 +226,11 @@ where
         world: UnsafeWorldCell<'_>,
     ) -> Self::Out {
         let system = &mut self.system;
-        // SAFETY: the caller's guarantee for this system is the one for
-        // `system`, whose access and exclusivity this system reports.
-        self.func
-            .adapt(input, |input| unsafe { system.run_unsafe(input, world) })
+        self.func.adapt(input, |input| {
+            // SAFETY: the caller's guarantee for this system is the one for
+            // `system`, whose access and exclusivity this system reports.
+            unsafe { system.run_unsafe(input, world) }
+        })
     }
 
     fn apply_deferred(&mut self, world: &mut World) {
