@@ -714,3 +714,23 @@ fn a_derived_param_whose_field_is_not_read_only_is_still_a_param() {
     system.initialize(&mut world);
     assert!(system.access().combined_access().has_write_all());
 }
+
+#[test]
+fn a_system_with_commands_is_read_only_and_its_commands_apply_later() {
+    fn spawner(mut commands: Commands, query: Query<&Health>) -> usize {
+        commands.spawn(Health(1));
+        query.iter().count()
+    }
+    ecs::system::assert_is_read_only_system(spawner);
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(spawner);
+    system.initialize(&mut world);
+    assert_eq!(system.run_readonly((), &world), 0);
+    assert_eq!(
+        world.query::<&Health>().iter(&world).count(),
+        0,
+        "queued, not applied"
+    );
+    system.apply_deferred(&mut world);
+    assert_eq!(world.query::<&Health>().iter(&world).count(), 1);
+}

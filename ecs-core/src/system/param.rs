@@ -636,7 +636,7 @@ crate::utils::all_tuples!(tuple_system_param; (P0, s0), (P1, s1), (P2, s2), (P3,
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only system parameter",
     label = "writes to the world",
-    note = "read-only parameters are `Query` of read-only data, `Res`, `Option<Res>`, `Local`, `&World` and tuples or `#[derive(SystemParam)]` structs of them"
+    note = "read-only parameters are `Query` of read-only data, `Res`, `Option<Res>`, `Local`, `&World`, `Commands` and tuples or `#[derive(SystemParam)]` structs of them"
 )]
 pub unsafe trait ReadOnlySystemParam: SystemParam {}
 
@@ -657,6 +657,10 @@ unsafe impl<T: FromWorld + Send + 'static> ReadOnlySystemParam for Local<'_, T> 
 
 // SAFETY: records a read of everything and hands out a shared reference.
 unsafe impl ReadOnlySystemParam for &World {}
+
+// SAFETY: records no access; it only reserves entities (atomically) and
+// writes its own queue, which applies later with exclusive access.
+unsafe impl ReadOnlySystemParam for Commands<'_, '_> {}
 
 macro_rules! tuple_read_only_system_param {
     ($(($name:ident, $s:ident)),*) => {

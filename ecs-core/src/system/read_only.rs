@@ -34,7 +34,9 @@ use crate::world::{UnsafeWorldCell, World};
 /// # Safety
 /// The system's recorded access holds no write, and running it only reads
 /// the world (its deferred work, applied later with `&mut World`, may
-/// write).
+/// write). Its `run_unsafe` panics if it was not initialised with the
+/// world it is given, since [`run_readonly`](Self::run_readonly) does not
+/// check.
 pub unsafe trait ReadOnlySystem: System {
     /// Runs the system with `input` through a shared borrow of the world,
     /// without applying its deferred work.

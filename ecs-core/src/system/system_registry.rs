@@ -446,6 +446,13 @@ impl World {
     /// queued before panicking stay with the system and apply after its
     /// next run.
     ///
+    /// Unlike bevy, the system's commands apply before the system is back
+    /// in the world: a command of its own that runs it again finds it
+    /// missing (`SystemMissing`), and a `run_system` command for itself
+    /// waits until it is back, so it runs after the system's other
+    /// commands. Commands waiting that way are dropped, unapplied, if the
+    /// run despawned the system's entity.
+    ///
     /// ```
     /// use ecs::prelude::*;
     ///
