@@ -5,11 +5,7 @@
 use std::borrow::Cow;
 
 use super::{IntoSystem, ReadOnlySystem, System, SystemIn, SystemInput};
-use crate::{
-    change_detection::Tick,
-    query::FilteredAccessSet,
-    world::{UnsafeWorldCell, World},
-};
+use crate::world::{UnsafeWorldCell, World};
 
 /// How an [`AdapterSystem`] runs its system: it receives the adapter's
 /// input and a closure that runs the system, and returns the adapter's
@@ -195,6 +191,8 @@ where
     type In = Func::In;
     type Out = Func::Out;
 
+    super::delegate_to_inner_system!(system);
+
     fn name(&self) -> Cow<'static, str> {
         self.name.clone()
     }
@@ -208,18 +206,6 @@ where
         self.system.initialize(world);
     }
 
-    fn access(&self) -> &FilteredAccessSet {
-        self.system.access()
-    }
-
-    fn is_exclusive(&self) -> bool {
-        self.system.is_exclusive()
-    }
-
-    fn has_deferred(&self) -> bool {
-        self.system.has_deferred()
-    }
-
     unsafe fn run_unsafe(
         &mut self,
         input: SystemIn<'_, Self>,
@@ -231,14 +217,6 @@ where
             // `system`, whose access and exclusivity this system reports.
             unsafe { system.run_unsafe(input, world) }
         })
-    }
-
-    fn apply_deferred(&mut self, world: &mut World) {
-        self.system.apply_deferred(world);
-    }
-
-    fn last_run(&self) -> Tick {
-        self.system.last_run()
     }
 }
 

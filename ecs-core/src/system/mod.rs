@@ -10,6 +10,34 @@
 //! that conflict panic then, naming the system and the component. The
 //! schedule uses the same records to run non-conflicting systems at once.
 
+/// The [`System`] methods a wrapper of one system hands straight to it
+/// (access, exclusivity, deferred work, last run): `$field` is the wrapped
+/// system.
+macro_rules! delegate_to_inner_system {
+    ($field:ident) => {
+        fn access(&self) -> &$crate::query::FilteredAccessSet {
+            self.$field.access()
+        }
+
+        fn is_exclusive(&self) -> bool {
+            self.$field.is_exclusive()
+        }
+
+        fn has_deferred(&self) -> bool {
+            self.$field.has_deferred()
+        }
+
+        fn apply_deferred(&mut self, world: &mut $crate::world::World) {
+            self.$field.apply_deferred(world);
+        }
+
+        fn last_run(&self) -> $crate::change_detection::Tick {
+            self.$field.last_run()
+        }
+    };
+}
+use delegate_to_inner_system;
+
 mod adapter;
 mod combinator;
 mod commands;

@@ -6,11 +6,7 @@
 use std::borrow::Cow;
 
 use super::{IntoSystem, System, SystemIn, SystemInput};
-use crate::{
-    change_detection::Tick,
-    query::FilteredAccessSet,
-    world::{FromWorld, UnsafeWorldCell, World},
-};
+use crate::world::{FromWorld, UnsafeWorldCell, World};
 
 /// A system that passes a mutable borrow of the value it owns as the
 /// input of `S` on every run. Made by [`IntoSystem::with_input`].
@@ -72,6 +68,8 @@ where
     type In = ();
     type Out = S::Out;
 
+    super::delegate_to_inner_system!(system);
+
     fn name(&self) -> Cow<'static, str> {
         self.system.name()
     }
@@ -85,18 +83,6 @@ where
         self.system.initialize(world);
     }
 
-    fn access(&self) -> &FilteredAccessSet {
-        self.system.access()
-    }
-
-    fn is_exclusive(&self) -> bool {
-        self.system.is_exclusive()
-    }
-
-    fn has_deferred(&self) -> bool {
-        self.system.has_deferred()
-    }
-
     unsafe fn run_unsafe(
         &mut self,
         _input: SystemIn<'_, Self>,
@@ -105,14 +91,6 @@ where
         // SAFETY: the caller's guarantee for this system is the one for
         // the wrapped system, whose access and exclusivity it reports.
         unsafe { self.system.run_unsafe(&mut self.value, world) }
-    }
-
-    fn apply_deferred(&mut self, world: &mut World) {
-        self.system.apply_deferred(world);
-    }
-
-    fn last_run(&self) -> Tick {
-        self.system.last_run()
     }
 }
 
@@ -179,6 +157,8 @@ where
     type In = ();
     type Out = S::Out;
 
+    super::delegate_to_inner_system!(system);
+
     fn name(&self) -> Cow<'static, str> {
         self.system.name()
     }
@@ -195,18 +175,6 @@ where
         self.system.initialize(world);
     }
 
-    fn access(&self) -> &FilteredAccessSet {
-        self.system.access()
-    }
-
-    fn is_exclusive(&self) -> bool {
-        self.system.is_exclusive()
-    }
-
-    fn has_deferred(&self) -> bool {
-        self.system.has_deferred()
-    }
-
     unsafe fn run_unsafe(
         &mut self,
         _input: SystemIn<'_, Self>,
@@ -218,13 +186,5 @@ where
         // SAFETY: the caller's guarantee for this system is the one for
         // the wrapped system, whose access and exclusivity it reports.
         unsafe { self.system.run_unsafe(value, world) }
-    }
-
-    fn apply_deferred(&mut self, world: &mut World) {
-        self.system.apply_deferred(world);
-    }
-
-    fn last_run(&self) -> Tick {
-        self.system.last_run()
     }
 }
