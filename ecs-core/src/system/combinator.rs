@@ -14,7 +14,6 @@ use std::{borrow::Cow, marker::PhantomData};
 
 use super::{IntoSystem, ReadOnlySystem, System, SystemIn, SystemInput};
 use crate::{
-    change_detection::Tick,
     query::FilteredAccessSet,
     world::{UnsafeWorldCell, World},
 };
@@ -176,30 +175,7 @@ where
     type In = Func::In;
     type Out = Func::Out;
 
-    fn name(&self) -> Cow<'static, str> {
-        self.name.clone()
-    }
-
-    fn type_id(&self) -> std::any::TypeId {
-        std::any::TypeId::of::<Self>()
-    }
-
-    #[track_caller]
-    fn initialize(&mut self, world: &mut World) {
-        self.access = initialize_both(&mut self.a, &mut self.b, world);
-    }
-
-    fn access(&self) -> &FilteredAccessSet {
-        &self.access
-    }
-
-    fn is_exclusive(&self) -> bool {
-        self.a.is_exclusive() || self.b.is_exclusive()
-    }
-
-    fn has_deferred(&self) -> bool {
-        self.a.has_deferred() || self.b.has_deferred()
-    }
+    super::delegate_to_both_systems!();
 
     unsafe fn run_unsafe(
         &mut self,
@@ -217,15 +193,6 @@ where
             // SAFETY: as above.
             |input, world| unsafe { self.b.run_unsafe(input, world.0) },
         )
-    }
-
-    fn apply_deferred(&mut self, world: &mut World) {
-        self.a.apply_deferred(world);
-        self.b.apply_deferred(world);
-    }
-
-    fn last_run(&self) -> Tick {
-        self.a.last_run()
     }
 }
 
@@ -479,30 +446,7 @@ where
     type In = A::In;
     type Out = B::Out;
 
-    fn name(&self) -> Cow<'static, str> {
-        self.name.clone()
-    }
-
-    fn type_id(&self) -> std::any::TypeId {
-        std::any::TypeId::of::<Self>()
-    }
-
-    #[track_caller]
-    fn initialize(&mut self, world: &mut World) {
-        self.access = initialize_both(&mut self.a, &mut self.b, world);
-    }
-
-    fn access(&self) -> &FilteredAccessSet {
-        &self.access
-    }
-
-    fn is_exclusive(&self) -> bool {
-        self.a.is_exclusive() || self.b.is_exclusive()
-    }
-
-    fn has_deferred(&self) -> bool {
-        self.a.has_deferred() || self.b.has_deferred()
-    }
+    super::delegate_to_both_systems!();
 
     unsafe fn run_unsafe(
         &mut self,
@@ -514,15 +458,6 @@ where
         let value = unsafe { self.a.run_unsafe(input, world) };
         // SAFETY: as above; `a` has returned.
         unsafe { self.b.run_unsafe(value, world) }
-    }
-
-    fn apply_deferred(&mut self, world: &mut World) {
-        self.a.apply_deferred(world);
-        self.b.apply_deferred(world);
-    }
-
-    fn last_run(&self) -> Tick {
-        self.a.last_run()
     }
 }
 

@@ -38,6 +38,48 @@ macro_rules! delegate_to_inner_system {
 }
 use delegate_to_inner_system;
 
+/// The [`System`] methods of a system made of two systems `a` and `b` run
+/// one after the other, with its own `name` and its `access` (the union of
+/// both, set by `initialize`): everything but running.
+macro_rules! delegate_to_both_systems {
+    () => {
+        fn name(&self) -> std::borrow::Cow<'static, str> {
+            self.name.clone()
+        }
+
+        fn type_id(&self) -> std::any::TypeId {
+            std::any::TypeId::of::<Self>()
+        }
+
+        #[track_caller]
+        fn initialize(&mut self, world: &mut $crate::world::World) {
+            self.access = initialize_both(&mut self.a, &mut self.b, world);
+        }
+
+        fn access(&self) -> &$crate::query::FilteredAccessSet {
+            &self.access
+        }
+
+        fn is_exclusive(&self) -> bool {
+            self.a.is_exclusive() || self.b.is_exclusive()
+        }
+
+        fn has_deferred(&self) -> bool {
+            self.a.has_deferred() || self.b.has_deferred()
+        }
+
+        fn apply_deferred(&mut self, world: &mut $crate::world::World) {
+            self.a.apply_deferred(world);
+            self.b.apply_deferred(world);
+        }
+
+        fn last_run(&self) -> $crate::change_detection::Tick {
+            self.a.last_run()
+        }
+    };
+}
+use delegate_to_both_systems;
+
 mod adapter;
 mod combinator;
 mod commands;
