@@ -140,7 +140,9 @@ fn main() {
     frame.add_systems((spawn_wave, (towers_fire, burn).after(spawn_wave)));
     // Where commands apply: after each system with `Commands`, before the
     // systems ordered after it.
-    frame.initialize(&mut world);
+    frame
+        .initialize(&mut world)
+        .expect("the frame schedule has no ordering errors");
     println!("execution order:");
     for step in frame.execution_order().expect("initialised") {
         println!("  {}", step.replace("commands::", ""));

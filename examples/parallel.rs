@@ -194,7 +194,9 @@ fn main() {
     let mut serial_world = build_world();
     parallel_world.init_resource::<Meeting>();
 
-    parallel.initialize(&mut parallel_world);
+    parallel
+        .initialize(&mut parallel_world)
+        .expect("the schedule has no ordering errors");
     let order = parallel.execution_order().expect("initialised");
     let order: Vec<&str> = order
         .iter()

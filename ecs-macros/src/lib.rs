@@ -5,7 +5,7 @@
 //! [`Component`](derive@Component), [`Bundle`](derive@Bundle),
 //! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData),
 //! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event),
-//! [`ScheduleLabel`](derive@ScheduleLabel) and
+//! [`ScheduleLabel`](derive@ScheduleLabel), [`SystemSet`](derive@SystemSet) and
 //! [`SystemParam`](derive@SystemParam).
 //!
 //! Each derive is one small model type with two methods: `parse` reads the
@@ -435,6 +435,30 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(ScheduleLabel, attributes(ecs))]
 pub fn derive_schedule_label(input: TokenStream) -> TokenStream {
     expand(input, schedule_label::derive)
+}
+
+/// Implements `SystemSet` for a struct or enum, so its values name groups
+/// of systems a schedule orders and guards together (`.in_set(set)`,
+/// `configure_sets`, `.before(set)`, `.run_if` on a set).
+///
+/// The same shapes and requirements as [`ScheduleLabel`](derive@ScheduleLabel):
+/// unit, tuple and named structs and enums that are also `Clone`,
+/// `PartialEq`, `Eq`, `Hash` and `Debug`, `Send`, `Sync` and `'static`;
+/// unions and lifetime parameters are rejected; `#[ecs(crate = path)]`
+/// names the runtime.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+/// enum Physics { Forces, Collisions }
+///
+/// assert_eq!(Physics::Forces.intern(), Physics::Forces.intern());
+/// assert_ne!(Physics::Forces.intern(), Physics::Collisions.intern());
+/// ```
+#[proc_macro_derive(SystemSet, attributes(ecs))]
+pub fn derive_system_set(input: TokenStream) -> TokenStream {
+    expand(input, schedule_label::derive_system_set)
 }
 
 /// Implements `SystemParam` for a struct whose fields are system

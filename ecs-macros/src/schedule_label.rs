@@ -1,5 +1,5 @@
-//! `#[derive(ScheduleLabel)]`: `dyn_clone` through `Clone`, for a type
-//! that is also `Eq + Hash + Debug`.
+//! `#[derive(ScheduleLabel)]` and `#[derive(SystemSet)]`: `dyn_clone`
+//! through `Clone`, for a type that is also `Eq + Hash + Debug`.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -11,7 +11,12 @@ use crate::generics::reject_lifetimes;
 
 /// Expands `#[derive(ScheduleLabel)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    Ok(LabelInput::parse(input)?.generate())
+    Ok(LabelInput::parse(input, "ScheduleLabel")?.generate())
+}
+
+/// Expands `#[derive(SystemSet)]` on `input`.
+pub(crate) fn derive_system_set(input: &DeriveInput) -> syn::Result<TokenStream> {
+    Ok(LabelInput::parse(input, "SystemSet")?.generate())
 }
 
 /// Everything the label impl depends on.
@@ -19,26 +24,29 @@ struct LabelInput<'a> {
     ident: &'a Ident,
     generics: &'a Generics,
     krate: Path,
+    /// The label trait, in `krate::schedule`.
+    label: Ident,
 }
 
 impl<'a> LabelInput<'a> {
     /// Reads and validates `input`: a struct or enum without lifetime
     /// parameters (a label is `'static`).
-    fn parse(input: &'a DeriveInput) -> syn::Result<Self> {
+    fn parse(input: &'a DeriveInput, label: &str) -> syn::Result<Self> {
         let mut errors = Errors::default();
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
         if let Data::Union(data) = &input.data {
             errors.push_spanned(
                 data.union_token,
-                "`ScheduleLabel` cannot be derived for a union: use a struct or an enum",
+                format!("`{label}` cannot be derived for a union: use a struct or an enum"),
             );
         }
-        reject_lifetimes(&input.generics, "ScheduleLabel", &mut errors);
+        reject_lifetimes(&input.generics, label, &mut errors);
         errors.check()?;
         Ok(Self {
             ident: &input.ident,
             generics: &input.generics,
             krate,
+            label: Ident::new(label, proc_macro2::Span::call_site()),
         })
     }
 
@@ -50,6 +58,7 @@ impl<'a> LabelInput<'a> {
             ident,
             generics,
             krate,
+            label,
         } = self;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let user = generics
@@ -58,7 +67,7 @@ impl<'a> LabelInput<'a> {
             .flat_map(|where_clause| &where_clause.predicates);
         quote! {
             #[automatically_derived]
-            impl #impl_generics #krate::schedule::ScheduleLabel for #ident #ty_generics
+            impl #impl_generics #krate::schedule::#label for #ident #ty_generics
             where
                 #(#user,)*
                 Self: ::core::clone::Clone
@@ -69,7 +78,7 @@ impl<'a> LabelInput<'a> {
                     + ::core::marker::Sync
                     + 'static
             {
-                fn dyn_clone(&self) -> ::std::boxed::Box<dyn #krate::schedule::ScheduleLabel> {
+                fn dyn_clone(&self) -> ::std::boxed::Box<dyn #krate::schedule::#label> {
                     ::std::boxed::Box::new(::core::clone::Clone::clone(self))
                 }
             }
@@ -97,6 +106,26 @@ mod tests {
             out.contains("Box :: new (:: core :: clone :: Clone :: clone (self))"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn system_set_names_its_own_trait() {
+        let input = parse_quote!(
+            enum Physics {
+                Forces,
+                Collisions,
+            }
+        );
+        let out = derive_system_set(&input).unwrap().to_string();
+        assert!(
+            out.contains("impl :: ecs :: schedule :: SystemSet for Physics where Self :"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Box < dyn :: ecs :: schedule :: SystemSet >"),
+            "{out}"
+        );
+        assert!(!out.contains("ScheduleLabel"), "{out}");
     }
 
     #[test]

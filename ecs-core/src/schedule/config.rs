@@ -1,43 +1,12 @@
-use std::any::TypeId;
+//! What `add_systems` and `configure_sets` take: systems or sets, alone or
+//! in (nested) tuples, with their sets, ordering and run conditions.
 
-use crate::system::{IntoSystem, ScheduleSystem, System};
+use super::condition::{BoxedCondition, SystemCondition};
+use super::set::{InternedSystemSet, IntoSystemSet, SystemSet};
+use crate::system::{IntoSystem, ScheduleSystem};
 
-/// The identity of a system for ordering: its function's type (and name,
-/// for messages).
-#[derive(Debug, Clone, Copy)]
-pub struct SystemKey(pub(crate) TypeId, pub(crate) &'static str);
-
-impl PartialEq for SystemKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl Eq for SystemKey {}
-
-impl std::hash::Hash for SystemKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
-}
-
-/// Something `.before` / `.after` can name: a system function.
-pub trait IntoSystemKey<Marker> {
-    /// The key of every system made from this function.
-    fn into_system_key(self) -> SystemKey;
-}
-
-impl<F: IntoSystem<(), (), Marker>, Marker> IntoSystemKey<Marker> for F {
-    fn into_system_key(self) -> SystemKey {
-        // The system's own `type_id` is what the schedule records, so a
-        // function and a system built from it name the same node.
-        let system = IntoSystem::into_system(self);
-        SystemKey(system.type_id(), std::any::type_name::<F>())
-    }
-}
-
-/// A kind of node a schedule orders: systems ([`ScheduleSystem`]) now;
-/// system sets will be the second kind.
+/// A kind of node a schedule orders: systems ([`ScheduleSystem`]) and
+/// system sets ([`InternedSystemSet`]).
 pub trait Schedulable: Sized {
     /// What configures one node.
     type Metadata;
@@ -56,15 +25,73 @@ impl Schedulable for ScheduleSystem {
         ScheduleConfig {
             node: self,
             metadata: GraphInfo::default(),
+            conditions: Vec::new(),
         }
     }
 }
 
-/// Where a node sits in the order: the systems it runs before and after.
+impl Schedulable for InternedSystemSet {
+    type Metadata = GraphInfo;
+    type GroupMetadata = Chain;
+
+    #[track_caller]
+    fn into_config(self) -> ScheduleConfig<Self> {
+        assert!(
+            self.system_type().is_none(),
+            "`{self:?}` is the set of a system function's systems, which cannot be configured: configure a set of your own and put the system in it"
+        );
+        ScheduleConfig {
+            node: self,
+            metadata: GraphInfo::default(),
+            conditions: Vec::new(),
+        }
+    }
+}
+
+/// Before or after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DependencyKind {
+    /// The node runs before the set.
+    Before,
+    /// The node runs after the set.
+    After,
+}
+
+/// An ordering of a node against a set (or a system function's systems).
+#[derive(Debug, Clone)]
+pub struct Dependency {
+    /// Before or after.
+    pub kind: DependencyKind,
+    /// What the node is ordered against.
+    pub set: InternedSystemSet,
+    /// Whether the commands of the earlier side may still be pending when
+    /// the later side runs (`before_ignore_deferred`).
+    pub ignore_deferred: bool,
+}
+
+/// Which conflicts of a node are accepted without an ordering, for
+/// ambiguity reports ([`Schedule::conflicting_systems`](super::Schedule::conflicting_systems)).
+#[derive(Debug, Clone, Default)]
+pub enum Ambiguity {
+    /// Every conflict is reported.
+    #[default]
+    Check,
+    /// Conflicts with the systems of these sets are accepted.
+    IgnoreWithSet(Vec<InternedSystemSet>),
+    /// Every conflict is accepted.
+    IgnoreAll,
+}
+
+/// Where a node sits: the sets it is in, what it is ordered against, and
+/// which conflicts are accepted.
 #[derive(Debug, Clone, Default)]
 pub struct GraphInfo {
-    pub(crate) before: Vec<SystemKey>,
-    pub(crate) after: Vec<SystemKey>,
+    /// The sets the node is in.
+    pub hierarchy: Vec<InternedSystemSet>,
+    /// Its orderings.
+    pub dependencies: Vec<Dependency>,
+    /// Its accepted conflicts.
+    pub ambiguous_with: Ambiguity,
 }
 
 /// Whether the members of a group run one after another.
@@ -73,31 +100,46 @@ pub enum Chain {
     /// The members are ordered only by their own constraints.
     #[default]
     Unchained,
-    /// Each member runs after the previous one.
+    /// Each member runs after the previous one, with the previous one's
+    /// commands applied.
     Chained,
+    /// Each member runs after the previous one, whose commands may still
+    /// be pending (`chain_ignore_deferred`).
+    ChainedIgnoreDeferred,
 }
 
-/// One node (a system) with its ordering constraints.
+/// One node (a system or a set) with its sets, ordering and run
+/// conditions.
 pub struct ScheduleConfig<T: Schedulable> {
     pub(crate) node: T,
     pub(crate) metadata: T::Metadata,
+    pub(crate) conditions: Vec<BoxedCondition>,
 }
 
-/// Nodes to add to a schedule, with their ordering.
+/// Nodes to add to a schedule, with their sets, ordering and conditions.
 #[must_use = "configs do nothing until added to a schedule"]
 pub enum ScheduleConfigs<T: Schedulable> {
     /// One node.
     ScheduleConfig(ScheduleConfig<T>),
-    /// A group (a tuple), optionally chained.
+    /// A group (a tuple).
     Configs {
         /// The members.
         configs: Vec<ScheduleConfigs<T>>,
+        /// Conditions evaluated once for the whole group (`run_if` on a
+        /// tuple): the schedule puts the members in an
+        /// [`AnonymousSet`](super::AnonymousSet) guarded by them.
+        collective_conditions: Vec<BoxedCondition>,
         /// Whether each member runs after the previous one.
         metadata: T::GroupMetadata,
     },
 }
 
-impl<T: Schedulable<Metadata = GraphInfo>> ScheduleConfigs<T> {
+/// Boxes a run condition.
+fn new_condition<M>(condition: impl SystemCondition<M>) -> BoxedCondition {
+    Box::new(IntoSystem::into_system(condition))
+}
+
+impl<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>> ScheduleConfigs<T> {
     fn for_each_node(&mut self, f: &mut impl FnMut(&mut GraphInfo)) {
         match self {
             ScheduleConfigs::ScheduleConfig(config) => f(&mut config.metadata),
@@ -106,15 +148,71 @@ impl<T: Schedulable<Metadata = GraphInfo>> ScheduleConfigs<T> {
             }
         }
     }
+
+    #[track_caller]
+    fn in_set_inner(&mut self, set: InternedSystemSet) {
+        assert!(
+            set.system_type().is_none(),
+            "cannot put systems or sets into `{set:?}`, the set of a system function's systems: use a set of your own"
+        );
+        self.for_each_node(&mut |info| info.hierarchy.push(set));
+    }
+
+    fn order_inner(&mut self, kind: DependencyKind, set: InternedSystemSet, ignore: bool) {
+        self.for_each_node(&mut |info| {
+            info.dependencies.push(Dependency {
+                kind,
+                set,
+                ignore_deferred: ignore,
+            })
+        });
+    }
+
+    fn distributive_run_if_inner<M>(&mut self, condition: impl SystemCondition<M> + Clone) {
+        match self {
+            ScheduleConfigs::ScheduleConfig(config) => {
+                config.conditions.push(new_condition(condition))
+            }
+            ScheduleConfigs::Configs { configs, .. } => configs
+                .iter_mut()
+                .for_each(|c| c.distributive_run_if_inner(condition.clone())),
+        }
+    }
+
+    fn run_if_dyn(&mut self, condition: BoxedCondition) {
+        match self {
+            ScheduleConfigs::ScheduleConfig(config) => config.conditions.push(condition),
+            ScheduleConfigs::Configs {
+                collective_conditions,
+                ..
+            } => collective_conditions.push(condition),
+        }
+    }
+
+    fn chain_inner(self, chain: Chain) -> Self {
+        match self {
+            ScheduleConfigs::Configs {
+                configs,
+                collective_conditions,
+                ..
+            } => ScheduleConfigs::Configs {
+                configs,
+                collective_conditions,
+                metadata: chain,
+            },
+            one => one,
+        }
+    }
 }
 
 /// Conversion into [`ScheduleConfigs`] of node kind `T`: for
 /// `T = ScheduleSystem`, systems with no input and no output, tuples of
-/// them (up to 16, nestable), and configs already built. Gives `.before`,
-/// `.after` and `.chain()`.
+/// them (up to 16, nestable) and configs already built; for
+/// `T = InternedSystemSet`, system sets and tuples of them. Gives the
+/// methods that place, order and guard them.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be added to a schedule: it is not a system taking no input and returning `()`, or a tuple of them",
-    label = "not a schedulable system",
+    message = "`{Self}` cannot be added to a schedule: it is not a system taking no input and returning `()`, a system set, or a tuple of them",
+    label = "not a schedulable system or set",
     note = "a schedule runs systems that take no input and return `()`: every parameter is a `SystemParam` (`Query`, `Res`, `ResMut`, `Local`, `Commands`, `&World`, ...), or the system is `fn(&mut World)`; a system taking `In<T>`, `InRef<T>` or `InMut<T>` runs with `World::run_system_once_with`"
 )]
 pub trait IntoScheduleConfigs<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>, Marker>:
@@ -123,31 +221,152 @@ pub trait IntoScheduleConfigs<T: Schedulable<Metadata = GraphInfo, GroupMetadata
     /// The configs.
     fn into_configs(self) -> ScheduleConfigs<T>;
 
-    /// Runs these nodes before every system made from `other`.
-    fn before<M>(self, other: impl IntoSystemKey<M>) -> ScheduleConfigs<T> {
-        let key = other.into_system_key();
+    /// Puts these nodes in `set` (and so in every set `set` is in).
+    ///
+    /// # Panics
+    /// If `set` is a system function's set ([`SystemTypeSet`](super::SystemTypeSet)).
+    #[track_caller]
+    fn in_set(self, set: impl SystemSet) -> ScheduleConfigs<T> {
         let mut configs = self.into_configs();
-        configs.for_each_node(&mut |c| c.before.push(key));
+        configs.in_set_inner(set.intern());
         configs
     }
 
-    /// Runs these nodes after every system made from `other`.
-    fn after<M>(self, other: impl IntoSystemKey<M>) -> ScheduleConfigs<T> {
-        let key = other.into_system_key();
+    /// Runs these nodes before `set`: before every system in it, or every
+    /// system made from the function, with their commands applied first.
+    fn before<M>(self, set: impl IntoSystemSet<M>) -> ScheduleConfigs<T> {
         let mut configs = self.into_configs();
-        configs.for_each_node(&mut |c| c.after.push(key));
+        configs.order_inner(
+            DependencyKind::Before,
+            set.into_system_set().intern(),
+            false,
+        );
         configs
     }
 
-    /// Runs the members one after another, in the order written.
+    /// Runs these nodes after `set`, with its systems' commands applied
+    /// first.
+    fn after<M>(self, set: impl IntoSystemSet<M>) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.order_inner(DependencyKind::After, set.into_system_set().intern(), false);
+        configs
+    }
+
+    /// Runs these nodes before `set`, whose systems may run before these
+    /// nodes' commands are applied.
+    fn before_ignore_deferred<M>(self, set: impl IntoSystemSet<M>) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.order_inner(DependencyKind::Before, set.into_system_set().intern(), true);
+        configs
+    }
+
+    /// Runs these nodes after `set`, possibly before its systems' commands
+    /// are applied.
+    fn after_ignore_deferred<M>(self, set: impl IntoSystemSet<M>) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.order_inner(DependencyKind::After, set.into_system_set().intern(), true);
+        configs
+    }
+
+    /// Guards each node on its own with a copy of `condition`: each copy
+    /// is evaluated right before its node would run, with its own state.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Paused(bool);
+    /// #[derive(Resource, Default)]
+    /// struct Ran(u32);
+    ///
+    /// fn not_paused(paused: Res<Paused>) -> bool { !paused.0 }
+    /// fn a(mut ran: ResMut<Ran>) { ran.0 += 1; }
+    /// fn b(mut ran: ResMut<Ran>) { ran.0 += 10; }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Paused>();
+    /// world.init_resource::<Ran>();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems((a, b).distributive_run_if(not_paused));
+    /// schedule.run(&mut world);
+    /// world.resource_mut::<Paused>().0 = true;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Ran>().0, 11);
+    /// ```
+    fn distributive_run_if<M>(
+        self,
+        condition: impl SystemCondition<M> + Clone,
+    ) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.distributive_run_if_inner(condition);
+        configs
+    }
+
+    /// Runs these nodes only when `condition` returns `true`. On a tuple,
+    /// the condition is evaluated once per schedule run, right before the
+    /// first of its systems would run, and guards them all.
+    ///
+    /// A condition is a read-only system returning `bool`; its access
+    /// counts as the guarded systems' own when the schedule decides which
+    /// systems may run at once. A skipped system does not run: its last
+    /// run tick stays where it was, so when it next runs it sees every
+    /// change since it last ran, and it queues no commands.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Score(u32);
+    ///
+    /// fn score(mut s: ResMut<Score>) { s.0 += 1; }
+    /// fn scoring(score: Option<Res<Score>>) -> bool { score.is_some() }
+    ///
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems(score.run_if(scoring));
+    /// schedule.run(&mut world); // no `Score` yet: skipped
+    /// world.init_resource::<Score>();
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Score>().0, 1);
+    /// ```
+    fn run_if<M>(self, condition: impl SystemCondition<M>) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.run_if_dyn(new_condition(condition));
+        configs
+    }
+
+    /// Accepts conflicts between these nodes and `set` without an
+    /// ordering, for ambiguity reports.
+    fn ambiguous_with<M>(self, set: impl IntoSystemSet<M>) -> ScheduleConfigs<T> {
+        let set = set.into_system_set().intern();
+        let mut configs = self.into_configs();
+        configs.for_each_node(&mut |info| match &mut info.ambiguous_with {
+            detection @ Ambiguity::Check => *detection = Ambiguity::IgnoreWithSet(vec![set]),
+            Ambiguity::IgnoreWithSet(sets) => sets.push(set),
+            Ambiguity::IgnoreAll => {}
+        });
+        configs
+    }
+
+    /// Accepts every conflict of these nodes without an ordering, for
+    /// ambiguity reports.
+    fn ambiguous_with_all(self) -> ScheduleConfigs<T> {
+        let mut configs = self.into_configs();
+        configs.for_each_node(&mut |info| info.ambiguous_with = Ambiguity::IgnoreAll);
+        configs
+    }
+
+    /// Runs the members one after another, in the order written, each with
+    /// the previous one's commands applied.
     fn chain(self) -> ScheduleConfigs<T> {
-        match self.into_configs() {
-            ScheduleConfigs::Configs { configs, .. } => ScheduleConfigs::Configs {
-                configs,
-                metadata: Chain::Chained,
-            },
-            one => one,
-        }
+        self.into_configs().chain_inner(Chain::Chained)
+    }
+
+    /// Runs the members one after another, in the order written; a
+    /// member's commands may still be pending when the next one runs.
+    fn chain_ignore_deferred(self) -> ScheduleConfigs<T> {
+        self.into_configs()
+            .chain_inner(Chain::ChainedIgnoreDeferred)
     }
 }
 
@@ -175,6 +394,13 @@ impl IntoScheduleConfigs<ScheduleSystem, ()> for ScheduleSystem {
     }
 }
 
+impl<S: SystemSet> IntoScheduleConfigs<InternedSystemSet, ()> for S {
+    #[track_caller]
+    fn into_configs(self) -> ScheduleConfigs<InternedSystemSet> {
+        ScheduleConfigs::ScheduleConfig(self.intern().into_config())
+    }
+}
+
 /// Marks the `IntoScheduleConfigs` impls of tuples.
 #[doc(hidden)]
 pub struct ScheduleConfigTupleMarker;
@@ -191,6 +417,7 @@ macro_rules! tuple_configs {
                 let ($($name,)*) = self;
                 ScheduleConfigs::Configs {
                     configs: vec![$($name.into_configs()),*],
+                    collective_conditions: Vec::new(),
                     metadata: Chain::Unchained,
                 }
             }

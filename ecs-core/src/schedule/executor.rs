@@ -8,7 +8,9 @@ use std::{
     time::{Duration, Instant},
 };
 
+use super::condition::BoxedCondition;
 use super::graph::{ExecutionGraph, Node};
+use super::schedule_graph::{ScheduleGraph, SetConditions};
 use crate::{
     system::BoxedSystem,
     world::{UnsafeWorldCell, World},
@@ -29,28 +31,108 @@ pub(crate) struct TimingSlot {
     pub(crate) apply_total: Duration,
 }
 
-/// The schedule's systems and, when timing is on, one slot per system.
+/// The schedule's systems, their run conditions and, when timing is on,
+/// one slot per system.
 #[derive(Clone, Copy)]
 pub(crate) struct Nodes {
     systems: SyncPtr<BoxedSystem>,
+    /// Per system: its own run conditions.
+    conditions: SyncPtr<Vec<BoxedCondition>>,
+    /// Per system: the sets with conditions it is in.
+    conditioned_sets: SyncPtr<Vec<usize>>,
+    /// Per set: its conditions, shared by the set's systems.
+    set_conditions: SyncPtr<Mutex<SetConditions>>,
     /// Null when timing is off; otherwise as long as `systems`.
     timings: SyncPtr<TimingSlot>,
+    /// This schedule run's number, for the set conditions' results.
+    run: u64,
 }
 
 impl Nodes {
-    pub(crate) fn new(systems: &mut [BoxedSystem], timings: Option<&mut [TimingSlot]>) -> Self {
+    pub(crate) fn new(
+        graph: &mut ScheduleGraph,
+        conditioned_sets: &[Vec<usize>],
+        timings: Option<&mut [TimingSlot]>,
+        run: u64,
+    ) -> Self {
+        let system_count = graph.systems.len();
+        assert_eq!(
+            conditioned_sets.len(),
+            system_count,
+            "built for these systems"
+        );
         let timings = match timings {
             Some(slots) => {
-                assert_eq!(slots.len(), systems.len(), "one timing slot per system");
+                assert_eq!(slots.len(), system_count, "one timing slot per system");
                 SyncPtr(slots.as_mut_ptr())
             }
             None => SyncPtr(std::ptr::null_mut()),
         };
         Nodes {
-            systems: SyncPtr(systems.as_mut_ptr()),
+            systems: SyncPtr(graph.systems.as_mut_ptr()),
+            conditions: SyncPtr(graph.system_conditions.as_mut_ptr()),
+            conditioned_sets: SyncPtr(conditioned_sets.as_ptr().cast_mut()),
+            set_conditions: SyncPtr(graph.set_conditions.as_mut_ptr()),
             timings,
+            run,
         }
     }
+
+    /// Whether system `i` runs in this schedule run: evaluates the
+    /// conditions of its sets not evaluated yet in this run, then its own
+    /// (every one, without short-circuit, so each keeps its state).
+    ///
+    /// # Safety
+    /// As for [`run_node`] with `Node::System(i)`: system `i` and its
+    /// conditions are this thread's, and the caller holds its access, which
+    /// covers its conditions' and its sets' conditions'.
+    unsafe fn should_run(self, i: usize, world: UnsafeWorldCell<'_>) -> bool {
+        let mut run = true;
+        // SAFETY: the caller holds system `i`; the lists are not changed
+        // while the schedule runs.
+        let sets = unsafe { &*self.conditioned_sets.0.add(i) };
+        for &set in sets {
+            // SAFETY: `set` indexes the schedule's sets; the mutex lets one
+            // of the set's systems at a time evaluate its conditions.
+            let slot = unsafe { &*self.set_conditions.0.add(set) };
+            let mut state = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            if state.run != self.run {
+                // SAFETY: the caller holds the set's conditions' access.
+                state.result = unsafe { evaluate_all(&mut state.conditions, world) };
+                state.run = self.run;
+            }
+            run &= state.result;
+        }
+        // SAFETY: system `i`'s own conditions are this thread's (caller).
+        let own = unsafe { &mut *self.conditions.0.add(i) };
+        // SAFETY: the caller holds their access.
+        run & unsafe { evaluate_all(own, world) }
+    }
+}
+
+/// Evaluates every condition (no short-circuit) and folds their results
+/// with `and`; a panic names the condition.
+///
+/// # Safety
+/// The conditions were initialised with this world, and the caller holds
+/// their access.
+unsafe fn evaluate_all(conditions: &mut [BoxedCondition], world: UnsafeWorldCell<'_>) -> bool {
+    let mut all = true;
+    for condition in conditions {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: guaranteed by the caller.
+            unsafe { condition.run_unsafe((), world) }
+        }));
+        match result {
+            Ok(value) => all &= value,
+            Err(payload) => resume_unwind(crate::utils::name_panic(
+                "run condition",
+                &condition.name(),
+                payload,
+            )),
+        }
+    }
+    all
 }
 
 /// Runs one node.
@@ -62,11 +144,17 @@ impl Nodes {
 /// is running).
 unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Result<(), Panic> {
     let start = (!nodes.timings.0.is_null()).then(Instant::now);
+    let mut ran = true;
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: guaranteed by the caller.
         unsafe {
             match node {
-                Node::System(i) => (*nodes.systems.0.add(i)).run_unsafe((), world),
+                Node::System(i) => {
+                    ran = nodes.should_run(i, world);
+                    if ran {
+                        (*nodes.systems.0.add(i)).run_unsafe((), world)
+                    }
+                }
                 Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
             }
         }
@@ -78,6 +166,7 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
         // caller guarantees this node's slot is used by this thread alone.
         let slot = unsafe { &mut *nodes.timings.0.add(i) };
         match node {
+            Node::System(_) if !ran => {}
             Node::System(_) => {
                 slot.runs += 1;
                 slot.total += elapsed;

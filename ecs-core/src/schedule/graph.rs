@@ -1,6 +1,6 @@
 use std::collections::BinaryHeap;
 
-use super::SystemKey;
+use crate::query::FilteredAccessSet;
 use crate::system::BoxedSystem;
 
 /// A step of a schedule run.
@@ -28,20 +28,17 @@ pub(crate) struct ExecutionGraph {
 }
 
 impl ExecutionGraph {
-    /// Compiles a schedule's systems and their ordering constraints; panics
-    /// naming the systems if a constraint names a missing system or the
-    /// constraints form a cycle.
-    #[track_caller]
+    /// Compiles a schedule's systems and their flattened orderings
+    /// (checked: no cycle). `access` is each system's access together
+    /// with its run conditions'; `auto_apply` puts a system's command
+    /// application before the systems ordered after it.
     pub(crate) fn build(
         systems: &[BoxedSystem],
-        keys: &[SystemKey],
-        before: &[Vec<SystemKey>],
-        after: &[Vec<SystemKey>],
-        chain_edges: &[(usize, usize)],
+        edges: &[(usize, usize, bool)],
+        access: &[FilteredAccessSet],
+        auto_apply: bool,
     ) -> ExecutionGraph {
-        let explicit = explicit_edges(systems, keys, before, after, chain_edges);
-        check_cycles(systems, &explicit);
-        let (nodes, edges) = nodes_and_edges(systems, &explicit);
+        let (nodes, edges) = nodes_and_edges(systems, edges, auto_apply);
         let order = total_order(&nodes, &edges);
         let exclusive: Vec<bool> = order
             .iter()
@@ -51,13 +48,26 @@ impl ExecutionGraph {
             })
             .collect();
         let (dependents, dependency_counts) =
-            dependents_by_position(systems, &nodes, &edges, &order, &exclusive);
+            dependents_by_position(access, &nodes, &edges, &order, &exclusive);
         ExecutionGraph {
             order: order.into_iter().map(|v| nodes[v]).collect(),
             dependency_counts,
             dependents,
             exclusive,
         }
+    }
+
+    /// Each system's position among the systems in the total order.
+    pub(crate) fn system_positions(&self, system_count: usize) -> Vec<usize> {
+        let mut position = vec![0; system_count];
+        let systems = self.order.iter().filter_map(|node| match *node {
+            Node::System(i) => Some(i),
+            Node::Apply(_) => None,
+        });
+        for (p, i) in systems.enumerate() {
+            position[i] = p;
+        }
+        position
     }
 
     pub(crate) fn describe_order(&self, systems: &[BoxedSystem]) -> Vec<String> {
@@ -71,49 +81,15 @@ impl ExecutionGraph {
     }
 }
 
-/// The explicit edges between systems (chains, `before`, `after`), sorted,
-/// without duplicates or self-edges.
-#[track_caller]
-fn explicit_edges(
-    systems: &[BoxedSystem],
-    keys: &[SystemKey],
-    before: &[Vec<SystemKey>],
-    after: &[Vec<SystemKey>],
-    chain_edges: &[(usize, usize)],
-) -> Vec<(usize, usize)> {
-    let n = systems.len();
-    let mut explicit: Vec<(usize, usize)> = chain_edges.to_vec();
-    let find = |key: SystemKey, from: usize, relation: &str| -> Vec<usize> {
-        let found: Vec<usize> = (0..n).filter(|&i| keys[i] == key).collect();
-        if found.is_empty() {
-            panic!(
-                "system `{}` is ordered {relation} `{}`, which is not in this schedule",
-                systems[from].name(),
-                key.1
-            );
-        }
-        found
-    };
-    for i in 0..n {
-        for &key in &before[i] {
-            explicit.extend(find(key, i, "before").into_iter().map(|t| (i, t)));
-        }
-        for &key in &after[i] {
-            explicit.extend(find(key, i, "after").into_iter().map(|t| (t, i)));
-        }
-    }
-    explicit.retain(|(a, b)| a != b);
-    explicit.sort_unstable();
-    explicit.dedup();
-    explicit
-}
-
 /// The nodes (every system, and an apply node per system with deferred
-/// work, after it and before its explicit successors) and the edges
-/// between them.
+/// work) and the edges between them: the orderings; each apply node after
+/// its system, before the systems ordered after it (unless the ordering
+/// ignores deferred work or `auto_apply` is off), and before every
+/// [`ApplyDeferred`](super::ApplyDeferred) its system runs before.
 fn nodes_and_edges(
     systems: &[BoxedSystem],
-    explicit: &[(usize, usize)],
+    explicit: &[(usize, usize, bool)],
+    auto_apply: bool,
 ) -> (Vec<Node>, Vec<(usize, usize)>) {
     let mut nodes: Vec<Node> = (0..systems.len()).map(Node::System).collect();
     let mut apply_node = vec![None; systems.len()];
@@ -123,17 +99,44 @@ fn nodes_and_edges(
             nodes.push(Node::Apply(i));
         }
     }
-    let mut edges: Vec<(usize, usize)> = explicit.to_vec();
+    let mut edges: Vec<(usize, usize)> = explicit.iter().map(|&(a, b, _)| (a, b)).collect();
     for (i, apply) in apply_node.iter().enumerate() {
         if let Some(apply) = *apply {
             edges.push((i, apply));
-            for &(a, b) in explicit {
-                if a == i {
-                    edges.push((apply, b));
+        }
+    }
+    if auto_apply {
+        for &(a, b, ignore) in explicit {
+            if let (Some(apply), false) = (apply_node[a], ignore) {
+                edges.push((apply, b));
+            }
+        }
+    }
+    let mut predecessors = vec![Vec::new(); systems.len()];
+    for &(a, b, _) in explicit {
+        predecessors[b].push(a);
+    }
+    let sync_point = std::any::TypeId::of::<super::ApplyDeferred>();
+    for (d, system) in systems.iter().enumerate() {
+        if system.type_id() != sync_point {
+            continue;
+        }
+        // Every system that runs before this sync point, directly or not.
+        let mut seen = vec![false; systems.len()];
+        let mut stack = vec![d];
+        while let Some(v) = stack.pop() {
+            for &u in &predecessors[v] {
+                if !std::mem::replace(&mut seen[u], true) {
+                    stack.push(u);
+                    if let Some(apply) = apply_node[u] {
+                        edges.push((apply, d));
+                    }
                 }
             }
         }
     }
+    edges.sort_unstable();
+    edges.dedup();
     (nodes, edges)
 }
 
@@ -175,7 +178,7 @@ fn total_order(nodes: &[Node], edges: &[(usize, usize)]) -> Vec<usize> {
 /// edges, plus every later node it conflicts with), and for each position
 /// how many earlier ones it waits on.
 fn dependents_by_position(
-    systems: &[BoxedSystem],
+    access: &[FilteredAccessSet],
     nodes: &[Node],
     edges: &[(usize, usize)],
     order: &[usize],
@@ -196,7 +199,7 @@ fn dependents_by_position(
                 let (Node::System(a), Node::System(b)) = (nodes[order[p]], nodes[order[q]]) else {
                     unreachable!("non-exclusive nodes are systems")
                 };
-                !systems[a].access().is_compatible(systems[b].access())
+                !access[a].is_compatible(&access[b])
             };
             if conflict {
                 dependents[p].push(q);
@@ -212,58 +215,4 @@ fn dependents_by_position(
         }
     }
     (dependents, dependency_counts)
-}
-
-/// Panics naming the systems of a cycle, if the explicit edges have one.
-#[track_caller]
-fn check_cycles(systems: &[BoxedSystem], edges: &[(usize, usize)]) {
-    let n = systems.len();
-    let mut successors = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        successors[a].push(b);
-    }
-    // Iterative DFS with colours: 0 unvisited, 1 on the stack, 2 done.
-    let mut colour = vec![0u8; n];
-    let mut parent = vec![usize::MAX; n];
-    for start in 0..n {
-        if colour[start] != 0 {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        colour[start] = 1;
-        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
-            if let Some(&w) = successors[v].get(*next) {
-                *next += 1;
-                match colour[w] {
-                    0 => {
-                        colour[w] = 1;
-                        parent[w] = v;
-                        stack.push((w, 0));
-                    }
-                    1 => {
-                        let mut cycle = vec![w];
-                        let mut u = v;
-                        while u != w {
-                            cycle.push(u);
-                            u = parent[u];
-                        }
-                        cycle.push(w);
-                        cycle.reverse();
-                        let names: Vec<String> = cycle
-                            .iter()
-                            .map(|&i| format!("`{}`", systems[i].name()))
-                            .collect();
-                        panic!(
-                            "the schedule's ordering has a cycle: {}",
-                            names.join(" -> ")
-                        );
-                    }
-                    _ => {}
-                }
-            } else {
-                colour[v] = 2;
-                stack.pop();
-            }
-        }
-    }
 }

@@ -43,25 +43,39 @@
 //!       run_schedule(FixedUpdate)  FixedUpdate out ─▶ run ─▶ back (0..n times)
 //! ```
 
+mod apply_deferred;
+mod condition;
 mod config;
+mod error;
 mod executor;
 mod graph;
 mod label;
+mod schedule_graph;
 mod schedules;
 mod scope;
+mod set;
+mod settings;
 
+pub use apply_deferred::ApplyDeferred;
+pub use condition::{BoxedCondition, SystemCondition};
 pub use config::{
-    Chain, GraphInfo, IntoScheduleConfigs, IntoSystemKey, Schedulable, ScheduleConfig,
-    ScheduleConfigTupleMarker, ScheduleConfigs, SystemKey,
+    Ambiguity, Chain, Dependency, DependencyKind, GraphInfo, IntoScheduleConfigs, Schedulable,
+    ScheduleConfig, ScheduleConfigTupleMarker, ScheduleConfigs,
 };
-
+pub use error::ScheduleBuildError;
 pub use label::{DynEq, InternedScheduleLabel, ScheduleLabel};
+pub use schedule_graph::{NodeId, ProcessScheduleConfig, ScheduleGraph, SystemKey, SystemSetKey};
 pub use schedules::Schedules;
+pub use set::{
+    AnonymousSet, InternedSystemSet, IntoSystemSet, IsSystemTypeSet, SystemSet, SystemTypeSet,
+};
+pub use settings::{LogLevel, ScheduleBuildSettings};
 
 use crate::{system::ScheduleSystem, world::World};
 
 use executor::{MultiThreadedState, Nodes, TimingSlot};
 use graph::ExecutionGraph;
+use schedule_graph::Flattened;
 
 /// How long one system of a [`Schedule`] has taken, summed over the runs
 /// since timing was turned on ([`Schedule::set_timing`]).
@@ -130,12 +144,14 @@ pub enum ExecutorKind {
 pub struct Schedule {
     label: InternedScheduleLabel,
     executor: ExecutorKind,
-    systems: Vec<ScheduleSystem>,
-    keys: Vec<SystemKey>,
-    before: Vec<Vec<SystemKey>>,
-    after: Vec<Vec<SystemKey>>,
-    chain_edges: Vec<(usize, usize)>,
-    graph: Option<ExecutionGraph>,
+    graph: ScheduleGraph,
+    settings: ScheduleBuildSettings,
+    /// The compiled graph and, per system, the sets with conditions it is
+    /// in; `None` until built, and again after a change.
+    executable: Option<(ExecutionGraph, Vec<Vec<usize>>)>,
+    /// Runs so far: set conditions remember which run they were
+    /// evaluated in.
+    runs: u64,
     world_id: Option<crate::world::WorldId>,
     /// One slot per system while timing is on.
     timings: Option<Vec<TimingSlot>>,
@@ -180,12 +196,10 @@ impl Schedule {
         Schedule {
             label: label.intern(),
             executor: ExecutorKind::default(),
-            systems: Vec::new(),
-            keys: Vec::new(),
-            before: Vec::new(),
-            after: Vec::new(),
-            chain_edges: Vec::new(),
-            graph: None,
+            graph: ScheduleGraph::default(),
+            settings: ScheduleBuildSettings::default(),
+            executable: None,
+            runs: 0,
             world_id: None,
             timings: None,
             executor_state: MultiThreadedState::default(),
@@ -240,7 +254,11 @@ impl Schedule {
 
     /// The names of the systems, in the order they were added.
     pub fn system_names(&self) -> Vec<String> {
-        self.systems.iter().map(|s| s.name().into_owned()).collect()
+        self.graph
+            .systems
+            .iter()
+            .map(|s| s.name().into_owned())
+            .collect()
     }
 
     /// Turns per-system timing on (clearing what was measured) or off.
@@ -267,7 +285,7 @@ impl Schedule {
     /// assert!(timings[0].max <= timings[0].total);
     /// ```
     pub fn set_timing(&mut self, on: bool) {
-        self.timings = on.then(|| vec![TimingSlot::default(); self.systems.len()]);
+        self.timings = on.then(|| vec![TimingSlot::default(); self.graph.systems.len()]);
     }
 
     /// Whether per-system timing is on.
@@ -281,7 +299,8 @@ impl Schedule {
         let Some(slots) = &self.timings else {
             return Vec::new();
         };
-        self.systems
+        self.graph
+            .systems
             .iter()
             .zip(slots)
             .map(|(system, slot)| SystemTiming {
@@ -294,55 +313,92 @@ impl Schedule {
             .collect()
     }
 
-    /// Adds systems (one, or a tuple, with `.before`, `.after`, `.chain()`).
-    /// A schedule runs systems that take no input and return `()`.
+    /// Adds systems: one, or a tuple, with `.in_set`, `.before`, `.after`,
+    /// `.chain()` and `.run_if`. A schedule runs systems that take no input
+    /// and return `()`.
+    ///
+    /// # Panics
+    /// If a system is put in a system function's set
+    /// ([`SystemTypeSet`]).
+    #[track_caller]
     pub fn add_systems<M>(
         &mut self,
         systems: impl IntoScheduleConfigs<ScheduleSystem, M>,
     ) -> &mut Self {
-        self.add_configs(systems.into_configs());
+        self.graph.process_configs(systems.into_configs());
         if let Some(slots) = &mut self.timings {
-            slots.resize(self.systems.len(), TimingSlot::default());
+            slots.resize(self.graph.systems.len(), TimingSlot::default());
         }
-        self.graph = None;
+        self.executable = None;
         self
     }
 
-    fn add_configs(&mut self, configs: ScheduleConfigs<ScheduleSystem>) -> Vec<usize> {
-        match configs {
-            ScheduleConfigs::ScheduleConfig(config) => {
-                let index = self.systems.len();
-                self.keys.push(SystemKey(config.node.type_id(), ""));
-                self.systems.push(config.node);
-                self.before.push(config.metadata.before);
-                self.after.push(config.metadata.after);
-                vec![index]
-            }
-            ScheduleConfigs::Configs { configs, metadata } => {
-                let groups: Vec<Vec<usize>> =
-                    configs.into_iter().map(|c| self.add_configs(c)).collect();
-                if metadata == Chain::Chained {
-                    for pair in groups.windows(2) {
-                        for &a in &pair[0] {
-                            for &b in &pair[1] {
-                                self.chain_edges.push((a, b));
-                            }
-                        }
-                    }
-                }
-                groups.into_iter().flatten().collect()
-            }
-        }
+    /// Configures system sets: their parent sets (`.in_set`), orderings
+    /// (`.before`, `.after`, `.chain()` on a tuple) and run conditions
+    /// (`.run_if`), which apply to every system in them. Configuring a set
+    /// again adds to what it had.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    /// enum Game { Input, Logic, Render }
+    /// #[derive(Resource, Default)]
+    /// struct Log(Vec<&'static str>);
+    /// #[derive(Resource)]
+    /// struct Headless;
+    ///
+    /// fn keys(mut log: ResMut<Log>) { log.0.push("keys"); }
+    /// fn logic(mut log: ResMut<Log>) { log.0.push("logic"); }
+    /// fn draw(mut log: ResMut<Log>) { log.0.push("draw"); }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Log>();
+    /// world.insert_resource(Headless);
+    /// let mut schedule = Schedule::default();
+    /// schedule.configure_sets((Game::Input, Game::Logic, Game::Render).chain());
+    /// fn has_screen(headless: Option<Res<Headless>>) -> bool { headless.is_none() }
+    /// schedule.configure_sets(Game::Render.run_if(has_screen));
+    /// schedule.add_systems((draw.in_set(Game::Render), logic.in_set(Game::Logic), keys.in_set(Game::Input)));
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().0, ["keys", "logic"]);
+    /// ```
+    #[track_caller]
+    pub fn configure_sets<M>(
+        &mut self,
+        sets: impl IntoScheduleConfigs<InternedSystemSet, M>,
+    ) -> &mut Self {
+        self.graph.process_configs(sets.into_configs());
+        self.executable = None;
+        self
     }
 
-    /// Initialises new systems and builds the execution graph if needed.
+    /// The systems and sets as added.
+    pub fn graph(&self) -> &ScheduleGraph {
+        &self.graph
+    }
+
+    /// How the schedule is checked when built.
+    pub fn get_build_settings(&self) -> ScheduleBuildSettings {
+        self.settings.clone()
+    }
+
+    /// Changes how the schedule is checked when built (it is built again).
+    pub fn set_build_settings(&mut self, settings: ScheduleBuildSettings) -> &mut Self {
+        self.settings = settings;
+        self.executable = None;
+        self
+    }
+
+    /// Initialises new systems and run conditions and builds the execution
+    /// graph if needed. On an error, nothing is built and the schedule
+    /// stays as it was: fix it (or not) and initialise again.
     ///
     /// # Panics
-    /// If the ordering has a cycle (naming its systems), if `.before` or
-    /// `.after` names a system not in the schedule, or if a system's own
-    /// parameters conflict.
+    /// If a system's own parameters conflict, or if the schedule was
+    /// initialised with another world.
     #[track_caller]
-    pub fn initialize(&mut self, world: &mut World) {
+    pub fn initialize(&mut self, world: &mut World) -> Result<(), ScheduleBuildError> {
         match self.world_id {
             Some(id) if id != world.id() => panic!(
                 "schedule {:?}, initialised for world {id:?}, was run on another world: its systems ({}) belong to the first",
@@ -351,32 +407,55 @@ impl Schedule {
             ),
             _ => self.world_id = Some(world.id()),
         }
-        if self.graph.is_some() {
-            return;
+        if self.executable.is_some() {
+            return Ok(());
         }
-        for system in &mut self.systems {
-            system.initialize(world);
-        }
-        self.graph = Some(ExecutionGraph::build(
-            &self.systems,
-            &self.keys,
-            &self.before,
-            &self.after,
-            &self.chain_edges,
-        ));
+        self.graph.initialize(world);
+        let Flattened {
+            edges,
+            conditioned_sets,
+            members,
+        } = self.graph.flatten()?;
+        let access = self.graph.access_with_conditions(&conditioned_sets);
+        let graph = ExecutionGraph::build(
+            &self.graph.systems,
+            &edges,
+            &access,
+            self.settings.auto_insert_apply_deferred,
+        );
+        let position = graph.system_positions(self.graph.systems.len());
+        self.graph.find_conflicts(&edges, &members, &position);
+        let redundant = self.graph.redundant_memberships();
+        self.settings
+            .report(&self.graph, self.graph.conflicting_systems(), &redundant)?;
+        self.executable = Some((graph, conditioned_sets));
+        Ok(())
     }
 
-    /// Runs every system once, then applies all their commands.
+    /// Runs every system once (those whose run conditions hold), then
+    /// applies all their commands.
     ///
     /// A panic in a system stops the run (systems already running finish)
     /// and propagates; the world stays consistent and usable.
+    ///
+    /// # Panics
+    /// If the schedule cannot be built ([`ScheduleBuildError`], named with
+    /// the schedule's label), and as [`Schedule::initialize`] does.
     #[track_caller]
     pub fn run(&mut self, world: &mut World) {
         world.flush_entities();
-        self.initialize(world);
+        if let Err(error) = self.initialize(world) {
+            panic!("schedule {:?} cannot be built: {error}", self.label);
+        }
         world.check_change_ticks();
-        let graph = self.graph.as_ref().expect("built above");
-        let nodes = Nodes::new(&mut self.systems, self.timings.as_deref_mut());
+        self.runs += 1;
+        let (graph, conditioned_sets) = self.executable.as_ref().expect("built above");
+        let nodes = Nodes::new(
+            &mut self.graph,
+            conditioned_sets,
+            self.timings.as_deref_mut(),
+            self.runs,
+        );
         match self.executor {
             ExecutorKind::SingleThreaded => executor::run_single_threaded(graph, nodes, world),
             ExecutorKind::MultiThreaded => {
@@ -388,6 +467,8 @@ impl Schedule {
     /// The order the systems (and command applications) run in when run on
     /// one thread, by name: for tests and debugging.
     pub fn execution_order(&self) -> Option<Vec<String>> {
-        self.graph.as_ref().map(|g| g.describe_order(&self.systems))
+        self.executable
+            .as_ref()
+            .map(|(g, _)| g.describe_order(&self.graph.systems))
     }
 }

@@ -1,0 +1,775 @@
+//! The systems and sets of a schedule as added, and their flattening into
+//! the system-to-system orderings the executor runs by.
+//!
+//! ```text
+//! configs ──add──▶ systems (with conditions, sets, orderings)
+//!                  sets    (with conditions, parent sets, orderings)
+//!                      │ flatten (at initialisation; errors leave nothing behind)
+//!                      ▼
+//!  hierarchy:  set ─contains─▶ set / system     (a loop or cycle is an error)
+//!  orderings:  node ─before─▶ node              (a cycle, an ordering against
+//!                                                an own set, or ordered sets
+//!                                                sharing a system is an error)
+//!  flat edges: system ─before─▶ system          (each side expanded to its systems)
+//! ```
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use super::condition::BoxedCondition;
+use super::config::{
+    Ambiguity, Chain, DependencyKind, GraphInfo, Schedulable, ScheduleConfig, ScheduleConfigs,
+};
+use super::error::ScheduleBuildError;
+use super::set::{AnonymousSet, InternedSystemSet, SystemSet};
+use crate::component::ComponentId;
+use crate::query::FilteredAccessSet;
+use crate::system::ScheduleSystem;
+use crate::world::World;
+
+/// A system's place in its schedule: the order it was added in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SystemKey(pub(crate) usize);
+
+/// A set's place in its schedule: the order it was first named in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SystemSetKey(pub(crate) usize);
+
+/// A node of a schedule's graph: a system or a set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeId {
+    /// A system.
+    System(SystemKey),
+    /// A set.
+    Set(SystemSetKey),
+}
+
+/// A set's run conditions and their result in the latest schedule run
+/// that evaluated them; locked by whichever of the set's systems is
+/// first to run.
+pub(crate) struct SetConditions {
+    pub(crate) conditions: Vec<BoxedCondition>,
+    /// The schedule run the result is for (0: none yet).
+    pub(crate) run: u64,
+    pub(crate) result: bool,
+}
+
+/// A schedule's systems and sets as added, with their sets, orderings and
+/// run conditions ([`Schedule::graph`](super::Schedule::graph)).
+#[derive(Default)]
+pub struct ScheduleGraph {
+    pub(crate) systems: Vec<ScheduleSystem>,
+    pub(crate) system_conditions: Vec<Vec<BoxedCondition>>,
+    system_info: Vec<GraphInfo>,
+    sets: Vec<InternedSystemSet>,
+    set_info: Vec<GraphInfo>,
+    pub(crate) set_conditions: Vec<Mutex<SetConditions>>,
+    set_keys: HashMap<InternedSystemSet, SystemSetKey>,
+    conflicting_systems: ConflictingSystems,
+    /// Orderings from chains: (earlier, later, ignore deferred).
+    chain_edges: Vec<(NodeId, NodeId, bool)>,
+    anonymous_sets: usize,
+}
+
+/// How [`ScheduleGraph`] adds one config of a node kind.
+pub trait ProcessScheduleConfig: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain> {
+    /// Adds the node (or merges into it) and returns its id.
+    #[doc(hidden)]
+    fn process_config(graph: &mut ScheduleGraph, config: ScheduleConfig<Self>) -> NodeId;
+}
+
+impl ProcessScheduleConfig for ScheduleSystem {
+    fn process_config(graph: &mut ScheduleGraph, config: ScheduleConfig<Self>) -> NodeId {
+        graph.name_sets_of(&config.metadata);
+        let key = SystemKey(graph.systems.len());
+        graph.systems.push(config.node);
+        graph.system_conditions.push(config.conditions);
+        graph.system_info.push(config.metadata);
+        NodeId::System(key)
+    }
+}
+
+impl ProcessScheduleConfig for InternedSystemSet {
+    fn process_config(graph: &mut ScheduleGraph, config: ScheduleConfig<Self>) -> NodeId {
+        graph.name_sets_of(&config.metadata);
+        let key = graph.set_key(config.node);
+        let info = &mut graph.set_info[key.0];
+        info.hierarchy.extend(config.metadata.hierarchy);
+        info.dependencies.extend(config.metadata.dependencies);
+        match (&mut info.ambiguous_with, config.metadata.ambiguous_with) {
+            (_, Ambiguity::Check) | (Ambiguity::IgnoreAll, _) => {}
+            (mine, Ambiguity::IgnoreAll) => *mine = Ambiguity::IgnoreAll,
+            (mine @ Ambiguity::Check, theirs) => *mine = theirs,
+            (Ambiguity::IgnoreWithSet(mine), Ambiguity::IgnoreWithSet(theirs)) => {
+                mine.extend(theirs)
+            }
+        }
+        graph.set_conditions[key.0]
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .conditions
+            .extend(config.conditions);
+        NodeId::Set(key)
+    }
+}
+
+/// What flattening the graph gives the executor.
+pub(crate) struct Flattened {
+    /// System orderings (earlier, later, ignore deferred), sorted, one per
+    /// pair.
+    pub(crate) edges: Vec<(usize, usize, bool)>,
+    /// Per system: the sets with conditions it is in (directly or not).
+    pub(crate) conditioned_sets: Vec<Vec<usize>>,
+    /// Per set: its systems, sorted.
+    pub(crate) members: Vec<Vec<usize>>,
+}
+
+/// Pairs of systems whose access conflicts and that have no ordering
+/// between them, in the order they run (the executor runs the first of
+/// each pair first, every time), with the components and resources they
+/// conflict on (empty: the whole world, as an exclusive system).
+#[derive(Debug, Clone, Default)]
+pub struct ConflictingSystems(pub Vec<(SystemKey, SystemKey, Box<[ComponentId]>)>);
+
+impl std::ops::Deref for ConflictingSystems {
+    type Target = Vec<(SystemKey, SystemKey, Box<[ComponentId]>)>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl ScheduleGraph {
+    /// The systems, in the order they were added.
+    pub fn systems(&self) -> impl Iterator<Item = (SystemKey, &ScheduleSystem)> {
+        self.systems
+            .iter()
+            .enumerate()
+            .map(|(i, system)| (SystemKey(i), system))
+    }
+
+    /// The sets named so far (configured, joined or ordered against), in
+    /// the order they were first named.
+    pub fn system_sets(&self) -> impl Iterator<Item = (SystemSetKey, InternedSystemSet)> + '_ {
+        self.sets
+            .iter()
+            .enumerate()
+            .map(|(i, &set)| (SystemSetKey(i), set))
+    }
+
+    /// The system of `key`.
+    pub fn get_system_at(&self, key: SystemKey) -> Option<&ScheduleSystem> {
+        self.systems.get(key.0)
+    }
+
+    /// The set of `key`.
+    pub fn get_set_at(&self, key: SystemSetKey) -> Option<InternedSystemSet> {
+        self.sets.get(key.0).copied()
+    }
+
+    /// The name of a node, as errors print it.
+    pub fn node_name(&self, node: NodeId) -> String {
+        match node {
+            NodeId::System(key) => format!("system `{}`", self.systems[key.0].name()),
+            NodeId::Set(key) => self.set_name(key.0),
+        }
+    }
+
+    fn set_name(&self, set: usize) -> String {
+        let set = self.sets[set];
+        if set.system_type().is_some() {
+            format!("the systems of `{set:?}`")
+        } else {
+            format!("set `{set:?}`")
+        }
+    }
+
+    /// The pairs of systems with conflicting access and no ordering, as of
+    /// the latest build ([`Schedule::initialize`](super::Schedule::initialize));
+    /// this crate's executor runs each pair in the order listed. Systems
+    /// that accept the conflict (`ambiguous_with`, `ambiguous_with_all`)
+    /// are left out.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Score(u32);
+    ///
+    /// fn add_one(mut s: ResMut<Score>) { s.0 += 1; }
+    /// fn double(mut s: ResMut<Score>) { s.0 *= 2; }
+    /// fn show(s: Res<Score>) {}
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems((add_one, double, show.after(double)));
+    /// schedule.initialize(&mut world).unwrap();
+    /// let graph = schedule.graph();
+    /// let pairs: Vec<String> = graph
+    ///     .conflicting_systems()
+    ///     .iter()
+    ///     .map(|&(a, b, _)| format!("{} then {}", graph.system_name(a), graph.system_name(b)))
+    ///     .collect();
+    /// // `show` is ordered after `double` only: `add_one` then `show` is implied too.
+    /// assert_eq!(pairs.len(), 2);
+    /// assert!(pairs[0].contains("add_one then") && pairs[0].ends_with("::double"));
+    /// assert!(pairs[1].contains("add_one then") && pairs[1].ends_with("::show"));
+    /// ```
+    pub fn conflicting_systems(&self) -> &ConflictingSystems {
+        &self.conflicting_systems
+    }
+
+    /// The name of the system of `key`.
+    ///
+    /// # Panics
+    /// If the key is not of this schedule.
+    pub fn system_name(&self, key: SystemKey) -> std::borrow::Cow<'static, str> {
+        self.systems[key.0].name()
+    }
+
+    /// One line naming a conflicting pair and what they conflict on.
+    pub(crate) fn describe_conflict(
+        &self,
+        a: SystemKey,
+        b: SystemKey,
+        on: &[ComponentId],
+    ) -> String {
+        let on = if on.is_empty() {
+            "the whole world".to_owned()
+        } else {
+            on.iter()
+                .map(|id| format!("{id:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "  `{}` runs before `{}` (conflict on {on})",
+            self.system_name(a),
+            self.system_name(b)
+        )
+    }
+
+    /// Initialises new systems and run conditions.
+    pub(crate) fn initialize(&mut self, world: &mut World) {
+        for system in &mut self.systems {
+            system.initialize(world);
+        }
+        for condition in self.system_conditions.iter_mut().flatten() {
+            condition.initialize(world);
+        }
+        for set in &mut self.set_conditions {
+            let set = set.get_mut().unwrap_or_else(PoisonError::into_inner);
+            for condition in &mut set.conditions {
+                condition.initialize(world);
+            }
+        }
+    }
+
+    /// Each system's access with its run conditions' and those of the sets
+    /// with conditions it is in.
+    pub(crate) fn access_with_conditions(
+        &mut self,
+        conditioned_sets: &[Vec<usize>],
+    ) -> Vec<FilteredAccessSet> {
+        (0..self.systems.len())
+            .map(|i| {
+                let mut access = self.systems[i].access().clone();
+                for condition in &self.system_conditions[i] {
+                    access.extend(condition.access().clone());
+                }
+                for &set in &conditioned_sets[i] {
+                    let set = self.set_conditions[set]
+                        .get_mut()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    for condition in &set.conditions {
+                        access.extend(condition.access().clone());
+                    }
+                }
+                access
+            })
+            .collect()
+    }
+
+    /// Finds and records the conflicting systems with no ordering
+    /// ([`Self::conflicting_systems`]), given the flattened orderings and
+    /// each set's systems, in run order (`position`: each system's place
+    /// in the total order).
+    pub(crate) fn find_conflicts(
+        &mut self,
+        edges: &[(usize, usize, bool)],
+        members: &[Vec<usize>],
+        position: &[usize],
+    ) {
+        let n = self.systems.len();
+        let mut successors = vec![Vec::new(); n];
+        for &(a, b, _) in edges {
+            successors[a].push(b);
+        }
+        // reachable[a][b]: `a` runs before `b` through orderings.
+        let mut reachable = vec![vec![false; n]; n];
+        for (start, row) in reachable.iter_mut().enumerate() {
+            let mut stack = successors[start].clone();
+            while let Some(v) = stack.pop() {
+                if !std::mem::replace(&mut row[v], true) {
+                    stack.extend_from_slice(&successors[v]);
+                }
+            }
+        }
+        let accepts = |x: usize, y: usize| match &self.system_info[x].ambiguous_with {
+            Ambiguity::Check => false,
+            Ambiguity::IgnoreAll => true,
+            Ambiguity::IgnoreWithSet(sets) => sets
+                .iter()
+                .any(|set| members[self.set_keys[set].0].binary_search(&y).is_ok()),
+        };
+        let sync_point = std::any::TypeId::of::<super::ApplyDeferred>();
+        let mut pairs = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                if reachable[a][b] || reachable[b][a] || accepts(a, b) || accepts(b, a) {
+                    continue;
+                }
+                let (x, y) = (&self.systems[a], &self.systems[b]);
+                if x.type_id() == sync_point || y.type_id() == sync_point {
+                    continue;
+                }
+                let on: Box<[ComponentId]> = if x.is_exclusive() || y.is_exclusive() {
+                    Box::new([])
+                } else if x.access().is_compatible(y.access()) {
+                    continue;
+                } else {
+                    let conflicts = x.access().get_conflicts(y.access());
+                    if conflicts.contains(&None) {
+                        Box::new([])
+                    } else {
+                        conflicts.into_iter().flatten().collect()
+                    }
+                };
+                let (first, second) = if position[a] < position[b] {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                pairs.push((SystemKey(first), SystemKey(second), on));
+            }
+        }
+        pairs.sort_by_key(|&(a, b, _)| (position[a.0], position[b.0]));
+        self.conflicting_systems = ConflictingSystems(pairs);
+    }
+
+    /// Lines naming each node put in a set directly and also through
+    /// another of its sets.
+    pub(crate) fn redundant_memberships(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let nodes = self
+            .system_info
+            .iter()
+            .enumerate()
+            .map(|(i, info)| (NodeId::System(SystemKey(i)), info))
+            .chain(
+                self.set_info
+                    .iter()
+                    .enumerate()
+                    .map(|(i, info)| (NodeId::Set(SystemSetKey(i)), info)),
+            );
+        for (node, info) in nodes {
+            for parent in &info.hierarchy {
+                let parent = self.set_keys[parent].0;
+                let through = info.hierarchy.iter().find(|other| {
+                    let other = self.set_keys[*other].0;
+                    other != parent && self.is_ancestor(parent, other)
+                });
+                if let Some(through) = through {
+                    lines.push(format!(
+                        "  {} is in {} directly and through `{through:?}`",
+                        self.node_name(node),
+                        self.set_name(parent)
+                    ));
+                }
+            }
+        }
+        lines
+    }
+
+    /// Adds configs (systems or sets) and their chains.
+    pub(crate) fn process_configs<T: ProcessScheduleConfig>(
+        &mut self,
+        configs: ScheduleConfigs<T>,
+    ) -> Vec<NodeId> {
+        match configs {
+            ScheduleConfigs::ScheduleConfig(config) => vec![T::process_config(self, config)],
+            ScheduleConfigs::Configs {
+                mut configs,
+                collective_conditions,
+                metadata,
+            } => {
+                if !collective_conditions.is_empty() {
+                    let set = AnonymousSet::new(self.anonymous_sets).intern();
+                    self.anonymous_sets += 1;
+                    let key = self.set_key(set);
+                    self.set_conditions[key.0]
+                        .get_mut()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .conditions
+                        .extend(collective_conditions);
+                    for config in &mut configs {
+                        config.for_each_info(&mut |info| info.hierarchy.push(set));
+                    }
+                }
+                let groups: Vec<Vec<NodeId>> = configs
+                    .into_iter()
+                    .map(|config| self.process_configs(config))
+                    .collect();
+                let ignore = match metadata {
+                    Chain::Unchained => None,
+                    Chain::Chained => Some(false),
+                    Chain::ChainedIgnoreDeferred => Some(true),
+                };
+                if let Some(ignore) = ignore {
+                    for pair in groups.windows(2) {
+                        for &a in &pair[0] {
+                            for &b in &pair[1] {
+                                self.chain_edges.push((a, b, ignore));
+                            }
+                        }
+                    }
+                }
+                groups.into_iter().flatten().collect()
+            }
+        }
+    }
+
+    /// The key of `set`, adding it if it is new.
+    fn set_key(&mut self, set: InternedSystemSet) -> SystemSetKey {
+        if let Some(&key) = self.set_keys.get(&set) {
+            return key;
+        }
+        let key = SystemSetKey(self.sets.len());
+        self.sets.push(set);
+        self.set_info.push(GraphInfo::default());
+        self.set_conditions.push(Mutex::new(SetConditions {
+            conditions: Vec::new(),
+            run: 0,
+            result: false,
+        }));
+        self.set_keys.insert(set, key);
+        key
+    }
+
+    /// Adds every set `info` names.
+    fn name_sets_of(&mut self, info: &GraphInfo) {
+        for &set in &info.hierarchy {
+            self.set_key(set);
+        }
+        for dependency in &info.dependencies {
+            self.set_key(dependency.set);
+        }
+        if let Ambiguity::IgnoreWithSet(sets) = &info.ambiguous_with {
+            for &set in sets {
+                self.set_key(set);
+            }
+        }
+    }
+
+    /// The systems of each set (sorted), the sets in each set, checking the
+    /// hierarchy for loops and cycles.
+    fn hierarchy(&self) -> Result<Vec<Vec<usize>>, ScheduleBuildError> {
+        let set_count = self.sets.len();
+        let mut child_sets = vec![Vec::new(); set_count];
+        let mut members = vec![Vec::new(); set_count];
+        for (set, info) in self.set_info.iter().enumerate() {
+            for parent in &info.hierarchy {
+                let parent = self.set_keys[parent].0;
+                if parent == set {
+                    return Err(ScheduleBuildError::HierarchyLoop(self.set_name(set)));
+                }
+                child_sets[parent].push(set);
+            }
+        }
+        for (system, info) in self.system_info.iter().enumerate() {
+            for parent in &info.hierarchy {
+                members[self.set_keys[parent].0].push(system);
+            }
+        }
+        for (set, &interned) in self.sets.iter().enumerate() {
+            if let Some(system_type) = interned.system_type() {
+                members[set].extend(
+                    (0..self.systems.len()).filter(|&i| self.systems[i].type_id() == system_type),
+                );
+            }
+        }
+        let order = topological_order(set_count, &child_sets).map_err(|cycle| {
+            ScheduleBuildError::HierarchyCycle(cycle.iter().map(|&s| self.set_name(s)).collect())
+        })?;
+        // Children before parents: each parent takes its children's systems.
+        for &set in order.iter().rev() {
+            let mut all = std::mem::take(&mut members[set]);
+            for &child in &child_sets[set] {
+                all.extend_from_slice(&members[child]);
+            }
+            all.sort_unstable();
+            all.dedup();
+            members[set] = all;
+        }
+        Ok(members)
+    }
+
+    /// Flattens the graph into system orderings, checking it.
+    pub(crate) fn flatten(&self) -> Result<Flattened, ScheduleBuildError> {
+        let members = self.hierarchy()?;
+        let node_edges = self.node_edges();
+        self.check_node_edges(&node_edges, &members)?;
+        fn systems_of<'a>(node: &'a NodeId, members: &'a [Vec<usize>]) -> &'a [usize] {
+            match node {
+                NodeId::System(key) => std::slice::from_ref(&key.0),
+                NodeId::Set(key) => &members[key.0],
+            }
+        }
+        let mut edges: Vec<(usize, usize, bool)> = Vec::new();
+        for (a, b, ignore) in &node_edges {
+            for &x in systems_of(a, &members) {
+                for &y in systems_of(b, &members) {
+                    if x != y {
+                        edges.push((x, y, *ignore));
+                    } else if !matches!((a, b), (NodeId::System(_), _) | (_, NodeId::System(_))) {
+                        // Two sets sharing this system were checked above;
+                        // a set and a function's set can share it too.
+                        return Err(ScheduleBuildError::SetsHaveOrderButIntersect(
+                            self.node_name(*a),
+                            self.node_name(*b),
+                        ));
+                    }
+                }
+            }
+        }
+        // One edge per pair; an ordering that keeps commands wins.
+        edges.sort_unstable();
+        edges.dedup_by(|later, earlier| later.0 == earlier.0 && later.1 == earlier.1);
+        let mut successors = vec![Vec::new(); self.systems.len()];
+        for &(a, b, _) in &edges {
+            successors[a].push(b);
+        }
+        topological_order(self.systems.len(), &successors).map_err(|cycle| {
+            ScheduleBuildError::FlatDependencyCycle(
+                cycle
+                    .iter()
+                    .map(|&s| self.node_name(NodeId::System(SystemKey(s))))
+                    .collect(),
+            )
+        })?;
+        let mut conditioned_sets = vec![Vec::new(); self.systems.len()];
+        for (set, systems) in members.iter().enumerate() {
+            let has_conditions = !self.set_conditions[set]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .conditions
+                .is_empty();
+            if has_conditions {
+                for &system in systems {
+                    conditioned_sets[system].push(set);
+                }
+            }
+        }
+        Ok(Flattened {
+            edges,
+            conditioned_sets,
+            members,
+        })
+    }
+
+    /// Every ordering between nodes: (earlier, later, ignore deferred).
+    fn node_edges(&self) -> Vec<(NodeId, NodeId, bool)> {
+        let mut edges = self.chain_edges.clone();
+        let infos = self
+            .system_info
+            .iter()
+            .enumerate()
+            .map(|(i, info)| (NodeId::System(SystemKey(i)), info))
+            .chain(
+                self.set_info
+                    .iter()
+                    .enumerate()
+                    .map(|(i, info)| (NodeId::Set(SystemSetKey(i)), info)),
+            );
+        for (node, info) in infos {
+            for dependency in &info.dependencies {
+                let other = NodeId::Set(self.set_keys[&dependency.set]);
+                edges.push(match dependency.kind {
+                    DependencyKind::Before => (node, other, dependency.ignore_deferred),
+                    DependencyKind::After => (other, node, dependency.ignore_deferred),
+                });
+            }
+        }
+        edges
+    }
+
+    /// Checks the orderings between nodes: no node ordered against itself
+    /// or a set it is in, no cycle, no ordered sets sharing a system, no
+    /// ordering against a system function with no system here.
+    fn check_node_edges(
+        &self,
+        edges: &[(NodeId, NodeId, bool)],
+        members: &[Vec<usize>],
+    ) -> Result<(), ScheduleBuildError> {
+        let contains = |outer: NodeId, inner: NodeId| -> bool {
+            match (outer, inner) {
+                // A system ordered against its own function's set is
+                // ordered against the function's other systems.
+                (NodeId::Set(set), NodeId::System(system)) => {
+                    self.sets[set.0].system_type().is_none()
+                        && members[set.0].binary_search(&system.0).is_ok()
+                }
+                (NodeId::Set(outer), NodeId::Set(inner)) => self.is_ancestor(outer.0, inner.0),
+                _ => false,
+            }
+        };
+        for &(a, b, _) in edges {
+            if a == b {
+                return Err(ScheduleBuildError::DependencyLoop(self.node_name(a)));
+            }
+            for node in [a, b] {
+                if let NodeId::Set(set) = node {
+                    let interned = self.sets[set.0];
+                    if interned.system_type().is_some() && members[set.0].is_empty() {
+                        let other = if node == a { b } else { a };
+                        return Err(ScheduleBuildError::UnknownSystem {
+                            system: format!("{interned:?}"),
+                            ordered: self.node_name(other),
+                        });
+                    }
+                }
+            }
+            if contains(a, b) || contains(b, a) {
+                return Err(ScheduleBuildError::CrossDependency(
+                    self.node_name(a),
+                    self.node_name(b),
+                ));
+            }
+            if let (NodeId::Set(x), NodeId::Set(y)) = (a, b) {
+                if members[x.0]
+                    .iter()
+                    .any(|s| members[y.0].binary_search(s).is_ok())
+                {
+                    return Err(ScheduleBuildError::SetsHaveOrderButIntersect(
+                        self.node_name(a),
+                        self.node_name(b),
+                    ));
+                }
+            }
+        }
+        let index = |node: NodeId| match node {
+            NodeId::System(key) => key.0,
+            NodeId::Set(key) => self.systems.len() + key.0,
+        };
+        let node_count = self.systems.len() + self.sets.len();
+        let mut successors = vec![Vec::new(); node_count];
+        for &(a, b, _) in edges {
+            successors[index(a)].push(index(b));
+        }
+        topological_order(node_count, &successors).map_err(|cycle| {
+            let node = |i: usize| {
+                if i < self.systems.len() {
+                    NodeId::System(SystemKey(i))
+                } else {
+                    NodeId::Set(SystemSetKey(i - self.systems.len()))
+                }
+            };
+            ScheduleBuildError::DependencyCycle(
+                cycle.iter().map(|&i| self.node_name(node(i))).collect(),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Whether set `outer` contains set `inner`, directly or not.
+    fn is_ancestor(&self, outer: usize, inner: usize) -> bool {
+        let mut stack = vec![inner];
+        let mut seen = vec![false; self.sets.len()];
+        while let Some(set) = stack.pop() {
+            for parent in &self.set_info[set].hierarchy {
+                let parent = self.set_keys[parent].0;
+                if parent == outer {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[parent], true) {
+                    stack.push(parent);
+                }
+            }
+        }
+        false
+    }
+}
+
+impl<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>> ScheduleConfigs<T> {
+    fn for_each_info(&mut self, f: &mut impl FnMut(&mut GraphInfo)) {
+        match self {
+            ScheduleConfigs::ScheduleConfig(config) => f(&mut config.metadata),
+            ScheduleConfigs::Configs { configs, .. } => {
+                configs.iter_mut().for_each(|c| c.for_each_info(f))
+            }
+        }
+    }
+}
+
+/// The nodes `0..count` in an order where every edge points forward
+/// (Kahn's algorithm, ties by index), or the nodes of one cycle, in order.
+fn topological_order(count: usize, successors: &[Vec<usize>]) -> Result<Vec<usize>, Vec<usize>> {
+    let mut indegree = vec![0usize; count];
+    for list in successors {
+        for &b in list {
+            indegree[b] += 1;
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..count)
+        .filter(|&v| indegree[v] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(count);
+    while let Some(std::cmp::Reverse(v)) = ready.pop() {
+        order.push(v);
+        for &w in &successors[v] {
+            indegree[w] -= 1;
+            if indegree[w] == 0 {
+                ready.push(std::cmp::Reverse(w));
+            }
+        }
+    }
+    if order.len() == count {
+        return Ok(order);
+    }
+    Err(find_cycle(successors, &indegree))
+}
+
+/// A cycle among the nodes left with a positive indegree (each has a
+/// predecessor left, so walking predecessors backwards must repeat).
+fn find_cycle(successors: &[Vec<usize>], indegree: &[usize]) -> Vec<usize> {
+    let mut predecessor = vec![usize::MAX; successors.len()];
+    for (a, list) in successors.iter().enumerate() {
+        if indegree[a] == 0 {
+            continue;
+        }
+        for &b in list {
+            if indegree[b] > 0 && predecessor[b] == usize::MAX {
+                predecessor[b] = a;
+            }
+        }
+    }
+    let start = (0..successors.len())
+        .find(|&v| indegree[v] > 0)
+        .expect("some node is left");
+    let mut seen = vec![false; successors.len()];
+    let mut v = start;
+    while !seen[v] {
+        seen[v] = true;
+        v = predecessor[v];
+    }
+    let mut cycle = vec![v];
+    let mut u = predecessor[v];
+    while u != v {
+        cycle.push(u);
+        u = predecessor[u];
+    }
+    cycle.reverse();
+    cycle
+}

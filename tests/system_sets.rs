@@ -1,0 +1,465 @@
+//! System sets, run conditions in schedules, `ApplyDeferred`, build errors
+//! and the conflicting-systems report, on both executors.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::panics::expect_panic;
+use ecs::prelude::*;
+use ecs::schedule::{ExecutorKind, LogLevel, ScheduleBuildError, ScheduleBuildSettings, SystemSet};
+
+#[derive(Resource, Default)]
+struct Log(Vec<&'static str>);
+
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+enum Stage {
+    Input,
+    Logic,
+    Render,
+}
+
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+struct Physics;
+
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+struct Inner;
+
+fn both_executors(mut test: impl FnMut(Schedule)) {
+    for kind in [ExecutorKind::SingleThreaded, ExecutorKind::MultiThreaded] {
+        let mut schedule = Schedule::default();
+        schedule.set_executor_kind(kind);
+        test(schedule);
+    }
+}
+
+fn world() -> World {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world
+}
+
+macro_rules! logger {
+    ($($name:ident),*) => {
+        $(fn $name(mut log: ResMut<Log>) {
+            log.0.push(stringify!($name));
+        })*
+    };
+}
+
+logger!(a, b, c, d, e);
+
+#[test]
+fn chained_sets_order_their_systems_whatever_the_add_order() {
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.configure_sets((Stage::Input, Stage::Logic, Stage::Render).chain());
+        schedule.add_systems((
+            c.in_set(Stage::Render),
+            b.in_set(Stage::Logic),
+            a.in_set(Stage::Input),
+            d.in_set(Stage::Logic).after(b),
+        ));
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "b", "d", "c"]);
+    });
+}
+
+#[test]
+fn nested_sets_take_their_parents_order_and_conditions() {
+    both_executors(|mut schedule| {
+        let mut world = world();
+        world.insert_resource(Gate(true));
+        schedule.configure_sets(Inner.in_set(Physics));
+        schedule.configure_sets(Physics.after(Stage::Input).run_if(gate_open));
+        schedule.add_systems((b.in_set(Inner), a.in_set(Stage::Input), c));
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "b", "c"]);
+        world.resource_mut::<Log>().0.clear();
+        world.resource_mut::<Gate>().0 = false;
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "c"]);
+    });
+}
+
+#[test]
+fn systems_order_against_sets_and_sets_against_systems() {
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.configure_sets(Physics.after(a).before(d));
+        schedule.add_systems((d, c.in_set(Physics), b.before(Physics), a));
+        schedule.run(&mut world);
+        let log = &world.resource::<Log>().0;
+        let at = |name| log.iter().position(|n| *n == name).unwrap();
+        assert!(
+            at("a") < at("c") && at("b") < at("c") && at("c") < at("d"),
+            "{log:?}"
+        );
+    });
+}
+
+#[derive(Resource)]
+struct Gate(bool);
+
+fn gate_open(gate: Res<Gate>) -> bool {
+    gate.0
+}
+
+static EVALUATED: AtomicUsize = AtomicUsize::new(0);
+
+fn counted_gate(gate: Res<Gate>) -> bool {
+    EVALUATED.fetch_add(1, Ordering::SeqCst);
+    gate.0
+}
+
+#[test]
+fn a_set_condition_runs_once_per_run_and_guards_every_system_in_the_set() {
+    both_executors(|mut schedule| {
+        EVALUATED.store(0, Ordering::SeqCst);
+        let mut world = world();
+        world.insert_resource(Gate(true));
+        schedule.configure_sets(Physics.run_if(counted_gate));
+        schedule.add_systems((a, b, c).in_set(Physics));
+        schedule.add_systems(d);
+        schedule.run(&mut world);
+        assert_eq!(EVALUATED.load(Ordering::SeqCst), 1);
+        assert_eq!(world.resource::<Log>().0.len(), 4);
+        world.resource_mut::<Gate>().0 = false;
+        schedule.run(&mut world);
+        assert_eq!(EVALUATED.load(Ordering::SeqCst), 2);
+        assert_eq!(world.resource::<Log>().0.len(), 5);
+        assert_eq!(world.resource::<Log>().0[4], "d");
+    });
+}
+
+#[test]
+fn run_if_on_a_tuple_is_evaluated_once_and_distributive_run_if_per_system() {
+    both_executors(|mut schedule| {
+        EVALUATED.store(0, Ordering::SeqCst);
+        let mut world = world();
+        world.insert_resource(Gate(true));
+        schedule.add_systems((a, b, c).run_if(counted_gate));
+        schedule.run(&mut world);
+        assert_eq!(EVALUATED.load(Ordering::SeqCst), 1);
+        let mut schedule = Schedule::default();
+        schedule.add_systems((a, b, c).distributive_run_if(counted_gate));
+        schedule.run(&mut world);
+        assert_eq!(EVALUATED.load(Ordering::SeqCst), 4);
+        assert_eq!(world.resource::<Log>().0.len(), 6);
+    });
+}
+
+#[derive(Resource, Default)]
+struct Counter(u32);
+
+#[derive(Component)]
+struct Marker;
+
+fn bump(mut counter: ResMut<Counter>) {
+    counter.0 += 1;
+}
+
+fn is_even(counter: Res<Counter>) -> bool {
+    counter.0 % 2 == 0
+}
+
+#[test]
+fn a_skipped_system_keeps_its_last_run_so_it_sees_changes_since_it_ran() {
+    #[derive(Resource, Default)]
+    struct Seen(Vec<bool>);
+    fn watch(counter: Res<Counter>, mut seen: ResMut<Seen>) {
+        seen.0.push(counter.is_changed());
+    }
+    both_executors(|mut schedule| {
+        let mut world = world();
+        world.init_resource::<Counter>();
+        world.init_resource::<Seen>();
+        world.insert_resource(Gate(true));
+        schedule.add_systems(watch.run_if(gate_open));
+        schedule.run(&mut world); // first run: everything is new
+        schedule.run(&mut world); // nothing changed since
+        world.resource_mut::<Gate>().0 = false;
+        world.resource_mut::<Counter>().0 += 1;
+        schedule.run(&mut world); // skipped
+        world.resource_mut::<Gate>().0 = true;
+        schedule.run(&mut world); // sees the change made while it was skipped
+        assert_eq!(world.resource::<Seen>().0, [true, false, true]);
+    });
+}
+
+#[test]
+fn a_skipped_system_queues_no_commands() {
+    fn spawn(mut commands: Commands) {
+        commands.spawn(Marker);
+    }
+    both_executors(|mut schedule| {
+        let mut world = world();
+        world.init_resource::<Counter>();
+        schedule.add_systems((bump, spawn.run_if(is_even)).chain());
+        for _ in 0..4 {
+            schedule.run(&mut world);
+        }
+        // Counter after bump: 1, 2, 3, 4; even twice.
+        assert_eq!(world.query::<&Marker>().iter(&world).count(), 2);
+    });
+}
+
+#[test]
+fn a_conditions_access_orders_it_against_writers() {
+    // `is_even` reads `Counter`: the guarded system conflicts with `bump`,
+    // so the two are ordered (by insertion), never run at once.
+    let mut world = world();
+    world.init_resource::<Counter>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((a.run_if(is_even), bump));
+    schedule.initialize(&mut world).unwrap();
+    let conflicts = schedule.graph().conflicting_systems();
+    assert_eq!(
+        conflicts.len(),
+        0,
+        "a condition's access is not the system's own"
+    );
+    let order = schedule.execution_order().unwrap();
+    assert!(
+        order[0].ends_with("::a") && order[1].ends_with("::bump"),
+        "{order:?}"
+    );
+    for _ in 0..10 {
+        schedule.run(&mut world);
+    }
+    // `a` always sees `Counter` before this run's bump: 0, 1, 2, ... even
+    // half the time.
+    assert_eq!(world.resource::<Log>().0.len(), 5);
+}
+
+#[test]
+fn apply_deferred_is_a_sync_point_for_systems_ordered_before_it() {
+    #[derive(Resource, Default)]
+    struct Seen(Vec<usize>);
+    fn spawn(mut commands: Commands) {
+        commands.spawn(Marker);
+    }
+    fn count(q: Query<&Marker>, mut seen: ResMut<Seen>) {
+        seen.0.push(q.iter().count());
+    }
+    both_executors(|mut schedule| {
+        let mut world = World::new();
+        world.init_resource::<Seen>();
+        schedule.add_systems((spawn, count).chain_ignore_deferred());
+        schedule.run(&mut world);
+        let mut with_sync = Schedule::default();
+        with_sync.add_systems((spawn, ApplyDeferred, count).chain_ignore_deferred());
+        with_sync.run(&mut world);
+        let mut chained = Schedule::default();
+        chained.add_systems((spawn, count).chain());
+        chained.run(&mut world);
+        // Not applied yet (0), applied by the sync point (1 + 1), applied by
+        // the chain (2 + 1).
+        assert_eq!(world.resource::<Seen>().0, [0, 2, 3]);
+    });
+}
+
+#[test]
+fn without_auto_apply_commands_wait_for_the_end_or_a_sync_point() {
+    #[derive(Resource, Default)]
+    struct Seen(Vec<usize>);
+    fn spawn(mut commands: Commands) {
+        commands.spawn(Marker);
+    }
+    fn count(q: Query<&Marker>, mut seen: ResMut<Seen>) {
+        seen.0.push(q.iter().count());
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let mut schedule = Schedule::default();
+    schedule.set_build_settings(ScheduleBuildSettings {
+        auto_insert_apply_deferred: false,
+        ..Default::default()
+    });
+    schedule.add_systems((spawn, count).chain());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [0, 1]);
+}
+
+fn expect_build_error(schedule: &mut Schedule) -> ScheduleBuildError {
+    let mut world = world();
+    let error = schedule.initialize(&mut world).unwrap_err();
+    // Nothing was built: a second attempt fails the same way, and running
+    // panics naming the schedule and the problem.
+    assert_eq!(schedule.initialize(&mut world).unwrap_err(), error);
+    assert!(schedule.execution_order().is_none());
+    let message = expect_panic(|| schedule.run(&mut world));
+    assert!(message.contains("DefaultSchedule"), "{message}");
+    assert!(message.contains(&error.to_string()), "{message}");
+    error
+}
+
+#[test]
+fn bad_orderings_and_hierarchies_are_build_errors_naming_what_is_involved() {
+    let mut schedule = Schedule::default();
+    schedule.configure_sets(Physics.before(Physics));
+    let error = expect_build_error(&mut schedule);
+    assert_eq!(
+        error.to_string(),
+        "set `Physics` is ordered before or after itself"
+    );
+
+    let mut schedule = Schedule::default();
+    schedule.configure_sets(Physics.in_set(Physics));
+    let error = expect_build_error(&mut schedule);
+    assert_eq!(
+        error,
+        ScheduleBuildError::HierarchyLoop("set `Physics`".into())
+    );
+
+    let mut schedule = Schedule::default();
+    schedule.configure_sets((Physics.in_set(Inner), Inner.in_set(Physics)));
+    let error = expect_build_error(&mut schedule);
+    assert!(matches!(error, ScheduleBuildError::HierarchyCycle(ref sets) if sets.len() == 2));
+    assert!(error.to_string().contains("`Physics`") && error.to_string().contains("`Inner`"));
+
+    // A system in two chained sets that contradict.
+    let mut schedule = Schedule::default();
+    schedule.configure_sets((Stage::Input, Stage::Logic).chain());
+    schedule.add_systems(a.in_set(Stage::Input).in_set(Stage::Logic));
+    let error = expect_build_error(&mut schedule);
+    assert!(
+        matches!(error, ScheduleBuildError::SetsHaveOrderButIntersect(..)),
+        "{error:?}"
+    );
+    let text = error.to_string();
+    assert!(text.contains("Input") && text.contains("Logic"), "{text}");
+
+    // A cycle through sets.
+    let mut schedule = Schedule::default();
+    schedule.configure_sets((Stage::Input, Stage::Logic).chain());
+    schedule.add_systems((
+        a.in_set(Stage::Logic).before(b),
+        b.before(Stage::Input),
+        c.in_set(Stage::Input),
+    ));
+    let error = expect_build_error(&mut schedule);
+    assert!(error.to_string().contains("cycle"), "{error}");
+
+    // A system ordered against a set it is in.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(a.in_set(Physics).after(Physics));
+    let error = expect_build_error(&mut schedule);
+    assert!(
+        matches!(error, ScheduleBuildError::CrossDependency(..)),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("::a`") && error.to_string().contains("`Physics`"));
+
+    // A system ordered against a function with no system here.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(a.after(e));
+    let error = expect_build_error(&mut schedule);
+    assert!(
+        error.to_string().contains("not in this schedule"),
+        "{error}"
+    );
+}
+
+#[test]
+fn putting_systems_in_a_functions_set_panics_naming_it() {
+    let message = expect_panic(|| {
+        let _ = b.in_set(a.into_system_set());
+    });
+    assert!(message.contains("::a"), "{message}");
+}
+
+#[test]
+fn conflicting_systems_are_listed_in_run_order_unless_accepted() {
+    let mut world = world();
+    world.init_resource::<Counter>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((
+        a,
+        b,
+        bump,
+        c.ambiguous_with(a).ambiguous_with(b),
+        d.ambiguous_with_all(),
+    ));
+    schedule.initialize(&mut world).unwrap();
+    let graph = schedule.graph();
+    let pairs: Vec<(String, String)> = graph
+        .conflicting_systems()
+        .iter()
+        .map(|&(x, y, _)| {
+            (
+                graph.system_name(x).into_owned(),
+                graph.system_name(y).into_owned(),
+            )
+        })
+        .collect();
+    let short: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(x, y)| {
+            (
+                x.rsplit("::").next().unwrap(),
+                y.rsplit("::").next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(short, [("a", "b")]);
+    let mut strict = Schedule::default();
+    strict.add_systems((a, b));
+    strict.set_build_settings(ScheduleBuildSettings {
+        ambiguity_detection: LogLevel::Error,
+        ..Default::default()
+    });
+    let error = strict.initialize(&mut world).unwrap_err();
+    assert!(error.to_string().contains("::a` runs before `"), "{error}");
+    strict.add_systems(e.ambiguous_with_all());
+    strict.set_build_settings(ScheduleBuildSettings::default());
+    strict.initialize(&mut world).unwrap();
+}
+
+#[test]
+fn a_panicking_condition_is_named_and_the_world_stays_usable() {
+    fn explode() -> bool {
+        panic!("condition exploded")
+    }
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.add_systems((a, b.run_if(explode)));
+        let message = expect_panic(|| schedule.run(&mut world));
+        assert!(message.contains("run condition"), "{message}");
+        assert!(message.contains("explode"), "{message}");
+        assert!(message.contains("condition exploded"), "{message}");
+        world.resource_mut::<Log>().0.push("after");
+        assert!(world.resource::<Log>().0.contains(&"after"));
+    });
+}
+
+#[test]
+fn a_schedule_with_sets_runs_the_same_on_both_executors() {
+    // 30 systems in nested, chained, guarded sets: the log is identical.
+    fn run(kind: ExecutorKind) -> Vec<&'static str> {
+        let mut world = world();
+        world.insert_resource(Gate(false));
+        world.init_resource::<Counter>();
+        let mut schedule = Schedule::default();
+        schedule.set_executor_kind(kind);
+        schedule.configure_sets((Stage::Input, Stage::Logic, Stage::Render).chain());
+        schedule.configure_sets(Physics.in_set(Stage::Logic).run_if(is_even));
+        schedule.configure_sets(Inner.in_set(Physics));
+        schedule.add_systems((
+            (a, b).chain().in_set(Stage::Input),
+            (c, d).in_set(Inner),
+            e.in_set(Physics),
+            bump.in_set(Stage::Render),
+            (a, b).chain().in_set(Stage::Render).run_if(gate_open),
+        ));
+        for _ in 0..6 {
+            schedule.run(&mut world);
+        }
+        world.remove_resource::<Log>().unwrap().0
+    }
+    assert_eq!(
+        run(ExecutorKind::SingleThreaded),
+        run(ExecutorKind::MultiThreaded)
+    );
+}
