@@ -160,7 +160,7 @@ fn bump(mut counter: ResMut<Counter>) {
 }
 
 fn is_even(counter: Res<Counter>) -> bool {
-    counter.0 % 2 == 0
+    counter.0.is_multiple_of(2)
 }
 
 #[test]
