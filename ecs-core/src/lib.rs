@@ -47,7 +47,10 @@ pub mod prelude {
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
     pub use crate::resource::Resource;
-    pub use crate::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, Schedules};
+    pub use crate::schedule::{
+        common_conditions::*, IntoScheduleConfigs, Schedule, ScheduleLabel, Schedules,
+        SystemCondition,
+    };
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,

@@ -43,6 +43,7 @@
 //!       run_schedule(FixedUpdate)  FixedUpdate out ─▶ run ─▶ back (0..n times)
 //! ```
 
+mod condition;
 mod config;
 mod executor;
 mod graph;
@@ -50,6 +51,12 @@ mod label;
 mod schedules;
 mod scope;
 
+pub use condition::{
+    common_conditions, AndEager, AndEagerMarker, AndThen, AndThenMarker, BoxedCondition,
+    NandEager, NandEagerMarker, NandThen, NandThenMarker, NorEager, NorEagerMarker, NorElse,
+    NorElseMarker, NotMarker, NotSystem, OrEager, OrEagerMarker, OrElse, OrElseMarker,
+    SystemCondition, Xnor, XnorMarker, Xor, XorMarker,
+};
 pub use config::{
     Chain, GraphInfo, IntoScheduleConfigs, IntoSystemKey, Schedulable, ScheduleConfig,
     ScheduleConfigTupleMarker, ScheduleConfigs, SystemKey,
