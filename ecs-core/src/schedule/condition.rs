@@ -780,7 +780,8 @@ pub mod common_conditions {
     {
         IntoSystem::into_system(condition.pipe(
             move |In(new): In<bool>, mut prev: Local<bool>| -> bool {
-                new == to && new != std::mem::replace(&mut *prev, new)
+                let changed = new != std::mem::replace(&mut *prev, new);
+                changed && new == to
             },
         ))
     }

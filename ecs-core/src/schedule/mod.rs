@@ -52,10 +52,10 @@ mod schedules;
 mod scope;
 
 pub use condition::{
-    common_conditions, AndEager, AndEagerMarker, AndThen, AndThenMarker, BoxedCondition,
-    NandEager, NandEagerMarker, NandThen, NandThenMarker, NorEager, NorEagerMarker, NorElse,
-    NorElseMarker, NotMarker, NotSystem, OrEager, OrEagerMarker, OrElse, OrElseMarker,
-    SystemCondition, Xnor, XnorMarker, Xor, XorMarker,
+    common_conditions, AndEager, AndEagerMarker, AndThen, AndThenMarker, BoxedCondition, NandEager,
+    NandEagerMarker, NandThen, NandThenMarker, NorEager, NorEagerMarker, NorElse, NorElseMarker,
+    NotMarker, NotSystem, OrEager, OrEagerMarker, OrElse, OrElseMarker, SystemCondition, Xnor,
+    XnorMarker, Xor, XorMarker,
 };
 pub use config::{
     Chain, GraphInfo, IntoScheduleConfigs, IntoSystemKey, Schedulable, ScheduleConfig,
