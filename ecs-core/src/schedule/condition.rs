@@ -51,6 +51,10 @@ pub type BoxedCondition<In = ()> = Box<dyn ReadOnlySystem<In = In, Out = bool>>;
 ///
 /// A condition that writes does not compile: it is not a read-only system.
 ///
+/// A combination runs its halves as they are; bevy counts a half that
+/// fails parameter validation as `false`, but our systems cannot fail
+/// validation (a missing resource panics naming it and the system).
+///
 /// ```
 /// use ecs::prelude::*;
 ///
