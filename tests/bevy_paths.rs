@@ -416,3 +416,71 @@ fn bevy_paths_name_the_items_bevy_users_expect() {
     let cell = world_unsafe_world_cell::UnsafeWorldCell::new_readonly(&world);
     assert_eq!(cell.id(), id);
 }
+
+/// `bevy_ecs::schedule`: run conditions.
+mod schedule_condition {
+    pub use ecs::schedule::common_conditions;
+    pub use ecs::schedule::AndEager;
+    pub use ecs::schedule::AndEagerMarker;
+    pub use ecs::schedule::AndThen;
+    pub use ecs::schedule::AndThenMarker;
+    pub use ecs::schedule::BoxedCondition;
+    pub use ecs::schedule::NandEager;
+    pub use ecs::schedule::NandEagerMarker;
+    pub use ecs::schedule::NandThen;
+    pub use ecs::schedule::NandThenMarker;
+    pub use ecs::schedule::NorEager;
+    pub use ecs::schedule::NorEagerMarker;
+    pub use ecs::schedule::NorElse;
+    pub use ecs::schedule::NorElseMarker;
+    pub use ecs::schedule::NotMarker;
+    pub use ecs::schedule::NotSystem;
+    pub use ecs::schedule::OrEager;
+    pub use ecs::schedule::OrEagerMarker;
+    pub use ecs::schedule::OrElse;
+    pub use ecs::schedule::OrElseMarker;
+    pub use ecs::schedule::SystemCondition;
+    pub use ecs::schedule::Xnor;
+    pub use ecs::schedule::XnorMarker;
+    pub use ecs::schedule::Xor;
+    pub use ecs::schedule::XorMarker;
+}
+
+/// `bevy_ecs::schedule::common_conditions`.
+mod schedule_common_conditions {
+    pub use ecs::schedule::common_conditions::any_match_filter;
+    pub use ecs::schedule::common_conditions::any_with_component;
+    pub use ecs::schedule::common_conditions::condition_changed;
+    pub use ecs::schedule::common_conditions::condition_changed_to;
+    pub use ecs::schedule::common_conditions::not;
+    pub use ecs::schedule::common_conditions::resource_added;
+    pub use ecs::schedule::common_conditions::resource_changed;
+    pub use ecs::schedule::common_conditions::resource_changed_or_removed;
+    pub use ecs::schedule::common_conditions::resource_equals;
+    pub use ecs::schedule::common_conditions::resource_exists;
+    pub use ecs::schedule::common_conditions::resource_exists_and;
+    pub use ecs::schedule::common_conditions::resource_exists_and_changed;
+    pub use ecs::schedule::common_conditions::resource_exists_and_equals;
+    pub use ecs::schedule::common_conditions::resource_removed;
+    pub use ecs::schedule::common_conditions::run_once;
+}
+
+/// `bevy_ecs::prelude`: run conditions.
+mod prelude_conditions {
+    pub use ecs::prelude::any_match_filter;
+    pub use ecs::prelude::any_with_component;
+    pub use ecs::prelude::condition_changed;
+    pub use ecs::prelude::condition_changed_to;
+    pub use ecs::prelude::not;
+    pub use ecs::prelude::resource_added;
+    pub use ecs::prelude::resource_changed;
+    pub use ecs::prelude::resource_changed_or_removed;
+    pub use ecs::prelude::resource_equals;
+    pub use ecs::prelude::resource_exists;
+    pub use ecs::prelude::resource_exists_and;
+    pub use ecs::prelude::resource_exists_and_changed;
+    pub use ecs::prelude::resource_exists_and_equals;
+    pub use ecs::prelude::resource_removed;
+    pub use ecs::prelude::run_once;
+    pub use ecs::prelude::SystemCondition;
+}

@@ -48,8 +48,8 @@ pub mod prelude {
     };
     pub use crate::resource::Resource;
     pub use crate::schedule::{
-        ApplyDeferred, IntoScheduleConfigs, IntoSystemSet, Schedule, ScheduleLabel, Schedules,
-        SystemSet,
+        common_conditions::*, ApplyDeferred, IntoScheduleConfigs, IntoSystemSet, Schedule,
+        ScheduleLabel, Schedules, SystemCondition, SystemSet,
     };
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,

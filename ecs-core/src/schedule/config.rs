@@ -70,7 +70,7 @@ pub struct Dependency {
 }
 
 /// Which conflicts of a node are accepted without an ordering, for
-/// ambiguity reports ([`Schedule::conflicting_systems`](super::Schedule::conflicting_systems)).
+/// ambiguity reports ([`ScheduleGraph::conflicting_systems`](super::ScheduleGraph::conflicting_systems)).
 #[derive(Debug, Clone, Default)]
 pub enum Ambiguity {
     /// Every conflict is reported.

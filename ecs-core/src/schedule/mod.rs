@@ -57,7 +57,12 @@ mod set;
 mod settings;
 
 pub use apply_deferred::ApplyDeferred;
-pub use condition::{BoxedCondition, SystemCondition};
+pub use condition::{
+    common_conditions, AndEager, AndEagerMarker, AndThen, AndThenMarker, BoxedCondition, NandEager,
+    NandEagerMarker, NandThen, NandThenMarker, NorEager, NorEagerMarker, NorElse, NorElseMarker,
+    NotMarker, NotSystem, OrEager, OrEagerMarker, OrElse, OrElseMarker, SystemCondition, Xnor,
+    XnorMarker, Xor, XorMarker,
+};
 pub use config::{
     Ambiguity, Chain, Dependency, DependencyKind, GraphInfo, IntoScheduleConfigs, Schedulable,
     ScheduleConfig, ScheduleConfigTupleMarker, ScheduleConfigs,
