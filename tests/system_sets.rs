@@ -463,3 +463,57 @@ fn a_schedule_with_sets_runs_the_same_on_both_executors() {
         run(ExecutorKind::MultiThreaded)
     );
 }
+
+#[test]
+fn a_fixed_step_schedule_with_sets_and_a_condition_runs_from_an_exclusive_system() {
+    #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Fixed;
+    #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Frame;
+    #[derive(Resource)]
+    struct Accumulator {
+        left: u32,
+        frame: u32,
+    }
+    #[derive(Resource)]
+    struct Paused;
+    fn step_all(world: &mut World) {
+        let frame = world.resource::<Accumulator>().frame;
+        world.resource_mut::<Accumulator>().left += frame;
+        while world.resource::<Accumulator>().left >= 10 {
+            world.resource_mut::<Accumulator>().left -= 10;
+            world.run_schedule(Fixed);
+        }
+    }
+    let mut world = world();
+    world.insert_resource(Accumulator { left: 0, frame: 0 });
+    let mut fixed = Schedule::new(Fixed);
+    fixed.configure_sets(
+        (Stage::Input, Stage::Logic)
+            .chain()
+            .run_if(not(resource_exists::<Paused>)),
+    );
+    fixed.add_systems((
+        b.in_set(Stage::Logic),
+        a.in_set(Stage::Input),
+        c.after(Stage::Logic),
+    ));
+    world.add_schedule(fixed);
+    let mut frame = Schedule::new(Frame);
+    frame.add_systems(step_all);
+    world.add_schedule(frame);
+    // Frames of 25, 5 and 0 time units: 2, 1 and 0 fixed steps (the 5 left
+    // from the first frame completes a step in the second); then one step
+    // while paused, where only `c`, outside the guarded sets, runs.
+    for length in [25, 5, 0] {
+        world.resource_mut::<Accumulator>().frame = length;
+        world.run_schedule(Frame);
+    }
+    world.insert_resource(Paused);
+    world.resource_mut::<Accumulator>().frame = 10;
+    world.run_schedule(Frame);
+    assert_eq!(
+        world.resource::<Log>().0,
+        ["a", "b", "c", "a", "b", "c", "a", "b", "c", "c"]
+    );
+}

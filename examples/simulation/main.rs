@@ -40,10 +40,13 @@
 //!   what they set; the rest is filled in.
 //! - **Resources**: `Settings`, `Clock`, `Pasture` (the grass), `RabbitGrid`
 //!   and `FoxGrid` (spatial index), `Census` and `History` (statistics).
-//! - **A parallel schedule with ordering** (`build_schedule`): seven stages,
-//!   sense → decide → move → eat → reproduce → age/die → stats, joined with
-//!   `.chain()`; within a stage `.after(..)` orders what must be ordered
-//!   and the rest may run at once. `With<Rabbit>` / `Without<Rabbit>` make
+//! - **A parallel schedule with sets, ordering and run conditions**
+//!   (`build_schedule`): the `Frame` schedule (a `ScheduleLabel`, run with
+//!   `World::run_schedule`) has seven stages, a `SystemSet` each: sense →
+//!   decide → move → eat → reproduce → age/die → stats, chained with
+//!   `configure_sets`; within a stage `.after(..)` orders what must be
+//!   ordered and the rest may run at once. `hunt` and `give_birth` run only
+//!   when there is a fox or a pregnancy (`run_if(any_with_component::<..>)`). `With<Rabbit>` / `Without<Rabbit>` make
 //!   the queries of `steer_rabbits` and `steer_foxes` (and of `graze` and
 //!   `hunt`) disjoint, so they run side by side although both write the
 //!   same component.
@@ -102,7 +105,7 @@ use report::{print_populations, print_timings, render};
 use resources::{Census, Clock, FoxGrid, History, Pasture, RabbitGrid, Settings};
 use rng::Rng;
 use species::{Traits, CELL_SIZE, DENSITY, DEN_RADIUS, DEN_SIZE, FOX, RABBIT, TILE_SIZE};
-use systems::build_schedule;
+use systems::{build_schedule, Frame};
 
 /// Rabbits and foxes on a meadow: an ecosystem simulation.
 #[derive(Parser, Debug)]
@@ -210,21 +213,23 @@ fn main() {
         setup.elapsed()
     );
 
-    let mut schedule = build_schedule(args.single_threaded);
+    world.add_schedule(build_schedule(args.single_threaded));
     let bar = ProgressBar::new(u64::from(args.frames)).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {msg} [{elapsed}, eta {eta}]")
             .expect("a valid template"),
     );
     let run = Instant::now();
     for _ in 0..args.frames {
-        schedule.run(&mut world);
+        world.run_schedule(Frame);
         if let Some(last) = world.resource::<History>().0.last() {
             bar.set_message(format!("{} rabbits, {} foxes", last.rabbits, last.foxes));
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    print_timings(&schedule, run.elapsed(), args.frames);
+    let schedules = world.resource::<Schedules>();
+    let frame = schedules.get(Frame).expect("added above");
+    print_timings(frame, run.elapsed(), args.frames);
     print_populations(&mut world);
 
     if args.inspect {

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::f32::consts::{FRAC_PI_4, TAU};
 
 use ecs::prelude::*;
+use ecs::schedule::ExecutorKind;
 
 use crate::components::*;
 use crate::resources::*;
@@ -348,26 +349,60 @@ pub fn advance_clock(mut clock: ResMut<Clock>) {
 
 // ---- the schedule --------------------------------------------------------
 
+/// The schedule the main loop runs once per frame.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Frame;
+
+/// The stages of a frame, in order: each starts when the previous one is
+/// done and its commands are applied.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Sense,
+    Decide,
+    Act,
+    Eat,
+    Reproduce,
+    Die,
+    Stats,
+}
+
 pub fn build_schedule(single_threaded: bool) -> Schedule {
-    let mut schedule = match single_threaded {
-        true => Schedule::single_threaded(),
-        false => Schedule::default(),
-    };
-    let sense = (
-        regrow_grass,
-        feel_hunger,
-        update_cells,
-        (index_rabbits, index_foxes).after(update_cells),
-        spot_foxes.after(index_foxes),
+    let mut schedule = Schedule::new(Frame);
+    if single_threaded {
+        schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+    }
+    schedule.configure_sets(
+        (
+            Stage::Sense,
+            Stage::Decide,
+            Stage::Act,
+            Stage::Eat,
+            Stage::Reproduce,
+            Stage::Die,
+            Stage::Stats,
+        )
+            .chain(),
     );
-    let decide = (steer_rabbits, steer_foxes);
-    let act = (movement, metabolism);
-    let eat = (graze, hunt);
-    let reproduce = (give_birth, conceive).chain();
-    let stats = (record_stats, advance_clock).chain();
-    // Each stage starts when the previous one is done and its commands are
-    // applied.
-    schedule.add_systems((sense, decide, act, eat, reproduce, age_and_die, stats).chain());
+    schedule.add_systems((
+        (
+            regrow_grass,
+            feel_hunger,
+            update_cells,
+            (index_rabbits, index_foxes).after(update_cells),
+            spot_foxes.after(index_foxes),
+        )
+            .in_set(Stage::Sense),
+        (steer_rabbits, steer_foxes).in_set(Stage::Decide),
+        (movement, metabolism).in_set(Stage::Act),
+        // Without foxes there is nobody to hunt; without pregnancies nobody
+        // to give birth: those systems are skipped.
+        (graze, hunt.run_if(any_with_component::<Fox>)).in_set(Stage::Eat),
+        (give_birth.run_if(any_with_component::<Pregnant>), conceive)
+            .chain()
+            .in_set(Stage::Reproduce),
+        age_and_die.in_set(Stage::Die),
+        (record_stats, advance_clock).chain().in_set(Stage::Stats),
+    ));
     schedule.set_timing(true);
     schedule
 }
