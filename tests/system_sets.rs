@@ -517,3 +517,46 @@ fn a_fixed_step_schedule_with_sets_and_a_condition_runs_from_an_exclusive_system
         ["a", "b", "c", "a", "b", "c", "a", "b", "c", "c"]
     );
 }
+
+#[test]
+fn ambiguities_can_be_accepted_per_pair_and_per_resource() {
+    #[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Update;
+    fn bump_again(mut counter: ResMut<Counter>) {
+        counter.0 += 10;
+    }
+    let strict = ScheduleBuildSettings {
+        ambiguity_detection: LogLevel::Error,
+        ..Default::default()
+    };
+    let mut world = world();
+    world.init_resource::<Counter>();
+    world.init_resource::<Schedules>();
+    world
+        .resource_mut::<Schedules>()
+        .add_systems(Update, (bump, bump_again, a, b.after(a)))
+        .configure_schedules(strict.clone());
+    let message = expect_panic(|| world.run_schedule(Update));
+    assert!(message.contains("::bump` runs before `"), "{message}");
+    assert!(
+        message.contains("(conflict on `system_sets::Counter`)"),
+        "{message}"
+    );
+    world
+        .resource_mut::<Schedules>()
+        .ignore_ambiguity(Update, bump, bump_again);
+    // `a` and `b` both write `Log`, but they are ordered.
+    world.run_schedule(Update);
+    assert_eq!(world.resource::<Counter>().0, 11);
+
+    let mut schedules = world.remove_resource::<Schedules>().unwrap();
+    schedules.add_systems(Update, (c, d));
+    schedules.configure_schedules(strict);
+    world.insert_resource(schedules);
+    assert!(expect_panic(|| world.run_schedule(Update)).contains("::c` runs before `"));
+    world.resource_scope(|world, mut schedules: Mut<Schedules>| {
+        schedules.allow_ambiguous_resource::<Log>(world);
+    });
+    world.run_schedule(Update);
+    assert_eq!(world.resource::<Counter>().0, 22);
+}

@@ -378,6 +378,53 @@ impl Schedule {
         self
     }
 
+    /// Accepts conflicts between the systems of `a` and those of `b`
+    /// (systems or sets) in ambiguity reports.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Score(u32);
+    /// fn add_one(mut s: ResMut<Score>) { s.0 += 1; }
+    /// fn add_two(mut s: ResMut<Score>) { s.0 += 2; }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems((add_one, add_two));
+    /// schedule.ignore_ambiguity(add_one, add_two);
+    /// schedule.initialize(&mut world).unwrap();
+    /// assert!(schedule.graph().conflicting_systems().is_empty());
+    /// ```
+    pub fn ignore_ambiguity<M1, M2>(
+        &mut self,
+        a: impl IntoSystemSet<M1>,
+        b: impl IntoSystemSet<M2>,
+    ) -> &mut Self {
+        self.graph
+            .ignore_ambiguity(a.into_system_set().intern(), b.into_system_set().intern());
+        self.executable = None;
+        self
+    }
+
+    /// How many systems the schedule has.
+    pub fn systems_len(&self) -> usize {
+        self.graph.systems.len()
+    }
+
+    /// The systems with their keys, once the schedule is built (`None`
+    /// before, or after a change).
+    pub fn systems(&self) -> Option<impl Iterator<Item = (SystemKey, &ScheduleSystem)>> {
+        self.executable.is_some().then(|| self.graph.systems())
+    }
+
+    /// Whether systems, sets or settings changed since the schedule was
+    /// last built (or it was never built).
+    pub fn is_changed(&self) -> bool {
+        self.executable.is_none()
+    }
+
     /// The systems and sets as added.
     pub fn graph(&self) -> &ScheduleGraph {
         &self.graph
@@ -429,10 +476,19 @@ impl Schedule {
             self.settings.auto_insert_apply_deferred,
         );
         let position = graph.system_positions(self.graph.systems.len());
-        self.graph.find_conflicts(&edges, &members, &position);
+        let ignored = world
+            .get_resource::<Schedules>()
+            .map(|schedules| schedules.ignored_scheduling_ambiguities.clone())
+            .unwrap_or_default();
+        self.graph
+            .find_conflicts(&edges, &members, &position, &ignored);
         let redundant = self.graph.redundant_memberships();
-        self.settings
-            .report(&self.graph, self.graph.conflicting_systems(), &redundant)?;
+        self.settings.report(
+            &self.graph,
+            self.graph.conflicting_systems(),
+            &redundant,
+            world.components(),
+        )?;
         self.executable = Some((graph, conditioned_sets));
         Ok(())
     }

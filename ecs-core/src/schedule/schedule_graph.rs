@@ -66,6 +66,8 @@ pub struct ScheduleGraph {
     pub(crate) set_conditions: Vec<Mutex<SetConditions>>,
     set_keys: HashMap<InternedSystemSet, SystemSetKey>,
     conflicting_systems: ConflictingSystems,
+    /// Pairs of sets whose conflicts are accepted (`ignore_ambiguity`).
+    ignored_pairs: Vec<(InternedSystemSet, InternedSystemSet)>,
     /// Orderings from chains: (earlier, later, ignore deferred).
     chain_edges: Vec<(NodeId, NodeId, bool)>,
     anonymous_sets: usize,
@@ -234,12 +236,16 @@ impl ScheduleGraph {
         a: SystemKey,
         b: SystemKey,
         on: &[ComponentId],
+        components: &crate::component::Components,
     ) -> String {
         let on = if on.is_empty() {
             "the whole world".to_owned()
         } else {
             on.iter()
-                .map(|id| format!("{id:?}"))
+                .map(|&id| match components.get_name(id) {
+                    Some(name) => format!("`{name}`"),
+                    None => format!("{id:?}"),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -291,6 +297,13 @@ impl ScheduleGraph {
             .collect()
     }
 
+    /// Accepts conflicts between the systems of `a` and those of `b`.
+    pub(crate) fn ignore_ambiguity(&mut self, a: InternedSystemSet, b: InternedSystemSet) {
+        self.set_key(a);
+        self.set_key(b);
+        self.ignored_pairs.push((a, b));
+    }
+
     /// Finds and records the conflicting systems with no ordering
     /// ([`Self::conflicting_systems`]), given the flattened orderings and
     /// each set's systems, in run order (`position`: each system's place
@@ -300,6 +313,7 @@ impl ScheduleGraph {
         edges: &[(usize, usize, bool)],
         members: &[Vec<usize>],
         position: &[usize],
+        ignored_components: &std::collections::BTreeSet<ComponentId>,
     ) {
         let n = self.systems.len();
         let mut successors = vec![Vec::new(); n];
@@ -316,12 +330,20 @@ impl ScheduleGraph {
                 }
             }
         }
-        let accepts = |x: usize, y: usize| match &self.system_info[x].ambiguous_with {
-            Ambiguity::Check => false,
-            Ambiguity::IgnoreAll => true,
-            Ambiguity::IgnoreWithSet(sets) => sets
+        let in_set = |set: &InternedSystemSet, system: usize| {
+            members[self.set_keys[set].0].binary_search(&system).is_ok()
+        };
+        let accepts = |x: usize, y: usize| {
+            let by_pair = self
+                .ignored_pairs
                 .iter()
-                .any(|set| members[self.set_keys[set].0].binary_search(&y).is_ok()),
+                .any(|(a, b)| in_set(a, x) && in_set(b, y));
+            by_pair
+                || match &self.system_info[x].ambiguous_with {
+                    Ambiguity::Check => false,
+                    Ambiguity::IgnoreAll => true,
+                    Ambiguity::IgnoreWithSet(sets) => sets.iter().any(|set| in_set(set, y)),
+                }
         };
         let sync_point = std::any::TypeId::of::<super::ApplyDeferred>();
         let mut pairs = Vec::new();
@@ -343,7 +365,15 @@ impl ScheduleGraph {
                     if conflicts.contains(&None) {
                         Box::new([])
                     } else {
-                        conflicts.into_iter().flatten().collect()
+                        let on: Box<[ComponentId]> = conflicts
+                            .into_iter()
+                            .flatten()
+                            .filter(|id| !ignored_components.contains(id))
+                            .collect();
+                        if on.is_empty() {
+                            continue;
+                        }
+                        on
                     }
                 };
                 let (first, second) = if position[a] < position[b] {

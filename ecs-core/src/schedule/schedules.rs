@@ -1,6 +1,12 @@
 //! [`Schedules`]: a world's schedules, by label.
 
+use std::collections::BTreeSet;
+
 use hashbrown::{HashMap, HashSet};
+
+use crate::component::{Component, ComponentId};
+use crate::schedule::{InternedSystemSet, IntoSystemSet, ScheduleBuildSettings};
+use crate::world::World;
 
 use crate::resource::Resource;
 use crate::schedule::{InternedScheduleLabel, IntoScheduleConfigs, Schedule, ScheduleLabel};
@@ -41,6 +47,9 @@ pub struct Schedules {
     running: Vec<InternedScheduleLabel>,
     /// Labels a scope asked for that had no schedule.
     empty_labels: HashSet<InternedScheduleLabel>,
+    /// Components and resources whose conflicts ambiguity reports leave
+    /// out, in every schedule of the world.
+    pub ignored_scheduling_ambiguities: BTreeSet<ComponentId>,
 }
 
 impl std::fmt::Debug for Schedules {
@@ -356,5 +365,69 @@ impl Schedules {
     ) -> &mut Self {
         self.entry(schedule).add_systems(systems);
         self
+    }
+
+    /// Configures system sets of the schedule under `schedule` (creating
+    /// it if needed), as [`Schedule::configure_sets`].
+    #[track_caller]
+    pub fn configure_sets<M>(
+        &mut self,
+        schedule: impl ScheduleLabel,
+        sets: impl IntoScheduleConfigs<InternedSystemSet, M>,
+    ) -> &mut Self {
+        self.entry(schedule).configure_sets(sets);
+        self
+    }
+
+    /// Accepts conflicts between the systems of `a` and `b` in the
+    /// schedule under `schedule` (creating it if needed), as
+    /// [`Schedule::ignore_ambiguity`].
+    pub fn ignore_ambiguity<M1, M2>(
+        &mut self,
+        schedule: impl ScheduleLabel,
+        a: impl IntoSystemSet<M1>,
+        b: impl IntoSystemSet<M2>,
+    ) -> &mut Self {
+        self.entry(schedule).ignore_ambiguity(a, b);
+        self
+    }
+
+    /// Gives every schedule here these build settings.
+    pub fn configure_schedules(&mut self, settings: ScheduleBuildSettings) {
+        for schedule in self.inner.values_mut() {
+            schedule.set_build_settings(settings.clone());
+        }
+    }
+
+    /// Leaves conflicts on component `T` out of every schedule's ambiguity
+    /// report (registering `T` in `world`).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut schedules = Schedules::new();
+    /// schedules.allow_ambiguous_component::<Health>(&mut world);
+    /// let id = world.component_id::<Health>().unwrap();
+    /// assert_eq!(schedules.iter_ignored_ambiguities().collect::<Vec<_>>(), [&id]);
+    /// ```
+    pub fn allow_ambiguous_component<T: Component>(&mut self, world: &mut World) {
+        let id = world.register_component::<T>();
+        self.ignored_scheduling_ambiguities.insert(id);
+    }
+
+    /// Leaves conflicts on resource `R` out of every schedule's ambiguity
+    /// report (registering `R` in `world`).
+    pub fn allow_ambiguous_resource<R: Resource>(&mut self, world: &mut World) {
+        let id = world.components.register_resource::<R>();
+        self.ignored_scheduling_ambiguities.insert(id);
+    }
+
+    /// The components and resources left out of ambiguity reports.
+    pub fn iter_ignored_ambiguities(&self) -> impl Iterator<Item = &ComponentId> + '_ {
+        self.ignored_scheduling_ambiguities.iter()
     }
 }

@@ -80,11 +80,12 @@ impl ScheduleBuildSettings {
         graph: &ScheduleGraph,
         conflicts: &ConflictingSystems,
         redundant: &[String],
+        components: &crate::component::Components,
     ) -> Result<(), ScheduleBuildError> {
         let pairs = || -> Vec<String> {
             conflicts
                 .iter()
-                .map(|(a, b, on)| graph.describe_conflict(*a, *b, on))
+                .map(|(a, b, on)| graph.describe_conflict(*a, *b, on, components))
                 .collect()
         };
         match self.ambiguity_detection {
