@@ -10,7 +10,8 @@ use std::{
 
 use super::graph::{ExecutionGraph, Node};
 use crate::{
-    system::BoxedSystem,
+    error::{ErrorContext, ErrorHandler},
+    system::{BoxedSystem, RunSystemError},
     world::{UnsafeWorldCell, World},
 };
 
@@ -35,6 +36,9 @@ pub(crate) struct Nodes {
     systems: SyncPtr<BoxedSystem>,
     /// Null when timing is off; otherwise as long as `systems`.
     timings: SyncPtr<TimingSlot>,
+    /// Where a system's error goes; read from the world as the run
+    /// starts, since systems running then may hold its resource.
+    error_handler: ErrorHandler,
 }
 
 impl Nodes {
@@ -49,6 +53,15 @@ impl Nodes {
         Nodes {
             systems: SyncPtr(systems.as_mut_ptr()),
             timings,
+            error_handler: crate::error::match_severity,
+        }
+    }
+
+    /// The nodes, with the error handler of `world`.
+    fn with_error_handler_of(self, world: &World) -> Self {
+        Nodes {
+            error_handler: world.fallback_error_handler(),
+            ..self
         }
     }
 }
@@ -66,7 +79,7 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
         // SAFETY: guaranteed by the caller.
         unsafe {
             match node {
-                Node::System(i) => (*nodes.systems.0.add(i)).run_unsafe((), world),
+                Node::System(i) => run_system(&mut *nodes.systems.0.add(i), nodes, world),
                 Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
             }
         }
@@ -98,6 +111,24 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
     })
 }
 
+/// Runs a system node; an error it returns goes to the error handler (a
+/// skipped system did not run, which is no error).
+///
+/// # Safety
+/// As [`run_node`], for this system.
+unsafe fn run_system(system: &mut BoxedSystem, nodes: Nodes, world: UnsafeWorldCell<'_>) {
+    // SAFETY: guaranteed by the caller.
+    if let Err(RunSystemError::Failed(error)) = unsafe { system.run_unsafe((), world) } {
+        (nodes.error_handler)(
+            error,
+            ErrorContext::System {
+                name: system.name(),
+                last_run: system.last_run(),
+            },
+        );
+    }
+}
+
 /// A raw pointer that may cross threads: the executor guarantees each
 /// system is used by one thread at a time.
 struct SyncPtr<T>(*mut T);
@@ -115,6 +146,7 @@ unsafe impl<T> Send for SyncPtr<T> {}
 unsafe impl<T> Sync for SyncPtr<T> {}
 
 pub(crate) fn run_single_threaded(graph: &ExecutionGraph, systems: Nodes, world: &mut World) {
+    let systems = systems.with_error_handler_of(world);
     let cell = UnsafeWorldCell::new_mutable(world);
     for &node in &graph.order {
         // SAFETY: one node at a time, on this thread, with `&mut World`.
@@ -189,6 +221,7 @@ pub(crate) fn run_multi_threaded(
     if count == 0 {
         return;
     }
+    let systems = systems.with_error_handler_of(world);
     let cell = UnsafeWorldCell::new_mutable(world);
     if state
         .shared

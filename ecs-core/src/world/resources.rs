@@ -279,4 +279,25 @@ impl World {
             (Ok(output), None) => output,
         }
     }
+
+    /// The world's error handler: the one its
+    /// [`FallbackErrorHandler`](crate::error::FallbackErrorHandler)
+    /// resource holds, else [`match_severity`](crate::error::match_severity).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::error::{match_severity, warn, FallbackErrorHandler};
+    ///
+    /// let mut world = World::new();
+    /// assert_eq!(world.fallback_error_handler() as usize, match_severity as usize);
+    /// world.insert_resource(FallbackErrorHandler(warn));
+    /// assert_eq!(world.fallback_error_handler() as usize, warn as usize);
+    /// ```
+    #[inline]
+    pub fn fallback_error_handler(&self) -> crate::error::ErrorHandler {
+        self.get_resource::<crate::error::FallbackErrorHandler>()
+            .copied()
+            .unwrap_or_default()
+            .0
+    }
 }
