@@ -344,6 +344,8 @@ struct HealRate(u32);
 struct SetHealRate(u32);
 
 impl system_command::Command for SetHealRate {
+    type Out = ();
+
     fn apply(self, world: &mut world::World) {
         world.insert_resource(HealRate(self.0));
     }

@@ -44,9 +44,11 @@
 //! [`World::fallback_error_handler`]: crate::world::World::fallback_error_handler
 
 mod bevy_error;
+mod command_handling;
 mod handler;
 
 pub use bevy_error::{BevyError, ContextExt, ResultSeverityExt, Severity};
+pub use command_handling::CommandOutput;
 pub use handler::{
     debug, error, ignore, info, match_severity, panic, trace, warn, ErrorContext, ErrorHandler,
     FallbackErrorHandler,

@@ -174,7 +174,7 @@ mod never {
 }
 
 /// The never type `!`: what a function that always panics returns.
-type Never = <fn() -> ! as never::FnRet>::Output;
+pub(crate) type Never = <fn() -> ! as never::FnRet>::Output;
 
 // A diverging function is a system of output `()` or `bool`; a blanket
 // impl for `!` would overlap `IntoResult<T> for T` at `T = !`.

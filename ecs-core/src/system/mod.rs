@@ -105,6 +105,7 @@ pub use combinator::{
 };
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;
+pub(crate) use function_system::Never;
 pub use function_system::{
     ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem, HasSystemInput,
     IntoResult, IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
