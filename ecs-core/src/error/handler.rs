@@ -102,11 +102,11 @@ pub type ErrorHandler = fn(BevyError, ErrorContext);
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::error::{ignore, FallbackErrorHandler};
+/// use ecs::error::{ignore, ErrorHandler, FallbackErrorHandler};
 ///
 /// let mut world = World::new();
 /// world.insert_resource(FallbackErrorHandler(ignore));
-/// assert_eq!(world.fallback_error_handler() as usize, ignore as usize);
+/// assert!(std::ptr::fn_addr_eq(world.fallback_error_handler(), ignore as ErrorHandler));
 /// ```
 #[derive(Clone, Copy)]
 pub struct FallbackErrorHandler(pub ErrorHandler);

@@ -33,7 +33,7 @@ use crate::world::{UnsafeWorldCell, World};
 ///         input: SystemIn<'_, S>,
 ///         run_system: impl FnOnce(SystemIn<'_, S>) -> Result<S::Out, RunSystemError>,
 ///     ) -> Result<Self::Out, RunSystemError> {
-///         Ok(!run_system(input)?)
+///         run_system(input).map(|out| !out)
 ///     }
 /// }
 ///

@@ -132,8 +132,9 @@ pub struct FunctionSystem<Marker, Out, F: SystemParamFunction<Marker>> {
 /// }
 ///
 /// let mut world = World::new();
-/// assert_eq!(world.run_system_once_with(checked, 21).unwrap(), 42);
-/// let error = world.run_system_once_with(checked, u32::MAX).unwrap_err();
+/// // `checked` is also a system of output `Result<u32>`: name the output.
+/// assert_eq!(world.run_system_once_with::<_, _, u32, _>(checked, 21).unwrap(), 42);
+/// let error = world.run_system_once_with::<_, _, u32, _>(checked, u32::MAX).unwrap_err();
 /// assert!(matches!(error, RunSystemError::Failed(_)));
 /// ```
 pub trait IntoResult<Out>: Sized {

@@ -63,7 +63,7 @@ pub type SystemIn<'a, S> = <<S as System>::In as SystemInput>::Inner<'a>;
 /// let mut world = World::new();
 /// let mut system = IntoSystem::into_system(square);
 /// system.initialize(&mut world);
-/// assert_eq!(system.run(12, &mut world), 144);
+/// assert_eq!(system.run(12, &mut world).unwrap(), 144);
 /// ```
 #[derive(Debug)]
 pub struct In<T>(pub T);

@@ -426,6 +426,13 @@ pub trait RunSystemOnce: Sized {
     /// Initialises and runs a system that takes no input, applies its
     /// commands, and returns its output.
     ///
+    /// # Errors
+    /// [`RunSystemError::Failed`] if the system returned an error,
+    /// [`RunSystemError::Skipped`] if it was skipped. A system returning
+    /// `Result<T>` may need its output named, as in
+    /// `run_system_once::<_, T, _>(system)`, since it is also a system of
+    /// output `Result<T>`.
+    ///
     /// # Panics
     /// If the system's parameters conflict (naming the system), or if the
     /// system panics.
@@ -439,6 +446,9 @@ pub trait RunSystemOnce: Sized {
 
     /// Initialises and runs a system with `input`, applies its commands,
     /// and returns its output.
+    ///
+    /// # Errors
+    /// As [`run_system_once`](RunSystemOnce::run_system_once).
     ///
     /// # Panics
     /// If the system's parameters conflict (naming the system), or if the

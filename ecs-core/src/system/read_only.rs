@@ -28,7 +28,7 @@ use crate::world::{UnsafeWorldCell, World};
 /// let mut system = IntoSystem::into_system(total);
 /// system.initialize(&mut world);
 /// // A shared borrow of the world is enough.
-/// assert_eq!(system.run_readonly((), &world), 7);
+/// assert_eq!(system.run_readonly((), &world).unwrap(), 7);
 /// ```
 ///
 /// # Safety

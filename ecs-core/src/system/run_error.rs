@@ -21,7 +21,7 @@ use crate::error::BevyError;
 /// }
 ///
 /// let mut world = World::new();
-/// let error = world.run_system_once(fails).unwrap_err();
+/// let error = world.run_system_once::<_, (), _>(fails).unwrap_err();
 /// assert!(matches!(error, RunSystemError::Failed(_)));
 /// assert_eq!(error.to_string(), "out of fuel");
 /// ```

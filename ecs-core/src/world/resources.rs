@@ -286,12 +286,13 @@ impl World {
     ///
     /// ```
     /// use ecs::prelude::*;
-    /// use ecs::error::{match_severity, warn, FallbackErrorHandler};
+    /// use ecs::error::{match_severity, warn, ErrorHandler, FallbackErrorHandler};
+    /// use std::ptr::fn_addr_eq;
     ///
     /// let mut world = World::new();
-    /// assert_eq!(world.fallback_error_handler() as usize, match_severity as usize);
+    /// assert!(fn_addr_eq(world.fallback_error_handler(), match_severity as ErrorHandler));
     /// world.insert_resource(FallbackErrorHandler(warn));
-    /// assert_eq!(world.fallback_error_handler() as usize, warn as usize);
+    /// assert!(fn_addr_eq(world.fallback_error_handler(), warn as ErrorHandler));
     /// ```
     #[inline]
     pub fn fallback_error_handler(&self) -> crate::error::ErrorHandler {
