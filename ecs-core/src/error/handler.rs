@@ -102,11 +102,17 @@ pub type ErrorHandler = fn(BevyError, ErrorContext);
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::error::{ignore, ErrorHandler, FallbackErrorHandler};
+/// use ecs::error::{ignore, FallbackErrorHandler};
+///
+/// fn fails() -> Result {
+///     Err("ignored".into())
+/// }
 ///
 /// let mut world = World::new();
 /// world.insert_resource(FallbackErrorHandler(ignore));
-/// assert!(std::ptr::fn_addr_eq(world.fallback_error_handler(), ignore as ErrorHandler));
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems(fails);
+/// schedule.run(&mut world); // does not panic
 /// ```
 #[derive(Clone, Copy)]
 pub struct FallbackErrorHandler(pub ErrorHandler);

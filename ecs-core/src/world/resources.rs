@@ -286,13 +286,19 @@ impl World {
     ///
     /// ```
     /// use ecs::prelude::*;
-    /// use ecs::error::{match_severity, warn, ErrorHandler, FallbackErrorHandler};
-    /// use std::ptr::fn_addr_eq;
+    /// use ecs::error::{BevyError, ErrorContext, FallbackErrorHandler};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    ///
+    /// static CALLED: AtomicBool = AtomicBool::new(false);
+    /// fn note(_: BevyError, _: ErrorContext) {
+    ///     CALLED.store(true, Ordering::Relaxed);
+    /// }
     ///
     /// let mut world = World::new();
-    /// assert!(fn_addr_eq(world.fallback_error_handler(), match_severity as ErrorHandler));
-    /// world.insert_resource(FallbackErrorHandler(warn));
-    /// assert!(fn_addr_eq(world.fallback_error_handler(), warn as ErrorHandler));
+    /// world.insert_resource(FallbackErrorHandler(note));
+    /// let context = ErrorContext::Command { name: "example".into() };
+    /// (world.fallback_error_handler())("failed".into(), context);
+    /// assert!(CALLED.load(Ordering::Relaxed));
     /// ```
     #[inline]
     pub fn fallback_error_handler(&self) -> crate::error::ErrorHandler {
