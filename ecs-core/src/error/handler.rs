@@ -139,7 +139,7 @@ impl std::ops::DerefMut for FallbackErrorHandler {
     }
 }
 
-/// The handler that acts on the error's [`Severity`]: [`panic`] for
+/// The handler that acts on the error's [`Severity`]: [`panic()`] for
 /// [`Severity::Panic`] (the default), [`error`] for [`Severity::Error`],
 /// and so on down to [`ignore`].
 #[track_caller]

@@ -10,7 +10,7 @@
 //!                                       default: match_severity ─▶ panic (naming the system)
 //! ```
 //!
-//! The handlers [`match_severity`] (the default), [`panic`], [`error`],
+//! The handlers [`match_severity`] (the default), [`panic()`], [`error`],
 //! [`warn`], [`info`], [`debug`], [`trace`] and [`ignore`] come ready; any
 //! `fn(BevyError, ErrorContext)` is a handler. An error's [`Severity`] is
 //! [`Severity::Panic`] unless set otherwise, so by default a failing system
