@@ -422,6 +422,9 @@ fn bevy_paths_name_the_items_bevy_users_expect() {
 /// `bevy_ecs::error`, and the fallible-system items of `bevy_ecs::system`
 /// and `bevy_ecs::prelude`.
 mod fallible {
+    pub use ecs::bail;
+    pub use ecs::bevy_error;
+    pub use ecs::ensure;
     pub use ecs::error::debug;
     pub use ecs::error::error;
     pub use ecs::error::ignore;

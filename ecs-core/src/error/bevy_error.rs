@@ -328,3 +328,70 @@ impl<T> ContextExt<T> for Option<T> {
         self.ok_or_else(|| BevyError::from(context().into()))
     }
 }
+
+/// A [`BevyError`] from a message: `bevy_error!("no {}", thing)`, with
+/// [`Severity::Panic`], or `bevy_error!(Severity::Warning, "no {}", thing)`.
+///
+/// ```
+/// use ecs::error::Severity;
+///
+/// let error = ecs::bevy_error!(Severity::Info, "{} missing", "fuel");
+/// assert_eq!(error.to_string(), "fuel missing");
+/// assert_eq!(error.severity(), Severity::Info);
+/// assert_eq!(ecs::bevy_error!("plain").severity(), Severity::Panic);
+/// ```
+#[macro_export]
+macro_rules! bevy_error {
+    ($fmt:literal) => {
+        $crate::error::BevyError::new($crate::error::Severity::Panic, ::std::format!($fmt))
+    };
+    ($fmt:literal, $($arg:tt)*) => {
+        $crate::error::BevyError::new($crate::error::Severity::Panic, ::std::format!($fmt, $($arg)*))
+    };
+    ($severity:expr, $fmt:literal) => {
+        $crate::error::BevyError::new($severity, ::std::format!($fmt))
+    };
+    ($severity:expr, $fmt:literal, $($arg:tt)*) => {
+        $crate::error::BevyError::new($severity, ::std::format!($fmt, $($arg)*))
+    };
+}
+
+/// Returns `Err(bevy_error!(..))` from the enclosing function.
+///
+/// ```
+/// fn check(fuel: u32) -> ecs::error::Result {
+///     if fuel == 0 {
+///         ecs::bail!("out of fuel");
+///     }
+///     Ok(())
+/// }
+///
+/// assert_eq!(check(0).unwrap_err().to_string(), "out of fuel");
+/// ```
+#[macro_export]
+macro_rules! bail {
+    ($($args:tt)+) => {
+        return ::std::result::Result::Err($crate::bevy_error!($($args)*))
+    };
+}
+
+/// Returns `Err(bevy_error!(..))` from the enclosing function unless the
+/// condition holds.
+///
+/// ```
+/// fn check(fuel: u32) -> ecs::error::Result {
+///     ecs::ensure!(fuel > 0, "out of fuel after {} laps", 3);
+///     Ok(())
+/// }
+///
+/// assert!(check(1).is_ok());
+/// assert_eq!(check(0).unwrap_err().to_string(), "out of fuel after 3 laps");
+/// ```
+#[macro_export]
+macro_rules! ensure {
+    ($condition:expr, $($args:tt)+) => {
+        if !$condition {
+            $crate::bail!($($args)*);
+        }
+    };
+}
