@@ -139,6 +139,8 @@
 //!   [`Commands`](system::Commands)).
 //! - [`schedule`]: [`Schedule`](schedule::Schedule), which orders systems
 //!   and runs those that do not conflict in parallel.
+//! - [`error`]: fallible systems, observers and commands: [`Result`](error::Result),
+//!   [`BevyError`](error::BevyError) and the world's error handler.
 //! - [`lifecycle`]: the lifecycle events of components and entities, the
 //!   component hooks that run on them, and the order they fire in.
 //! - [`event`]: the [`Event`](event::Event) and

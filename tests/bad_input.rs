@@ -707,7 +707,7 @@ fn a_system_with_res_run_on_a_second_world_panics_naming_it() {
     // Through `System::run`.
     let mut system = IntoSystem::into_system(read_score);
     system.initialize(&mut a);
-    assert_eq!(system.run((), &mut a), [1]);
+    assert_eq!(system.run((), &mut a).unwrap(), [1]);
     let result = catch_unwind(AssertUnwindSafe(|| system.run((), &mut b)));
     match result {
         Ok(seen) => panic!("ran on another world and saw {seen:?} (b's Score is 2)"),

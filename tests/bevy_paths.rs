@@ -344,6 +344,8 @@ struct HealRate(u32);
 struct SetHealRate(u32);
 
 impl system_command::Command for SetHealRate {
+    type Out = ();
+
     fn apply(self, world: &mut world::World) {
         world.insert_resource(HealRate(self.0));
     }
@@ -483,4 +485,37 @@ mod prelude_conditions {
     pub use ecs::prelude::resource_removed;
     pub use ecs::prelude::run_once;
     pub use ecs::prelude::SystemCondition;
+}
+
+/// `bevy_ecs::error`, and the fallible-system items of `bevy_ecs::system`
+/// and `bevy_ecs::prelude`.
+mod fallible {
+    pub use ecs::bail;
+    pub use ecs::bevy_error;
+    pub use ecs::ensure;
+    pub use ecs::error::debug;
+    pub use ecs::error::error;
+    pub use ecs::error::ignore;
+    pub use ecs::error::info;
+    pub use ecs::error::match_severity;
+    pub use ecs::error::panic;
+    pub use ecs::error::trace;
+    pub use ecs::error::warn;
+    pub use ecs::error::BevyError;
+    pub use ecs::error::CommandOutput;
+    pub use ecs::error::ContextExt;
+    pub use ecs::error::ErrorContext;
+    pub use ecs::error::ErrorHandler;
+    pub use ecs::error::FallbackErrorHandler;
+    pub use ecs::error::Result;
+    pub use ecs::error::ResultSeverityExt;
+    pub use ecs::error::Severity;
+    pub use ecs::prelude::BevyError as PreludeBevyError;
+    pub use ecs::prelude::ContextExt as PreludeContextExt;
+    pub use ecs::prelude::Result as PreludeResult;
+    pub use ecs::prelude::ResultSeverityExt as PreludeResultSeverityExt;
+    pub use ecs::prelude::Severity as PreludeSeverity;
+    pub use ecs::system::IntoResult;
+    pub use ecs::system::RunSystemError;
+    pub use ecs::system::SystemParamValidationError;
 }

@@ -49,7 +49,7 @@ fn values<S: ReadOnlySystem<In = (), Out = bool>>(
         .iter()
         .map(|step| {
             step(world);
-            condition.run((), world)
+            condition.run((), world).unwrap()
         })
         .collect()
 }
@@ -103,12 +103,12 @@ fn resource_equals_compares_and_panics_when_missing() {
         [true, true, false, true]
     );
     world.remove_resource::<Level>();
-    let message = expect_panic(|| condition.run((), &mut world));
+    let message = expect_panic(|| condition.run((), &mut world).unwrap());
     assert!(message.contains("Level"), "{message}");
     assert!(message.contains("resource_equals"), "{message}");
     // The world and the condition stay usable.
     world.insert_resource(Level(1));
-    assert!(condition.run((), &mut world));
+    assert!(condition.run((), &mut world).unwrap());
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn resource_changed_sees_adds_and_writes_and_panics_when_missing() {
         [true, false, true, false, true]
     );
     world.remove_resource::<Level>();
-    let message = expect_panic(|| condition.run((), &mut world));
+    let message = expect_panic(|| condition.run((), &mut world).unwrap());
     assert!(message.contains("Level"), "{message}");
     assert!(message.contains("resource_changed"), "{message}");
 }
@@ -201,10 +201,10 @@ fn resource_removed_sees_each_removal_once() {
     );
     // Removed and inserted again between two runs: it exists, so not removed.
     world.insert_resource(Level(3));
-    assert!(!condition.run((), &mut world));
+    assert!(!condition.run((), &mut world).unwrap());
     world.remove_resource::<Level>();
     world.insert_resource(Level(4));
-    assert!(!condition.run((), &mut world));
+    assert!(!condition.run((), &mut world).unwrap());
 }
 
 #[test]
@@ -215,9 +215,9 @@ fn any_with_component_and_any_match_filter_follow_entities() {
     let mut others = init(&mut world, any_match_filter::<Without<Enemy>>);
     let mut check = |world: &mut World| {
         [
-            enemies.run((), world),
-            bosses.run((), world),
-            others.run((), world),
+            enemies.run((), world).unwrap(),
+            bosses.run((), world).unwrap(),
+            others.run((), world).unwrap(),
         ]
     };
     assert_eq!(check(&mut world), [false, false, false]);
@@ -248,7 +248,7 @@ fn over_toggles<M>(condition: impl SystemCondition<M>) -> Vec<bool> {
         .iter()
         .map(|&on| {
             world.resource_mut::<Toggle>().0 = on;
-            condition.run((), &mut world)
+            condition.run((), &mut world).unwrap()
         })
         .collect()
 }
@@ -263,8 +263,8 @@ fn condition_changed_is_true_when_the_value_flips() {
     let mut world = World::new();
     world.insert_resource(Toggle(true));
     let mut condition = init(&mut world, condition_changed(toggled));
-    assert!(condition.run((), &mut world));
-    assert!(!condition.run((), &mut world));
+    assert!(condition.run((), &mut world).unwrap());
+    assert!(!condition.run((), &mut world).unwrap());
 }
 
 #[test]
@@ -339,7 +339,7 @@ fn check_combinator<S: ReadOnlySystem<In = (), Out = bool>>(
     for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
         let mut system = combine(a, b);
         system.initialize(&mut world);
-        let out = system.run_readonly((), &world);
+        let out = system.run_readonly((), &world).unwrap();
         let runs = world.resource::<Runs>().take();
         let name = system.name();
         assert_eq!(out, expected(a, b), "`{name}` with a = {a}, b = {b}");
@@ -420,16 +420,16 @@ fn a_short_circuited_condition_keeps_its_state() {
     let mut lazy = init(&mut world, toggled.and_then(ran_before));
     let mut eager = init(&mut world, toggled.or_eager(ran_before));
     for _ in 0..3 {
-        assert!(!lazy.run((), &mut world));
-        eager.run((), &mut world);
+        assert!(!lazy.run((), &mut world).unwrap());
+        eager.run((), &mut world).unwrap();
     }
     world.resource_mut::<Toggle>().0 = true;
     // `ran_before` never ran in `lazy`: this is its first run.
-    assert!(!lazy.run((), &mut world));
-    assert!(lazy.run((), &mut world));
+    assert!(!lazy.run((), &mut world).unwrap());
+    assert!(lazy.run((), &mut world).unwrap());
     world.resource_mut::<Toggle>().0 = false;
     // In `eager` it ran every time, so it is true on its own.
-    assert!(eager.run((), &mut world));
+    assert!(eager.run((), &mut world).unwrap());
 }
 
 fn yes() -> bool {
@@ -471,14 +471,14 @@ fn combinations_nest_and_take_input() {
             .and_then(not(resource_equals(Level(2))))
             .and_then(run_once.or_else(resource_changed::<Level>)),
     );
-    assert!(condition.run((), &mut world)); // run_once
-                                            // `resource_changed` first runs now, so it sees `Level` as added.
-    assert!(condition.run((), &mut world));
-    assert!(!condition.run((), &mut world)); // unchanged
+    assert!(condition.run((), &mut world).unwrap()); // run_once
+                                                     // `resource_changed` first runs now, so it sees `Level` as added.
+    assert!(condition.run((), &mut world).unwrap());
+    assert!(!condition.run((), &mut world).unwrap()); // unchanged
     world.resource_mut::<Level>().0 = 4;
-    assert!(condition.run((), &mut world)); // changed
+    assert!(condition.run((), &mut world).unwrap()); // changed
     world.insert_resource(Level(2));
-    assert!(!condition.run((), &mut world)); // equals 2
+    assert!(!condition.run((), &mut world).unwrap()); // equals 2
 
     fn above(In(n): In<u32>) -> bool {
         n > 10
@@ -488,7 +488,7 @@ fn combinations_nest_and_take_input() {
     }
     let mut with_input = IntoSystem::into_system(above.xor(even));
     with_input.initialize(&mut world);
-    let outs = [3, 4, 11, 12].map(|n| with_input.run(n, &mut world));
+    let outs = [3, 4, 11, 12].map(|n| with_input.run(n, &mut world).unwrap());
     assert_eq!(outs, [false, true, true, false]);
 }
 
@@ -529,9 +529,9 @@ fn a_boxed_condition_runs_through_shared_access() {
         resource_equals(Level(1)).nor_eager(run_once),
     ));
     boxed.initialize(&mut world);
-    assert!(!boxed.run_readonly((), &world));
+    assert!(!boxed.run_readonly((), &world).unwrap());
     world.insert_resource(Level(2));
-    assert!(boxed.run_readonly((), &world));
+    assert!(boxed.run_readonly((), &world).unwrap());
 }
 
 // ---- panics ----------------------------------------------------------------------------
@@ -555,7 +555,7 @@ fn a_panicking_condition_propagates_and_the_world_stays_usable() {
             &mut world,
             resource_exists_and(move |_: &Armed| payload.id == 7).and_eager(explodes),
         );
-        let message = expect_panic(|| condition.run((), &mut world));
+        let message = expect_panic(|| condition.run((), &mut world).unwrap());
         assert!(message.contains("condition exploded"), "{message}");
         log.assert_not_dropped(&[7]);
 
@@ -564,17 +564,17 @@ fn a_panicking_condition_propagates_and_the_world_stays_usable() {
             &mut world,
             resource_exists::<Armed>.and_then(resource_changed::<Level>),
         );
-        let message = expect_panic(|| missing.run((), &mut world));
+        let message = expect_panic(|| missing.run((), &mut world).unwrap());
         assert!(message.contains("Level"), "{message}");
         assert!(message.contains("resource_changed"), "{message}");
 
         // The world and the condition still work.
         world.resource_mut::<Armed>().0 = false;
-        assert!(condition.run((), &mut world));
+        assert!(condition.run((), &mut world).unwrap());
         let e = world.spawn(Enemy).id();
         assert!(world.get::<Enemy>(e).is_some());
         world.insert_resource(Level(1));
-        assert!(missing.run((), &mut world));
+        assert!(missing.run((), &mut world).unwrap());
     }
     // The value the condition owned is dropped once, with the condition.
     log.assert_dropped_once(&[7]);

@@ -271,7 +271,11 @@ fn unregister_hands_the_system_back() {
     let removed = world.unregister_system(id).unwrap();
     assert!(removed.initialized());
     let mut system = removed.system();
-    assert_eq!(system.run((), &mut world), 2, "the state came along");
+    assert_eq!(
+        system.run((), &mut world).unwrap(),
+        2,
+        "the state came along"
+    );
     assert!(matches!(
         world.unregister_system(id),
         Err(RegisteredSystemError::SystemIdNotRegistered(_))

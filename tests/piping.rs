@@ -12,7 +12,7 @@ use common::panics::expect_panic;
 use ecs::prelude::*;
 use ecs::system::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict,
-    CombinatorSystem, Combine, PipeSystem, RunSystemOnce,
+    CombinatorSystem, Combine, PipeSystem, RunSystemError, RunSystemOnce,
 };
 
 #[derive(Component)]
@@ -249,7 +249,7 @@ fn pipe_system_new_and_boxing() {
     let mut world = World::new();
     boxed.initialize(&mut world);
     assert_eq!(boxed.name(), "three doubled");
-    assert_eq!(boxed.run((), &mut world), 6);
+    assert_eq!(boxed.run((), &mut world).unwrap(), 6);
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn map_keeps_the_name_access_and_deferred_work_of_the_system() {
     assert!(mapped.has_deferred());
     let health = world.component_id::<Health>().unwrap();
     assert!(mapped.access().combined_access().has_read(health));
-    assert_eq!(mapped.run((), &mut world), 4);
+    assert_eq!(mapped.run((), &mut world).unwrap(), 4);
     let mut players = world.query::<&Player>();
     assert_eq!(players.iter(&world).count(), 1);
 }
@@ -339,10 +339,10 @@ fn with_input_keeps_its_value_between_runs() {
 
     let mut system = IntoSystem::into_system(count.with_input(0));
     system.initialize(&mut world);
-    system.run((), &mut world);
+    system.run((), &mut world).unwrap();
     assert_eq!(*system.value(), 1);
     *system.value_mut() = 40;
-    system.run((), &mut world);
+    system.run((), &mut world).unwrap();
     assert_eq!(*system.value(), 41);
     assert_eq!(world.resource::<Count>().0, 41);
     assert_is_system(count.with_input(0));
@@ -371,11 +371,11 @@ fn with_input_from_builds_the_value_from_the_world_once() {
     system.initialize(&mut world);
     world.resource_mut::<Count>().0 = 100;
     system.initialize(&mut world);
-    assert_eq!(system.run((), &mut world), 6);
-    assert_eq!(system.run((), &mut world), 7);
+    assert_eq!(system.run((), &mut world).unwrap(), 6);
+    assert_eq!(system.run((), &mut world).unwrap(), 7);
     assert_eq!(system.value().unwrap().0, 7);
     system.value_mut().unwrap().0 = 0;
-    assert_eq!(system.run((), &mut world), 1);
+    assert_eq!(system.run((), &mut world).unwrap(), 1);
 }
 
 #[test]
@@ -402,10 +402,10 @@ where
     fn combine<T>(
         _: (),
         data: &mut T,
-        a: impl FnOnce((), &mut T) -> bool,
-        b: impl FnOnce((), &mut T) -> bool,
-    ) -> bool {
-        a((), data) || b((), data)
+        a: impl FnOnce((), &mut T) -> Result<bool, RunSystemError>,
+        b: impl FnOnce((), &mut T) -> Result<bool, RunSystemError>,
+    ) -> Result<bool, RunSystemError> {
+        Ok(a((), data)? || b((), data)?)
     }
 }
 
@@ -428,7 +428,7 @@ fn a_combinator_runs_its_systems_as_combine_says() {
     );
     either.initialize(&mut world);
     assert_eq!(either.name(), "b or a");
-    assert!(either.run((), &mut world));
+    assert!(either.run((), &mut world).unwrap());
     assert_eq!(world.resource::<Log>().0, ["b", "a"]);
 
     let make_short = || {
@@ -454,7 +454,7 @@ fn a_combinator_runs_its_systems_as_combine_says() {
     assert_system_does_not_conflict(both.pipe(|_: In<bool>| {}));
     let mut short = make_short();
     short.initialize(&mut world);
-    assert!(short.run((), &mut world));
+    assert!(short.run((), &mut world).unwrap());
     assert_eq!(world.resource::<Log>().0, ["b", "a", "a"]);
 }
 
@@ -488,10 +488,10 @@ fn read_only_systems_run_through_a_shared_world() {
     world.spawn(Health(2));
     let mut system = IntoSystem::into_system(sum.pipe(|In(n): In<u32>| n * 2));
     system.initialize(&mut world);
-    assert_eq!(system.run_readonly((), &world), 26);
+    assert_eq!(system.run_readonly((), &world).unwrap(), 26);
     let mut reader = IntoSystem::into_system(read_with_reader);
     reader.initialize(&mut world);
-    assert_eq!(reader.run_readonly((), &world), 13);
+    assert_eq!(reader.run_readonly((), &world).unwrap(), 13);
 }
 
 #[test]
@@ -503,10 +503,10 @@ fn read_only_run_sees_changes_since_its_last_run() {
     let e = world.spawn(Health(1)).id();
     let mut system = IntoSystem::into_system(changed);
     system.initialize(&mut world);
-    assert_eq!(system.run_readonly((), &world), 1);
-    assert_eq!(system.run_readonly((), &world), 0);
+    assert_eq!(system.run_readonly((), &world).unwrap(), 1);
+    assert_eq!(system.run_readonly((), &world).unwrap(), 0);
     world.get_mut::<Health>(e).unwrap().0 = 2;
-    assert_eq!(system.run_readonly((), &world), 1);
+    assert_eq!(system.run_readonly((), &world).unwrap(), 1);
 }
 
 // ---- assertions -------------------------------------------------------------------------------
@@ -596,7 +596,7 @@ fn a_panic_in_the_first_half_runs_nothing_of_the_second() {
 
     // The system still works, and the command queued before the panic is
     // applied with the next run's.
-    system.run(Payload::new(2, &log), &mut world);
+    system.run(Payload::new(2, &log), &mut world).unwrap();
     log.assert_dropped_once(&[1, 2]);
     assert_eq!(world.resource::<Log>().0, ["2"]);
     let mut players = world.query::<&Player>();
@@ -725,7 +725,7 @@ fn a_system_with_commands_is_read_only_and_its_commands_apply_later() {
     let mut world = World::new();
     let mut system = IntoSystem::into_system(spawner);
     system.initialize(&mut world);
-    assert_eq!(system.run_readonly((), &world), 0);
+    assert_eq!(system.run_readonly((), &world).unwrap(), 0);
     assert_eq!(
         world.query::<&Health>().iter(&world).count(),
         0,

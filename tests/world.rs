@@ -1562,11 +1562,11 @@ fn local_builds_from_the_world_at_initialisation() {
     system.initialize(&mut world);
     world.insert_resource(Score(100));
     assert_eq!(
-        system.run((), &mut world),
+        system.run((), &mut world).unwrap(),
         11,
         "read when initialised, not when run"
     );
-    assert_eq!(system.run((), &mut world), 12, "kept between runs");
+    assert_eq!(system.run((), &mut world).unwrap(), 12, "kept between runs");
 }
 
 /// A resource whose construction panics.

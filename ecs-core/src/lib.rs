@@ -15,6 +15,7 @@ pub mod change_detection;
 pub mod component;
 pub mod diagnostics;
 pub mod entity;
+pub mod error;
 pub mod event;
 pub mod intern;
 pub mod label;
@@ -39,6 +40,7 @@ pub mod prelude {
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
+    pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
     pub use crate::event::{Event, EventPattern};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
     pub use crate::name::{Name, NameOrEntity};

@@ -385,7 +385,7 @@ fn column_bytes(column: &Column) -> (usize, usize) {
 
 /// A type name without module paths, also inside generics, tuples, arrays
 /// and references: `Wrapper<Inner>` for `my::Wrapper<other::Inner>`.
-fn short_type_name(name: &str) -> String {
+pub(crate) fn short_type_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     // Where the path segment being written started in `out`.
     let mut segment_start = 0;

@@ -37,6 +37,7 @@ mod integrity;
 mod text;
 
 pub use fragmentation::{FragmentationThresholds, FragmentationWarning};
+pub(crate) use inspect::short_type_name;
 pub use inspect::{
     ArchetypeSummary, ColumnSummary, ComponentSummary, InspectionTotals, SparseSetSummary,
     TableSummary, WorldInspection,

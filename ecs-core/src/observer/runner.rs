@@ -8,12 +8,14 @@ use super::{Lifecycle, On};
 use crate::{
     bundle::Bundle,
     change_detection::DetectChangesMut,
+    change_detection::Tick,
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
+    error::ErrorContext,
     event::{EntityComponentsTrigger, Event, EventPattern, EventPatternTrigger},
     lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
     storage::{SparseArray, SparseSet},
-    system::{CommandQueue, SystemMeta, SystemParam, SystemParamItem},
+    system::{CommandQueue, IntoResult, RunSystemError, SystemMeta, SystemParam, SystemParamItem},
     utils::{DropPanics, TypeIdMap},
     world::{DeferredWorld, EntityWorldMut, UnsafeWorldCell, World, WorldId},
 };
@@ -235,9 +237,12 @@ trait ObserverSystem: Send + Sync + 'static {
         event: &ErasedEvent,
         target: Entity,
         observer: Entity,
-    );
+    ) -> Result<(), RunSystemError>;
 
     fn queue_deferred(&mut self, queue: &mut CommandQueue);
+
+    /// The tick the observer last ran at.
+    fn last_run(&self) -> Tick;
 }
 
 /// An event and its trigger, type-erased for the observer systems.
@@ -262,7 +267,9 @@ impl ErasedEvent {
 }
 
 /// A function usable as an observer: its first parameter is `On<P>`, the
-/// others are system parameters.
+/// others are system parameters. It returns `()` or a
+/// [`Result`](crate::error::Result), whose error goes to the world's error
+/// handler.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a valid observer",
     label = "not an observer",
@@ -271,28 +278,32 @@ impl ErasedEvent {
 pub trait ObserverFunction<P: EventPattern, Marker>: Send + Sync + 'static {
     /// The other parameters.
     type Param: SystemParam;
-    /// Calls the function.
-    fn run(&mut self, on: On<'_, '_, P>, param: SystemParamItem<'_, '_, Self::Param>);
+    /// Calls the function; returns its error, if it failed.
+    fn run(
+        &mut self,
+        on: On<'_, '_, P>,
+        param: SystemParamItem<'_, '_, Self::Param>,
+    ) -> Result<(), RunSystemError>;
 }
 
 macro_rules! impl_observer_function {
     ($(($param:ident, $s:ident)),*) => {
         #[allow(non_snake_case)]
-        impl<P: EventPattern, Func, $($param: SystemParam),*> ObserverFunction<P, fn($($param,)*)> for Func
+        impl<P: EventPattern, Out: IntoResult<()>, Func, $($param: SystemParam),*> ObserverFunction<P, fn($($param,)*) -> Out> for Func
         where
             Func: Send + Sync + 'static,
-            for<'a> &'a mut Func: FnMut(On<P>, $($param),*) + FnMut(On<P>, $(SystemParamItem<$param>),*),
+            for<'a> &'a mut Func: FnMut(On<P>, $($param),*) -> Out + FnMut(On<P>, $(SystemParamItem<$param>),*) -> Out,
         {
             type Param = ($($param,)*);
 
             #[inline]
-            fn run(&mut self, on: On<'_, '_, P>, param: SystemParamItem<'_, '_, ($($param,)*)>) {
+            fn run(&mut self, on: On<'_, '_, P>, param: SystemParamItem<'_, '_, ($($param,)*)>) -> Result<(), RunSystemError> {
                 #[allow(clippy::too_many_arguments)]
-                fn call_inner<P: EventPattern, $($param),*>(mut f: impl FnMut(On<P>, $($param),*), on: On<P>, $($param: $param),*) {
+                fn call_inner<P: EventPattern, Out, $($param),*>(mut f: impl FnMut(On<P>, $($param),*) -> Out, on: On<P>, $($param: $param),*) -> Out {
                     f(on, $($param),*)
                 }
                 let ($($param,)*) = param;
-                call_inner(self, on, $($param),*)
+                call_inner(self, on, $($param),*).into_result()
             }
         }
     };
@@ -325,7 +336,7 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         event: &ErasedEvent,
         target: Entity,
         observer: Entity,
-    ) {
+    ) -> Result<(), RunSystemError> {
         // The casts below rely on it: one compare, whatever the registry
         // says.
         if event.kind != TypeId::of::<P::Event>() {
@@ -345,7 +356,7 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         // types are covariant in it, and `On` hands out no reference
         // outliving the call. The caller guarantees exclusive world access
         // (observers run one at a time, from `&mut World`).
-        unsafe {
+        let result = unsafe {
             let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
             let trigger = &mut *event.trigger.cast::<EventPatternTrigger<'_, P>>();
             let on = On::new(
@@ -354,13 +365,18 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
                 target,
                 observer,
             );
-            self.func.run(on, params);
-        }
+            self.func.run(on, params)
+        };
         self.meta.finish_run(this_run);
+        result
     }
 
     fn queue_deferred(&mut self, queue: &mut CommandQueue) {
         F::Param::queue(&mut self.state, queue);
+    }
+
+    fn last_run(&self) -> Tick {
+        self.meta.last_run()
     }
 }
 
@@ -496,11 +512,24 @@ fn run_observer(
     let Some(mut system) = entry.system.take() else {
         return;
     };
-    // SAFETY: the callers pass a valid `ErasedEvent` (the system checks its
-    // type is its own before the casts); `&mut World` gives exclusive
-    // access, and the system is this world's (the registry belongs to it).
-    let result = catch_unwind(AssertUnwindSafe(|| unsafe {
-        system.run(UnsafeWorldCell::new_mutable(world), event, target, observer)
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the callers pass a valid `ErasedEvent` (the system checks
+        // its type is its own before the casts); `&mut World` gives
+        // exclusive access, and the system is this world's (the registry
+        // belongs to it).
+        let ran =
+            unsafe { system.run(UnsafeWorldCell::new_mutable(world), event, target, observer) };
+        // A handler that panics (the default) counts as the observer's
+        // panic.
+        if let Err(RunSystemError::Failed(error)) = ran {
+            (world.fallback_error_handler())(
+                error,
+                ErrorContext::Observer {
+                    name: system.name(),
+                    last_run: system.last_run(),
+                },
+            );
+        }
     }));
     // The commands of a run that panicked are dropped, not applied.
     let mut discarded = CommandQueue::default();
@@ -758,7 +787,7 @@ mod tests {
         // SAFETY: `erased` points to a live `u8`, as its kind says; the
         // world is the system's and no one else's. The system refuses it.
         unsafe {
-            system.run(
+            let _ = system.run(
                 UnsafeWorldCell::new_mutable(&mut world),
                 &erased,
                 Entity::PLACEHOLDER,

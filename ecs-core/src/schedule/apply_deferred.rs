@@ -6,7 +6,7 @@ use std::{any::TypeId, borrow::Cow};
 use crate::{
     change_detection::Tick,
     query::FilteredAccessSet,
-    system::{System, SystemIn},
+    system::{RunSystemError, System, SystemIn},
     world::{UnsafeWorldCell, World},
 };
 
@@ -66,7 +66,13 @@ impl System for ApplyDeferred {
         false
     }
 
-    unsafe fn run_unsafe(&mut self, _input: SystemIn<'_, Self>, _world: UnsafeWorldCell<'_>) {}
+    unsafe fn run_unsafe(
+        &mut self,
+        _input: SystemIn<'_, Self>,
+        _world: UnsafeWorldCell<'_>,
+    ) -> Result<(), RunSystemError> {
+        Ok(())
+    }
 
     fn apply_deferred(&mut self, _world: &mut World) {}
 

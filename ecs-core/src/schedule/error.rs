@@ -47,6 +47,8 @@ pub enum ScheduleBuildError {
         system: String,
         /// The node ordered against it.
         ordered: String,
+        /// Whether the node runs before it (else after).
+        before: bool,
     },
     /// Systems whose access conflicts have no ordering between them, and
     /// [`ScheduleBuildSettings::ambiguity_detection`](super::ScheduleBuildSettings::ambiguity_detection)
@@ -85,9 +87,14 @@ impl std::fmt::Display for ScheduleBuildError {
                 f,
                 "{a} and {b} are ordered against each other, but share systems"
             ),
-            ScheduleBuildError::UnknownSystem { system, ordered } => write!(
+            ScheduleBuildError::UnknownSystem {
+                system,
+                ordered,
+                before,
+            } => write!(
                 f,
-                "{ordered} is ordered before or after `{system}`, which is not in this schedule"
+                "{ordered} is ordered {} `{system}`, which is not in this schedule",
+                if *before { "before" } else { "after" }
             ),
             ScheduleBuildError::Ambiguity(pairs) => write!(
                 f,

@@ -12,7 +12,8 @@ use super::condition::BoxedCondition;
 use super::graph::{ExecutionGraph, Node};
 use super::schedule_graph::{ScheduleGraph, SetConditions};
 use crate::{
-    system::BoxedSystem,
+    error::{ErrorContext, ErrorHandler},
+    system::{BoxedSystem, RunSystemError},
     world::{UnsafeWorldCell, World},
 };
 
@@ -46,6 +47,9 @@ pub(crate) struct Nodes {
     timings: SyncPtr<TimingSlot>,
     /// This schedule run's number, for the set conditions' results.
     run: u64,
+    /// Where a system's error goes; read from the world as the run
+    /// starts, since systems running then may hold its resource.
+    error_handler: ErrorHandler,
 }
 
 impl Nodes {
@@ -75,6 +79,15 @@ impl Nodes {
             set_conditions: SyncPtr(graph.set_conditions.as_mut_ptr()),
             timings,
             run,
+            error_handler: crate::error::match_severity,
+        }
+    }
+
+    /// The nodes, with the error handler of `world`.
+    fn with_error_handler_of(self, world: &World) -> Self {
+        Nodes {
+            error_handler: world.fallback_error_handler(),
+            ..self
         }
     }
 
@@ -87,6 +100,8 @@ impl Nodes {
     /// conditions are this thread's, and the caller holds its access, which
     /// covers its conditions' and its sets' conditions'.
     unsafe fn should_run(self, i: usize, world: UnsafeWorldCell<'_>) -> bool {
+        // SAFETY: the caller holds system `i`; only its name is read here.
+        let system = unsafe { &*self.systems.0.add(i) };
         let mut run = true;
         // SAFETY: the caller holds system `i`; the lists are not changed
         // while the schedule runs.
@@ -98,7 +113,15 @@ impl Nodes {
             let mut state = slot.lock().unwrap_or_else(PoisonError::into_inner);
             if state.run != self.run {
                 // SAFETY: the caller holds the set's conditions' access.
-                state.result = unsafe { evaluate_all(&mut state.conditions, world) };
+                state.result = unsafe {
+                    evaluate_all(
+                        &mut state.conditions,
+                        world,
+                        self.error_handler,
+                        system,
+                        true,
+                    )
+                };
                 state.run = self.run;
             }
             run &= state.result;
@@ -106,17 +129,24 @@ impl Nodes {
         // SAFETY: system `i`'s own conditions are this thread's (caller).
         let own = unsafe { &mut *self.conditions.0.add(i) };
         // SAFETY: the caller holds their access.
-        run & unsafe { evaluate_all(own, world) }
+        run & unsafe { evaluate_all(own, world, self.error_handler, system, false) }
     }
 }
 
 /// Evaluates every condition (no short-circuit) and folds their results
-/// with `and`; a panic names the condition.
+/// with `and`. A condition that is skipped counts as `false`, and one that
+/// fails also goes to the error handler; a panic names the condition.
 ///
 /// # Safety
 /// The conditions were initialised with this world, and the caller holds
 /// their access.
-unsafe fn evaluate_all(conditions: &mut [BoxedCondition], world: UnsafeWorldCell<'_>) -> bool {
+unsafe fn evaluate_all(
+    conditions: &mut [BoxedCondition],
+    world: UnsafeWorldCell<'_>,
+    error_handler: ErrorHandler,
+    system: &BoxedSystem,
+    on_set: bool,
+) -> bool {
     let mut all = true;
     for condition in conditions {
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -124,7 +154,20 @@ unsafe fn evaluate_all(conditions: &mut [BoxedCondition], world: UnsafeWorldCell
             unsafe { condition.run_unsafe((), world) }
         }));
         match result {
-            Ok(value) => all &= value,
+            Ok(Ok(value)) => all &= value,
+            Ok(Err(RunSystemError::Skipped(_))) => all = false,
+            Ok(Err(RunSystemError::Failed(error))) => {
+                all = false;
+                error_handler(
+                    error,
+                    ErrorContext::RunCondition {
+                        name: condition.name(),
+                        last_run: condition.last_run(),
+                        system: system.name(),
+                        on_set,
+                    },
+                );
+            }
             Err(payload) => resume_unwind(crate::utils::name_panic(
                 "run condition",
                 &condition.name(),
@@ -152,7 +195,7 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
                 Node::System(i) => {
                     ran = nodes.should_run(i, world);
                     if ran {
-                        (*nodes.systems.0.add(i)).run_unsafe((), world)
+                        run_system(&mut *nodes.systems.0.add(i), nodes, world)
                     }
                 }
                 Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
@@ -187,6 +230,24 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
     })
 }
 
+/// Runs a system node; an error it returns goes to the error handler (a
+/// skipped system did not run, which is no error).
+///
+/// # Safety
+/// As [`run_node`], for this system.
+unsafe fn run_system(system: &mut BoxedSystem, nodes: Nodes, world: UnsafeWorldCell<'_>) {
+    // SAFETY: guaranteed by the caller.
+    if let Err(RunSystemError::Failed(error)) = unsafe { system.run_unsafe((), world) } {
+        (nodes.error_handler)(
+            error,
+            ErrorContext::System {
+                name: system.name(),
+                last_run: system.last_run(),
+            },
+        );
+    }
+}
+
 /// A raw pointer that may cross threads: the executor guarantees each
 /// system is used by one thread at a time.
 struct SyncPtr<T>(*mut T);
@@ -204,6 +265,7 @@ unsafe impl<T> Send for SyncPtr<T> {}
 unsafe impl<T> Sync for SyncPtr<T> {}
 
 pub(crate) fn run_single_threaded(graph: &ExecutionGraph, systems: Nodes, world: &mut World) {
+    let systems = systems.with_error_handler_of(world);
     let cell = UnsafeWorldCell::new_mutable(world);
     for &node in &graph.order {
         // SAFETY: one node at a time, on this thread, with `&mut World`.
@@ -278,6 +340,7 @@ pub(crate) fn run_multi_threaded(
     if count == 0 {
         return;
     }
+    let systems = systems.with_error_handler_of(world);
     let cell = UnsafeWorldCell::new_mutable(world);
     if state
         .shared

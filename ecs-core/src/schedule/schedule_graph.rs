@@ -666,6 +666,7 @@ impl ScheduleGraph {
                         return Err(ScheduleBuildError::UnknownSystem {
                             system: format!("{interned:?}"),
                             ordered: self.node_name(other),
+                            before: node == b,
                         });
                     }
                 }

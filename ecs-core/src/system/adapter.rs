@@ -4,20 +4,17 @@
 
 use std::borrow::Cow;
 
-use super::{IntoSystem, ReadOnlySystem, System, SystemIn, SystemInput};
+use super::{IntoSystem, ReadOnlySystem, RunSystemError, System, SystemIn, SystemInput};
 use crate::world::{UnsafeWorldCell, World};
 
 /// How an [`AdapterSystem`] runs its system: it receives the adapter's
 /// input and a closure that runs the system, and returns the adapter's
-/// output. Every `FnMut(S::Out) -> Out` is one, mapping the output.
-///
-/// The closure returns the system's output itself, not bevy's
-/// `Result<Out, RunSystemError>`, since our systems cannot fail
-/// validation.
+/// output, or why there is none. Every `FnMut(S::Out) -> Out` is one,
+/// mapping the output of a run that succeeded.
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::system::{Adapt, AdapterSystem};
+/// use ecs::system::{Adapt, AdapterSystem, RunSystemError};
 ///
 /// /// Negates a system's output.
 /// pub struct NotMarker;
@@ -34,16 +31,16 @@ use crate::world::{UnsafeWorldCell, World};
 ///     fn adapt(
 ///         &mut self,
 ///         input: SystemIn<'_, S>,
-///         run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
-///     ) -> Self::Out {
-///         !run_system(input)
+///         run_system: impl FnOnce(SystemIn<'_, S>) -> Result<S::Out, RunSystemError>,
+///     ) -> Result<Self::Out, RunSystemError> {
+///         run_system(input).map(|out| !out)
 ///     }
 /// }
 ///
 /// let mut world = World::new();
 /// let mut system = NotSystem::new(NotMarker, IntoSystem::into_system(|| false), "not".into());
 /// system.initialize(&mut world);
-/// assert!(system.run((), &mut world));
+/// assert!(system.run((), &mut world).unwrap());
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` can not adapt a system of type `{S}`",
@@ -56,12 +53,12 @@ pub trait Adapt<S: System>: Send + Sync + 'static {
     type Out;
 
     /// Runs the system through `run_system` (at most once) and returns the
-    /// adapter's output.
+    /// adapter's output, or why there is none.
     fn adapt(
         &mut self,
         input: <Self::In as SystemInput>::Inner<'_>,
-        run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
-    ) -> Self::Out;
+        run_system: impl FnOnce(SystemIn<'_, S>) -> Result<S::Out, RunSystemError>,
+    ) -> Result<Self::Out, RunSystemError>;
 }
 
 impl<F, S, Out> Adapt<S> for F
@@ -75,9 +72,9 @@ where
     fn adapt(
         &mut self,
         input: <Self::In as SystemInput>::Inner<'_>,
-        run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
-    ) -> Out {
-        self(run_system(input))
+        run_system: impl FnOnce(SystemIn<'_, S>) -> Result<S::Out, RunSystemError>,
+    ) -> Result<Out, RunSystemError> {
+        run_system(input).map(self)
     }
 }
 
@@ -150,7 +147,7 @@ where
 /// world.insert_resource(Lives(3));
 /// let mut system = IntoSystem::into_system(lives.map(|n| n == 0));
 /// system.initialize(&mut world);
-/// assert!(!system.run((), &mut world));
+/// assert!(!system.run((), &mut world).unwrap());
 /// ```
 #[derive(Clone)]
 pub struct AdapterSystem<Func, S> {
@@ -210,7 +207,7 @@ where
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> Self::Out {
+    ) -> Result<Self::Out, RunSystemError> {
         let system = &mut self.system;
         self.func.adapt(input, |input| {
             // SAFETY: the caller's guarantee for this system is the one for

@@ -12,22 +12,23 @@
 
 use std::{borrow::Cow, marker::PhantomData};
 
-use super::{IntoSystem, ReadOnlySystem, System, SystemIn, SystemInput};
+use super::{IntoSystem, ReadOnlySystem, RunSystemError, System, SystemIn, SystemInput};
 use crate::{
-    query::FilteredAccessSet,
+    error::{ErrorContext, FallbackErrorHandler},
+    query::{FilteredAccess, FilteredAccessSet},
     world::{UnsafeWorldCell, World},
 };
 
 /// How a [`CombinatorSystem`] runs its two systems and combines their
-/// outputs.
+/// results.
 ///
-/// The closures return the systems' outputs themselves, not bevy's
-/// `Result<Out, RunSystemError>`, since our systems cannot fail
-/// validation.
+/// A system that fails has its error handed to the world's error handler
+/// before its closure returns the `Err`, so `combine` may treat a failure
+/// as a plain value (as `unwrap_or(false)` does below).
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::system::{CombinatorSystem, Combine};
+/// use ecs::system::{CombinatorSystem, Combine, RunSystemError};
 ///
 /// /// Runs both systems and is true when exactly one is.
 /// pub struct XorMarker;
@@ -44,10 +45,10 @@ use crate::{
 ///     fn combine<T>(
 ///         _input: (),
 ///         data: &mut T,
-///         a: impl FnOnce((), &mut T) -> bool,
-///         b: impl FnOnce((), &mut T) -> bool,
-///     ) -> bool {
-///         a((), data) ^ b((), data)
+///         a: impl FnOnce((), &mut T) -> Result<bool, RunSystemError>,
+///         b: impl FnOnce((), &mut T) -> Result<bool, RunSystemError>,
+///     ) -> Result<bool, RunSystemError> {
+///         Ok(a((), data).unwrap_or(false) ^ b((), data).unwrap_or(false))
 ///     }
 /// }
 ///
@@ -62,7 +63,7 @@ use crate::{
 ///     "above 5 xor above 10".into(),
 /// );
 /// system.initialize(&mut world);
-/// assert!(system.run((), &mut world));
+/// assert!(system.run((), &mut world).unwrap());
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` can not combine systems `{A}` and `{B}`",
@@ -76,13 +77,14 @@ pub trait Combine<A: System, B: System> {
     type Out;
 
     /// Runs the systems through `a` and `b` (each at most once, in any
-    /// order), passing `data` along, and returns the combined output.
+    /// order), passing `data` along, and returns the combined output, or
+    /// why there is none.
     fn combine<T>(
         input: <Self::In as SystemInput>::Inner<'_>,
         data: &mut T,
-        a: impl FnOnce(SystemIn<'_, A>, &mut T) -> A::Out,
-        b: impl FnOnce(SystemIn<'_, B>, &mut T) -> B::Out,
-    ) -> Self::Out;
+        a: impl FnOnce(SystemIn<'_, A>, &mut T) -> Result<A::Out, RunSystemError>,
+        b: impl FnOnce(SystemIn<'_, B>, &mut T) -> Result<B::Out, RunSystemError>,
+    ) -> Result<Self::Out, RunSystemError>;
 }
 
 /// Initialises both systems and returns the union of their accesses.
@@ -104,7 +106,7 @@ fn initialize_both(
 ///
 /// ```
 /// use ecs::prelude::*;
-/// use ecs::system::{CombinatorSystem, Combine};
+/// use ecs::system::{CombinatorSystem, Combine, RunSystemError};
 ///
 /// /// Runs both systems and adds their outputs.
 /// pub struct SumMarker;
@@ -120,10 +122,10 @@ fn initialize_both(
 ///     fn combine<T>(
 ///         _input: (),
 ///         data: &mut T,
-///         a: impl FnOnce((), &mut T) -> u32,
-///         b: impl FnOnce((), &mut T) -> u32,
-///     ) -> u32 {
-///         a((), data) + b((), data)
+///         a: impl FnOnce((), &mut T) -> Result<u32, RunSystemError>,
+///         b: impl FnOnce((), &mut T) -> Result<u32, RunSystemError>,
+///     ) -> Result<u32, RunSystemError> {
+///         Ok(a((), data)? + b((), data)?)
 ///     }
 /// }
 ///
@@ -166,6 +168,40 @@ impl<Func, A, B> CombinatorSystem<Func, A, B> {
 /// two systems at once.
 struct PrivateUnsafeWorldCell<'w>(UnsafeWorldCell<'w>);
 
+/// Runs one half of a [`CombinatorSystem`], handing a failure to the
+/// world's error handler: `combine` may discard the `Err` it gets.
+///
+/// # Safety
+/// As [`System::run_unsafe`] for `system`; the caller also holds read
+/// access to the [`FallbackErrorHandler`] resource.
+unsafe fn run_half<S: System>(
+    system: &mut S,
+    input: SystemIn<'_, S>,
+    world: &mut PrivateUnsafeWorldCell<'_>,
+) -> Result<S::Out, RunSystemError> {
+    // SAFETY: guaranteed by the caller.
+    match unsafe { system.run_unsafe(input, world.0) } {
+        Err(RunSystemError::Failed(error)) => {
+            // SAFETY: the caller holds read access to the handler.
+            let handler = unsafe { world.0.fallback_error_handler() };
+            let name = system.name();
+            handler(
+                error,
+                ErrorContext::System {
+                    name: name.clone(),
+                    last_run: system.last_run(),
+                },
+            );
+            // The handler took the error; what `combine` gets only says
+            // which system failed.
+            Err(RunSystemError::Failed(
+                format!("System `{name}` failed").into(),
+            ))
+        }
+        result => result,
+    }
+}
+
 impl<Func, A, B> System for CombinatorSystem<Func, A, B>
 where
     Func: Combine<A, B> + 'static,
@@ -177,21 +213,35 @@ where
 
     super::delegate_to_both_systems!();
 
+    /// Initialises both systems; the access is the union of theirs and a
+    /// read of the [`FallbackErrorHandler`], which a failing half is
+    /// handed to.
+    #[track_caller]
+    fn initialize(&mut self, world: &mut World) {
+        let mut access = initialize_both(&mut self.a, &mut self.b, world);
+        let handler = world.components.register_resource::<FallbackErrorHandler>();
+        let mut read = FilteredAccess::default();
+        read.access_mut().add_read(handler);
+        access.add(read);
+        self.access = access;
+    }
+
     unsafe fn run_unsafe(
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> Self::Out {
+    ) -> Result<Self::Out, RunSystemError> {
         Func::combine(
             input,
             &mut PrivateUnsafeWorldCell(world),
             // SAFETY: the caller holds the union of both systems' accesses
-            // (the whole world if either is exclusive); the closures need
-            // the one `&mut PrivateUnsafeWorldCell`, which `combine` cannot
-            // forge, so the two systems never run at the same time.
-            |input, world| unsafe { self.a.run_unsafe(input, world.0) },
+            // and the handler read recorded by `initialize` (the whole
+            // world if either is exclusive); the closures need the one
+            // `&mut PrivateUnsafeWorldCell`, which `combine` cannot forge,
+            // so the two systems never run at the same time.
+            |input, world| unsafe { run_half(&mut self.a, input, world) },
             // SAFETY: as above.
-            |input, world| unsafe { self.b.run_unsafe(input, world.0) },
+            |input, world| unsafe { run_half(&mut self.b, input, world) },
         )
     }
 }
@@ -398,7 +448,7 @@ where
 /// world.insert_resource(Message("42".to_owned()));
 /// let mut system = IntoSystem::into_system(parse.pipe(small));
 /// system.initialize(&mut world);
-/// assert_eq!(system.run((), &mut world), Some(42));
+/// assert_eq!(system.run((), &mut world).unwrap(), Some(42));
 /// ```
 pub struct PipeSystem<A, B> {
     a: A,
@@ -448,14 +498,21 @@ where
 
     super::delegate_to_both_systems!();
 
+    #[track_caller]
+    fn initialize(&mut self, world: &mut World) {
+        self.access = initialize_both(&mut self.a, &mut self.b, world);
+    }
+
+    /// Runs `a`, then `b` with its output; if `a` fails or is skipped,
+    /// `b` does not run and the run returns `a`'s error.
     unsafe fn run_unsafe(
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> Self::Out {
+    ) -> Result<Self::Out, RunSystemError> {
         // SAFETY: the caller holds the union of both accesses (the whole
         // world if either is exclusive) and the halves run one at a time.
-        let value = unsafe { self.a.run_unsafe(input, world) };
+        let value = unsafe { self.a.run_unsafe(input, world) }?;
         // SAFETY: as above; `a` has returned.
         unsafe { self.b.run_unsafe(value, world) }
     }

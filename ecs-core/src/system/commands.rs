@@ -9,6 +9,7 @@ pub use crate::world::Command;
 use crate::{
     bundle::Bundle,
     entity::{Entities, Entity},
+    error::{BevyError, ErrorContext},
     resource::Resource,
     world::{EntityWorldMut, FromWorld, World, WorldId},
 };
@@ -57,10 +58,41 @@ impl<'w, 's> Commands<'w, 's> {
         Commands { queue, entities }
     }
 
-    /// Queues a command.
+    /// Queues a command; if it returns an error, the error goes to the
+    /// world's error handler
+    /// ([`World::fallback_error_handler`](crate::world::World::fallback_error_handler)).
     #[inline]
-    pub fn queue<C: Command>(&mut self, command: C) {
-        self.queue.push(command);
+    pub fn queue(&mut self, command: impl Command) {
+        self.queue.push(command.handle_error());
+    }
+
+    /// Queues a command; if it returns an error, the error goes to
+    /// `error_handler`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::error::{warn, ErrorContext};
+    ///
+    /// fn fail(mut commands: Commands) {
+    ///     commands.queue_handled(|_: &mut World| -> Result { Err("no room".into()) }, warn);
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.run_system_once(fail).unwrap();
+    /// ```
+    #[inline]
+    pub fn queue_handled(
+        &mut self,
+        command: impl Command,
+        error_handler: impl FnOnce(BevyError, ErrorContext) + Send + 'static,
+    ) {
+        self.queue.push(command.handle_error_with(error_handler));
+    }
+
+    /// Queues a command; an error it returns is dropped.
+    #[inline]
+    pub fn queue_silenced(&mut self, command: impl Command) {
+        self.queue.push(command.ignore_error());
     }
 
     /// Reserves an entity now and queues spawning it with `bundle`.

@@ -1,8 +1,12 @@
 use std::{any::type_name, borrow::Cow, marker::PhantomData};
 
-use super::{IntoSystem, System, SystemIn, SystemInput, SystemMeta, SystemParam, SystemParamItem};
+use super::{
+    IntoSystem, RunSystemError, System, SystemIn, SystemInput, SystemMeta, SystemParam,
+    SystemParamItem,
+};
 use crate::{
     change_detection::Tick,
+    error::BevyError,
     query::FilteredAccessSet,
     world::{UnsafeWorldCell, World, WorldId},
 };
@@ -96,23 +100,106 @@ macro_rules! impl_system_function {
 
 crate::utils::all_tuples!(impl_system_function; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));
 
-/// A system made from a function of system parameters.
-pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+/// A system made from a function of system parameters; its output is
+/// `Out`, which the function returns directly or inside a `Result` (see
+/// [`IntoResult`]).
+///
+/// It has no `In` parameter, unlike bevy's `FunctionSystem<Marker, In,
+/// Out, F>`: the input is always the function's own, as we have no
+/// `FromInput` conversion.
+pub struct FunctionSystem<Marker, Out, F: SystemParamFunction<Marker>> {
     func: F,
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
     world_id: Option<WorldId>,
-    marker: PhantomData<fn() -> Marker>,
+    marker: PhantomData<fn() -> (Marker, Out)>,
+}
+
+/// What a system function may return for a system whose output is `Out`:
+/// `Out` itself, or `Result<Out, BevyError>` /
+/// `Result<Out, RunSystemError>`, whose error becomes the run's
+/// [`RunSystemError`].
+///
+/// So a function returning [`Result`](crate::error::Result) is a system
+/// with output `()`, which a schedule can run.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::RunSystemError;
+///
+/// fn checked(input: In<u32>) -> Result<u32> {
+///     input.0.checked_mul(2).ok_or_else(|| "overflow".into())
+/// }
+///
+/// let mut world = World::new();
+/// // `checked` is also a system of output `Result<u32>`: name the output.
+/// assert_eq!(world.run_system_once_with::<_, _, u32, _>(checked, 21).unwrap(), 42);
+/// let error = world.run_system_once_with::<_, _, u32, _>(checked, u32::MAX).unwrap_err();
+/// assert!(matches!(error, RunSystemError::Failed(_)));
+/// ```
+pub trait IntoResult<Out>: Sized {
+    /// The output, or the error of the run.
+    fn into_result(self) -> Result<Out, RunSystemError>;
+}
+
+impl<T> IntoResult<T> for T {
+    #[inline]
+    fn into_result(self) -> Result<T, RunSystemError> {
+        Ok(self)
+    }
+}
+
+impl<T> IntoResult<T> for Result<T, RunSystemError> {
+    #[inline]
+    fn into_result(self) -> Result<T, RunSystemError> {
+        self
+    }
+}
+
+impl<T> IntoResult<T> for Result<T, BevyError> {
+    #[inline]
+    fn into_result(self) -> Result<T, RunSystemError> {
+        self.map_err(RunSystemError::Failed)
+    }
+}
+
+/// Names `!` on stable Rust, as the return type of a function pointer.
+mod never {
+    pub trait FnRet {
+        type Output;
+    }
+
+    impl<R> FnRet for fn() -> R {
+        type Output = R;
+    }
+}
+
+/// The never type `!`: what a function that always panics returns.
+pub(crate) type Never = <fn() -> ! as never::FnRet>::Output;
+
+// A diverging function is a system of output `()` or `bool`; a blanket
+// impl for `!` would overlap `IntoResult<T> for T` at `T = !`.
+impl IntoResult<()> for Never {
+    fn into_result(self) -> Result<(), RunSystemError> {
+        self
+    }
+}
+
+impl IntoResult<bool> for Never {
+    fn into_result(self) -> Result<bool, RunSystemError> {
+        self
+    }
 }
 
 /// Marks the `IntoSystem` impl of functions of system parameters.
 #[doc(hidden)]
 pub struct IsFunctionSystem;
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>>
-    IntoSystem<F::In, F::Out, (IsFunctionSystem, Marker)> for F
+impl<Marker: 'static, Out: 'static, F> IntoSystem<F::In, Out, (IsFunctionSystem, Marker)> for F
+where
+    F: SystemParamFunction<Marker, Out: IntoResult<Out>>,
 {
-    type System = FunctionSystem<Marker, F>;
+    type System = FunctionSystem<Marker, Out, F>;
 
     fn into_system(func: Self) -> Self::System {
         FunctionSystem {
@@ -165,9 +252,12 @@ fn wrong_world(name: &str, initialized_for: Option<WorldId>) -> ! {
     }
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+impl<Marker: 'static, Out: 'static, F> System for FunctionSystem<Marker, Out, F>
+where
+    F: SystemParamFunction<Marker, Out: IntoResult<Out>>,
+{
     type In = F::In;
-    type Out = F::Out;
+    type Out = Out;
 
     fn name(&self) -> Cow<'static, str> {
         self.meta.name.clone()
@@ -213,7 +303,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> F::Out {
+    ) -> Result<Out, RunSystemError> {
         // The parameters' state (component and resource ids) is only
         // meaningful in the world it was built for.
         if self.world_id != Some(world.id()) {
@@ -230,7 +320,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
         let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
         let out = self.func.run(input, params);
         self.meta.finish_run(this_run);
-        out
+        out.into_result()
     }
 
     fn apply_deferred(&mut self, world: &mut World) {
@@ -299,22 +389,26 @@ where
     }
 }
 
-/// A system that takes the whole world: it runs alone.
-pub struct ExclusiveFunctionSystem<Marker, F: ExclusiveSystemParamFunction<Marker>> {
+/// A system that takes the whole world: it runs alone. Its output is
+/// `Out`, which the function returns directly or inside a `Result` (see
+/// [`IntoResult`]).
+pub struct ExclusiveFunctionSystem<Marker, Out, F: ExclusiveSystemParamFunction<Marker>> {
     func: F,
     meta: SystemMeta,
     world_id: Option<WorldId>,
-    marker: PhantomData<fn() -> Marker>,
+    marker: PhantomData<fn() -> (Marker, Out)>,
 }
 
 /// Marks the `IntoSystem` impl of exclusive functions.
 #[doc(hidden)]
 pub struct IsExclusiveFunctionSystem;
 
-impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
-    IntoSystem<F::In, F::Out, (IsExclusiveFunctionSystem, Marker)> for F
+impl<Marker: 'static, Out: 'static, F> IntoSystem<F::In, Out, (IsExclusiveFunctionSystem, Marker)>
+    for F
+where
+    F: ExclusiveSystemParamFunction<Marker, Out: IntoResult<Out>>,
 {
-    type System = ExclusiveFunctionSystem<Marker, F>;
+    type System = ExclusiveFunctionSystem<Marker, Out, F>;
 
     fn into_system(func: Self) -> Self::System {
         let mut meta = SystemMeta::new(Cow::Borrowed(type_name::<F>()));
@@ -330,11 +424,12 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>>
     }
 }
 
-impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
-    for ExclusiveFunctionSystem<Marker, F>
+impl<Marker: 'static, Out: 'static, F> System for ExclusiveFunctionSystem<Marker, Out, F>
+where
+    F: ExclusiveSystemParamFunction<Marker, Out: IntoResult<Out>>,
 {
     type In = F::In;
-    type Out = F::Out;
+    type Out = Out;
 
     fn name(&self) -> Cow<'static, str> {
         self.meta.name.clone()
@@ -365,7 +460,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> F::Out {
+    ) -> Result<Out, RunSystemError> {
         // Its last run is a tick of the world it was initialised with.
         if self.world_id != Some(world.id()) {
             wrong_world(&self.meta.name, self.world_id);
@@ -388,7 +483,7 @@ impl<Marker: 'static, F: ExclusiveSystemParamFunction<Marker>> System
         });
         let this_run = world.increment_change_tick();
         self.meta.finish_run(world.counted_tick(this_run));
-        out
+        out.into_result()
     }
 
     fn apply_deferred(&mut self, _: &mut World) {}

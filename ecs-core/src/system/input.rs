@@ -63,7 +63,7 @@ pub type SystemIn<'a, S> = <<S as System>::In as SystemInput>::Inner<'a>;
 /// let mut world = World::new();
 /// let mut system = IntoSystem::into_system(square);
 /// system.initialize(&mut world);
-/// assert_eq!(system.run(12, &mut world), 144);
+/// assert_eq!(system.run(12, &mut world).unwrap(), 144);
 /// ```
 #[derive(Debug)]
 pub struct In<T>(pub T);
@@ -280,10 +280,14 @@ mod tests {
         world.spawn(Score(0));
         let mut system = IntoSystem::into_system(changed_plus);
         system.initialize(&mut world);
-        assert_eq!(system.run(1, &mut world), (1, 2), "a first run sees all");
-        assert_eq!(system.run(10, &mut world), (11, 0));
+        assert_eq!(
+            system.run(1, &mut world).unwrap(),
+            (1, 2),
+            "a first run sees all"
+        );
+        assert_eq!(system.run(10, &mut world).unwrap(), (11, 0));
         world.get_mut::<Score>(e).unwrap().0 = 9;
-        assert_eq!(system.run(100, &mut world), (111, 1));
+        assert_eq!(system.run(100, &mut world).unwrap(), (111, 1));
     }
 
     #[test]
@@ -333,7 +337,7 @@ mod tests {
         let mut world = World::new();
         let mut boxed: BoxedSystem<In<u32>, u32> = Box::new(IntoSystem::into_system(double));
         boxed.initialize(&mut world);
-        assert_eq!(boxed.run(21, &mut world), 42);
+        assert_eq!(boxed.run(21, &mut world).unwrap(), 42);
         // A system is itself `IntoSystem`, so it can be run once directly.
         let system = IntoSystem::into_system(double);
         assert_eq!(world.run_system_once_with(system, 4).unwrap(), 8);

@@ -39,8 +39,8 @@ macro_rules! delegate_to_inner_system {
 use delegate_to_inner_system;
 
 /// The [`System`] methods of a system made of two systems `a` and `b` run
-/// one after the other, with its own `name` and its `access` (the union of
-/// both, set by `initialize`): everything but running.
+/// one after the other, with its own `name` and its `access` (set by
+/// `initialize`): everything but initialising and running.
 macro_rules! delegate_to_both_systems {
     () => {
         fn name(&self) -> std::borrow::Cow<'static, str> {
@@ -49,11 +49,6 @@ macro_rules! delegate_to_both_systems {
 
         fn type_id(&self) -> std::any::TypeId {
             std::any::TypeId::of::<Self>()
-        }
-
-        #[track_caller]
-        fn initialize(&mut self, world: &mut $crate::world::World) {
-            self.access = initialize_both(&mut self.a, &mut self.b, world);
         }
 
         fn access(&self) -> &$crate::query::FilteredAccessSet {
@@ -88,6 +83,7 @@ mod input;
 mod param;
 mod query;
 mod read_only;
+mod run_error;
 mod system_registry;
 mod with_input;
 
@@ -109,9 +105,10 @@ pub use combinator::{
 };
 pub use commands::{Command, Commands, EntityCommands};
 pub use ecs_macros::SystemParam;
+pub(crate) use function_system::Never;
 pub use function_system::{
     ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem, HasSystemInput,
-    IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
+    IntoResult, IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
 };
 pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use param::{
@@ -121,6 +118,7 @@ pub use query::Query;
 pub use read_only::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
 };
+pub use run_error::{RunSystemError, SystemParamValidationError};
 pub use system_registry::{
     CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
     SystemIdMarker,
@@ -169,9 +167,8 @@ pub trait System: Send + Sync + 'static {
     /// Runs the system with `input` through a shared world pointer, without
     /// applying its deferred work.
     ///
-    /// Returns the output itself, not bevy's `Result<Out, RunSystemError>`,
-    /// since our parameters cannot fail validation (a missing resource
-    /// panics naming it).
+    /// Returns the output, or why there is none: the system was skipped
+    /// or returned an error ([`RunSystemError`]).
     ///
     /// # Safety
     /// The system was initialised with this world; the caller holds the
@@ -181,21 +178,34 @@ pub trait System: Send + Sync + 'static {
         &mut self,
         input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> Self::Out;
+    ) -> Result<Self::Out, RunSystemError>;
 
     /// Runs the system with `input` and exclusive access, then applies its
-    /// deferred work.
+    /// deferred work if the run succeeded (a failed run's stays queued
+    /// until the next [`apply_deferred`](System::apply_deferred)).
     ///
-    /// Returns the output itself, not bevy's `Result<Out, RunSystemError>`,
-    /// since our parameters cannot fail validation (a missing resource
-    /// panics naming it).
-    fn run(&mut self, input: SystemIn<'_, Self>, world: &mut World) -> Self::Out {
+    /// Returns the output, or why there is none ([`RunSystemError`]).
+    fn run(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: &mut World,
+    ) -> Result<Self::Out, RunSystemError> {
+        let out = self.run_without_applying_deferred(input, world)?;
+        self.apply_deferred(world);
+        Ok(out)
+    }
+
+    /// Runs the system with `input` and exclusive access, leaving its
+    /// deferred work queued for [`apply_deferred`](System::apply_deferred).
+    fn run_without_applying_deferred(
+        &mut self,
+        input: SystemIn<'_, Self>,
+        world: &mut World,
+    ) -> Result<Self::Out, RunSystemError> {
         world.flush_entities();
         world.check_change_ticks();
         // SAFETY: `&mut World` holds every access.
-        let out = unsafe { self.run_unsafe(input, UnsafeWorldCell::new_mutable(world)) };
-        self.apply_deferred(world);
-        out
+        unsafe { self.run_unsafe(input, UnsafeWorldCell::new_mutable(world)) }
     }
 
     /// Applies deferred work (commands).
@@ -355,7 +365,7 @@ pub trait IntoSystem<In: SystemInput, Out, Marker>: Sized {
     /// world.insert_resource(Start(10));
     /// let mut system = IntoSystem::into_system(tick.with_input_from::<Counter>());
     /// system.initialize(&mut world);
-    /// assert_eq!(system.run((), &mut world), 11);
+    /// assert_eq!(system.run((), &mut world).unwrap(), 11);
     /// ```
     fn with_input_from<T>(self) -> WithInputFromWrapper<Self::System, T>
     where
@@ -416,6 +426,13 @@ pub trait RunSystemOnce: Sized {
     /// Initialises and runs a system that takes no input, applies its
     /// commands, and returns its output.
     ///
+    /// # Errors
+    /// [`RunSystemError::Failed`] if the system returned an error,
+    /// [`RunSystemError::Skipped`] if it was skipped. A system returning
+    /// `Result<T>` may need its output named, as in
+    /// `run_system_once::<_, T, _>(system)`, since it is also a system of
+    /// output `Result<T>`.
+    ///
     /// # Panics
     /// If the system's parameters conflict (naming the system), or if the
     /// system panics.
@@ -429,6 +446,9 @@ pub trait RunSystemOnce: Sized {
 
     /// Initialises and runs a system with `input`, applies its commands,
     /// and returns its output.
+    ///
+    /// # Errors
+    /// As [`run_system_once`](RunSystemOnce::run_system_once).
     ///
     /// # Panics
     /// If the system's parameters conflict (naming the system), or if the
@@ -456,27 +476,9 @@ impl RunSystemOnce for &mut World {
     {
         let mut system = IntoSystem::into_system(system);
         system.initialize(self);
-        Ok(system.run(input, self))
+        system.run(input, self)
     }
 }
-
-/// Why running a system failed.
-///
-/// It has no variant yet, unlike bevy's `Skipped` / `Failed`: our
-/// parameters cannot fail validation (a missing resource panics naming
-/// it) and systems return plain values, so every run that returns
-/// succeeds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RunSystemError {}
-
-impl std::fmt::Display for RunSystemError {
-    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {}
-    }
-}
-
-impl std::error::Error for RunSystemError {}
 
 impl DeferredWorld<'_> {
     /// Commands, applied right after the current operation.

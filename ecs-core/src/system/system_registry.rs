@@ -163,7 +163,7 @@ impl SystemIdMarker {
 /// let removed = world.unregister_system(id).unwrap();
 /// assert!(removed.initialized());
 /// let mut system = removed.system();
-/// assert_eq!(system.run((), &mut world), 5);
+/// assert_eq!(system.run((), &mut world).unwrap(), 5);
 /// ```
 pub struct RemovedSystem<I = (), O = ()> {
     initialized: bool,
@@ -193,7 +193,7 @@ impl<I, O> RemovedSystem<I, O> {
     /// let id = world.register_system(|| 2 + 2);
     /// let mut system = world.unregister_system(id).unwrap().system();
     /// system.initialize(&mut world);
-    /// assert_eq!(system.run((), &mut world), 4);
+    /// assert_eq!(system.run((), &mut world).unwrap(), 4);
     /// ```
     pub fn system(self) -> BoxedSystem<I, O> {
         self.system
@@ -523,7 +523,10 @@ impl World {
             // parameters, which must not lose the system.
             system.initialize(self);
             now_initialized = true;
-            system.run(input, self)
+            // A failed run's commands apply too, as bevy's do.
+            let output = system.run_without_applying_deferred(input, self);
+            system.apply_deferred(self);
+            output
         }));
         let name = (result.is_err()).then(|| system.name());
         let pending = self.put_back(id, system, now_initialized);
@@ -533,7 +536,7 @@ impl World {
                     pending.apply(self);
                 }
                 self.flush();
-                Ok(output)
+                Ok(output?)
             }
             Err(payload) => {
                 // Commands aimed at the system during a run that did not

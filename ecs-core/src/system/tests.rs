@@ -767,7 +767,7 @@ fn a_system_refuses_a_world_it_was_not_initialised_for() {
     b.insert_resource(Score(2));
     let mut system = IntoSystem::into_system(read);
     system.initialize(&mut a);
-    assert_eq!(system.run((), &mut a), 1);
+    assert_eq!(system.run((), &mut a).unwrap(), 1);
     let error = catch_unwind(AssertUnwindSafe(|| system.run((), &mut b))).unwrap_err();
     let message = error.downcast_ref::<String>().unwrap();
     assert!(
@@ -969,7 +969,7 @@ fn an_exclusive_system_refuses_a_second_world() {
         .unwrap()
         .contains("was run before `initialize`"));
     system.initialize(&mut a);
-    system.run((), &mut a);
+    system.run((), &mut a).unwrap();
     let init = catch_unwind(AssertUnwindSafe(|| system.initialize(&mut b))).unwrap_err();
     assert!(init
         .downcast_ref::<String>()
@@ -980,7 +980,7 @@ fn an_exclusive_system_refuses_a_second_world() {
         .downcast_ref::<String>()
         .unwrap()
         .contains("and run on another world"));
-    system.run((), &mut a);
+    system.run((), &mut a).unwrap();
 }
 
 /// Adding observers leaves the ones already there as they were: an

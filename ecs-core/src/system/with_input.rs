@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::{IntoSystem, System, SystemIn, SystemInput};
+use super::{IntoSystem, RunSystemError, System, SystemIn, SystemInput};
 use crate::world::{FromWorld, UnsafeWorldCell, World};
 
 /// A system that passes a mutable borrow of the value it owns as the
@@ -23,8 +23,8 @@ use crate::world::{FromWorld, UnsafeWorldCell, World};
 /// let mut world = World::new();
 /// let mut system = WithInputWrapper::new(count, 10);
 /// system.initialize(&mut world);
-/// assert_eq!(system.run((), &mut world), 11);
-/// assert_eq!(system.run((), &mut world), 12);
+/// assert_eq!(system.run((), &mut world).unwrap(), 11);
+/// assert_eq!(system.run((), &mut world).unwrap(), 12);
 /// assert_eq!(*system.value(), 12);
 /// ```
 pub struct WithInputWrapper<S, T>
@@ -87,7 +87,7 @@ where
         &mut self,
         _input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> S::Out {
+    ) -> Result<S::Out, RunSystemError> {
         // SAFETY: the caller's guarantee for this system is the one for
         // the wrapped system, whose access and exclusivity it reports.
         unsafe { self.system.run_unsafe(&mut self.value, world) }
@@ -111,8 +111,8 @@ where
 /// let mut system = WithInputFromWrapper::<_, Vec<u32>>::new(push);
 /// assert!(system.value().is_none());
 /// system.initialize(&mut world);
-/// assert_eq!(system.run((), &mut world), 1);
-/// assert_eq!(system.run((), &mut world), 2);
+/// assert_eq!(system.run((), &mut world).unwrap(), 1);
+/// assert_eq!(system.run((), &mut world).unwrap(), 2);
 /// ```
 pub struct WithInputFromWrapper<S, T> {
     system: S,
@@ -179,7 +179,7 @@ where
         &mut self,
         _input: SystemIn<'_, Self>,
         world: UnsafeWorldCell<'_>,
-    ) -> S::Out {
+    ) -> Result<S::Out, RunSystemError> {
         let Some(value) = self.value.as_mut() else {
             input_not_initialized(&self.system.name())
         };

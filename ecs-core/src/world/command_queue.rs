@@ -5,15 +5,104 @@ use std::{
 };
 
 use super::{World, WorldId};
+use crate::error::{BevyError, CommandOutput, ErrorContext};
 
 /// A deferred change to the world, applied when its queue is.
+///
+/// A command may fail: its output is `()` or a `Result` whose error
+/// converts into a [`BevyError`] (see [`CommandOutput`]).
+/// [`Commands::queue`](crate::system::Commands::queue) hands such an
+/// error to the world's error handler with [`ErrorContext::Command`].
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::Command;
+///
+/// #[derive(Resource)]
+/// struct Gold(u32);
+///
+/// struct Spend(u32);
+///
+/// impl Command for Spend {
+///     type Out = Result;
+///
+///     fn apply(self, world: &mut World) -> Result {
+///         let mut gold = world.resource_mut::<Gold>();
+///         gold.0 = gold.0.checked_sub(self.0).ok_or("not enough gold")?;
+///         Ok(())
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Gold(5));
+/// assert!(Spend(3).apply(&mut world).is_ok());
+/// assert!(Spend(3).apply(&mut world).is_err());
+/// ```
 pub trait Command: Send + 'static {
+    /// What [`apply`](Command::apply) returns: `()`, or a `Result`.
+    type Out: CommandOutput;
+
     /// Applies the change.
-    fn apply(self, world: &mut World);
+    fn apply(self, world: &mut World) -> Self::Out;
+
+    /// This command, with an error it returns handed to `error_handler`
+    /// (with [`ErrorContext::Command`] naming the command's type).
+    #[inline]
+    fn handle_error_with(
+        self,
+        error_handler: impl FnOnce(BevyError, ErrorContext) + Send + 'static,
+    ) -> impl Command<Out = ()>
+    where
+        Self: Sized,
+    {
+        move |world: &mut World| {
+            if let Some(error) = self.apply(world).to_err() {
+                error_handler(error, command_context::<Self>());
+            }
+        }
+    }
+
+    /// This command, with an error it returns handed to the world's error
+    /// handler ([`World::fallback_error_handler`]).
+    #[inline]
+    fn handle_error(self) -> impl Command<Out = ()>
+    where
+        Self: Sized,
+    {
+        move |world: &mut World| {
+            if let Some(error) = self.apply(world).to_err() {
+                (world.fallback_error_handler())(error, command_context::<Self>());
+            }
+        }
+    }
+
+    /// This command, with an error it returns dropped.
+    #[inline]
+    fn ignore_error(self) -> impl Command<Out = ()>
+    where
+        Self: Sized,
+    {
+        move |world: &mut World| {
+            let _ = self.apply(world);
+        }
+    }
 }
 
-impl<F: FnOnce(&mut World) + Send + 'static> Command for F {
-    fn apply(self, world: &mut World) {
+/// The context of an error returned by the command `C`.
+fn command_context<C>() -> ErrorContext {
+    ErrorContext::Command {
+        name: std::any::type_name::<C>().into(),
+    }
+}
+
+impl<F, Out> Command for F
+where
+    F: FnOnce(&mut World) -> Out + Send + 'static,
+    Out: CommandOutput,
+{
+    type Out = Out;
+
+    fn apply(self, world: &mut World) -> Out {
         self(world)
     }
 }
@@ -31,7 +120,10 @@ struct CommandMeta {
 
 /// # Safety
 /// `ptr` points to an unaligned, owned `C`.
-unsafe fn consume_command<C: Command>(ptr: *mut MaybeUninit<u8>, world: Option<&mut World>) {
+unsafe fn consume_command<C: Command<Out = ()>>(
+    ptr: *mut MaybeUninit<u8>,
+    world: Option<&mut World>,
+) {
     // SAFETY: guaranteed by the caller; the value is read out once.
     let command = unsafe { ptr.cast::<C>().read_unaligned() };
     match world {
@@ -81,7 +173,7 @@ impl std::fmt::Debug for CommandQueue {
 impl CommandQueue {
     /// Queues a command.
     #[inline]
-    pub fn push<C: Command>(&mut self, command: C) {
+    pub fn push<C: Command<Out = ()>>(&mut self, command: C) {
         let meta = CommandMeta {
             size: size_of::<C>(),
             consume: consume_command::<C>,

@@ -279,4 +279,32 @@ impl World {
             (Ok(output), None) => output,
         }
     }
+
+    /// The world's error handler: the one its
+    /// [`FallbackErrorHandler`](crate::error::FallbackErrorHandler)
+    /// resource holds, else [`match_severity`](crate::error::match_severity).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::error::{BevyError, ErrorContext, FallbackErrorHandler};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    ///
+    /// static CALLED: AtomicBool = AtomicBool::new(false);
+    /// fn note(_: BevyError, _: ErrorContext) {
+    ///     CALLED.store(true, Ordering::Relaxed);
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(FallbackErrorHandler(note));
+    /// let context = ErrorContext::Command { name: "example".into() };
+    /// (world.fallback_error_handler())("failed".into(), context);
+    /// assert!(CALLED.load(Ordering::Relaxed));
+    /// ```
+    #[inline]
+    pub fn fallback_error_handler(&self) -> crate::error::ErrorHandler {
+        self.get_resource::<crate::error::FallbackErrorHandler>()
+            .copied()
+            .unwrap_or_default()
+            .0
+    }
 }

@@ -121,6 +121,25 @@ impl<'w> UnsafeWorldCell<'w> {
         &self.meta().storages
     }
 
+    /// The world's error handler (see
+    /// [`World::fallback_error_handler`]).
+    ///
+    /// # Safety
+    /// The caller holds read access to the
+    /// [`FallbackErrorHandler`](crate::error::FallbackErrorHandler)
+    /// resource.
+    #[inline]
+    pub unsafe fn fallback_error_handler(self) -> crate::error::ErrorHandler {
+        use crate::error::FallbackErrorHandler;
+        let id = self.components().resource_id::<FallbackErrorHandler>();
+        // SAFETY: only that resource is read, which the caller may read.
+        let ptr = id.and_then(|id| unsafe { self.storages() }.resources.get(id)?.get_data());
+        // SAFETY: the storage of its id holds a `FallbackErrorHandler`,
+        // which is `Copy`; nobody writes it meanwhile (caller).
+        let handler = ptr.map(|ptr| unsafe { *ptr.cast::<FallbackErrorHandler>() });
+        handler.unwrap_or_default().0
+    }
+
     /// The current change tick.
     #[inline]
     pub fn change_tick(self) -> Tick {

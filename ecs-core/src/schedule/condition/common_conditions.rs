@@ -13,9 +13,9 @@
 //! let mut world = World::new();
 //! let mut running = IntoSystem::into_system(not(resource_exists::<Paused>));
 //! running.initialize(&mut world);
-//! assert!(running.run((), &mut world));
+//! assert!(running.run((), &mut world).unwrap());
 //! world.insert_resource(Paused);
-//! assert!(!running.run((), &mut world));
+//! assert!(!running.run((), &mut world).unwrap());
 //! ```
 
 use super::{NotMarker, NotSystem, SystemCondition};
@@ -36,9 +36,9 @@ use crate::{
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(run_once);
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn run_once(mut has_run: Local<bool>) -> bool {
     !std::mem::replace(&mut *has_run, true)
@@ -55,9 +55,9 @@ pub fn run_once(mut has_run: Local<bool>) -> bool {
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(resource_exists::<Score>);
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.insert_resource(Score(0));
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_exists<T>(res: Option<Res<T>>) -> bool
 where
@@ -82,9 +82,9 @@ where
 /// world.insert_resource(Level(1));
 /// let mut condition = IntoSystem::into_system(resource_equals(Level(1)));
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// world.insert_resource(Level(2));
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_equals<T>(value: T) -> impl FnMut(Res<T>) -> bool
 where
@@ -105,9 +105,9 @@ where
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(resource_exists_and_equals(Level(1)));
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.insert_resource(Level(1));
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_exists_and_equals<T>(value: T) -> impl FnMut(Option<Res<T>>) -> bool
 where
@@ -128,9 +128,9 @@ where
 /// let mut world = World::new();
 /// let mut dead = IntoSystem::into_system(resource_exists_and(|h: &Health| h.0 == 0));
 /// dead.initialize(&mut world);
-/// assert!(!dead.run((), &mut world));
+/// assert!(!dead.run((), &mut world).unwrap());
 /// world.insert_resource(Health(0));
-/// assert!(dead.run((), &mut world));
+/// assert!(dead.run((), &mut world).unwrap());
 /// ```
 pub fn resource_exists_and<T>(condition: impl Fn(&T) -> bool) -> impl FnMut(Option<Res<T>>) -> bool
 where
@@ -153,8 +153,8 @@ where
 /// let mut condition = IntoSystem::into_system(resource_added::<Score>);
 /// condition.initialize(&mut world);
 /// world.insert_resource(Score(0));
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_added<T>(res: Option<Res<T>>) -> bool
 where
@@ -181,10 +181,10 @@ where
 /// world.insert_resource(Score(0));
 /// let mut condition = IntoSystem::into_system(resource_changed::<Score>);
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world)); // added counts as changed
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap()); // added counts as changed
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.resource_mut::<Score>().0 = 5;
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_changed<T>(res: Res<T>) -> bool
 where
@@ -206,10 +206,10 @@ where
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(resource_exists_and_changed::<Score>);
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.insert_resource(Score(0));
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_exists_and_changed<T>(res: Option<Res<T>>) -> bool
 where
@@ -234,11 +234,11 @@ where
 /// world.insert_resource(Score(0));
 /// let mut condition = IntoSystem::into_system(resource_changed_or_removed::<Score>);
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.remove_resource::<Score>();
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_changed_or_removed<T>(res: Option<Res<T>>, mut existed: Local<bool>) -> bool
 where
@@ -268,10 +268,10 @@ where
 /// world.insert_resource(Score(0));
 /// let mut condition = IntoSystem::into_system(resource_removed::<Score>);
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.remove_resource::<Score>();
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn resource_removed<T>(res: Option<Res<T>>, mut existed: Local<bool>) -> bool
 where
@@ -293,11 +293,11 @@ where
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(any_with_component::<Enemy>);
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// let enemy = world.spawn(Enemy).id();
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// world.despawn(enemy);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn any_with_component<T: Component>(query: Query<(), With<T>>) -> bool {
     !query.is_empty()
@@ -319,9 +319,9 @@ pub fn any_with_component<T: Component>(query: Query<(), With<T>>) -> bool {
 /// world.spawn(Enemy);
 /// let mut condition = IntoSystem::into_system(any_match_filter::<(With<Enemy>, With<Boss>)>);
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.spawn((Enemy, Boss));
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// ```
 pub fn any_match_filter<F: QueryFilter + 'static>(query: Query<(), F>) -> bool {
     !query.is_empty()
@@ -341,7 +341,7 @@ pub fn any_match_filter<F: QueryFilter + 'static>(query: Query<(), F>) -> bool {
 /// let mut condition = IntoSystem::into_system(not(always));
 /// assert!(condition.name().starts_with('!'));
 /// condition.initialize(&mut world);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn not<Marker, TOut, T>(condition: T) -> NotSystem<T::System>
 where
@@ -367,11 +367,11 @@ where
 /// world.insert_resource(Paused);
 /// let mut condition = IntoSystem::into_system(condition_changed(resource_exists::<Paused>));
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world)); // false -> true
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap()); // false -> true
+/// assert!(!condition.run((), &mut world).unwrap());
 /// world.remove_resource::<Paused>();
-/// assert!(condition.run((), &mut world)); // true -> false
-/// assert!(!condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap()); // true -> false
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub fn condition_changed<Marker, CIn, C>(condition: C) -> impl SystemCondition<(), CIn>
 where
@@ -399,12 +399,12 @@ where
 /// let mut paused_now =
 ///     IntoSystem::into_system(condition_changed_to(true, resource_exists::<Paused>));
 /// paused_now.initialize(&mut world);
-/// assert!(!paused_now.run((), &mut world));
+/// assert!(!paused_now.run((), &mut world).unwrap());
 /// world.insert_resource(Paused);
-/// assert!(paused_now.run((), &mut world));
-/// assert!(!paused_now.run((), &mut world));
+/// assert!(paused_now.run((), &mut world).unwrap());
+/// assert!(!paused_now.run((), &mut world).unwrap());
 /// world.remove_resource::<Paused>();
-/// assert!(!paused_now.run((), &mut world)); // became false, not true
+/// assert!(!paused_now.run((), &mut world).unwrap()); // became false, not true
 /// ```
 pub fn condition_changed_to<Marker, CIn, C>(to: bool, condition: C) -> impl SystemCondition<(), CIn>
 where

@@ -14,6 +14,7 @@
 //! A combined condition is one system: its access is the union of its
 //! parts', and it only reads, so it can run beside other readers.
 
+use crate::system::RunSystemError;
 use std::ops::Not;
 
 use crate::system::{
@@ -34,9 +35,9 @@ use crate::system::{
 /// let mut condition: BoxedCondition =
 ///     Box::new(IntoSystem::into_system(not(resource_exists::<Paused>)));
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
 /// world.insert_resource(Paused);
-/// assert!(!condition.run((), &mut world));
+/// assert!(!condition.run((), &mut world).unwrap());
 /// ```
 pub type BoxedCondition<In = ()> = Box<dyn ReadOnlySystem<In = In, Out = bool>>;
 
@@ -69,9 +70,9 @@ pub type BoxedCondition<In = ()> = Box<dyn ReadOnlySystem<In = In, Out = bool>>;
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(every_other_time());
 /// condition.initialize(&mut world);
-/// assert!(condition.run((), &mut world));
-/// assert!(!condition.run((), &mut world));
-/// assert!(condition.run((), &mut world));
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
+/// assert!(condition.run((), &mut world).unwrap());
 /// ```
 ///
 /// A condition may take an input, which both halves of a combination
@@ -90,9 +91,9 @@ pub type BoxedCondition<In = ()> = Box<dyn ReadOnlySystem<In = In, Out = bool>>;
 /// let mut world = World::new();
 /// let mut condition = IntoSystem::into_system(positive.and_then(even));
 /// condition.initialize(&mut world);
-/// assert!(condition.run(4, &mut world));
-/// assert!(!condition.run(3, &mut world));
-/// assert!(!condition.run(-2, &mut world));
+/// assert!(condition.run(4, &mut world).unwrap());
+/// assert!(!condition.run(3, &mut world).unwrap());
+/// assert!(!condition.run(-2, &mut world).unwrap());
 /// ```
 pub trait SystemCondition<Marker, In: SystemInput = ()>:
     IntoSystem<In, bool, Marker, System: ReadOnlySystem>
@@ -116,9 +117,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut condition =
     ///     IntoSystem::into_system(resource_exists::<Level>.and_then(resource_equals(Level(2))));
     /// condition.initialize(&mut world);
-    /// assert!(!condition.run((), &mut world));
+    /// assert!(!condition.run((), &mut world).unwrap());
     /// world.insert_resource(Level(2));
-    /// assert!(condition.run((), &mut world));
+    /// assert!(condition.run((), &mut world).unwrap());
     /// ```
     fn and_then<M, C: SystemCondition<M, In>>(
         self,
@@ -144,8 +145,8 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut world = World::new();
     /// let mut condition = IntoSystem::into_system(never.and_eager(count_runs));
     /// condition.initialize(&mut world);
-    /// assert!(!condition.run((), &mut world));
-    /// assert!(!condition.run((), &mut world));
+    /// assert!(!condition.run((), &mut world).unwrap());
+    /// assert!(!condition.run((), &mut world).unwrap());
     /// // `count_runs` ran both times although `never` was false.
     /// ```
     fn and_eager<M, C: SystemCondition<M, In>>(
@@ -176,9 +177,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     ///     resource_exists::<PlayerAlive>.nand_then(resource_exists::<EnemyAlive>),
     /// );
     /// game_over.initialize(&mut world);
-    /// assert!(!game_over.run((), &mut world));
+    /// assert!(!game_over.run((), &mut world).unwrap());
     /// world.remove_resource::<EnemyAlive>();
-    /// assert!(game_over.run((), &mut world));
+    /// assert!(game_over.run((), &mut world).unwrap());
     /// ```
     fn nand_then<M, C: SystemCondition<M, In>>(
         self,
@@ -196,7 +197,7 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut world = World::new();
     /// let mut condition = IntoSystem::into_system((|| true).nand_eager(|| true));
     /// condition.initialize(&mut world);
-    /// assert!(!condition.run((), &mut world));
+    /// assert!(!condition.run((), &mut world).unwrap());
     /// ```
     fn nand_eager<M, C: SystemCondition<M, In>>(
         self,
@@ -224,9 +225,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     ///     resource_exists::<Sunny>.nor_else(resource_exists::<Fertilized>),
     /// );
     /// slow_growth.initialize(&mut world);
-    /// assert!(slow_growth.run((), &mut world));
+    /// assert!(slow_growth.run((), &mut world).unwrap());
     /// world.insert_resource(Fertilized);
-    /// assert!(!slow_growth.run((), &mut world));
+    /// assert!(!slow_growth.run((), &mut world).unwrap());
     /// ```
     fn nor_else<M, C: SystemCondition<M, In>>(
         self,
@@ -244,7 +245,7 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut world = World::new();
     /// let mut condition = IntoSystem::into_system((|| false).nor_eager(|| false));
     /// condition.initialize(&mut world);
-    /// assert!(condition.run((), &mut world));
+    /// assert!(condition.run((), &mut world).unwrap());
     /// ```
     fn nor_eager<M, C: SystemCondition<M, In>>(
         self,
@@ -271,9 +272,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut either =
     ///     IntoSystem::into_system(resource_exists::<A>.or_else(resource_exists::<B>));
     /// either.initialize(&mut world);
-    /// assert!(!either.run((), &mut world));
+    /// assert!(!either.run((), &mut world).unwrap());
     /// world.insert_resource(B);
-    /// assert!(either.run((), &mut world));
+    /// assert!(either.run((), &mut world).unwrap());
     /// ```
     fn or_else<M, C: SystemCondition<M, In>>(self, else_run: C) -> OrElse<Self::System, C::System> {
         combine(self, else_run, |a, b| format!("{a} || {b}"))
@@ -288,7 +289,7 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     /// let mut world = World::new();
     /// let mut condition = IntoSystem::into_system((|| true).or_eager(|| false));
     /// condition.initialize(&mut world);
-    /// assert!(condition.run((), &mut world));
+    /// assert!(condition.run((), &mut world).unwrap());
     /// ```
     fn or_eager<M, C: SystemCondition<M, In>>(self, other: C) -> OrEager<Self::System, C::System> {
         combine(self, other, |a, b| format!("{a} | {b}"))
@@ -310,9 +311,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     ///     resource_exists::<CoffeeIdle>.xnor(resource_exists::<KettleIdle>),
     /// );
     /// condition.initialize(&mut world);
-    /// assert!(condition.run((), &mut world));
+    /// assert!(condition.run((), &mut world).unwrap());
     /// world.insert_resource(KettleIdle);
-    /// assert!(!condition.run((), &mut world));
+    /// assert!(!condition.run((), &mut world).unwrap());
     /// ```
     fn xnor<M, C: SystemCondition<M, In>>(self, other: C) -> Xnor<Self::System, C::System> {
         combine(self, other, |a, b| format!("!({a} ^ {b})"))
@@ -334,9 +335,9 @@ pub trait SystemCondition<Marker, In: SystemInput = ()>:
     ///     resource_exists::<CoffeeIdle>.xor(resource_exists::<KettleIdle>),
     /// );
     /// condition.initialize(&mut world);
-    /// assert!(!condition.run((), &mut world));
+    /// assert!(!condition.run((), &mut world).unwrap());
     /// world.insert_resource(KettleIdle);
-    /// assert!(condition.run((), &mut world));
+    /// assert!(condition.run((), &mut world).unwrap());
     /// ```
     fn xor<M, C: SystemCondition<M, In>>(self, other: C) -> Xor<Self::System, C::System> {
         combine(self, other, |a, b| format!("({a} ^ {b})"))
@@ -395,9 +396,9 @@ impl<S: System<Out: Not>> Adapt<S> for NotMarker {
     fn adapt(
         &mut self,
         input: <Self::In as SystemInput>::Inner<'_>,
-        run_system: impl FnOnce(SystemIn<'_, S>) -> S::Out,
-    ) -> Self::Out {
-        !run_system(input)
+        run_system: impl FnOnce(SystemIn<'_, S>) -> Result<S::Out, RunSystemError>,
+    ) -> Result<Self::Out, RunSystemError> {
+        run_system(input).map(Not::not)
     }
 }
 
@@ -430,10 +431,14 @@ macro_rules! condition_combinator {
             fn combine<T>(
                 $input: <Self::In as SystemInput>::Inner<'_>,
                 $data: &mut T,
-                $a: impl FnOnce(SystemIn<'_, A>, &mut T) -> bool,
-                $b: impl FnOnce(SystemIn<'_, B>, &mut T) -> bool,
-            ) -> bool {
-                $body
+                a: impl FnOnce(SystemIn<'_, A>, &mut T) -> Result<bool, RunSystemError>,
+                b: impl FnOnce(SystemIn<'_, B>, &mut T) -> Result<bool, RunSystemError>,
+            ) -> Result<bool, RunSystemError> {
+                // A half that is skipped or fails counts as false, as in bevy
+                // (a failure has gone to the error handler already).
+                let $a = |input: SystemIn<'_, A>, data: &mut T| a(input, data).unwrap_or(false);
+                let $b = |input: SystemIn<'_, B>, data: &mut T| b(input, data).unwrap_or(false);
+                Ok($body)
             }
         }
     };

@@ -42,6 +42,8 @@ where
     I: SystemInput<Inner<'static>: Send> + Send + 'static,
     O: 'static,
 {
+    type Out = ();
+
     fn apply(self, world: &mut World) {
         if let Some(pending) = world.pending_while_running(self.id) {
             pending.push(self);
@@ -65,6 +67,8 @@ where
     I: SystemInput + Send + 'static,
     O: Send + 'static,
 {
+    type Out = ();
+
     fn apply(self, world: &mut World) {
         if let Some(pending) = world.pending_while_running(self.id) {
             pending.push(self);
@@ -300,6 +304,8 @@ where
     M: 'static,
     S: IntoSystem<I, O, M> + Send + 'static,
 {
+    type Out = ();
+
     fn apply(self, world: &mut World) {
         let Some(cached) = world.get_resource::<CachedSystemId<S>>() else {
             return (self.on_error)(&RegisteredSystemError::<I, O>::SystemNotCached);

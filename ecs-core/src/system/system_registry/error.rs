@@ -4,17 +4,16 @@ use std::{any::type_name, fmt};
 
 use super::{SystemId, SystemIdMarker};
 use crate::{
-    system::{RunSystemError, SystemInput},
+    error::BevyError,
+    system::{RunSystemError, SystemInput, SystemParamValidationError},
     world::WorldId,
 };
 
 /// Why an operation on a registered system failed. Each variant names the
 /// system's id (its entity).
 ///
-/// Bevy's `Skipped` and `Failed` are absent, since our system parameters
-/// cannot fail validation (a missing resource panics naming it) and
-/// systems return plain values; `IncorrectWorld` is ours, since our ids
-/// remember their world.
+/// `IncorrectWorld` is ours, not bevy's, since our ids remember their
+/// world.
 ///
 /// ```
 /// use ecs::prelude::*;
@@ -37,6 +36,11 @@ pub enum RegisteredSystemError<I: SystemInput = (), O = ()> {
     /// The entity is a registered system whose [`RegisteredSystem`](super::RegisteredSystem)
     /// component was removed by hand.
     MissingRegisteredSystemComponent(SystemId<I, O>),
+    /// The system did not run: a parameter failed validation and asked to
+    /// skip it. Not an error.
+    Skipped(SystemParamValidationError),
+    /// The system returned an error (or a parameter failed validation).
+    Failed(BevyError),
     /// A system unregistered itself while running: its entity is despawned
     /// and the system is dropped once its run ends, but it cannot be handed
     /// back.
@@ -56,7 +60,10 @@ pub enum RegisteredSystemError<I: SystemInput = (), O = ()> {
 
 impl<I: SystemInput, O> From<RunSystemError> for RegisteredSystemError<I, O> {
     fn from(error: RunSystemError) -> Self {
-        match error {}
+        match error {
+            RunSystemError::Skipped(error) => Self::Skipped(error),
+            RunSystemError::Failed(error) => Self::Failed(error),
+        }
     }
 }
 
@@ -72,6 +79,8 @@ impl<I: SystemInput, O> fmt::Debug for RegisteredSystemError<I, O> {
                 .field(id)
                 .finish(),
             Self::SelfRemove(id) => f.debug_tuple("SelfRemove").field(id).finish(),
+            Self::Skipped(error) => f.debug_tuple("Skipped").field(error).finish(),
+            Self::Failed(error) => f.debug_tuple("Failed").field(error).finish(),
             Self::IncorrectType(id, marker) => f
                 .debug_tuple("IncorrectType")
                 .field(id)
@@ -103,6 +112,11 @@ impl<I: SystemInput, O> fmt::Display for RegisteredSystemError<I, O> {
                 f,
                 "system {id:?} unregistered itself while running; it is dropped when its run ends"
             ),
+            Self::Skipped(error) => write!(
+                f,
+                "System did not run due to failed parameter validation: {error}"
+            ),
+            Self::Failed(error) => write!(f, "System returned error: {error}"),
             Self::IncorrectType(id, marker) => write!(
                 f,
                 "system {id:?} (`{}`) is a `SystemId<{}, {}>`, not a `{}`",
