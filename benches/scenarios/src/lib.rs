@@ -9,6 +9,7 @@
 
 pub mod case;
 pub mod floor;
+pub mod nested_sets;
 pub mod ours;
 mod params;
 
