@@ -61,6 +61,7 @@ fn scenarios(c: &mut Criterion) {
     scenario(c, "add_remove", ours::add_remove, None);
     scenario(c, "sparse_add_remove", ours::sparse_add_remove, None);
     scenario(c, "schedule", ours::schedule, None);
+    scenario(c, "nested_sets", ours::nested_sets, None);
     scenario(c, "spawn_despawn", ours::spawn_despawn, None);
 }
 

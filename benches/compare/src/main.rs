@@ -90,6 +90,13 @@ fn scenarios() -> Vec<Scenario> {
             cases: cases!(schedule: Ours, Bevy, Hecs),
         },
         Scenario {
+            name: "nested_sets",
+            what: "50 systems in chained, nested and conditional sets, 10 × 320 entities (not on hecs)",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: cases!(nested_sets: Ours, Bevy),
+        },
+        Scenario {
             name: "spawn_despawn",
             what: "10,000 single spawns of 3 components, then despawn all",
             peers: &[Bevy, Hecs],

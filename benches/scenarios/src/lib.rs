@@ -5,10 +5,13 @@
 //! (`benches/core.rs`, `ecs` alone) and `benches/compare` (`ecs` against
 //! bevy_ecs and hecs, whose scenarios it writes itself on the same sizes
 //! and shared work). A scenario measured by one is exactly the one
-//! measured by the other.
+//! measured by the other. `nested_sets` is written once, as a macro
+//! ([`nested_sets_scenario!`]) that both `ours` and the comparison's bevy
+//! module expand: its 50 systems are too many to keep alike by hand.
 
 pub mod case;
 pub mod floor;
+pub mod nested_sets;
 pub mod ours;
 mod params;
 

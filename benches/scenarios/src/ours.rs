@@ -285,6 +285,12 @@ pub fn schedule() -> Box<dyn Case> {
     )
 }
 
+mod nested {
+    use ecs::prelude::*;
+    crate::nested_sets_scenario!();
+}
+pub use nested::nested_sets;
+
 struct SpawnDespawn {
     world: World,
     entities: Vec<Entity>,
