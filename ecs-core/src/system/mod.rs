@@ -85,6 +85,7 @@ mod query;
 mod read_only;
 mod run_error;
 mod system_registry;
+mod system_state;
 mod with_input;
 
 // Bevy's paths for items defined in other modules.
@@ -123,6 +124,7 @@ pub use system_registry::{
     CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
     SystemIdMarker,
 };
+pub use system_state::SystemState;
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
 
 use std::{any::TypeId, borrow::Cow};
