@@ -175,59 +175,53 @@ pub fn panic(mut error: BevyError, ctx: ErrorContext) {
     );
 }
 
-/// Writes one line to standard error: the level, what failed and the
-/// error.
+/// Logs what failed and the error at `level`, through the `log` crate
+/// (a program sees it once it installs a logger).
 #[cold]
-fn report(level: &str, error: &BevyError, ctx: &ErrorContext) {
-    eprintln!(
-        "{level}: Encountered an error in {} `{}`: {}",
+fn report(level: log::Level, error: &BevyError, ctx: &ErrorContext) {
+    log::log!(
+        level,
+        "Encountered an error in {} `{}`: {}",
         ctx.kind(),
         ctx.name(),
         error
     );
 }
 
-/// The handler that reports the error at the `error` level: one line on
-/// standard error (`ERROR: Encountered an error in system `name`: ...`),
-/// since we depend on no logging crate.
+/// The handler that logs the error at the `error` level
+/// (`Encountered an error in system `name`: ...`).
 #[track_caller]
 #[inline]
 pub fn error(error: BevyError, ctx: ErrorContext) {
-    report("ERROR", &error, &ctx);
+    report(log::Level::Error, &error, &ctx);
 }
 
-/// The handler that reports the error at the `warn` level: one line on
-/// standard error, starting `WARN:`, since we depend on no logging crate.
+/// The handler that logs the error at the `warn` level.
 #[track_caller]
 #[inline]
 pub fn warn(error: BevyError, ctx: ErrorContext) {
-    report("WARN", &error, &ctx);
+    report(log::Level::Warn, &error, &ctx);
 }
 
-/// The handler that reports the error at the `info` level: one line on
-/// standard error, starting `INFO:`, since we depend on no logging crate.
+/// The handler that logs the error at the `info` level.
 #[track_caller]
 #[inline]
 pub fn info(error: BevyError, ctx: ErrorContext) {
-    report("INFO", &error, &ctx);
+    report(log::Level::Info, &error, &ctx);
 }
 
-/// The handler that reports the error at the `debug` level: one line on
-/// standard error, starting `DEBUG:`, since we depend on no logging
-/// crate.
+/// The handler that logs the error at the `debug` level.
 #[track_caller]
 #[inline]
 pub fn debug(error: BevyError, ctx: ErrorContext) {
-    report("DEBUG", &error, &ctx);
+    report(log::Level::Debug, &error, &ctx);
 }
 
-/// The handler that reports the error at the `trace` level: one line on
-/// standard error, starting `TRACE:`, since we depend on no logging
-/// crate.
+/// The handler that logs the error at the `trace` level.
 #[track_caller]
 #[inline]
 pub fn trace(error: BevyError, ctx: ErrorContext) {
-    report("TRACE", &error, &ctx);
+    report(log::Level::Trace, &error, &ctx);
 }
 
 /// The handler that does nothing with the error.

@@ -8,7 +8,7 @@ use super::schedule_graph::{ConflictingSystems, ScheduleGraph};
 pub enum LogLevel {
     /// Nothing.
     Ignore,
-    /// Print a warning to stderr (this crate has no logger) and go on.
+    /// Log a warning (through the `log` crate) and go on.
     Warn,
     /// Fail the build with a [`ScheduleBuildError`].
     Error,
@@ -91,14 +91,14 @@ impl ScheduleBuildSettings {
         match self.ambiguity_detection {
             LogLevel::Ignore => {}
             _ if conflicts.is_empty() => {}
-            LogLevel::Warn => eprintln!("warning: {}", ScheduleBuildError::Ambiguity(pairs())),
+            LogLevel::Warn => log::warn!("{}", ScheduleBuildError::Ambiguity(pairs())),
             LogLevel::Error => return Err(ScheduleBuildError::Ambiguity(pairs())),
         }
         match self.hierarchy_detection {
             LogLevel::Ignore => {}
             _ if redundant.is_empty() => {}
-            LogLevel::Warn => eprintln!(
-                "warning: {}",
+            LogLevel::Warn => log::warn!(
+                "{}",
                 ScheduleBuildError::HierarchyRedundancy(redundant.to_vec())
             ),
             LogLevel::Error => {
