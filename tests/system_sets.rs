@@ -560,3 +560,79 @@ fn ambiguities_can_be_accepted_per_pair_and_per_resource() {
     world.run_schedule(Update);
     assert_eq!(world.resource::<Counter>().0, 22);
 }
+
+#[test]
+fn an_ordering_through_an_empty_set_still_orders_its_neighbours() {
+    #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Empty;
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.configure_sets((Stage::Input, Empty, Stage::Logic).chain());
+        schedule.add_systems((b.in_set(Stage::Logic), a.in_set(Stage::Input)));
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "b"]);
+    });
+}
+
+#[test]
+fn ambiguous_with_on_a_set_covers_its_systems() {
+    let mut world = world();
+    let mut schedule = Schedule::default();
+    schedule.configure_sets(Physics.ambiguous_with(Inner));
+    schedule.add_systems((a.in_set(Physics), b.in_set(Inner), c));
+    schedule.initialize(&mut world).unwrap();
+    let graph = schedule.graph();
+    let pairs: Vec<String> = graph
+        .conflicting_systems()
+        .iter()
+        .map(|&(x, y, _)| format!("{} {}", graph.system_name(x), graph.system_name(y)))
+        .collect();
+    // a–b accepted by the set; a–c and b–c still reported.
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+    assert!(pairs.iter().all(|p| p.ends_with("::c")), "{pairs:?}");
+}
+
+#[test]
+fn a_set_condition_may_itself_iterate_in_parallel() {
+    // The condition runs on the thread driving the schedule, so a
+    // condition using rayon does not wait on workers busy with its set.
+    #[derive(Component)]
+    struct P(u32);
+    fn any_big(q: Query<&P>) -> bool {
+        let big = AtomicUsize::new(0);
+        q.par_iter().for_each(|p| {
+            if p.0 > 5 {
+                big.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        big.load(Ordering::Relaxed) > 0
+    }
+    fn w(_q: Query<&P>) {}
+    let mut world = World::new();
+    world.spawn_batch((0..2000).map(P));
+    let mut schedule = Schedule::default();
+    schedule.configure_sets(Physics.run_if(any_big));
+    schedule.add_systems((w, w, w, w, w, w).in_set(Physics));
+    for _ in 0..200 {
+        schedule.run(&mut world);
+    }
+}
+
+#[test]
+fn a_panicking_set_condition_is_evaluated_once_per_run() {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    fn explode() -> bool {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        panic!("set condition exploded")
+    }
+    both_executors(|mut schedule| {
+        CALLS.store(0, Ordering::SeqCst);
+        let mut world = world();
+        schedule.configure_sets(Physics.run_if(explode));
+        schedule.add_systems((a, b, c, d).in_set(Physics));
+        let message = expect_panic(|| schedule.run(&mut world));
+        assert!(message.contains("set condition exploded"), "{message}");
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        assert!(world.resource::<Log>().0.is_empty());
+    });
+}

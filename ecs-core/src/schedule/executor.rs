@@ -41,8 +41,8 @@ pub(crate) struct Nodes {
     conditions: SyncPtr<Vec<BoxedCondition>>,
     /// Per system: the sets with conditions it is in.
     conditioned_sets: SyncPtr<Vec<usize>>,
-    /// Per set: its conditions, shared by the set's systems.
-    set_conditions: SyncPtr<Mutex<SetConditions>>,
+    /// Per set: its conditions and this run's result.
+    set_conditions: SyncPtr<SetConditions>,
     /// Null when timing is off; otherwise as long as `systems`.
     timings: SyncPtr<TimingSlot>,
     /// This schedule run's number, for the set conditions' results.
@@ -93,25 +93,31 @@ impl Nodes {
 
     /// Whether system `i` runs in this schedule run: evaluates the
     /// conditions of its sets not evaluated yet in this run, then its own
-    /// (every one, without short-circuit, so each keeps its state).
+    /// (every one, without short-circuit, so each keeps its state). A
+    /// panic in a condition is returned, named.
+    ///
+    /// Only the thread driving the run calls this, right before it starts
+    /// the system (conditions that use rayon themselves cannot wait on a
+    /// worker that waits on them).
     ///
     /// # Safety
-    /// As for [`run_node`] with `Node::System(i)`: system `i` and its
-    /// conditions are this thread's, and the caller holds its access, which
-    /// covers its conditions' and its sets' conditions'.
-    unsafe fn should_run(self, i: usize, world: UnsafeWorldCell<'_>) -> bool {
-        // SAFETY: the caller holds system `i`; only its name is read here.
+    /// System `i` is ready to start: the nodes running now do not conflict
+    /// with its access, which covers its conditions' and its sets'
+    /// conditions'. No other thread touches conditions during the run.
+    unsafe fn should_run(self, i: usize, world: UnsafeWorldCell<'_>) -> Result<bool, Panic> {
+        // SAFETY: only the system's name is read; no job is running it yet.
         let system = unsafe { &*self.systems.0.add(i) };
         let mut run = true;
-        // SAFETY: the caller holds system `i`; the lists are not changed
-        // while the schedule runs.
+        // SAFETY: the lists are not changed while the schedule runs.
         let sets = unsafe { &*self.conditioned_sets.0.add(i) };
         for &set in sets {
-            // SAFETY: `set` indexes the schedule's sets; the mutex lets one
-            // of the set's systems at a time evaluate its conditions.
-            let slot = unsafe { &*self.set_conditions.0.add(set) };
-            let mut state = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            // SAFETY: `set` indexes the schedule's sets; only this thread
+            // touches them during the run.
+            let state = unsafe { &mut *self.set_conditions.0.add(set) };
             if state.run != self.run {
+                // Once per run, even if a condition panics.
+                state.run = self.run;
+                state.result = false;
                 // SAFETY: the caller holds the set's conditions' access.
                 state.result = unsafe {
                     evaluate_all(
@@ -120,16 +126,16 @@ impl Nodes {
                         self.error_handler,
                         system,
                         true,
-                    )
+                    )?
                 };
-                state.run = self.run;
             }
             run &= state.result;
         }
-        // SAFETY: system `i`'s own conditions are this thread's (caller).
+        // SAFETY: system `i`'s own conditions are touched only here.
         let own = unsafe { &mut *self.conditions.0.add(i) };
         // SAFETY: the caller holds their access.
-        run & unsafe { evaluate_all(own, world, self.error_handler, system, false) }
+        let own = unsafe { evaluate_all(own, world, self.error_handler, system, false)? };
+        Ok(run & own)
     }
 }
 
@@ -146,7 +152,7 @@ unsafe fn evaluate_all(
     error_handler: ErrorHandler,
     system: &BoxedSystem,
     on_set: bool,
-) -> bool {
+) -> Result<bool, Panic> {
     let mut all = true;
     for condition in conditions {
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -168,14 +174,13 @@ unsafe fn evaluate_all(
                     },
                 );
             }
-            Err(payload) => resume_unwind(crate::utils::name_panic(
-                "run condition",
-                &condition.name(),
-                payload,
-            )),
+            Err(payload) => {
+                let payload = crate::utils::name_panic("run condition", &condition.name(), payload);
+                return Err(crate::utils::name_panic("system", &system.name(), payload));
+            }
         }
     }
-    all
+    Ok(all)
 }
 
 /// Runs one node.
@@ -187,17 +192,11 @@ unsafe fn evaluate_all(
 /// is running).
 unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Result<(), Panic> {
     let start = (!nodes.timings.0.is_null()).then(Instant::now);
-    let mut ran = true;
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: guaranteed by the caller.
         unsafe {
             match node {
-                Node::System(i) => {
-                    ran = nodes.should_run(i, world);
-                    if ran {
-                        run_system(&mut *nodes.systems.0.add(i), nodes, world)
-                    }
-                }
+                Node::System(i) => run_system(&mut *nodes.systems.0.add(i), nodes, world),
                 Node::Apply(i) => (*nodes.systems.0.add(i)).apply_deferred(world.world_mut()),
             }
         }
@@ -209,7 +208,6 @@ unsafe fn run_node(node: Node, nodes: Nodes, world: UnsafeWorldCell<'_>) -> Resu
         // caller guarantees this node's slot is used by this thread alone.
         let slot = unsafe { &mut *nodes.timings.0.add(i) };
         match node {
-            Node::System(_) if !ran => {}
             Node::System(_) => {
                 slot.runs += 1;
                 slot.total += elapsed;
@@ -268,6 +266,14 @@ pub(crate) fn run_single_threaded(graph: &ExecutionGraph, systems: Nodes, world:
     let systems = systems.with_error_handler_of(world);
     let cell = UnsafeWorldCell::new_mutable(world);
     for &node in &graph.order {
+        if let Node::System(i) = node {
+            // SAFETY: one node at a time, on this thread, with `&mut World`.
+            match unsafe { systems.should_run(i, cell) } {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(payload) => resume_unwind(payload),
+            }
+        }
         // SAFETY: one node at a time, on this thread, with `&mut World`.
         if let Err(payload) = unsafe { run_node(node, systems, cell) } {
             resume_unwind(payload);
@@ -435,6 +441,11 @@ impl RunState<'_> {
                         break;
                     }
                     self.ready.remove(0);
+                    // SAFETY: as for running it, below.
+                    if let Some(skipped) = unsafe { self.skipped(node, systems, cell) } {
+                        self.complete(p, skipped);
+                        continue;
+                    }
                     // SAFETY: nothing else runs (checked), and exclusive
                     // nodes are ordered after everything before them.
                     let result = unsafe { run_node(node, systems, cell) };
@@ -442,6 +453,13 @@ impl RunState<'_> {
                     continue;
                 }
                 self.ready.remove(0);
+                // SAFETY: the node's dependencies are done and nodes running
+                // now do not conflict with it (they would be ordered), nor
+                // with its conditions, whose access is part of its own.
+                if let Some(skipped) = unsafe { self.skipped(node, systems, cell) } {
+                    self.complete(p, skipped);
+                    continue;
+                }
                 let last = self.ready.is_empty() || graph.exclusive[self.ready[0]];
                 if last {
                     // SAFETY: the node's dependencies are done; nodes running
@@ -475,6 +493,28 @@ impl RunState<'_> {
                 continue;
             }
             self.wait_one();
+        }
+    }
+
+    /// `None` if the node is to run; otherwise how it ended without running
+    /// (its run conditions were false, or one panicked).
+    ///
+    /// # Safety
+    /// As [`Nodes::should_run`]: the node is ready to start.
+    unsafe fn skipped(
+        &self,
+        node: Node,
+        systems: Nodes,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Option<Result<(), Panic>> {
+        match node {
+            // SAFETY: guaranteed by the caller.
+            Node::System(i) => match unsafe { systems.should_run(i, cell) } {
+                Ok(true) => None,
+                Ok(false) => Some(Ok(())),
+                Err(payload) => Some(Err(payload)),
+            },
+            Node::Apply(_) => None,
         }
     }
 

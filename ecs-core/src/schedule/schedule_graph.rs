@@ -14,7 +14,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
 
 use super::condition::BoxedCondition;
 use super::config::{
@@ -45,8 +44,8 @@ pub enum NodeId {
 }
 
 /// A set's run conditions and their result in the latest schedule run
-/// that evaluated them; locked by whichever of the set's systems is
-/// first to run.
+/// that evaluated them (right before the first of the set's systems to
+/// start, on the thread driving the run).
 pub(crate) struct SetConditions {
     pub(crate) conditions: Vec<BoxedCondition>,
     /// The schedule run the result is for (0: none yet).
@@ -63,7 +62,7 @@ pub struct ScheduleGraph {
     system_info: Vec<GraphInfo>,
     sets: Vec<InternedSystemSet>,
     set_info: Vec<GraphInfo>,
-    pub(crate) set_conditions: Vec<Mutex<SetConditions>>,
+    pub(crate) set_conditions: Vec<SetConditions>,
     set_keys: HashMap<InternedSystemSet, SystemSetKey>,
     conflicting_systems: ConflictingSystems,
     /// Pairs of sets whose conflicts are accepted (`ignore_ambiguity`).
@@ -107,8 +106,6 @@ impl ProcessScheduleConfig for InternedSystemSet {
             }
         }
         graph.set_conditions[key.0]
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
             .conditions
             .extend(config.conditions);
         NodeId::Set(key)
@@ -265,7 +262,6 @@ impl ScheduleGraph {
             condition.initialize(world);
         }
         for set in &mut self.set_conditions {
-            let set = set.get_mut().unwrap_or_else(PoisonError::into_inner);
             for condition in &mut set.conditions {
                 condition.initialize(world);
             }
@@ -285,10 +281,7 @@ impl ScheduleGraph {
                     access.extend(condition.access().clone());
                 }
                 for &set in &conditioned_sets[i] {
-                    let set = self.set_conditions[set]
-                        .get_mut()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    for condition in &set.conditions {
+                    for condition in &self.set_conditions[set].conditions {
                         access.extend(condition.access().clone());
                     }
                 }
@@ -333,17 +326,26 @@ impl ScheduleGraph {
         let in_set = |set: &InternedSystemSet, system: usize| {
             members[self.set_keys[set].0].binary_search(&system).is_ok()
         };
+        // The sets each system is in: their `ambiguous_with` covers it.
+        let mut sets_of = vec![Vec::new(); n];
+        for (set, systems) in members.iter().enumerate() {
+            for &system in systems {
+                sets_of[system].push(set);
+            }
+        }
+        let accepted_by = |ambiguity: &Ambiguity, y: usize| match ambiguity {
+            Ambiguity::Check => false,
+            Ambiguity::IgnoreAll => true,
+            Ambiguity::IgnoreWithSet(sets) => sets.iter().any(|set| in_set(set, y)),
+        };
         let accepts = |x: usize, y: usize| {
-            let by_pair = self
-                .ignored_pairs
+            self.ignored_pairs
                 .iter()
-                .any(|(a, b)| in_set(a, x) && in_set(b, y));
-            by_pair
-                || match &self.system_info[x].ambiguous_with {
-                    Ambiguity::Check => false,
-                    Ambiguity::IgnoreAll => true,
-                    Ambiguity::IgnoreWithSet(sets) => sets.iter().any(|set| in_set(set, y)),
-                }
+                .any(|(a, b)| in_set(a, x) && in_set(b, y))
+                || accepted_by(&self.system_info[x].ambiguous_with, y)
+                || sets_of[x]
+                    .iter()
+                    .any(|&set| accepted_by(&self.set_info[set].ambiguous_with, y))
         };
         let sync_point = std::any::TypeId::of::<super::ApplyDeferred>();
         let mut pairs = Vec::new();
@@ -439,8 +441,6 @@ impl ScheduleGraph {
                     self.anonymous_sets += 1;
                     let key = self.set_key(set);
                     self.set_conditions[key.0]
-                        .get_mut()
-                        .unwrap_or_else(PoisonError::into_inner)
                         .conditions
                         .extend(collective_conditions);
                     for config in &mut configs {
@@ -478,11 +478,11 @@ impl ScheduleGraph {
         let key = SystemSetKey(self.sets.len());
         self.sets.push(set);
         self.set_info.push(GraphInfo::default());
-        self.set_conditions.push(Mutex::new(SetConditions {
+        self.set_conditions.push(SetConditions {
             conditions: Vec::new(),
             run: 0,
             result: false,
-        }));
+        });
         self.set_keys.insert(set, key);
         key
     }
@@ -556,10 +556,15 @@ impl ScheduleGraph {
                 NodeId::Set(key) => &members[key.0],
             }
         }
+        let targets = self.targets_through_empty_sets(&node_edges, &members);
         let mut edges: Vec<(usize, usize, bool)> = Vec::new();
         for (a, b, ignore) in &node_edges {
+            let later = match b {
+                NodeId::Set(set) if members[set.0].is_empty() => &targets[set.0],
+                _ => systems_of(b, &members),
+            };
             for &x in systems_of(a, &members) {
-                for &y in systems_of(b, &members) {
+                for &y in later {
                     if x != y {
                         edges.push((x, y, *ignore));
                     } else if !matches!((a, b), (NodeId::System(_), _) | (_, NodeId::System(_))) {
@@ -590,11 +595,7 @@ impl ScheduleGraph {
         })?;
         let mut conditioned_sets = vec![Vec::new(); self.systems.len()];
         for (set, systems) in members.iter().enumerate() {
-            let has_conditions = !self.set_conditions[set]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .conditions
-                .is_empty();
+            let has_conditions = !self.set_conditions[set].conditions.is_empty();
             if has_conditions {
                 for &system in systems {
                     conditioned_sets[system].push(set);
@@ -606,6 +607,63 @@ impl ScheduleGraph {
             conditioned_sets,
             members,
         })
+    }
+
+    /// For each set with no systems, the systems ordered after it, through
+    /// any chain of further empty sets: an ordering through an empty set
+    /// (`(A, Empty, C).chain()`) still orders `A` before `C`. The node
+    /// orderings have no cycle (checked before).
+    fn targets_through_empty_sets(
+        &self,
+        node_edges: &[(NodeId, NodeId, bool)],
+        members: &[Vec<usize>],
+    ) -> Vec<Vec<usize>> {
+        let mut successors: Vec<Vec<NodeId>> = vec![Vec::new(); self.sets.len()];
+        for &(a, b, _) in node_edges {
+            if let NodeId::Set(set) = a {
+                if members[set.0].is_empty() {
+                    successors[set.0].push(b);
+                }
+            }
+        }
+        let mut targets: Vec<Option<Vec<usize>>> = vec![None; self.sets.len()];
+        for start in 0..self.sets.len() {
+            if !members[start].is_empty() || targets[start].is_some() {
+                continue;
+            }
+            // Depth-first, children first, without recursion.
+            let mut stack = vec![(start, false)];
+            while let Some((set, expanded)) = stack.pop() {
+                if targets[set].is_some() {
+                    continue;
+                }
+                if !expanded {
+                    stack.push((set, true));
+                    for next in &successors[set] {
+                        if let NodeId::Set(next) = next {
+                            if members[next.0].is_empty() && targets[next.0].is_none() {
+                                stack.push((next.0, false));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let mut found = Vec::new();
+                for next in &successors[set] {
+                    match next {
+                        NodeId::System(key) => found.push(key.0),
+                        NodeId::Set(next) if members[next.0].is_empty() => {
+                            found.extend(targets[next.0].iter().flatten().copied())
+                        }
+                        NodeId::Set(next) => found.extend_from_slice(&members[next.0]),
+                    }
+                }
+                found.sort_unstable();
+                found.dedup();
+                targets[set] = Some(found);
+            }
+        }
+        targets.into_iter().map(Option::unwrap_or_default).collect()
     }
 
     /// Every ordering between nodes: (earlier, later, ignore deferred).
