@@ -54,11 +54,12 @@ pub mod prelude {
     };
     pub use crate::relationship::RelationshipTarget;
     pub use crate::resource::Resource;
-    pub use crate::spawn::{Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated};
-    pub use crate::{children, related};
     pub use crate::schedule::{
         common_conditions::*, ApplyDeferred, IntoScheduleConfigs, IntoSystemSet, Schedule,
         ScheduleLabel, Schedules, SystemCondition, SystemSet,
+    };
+    pub use crate::spawn::{
+        Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated,
     };
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
@@ -66,4 +67,5 @@ pub mod prelude {
         SystemParamFunction,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
+    pub use crate::{children, related};
 }

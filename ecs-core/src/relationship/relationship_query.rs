@@ -30,7 +30,9 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     where
         D::ReadOnly: QueryData<Item<'w> = &'w S>,
     {
-        self.get(entity).into_iter().flat_map(RelationshipTarget::iter)
+        self.get(entity)
+            .into_iter()
+            .flat_map(RelationshipTarget::iter)
     }
 
     /// The last ancestor of `entity` by `R`: the first one with no `R`

@@ -230,7 +230,10 @@ mod tests {
         one.add(e(1));
         assert_eq!(one.source_to_remove_before_add(), Some(e(1)));
         assert!(!RelationshipSourceCollection::remove(&mut one, e(2)));
-        assert_eq!(RelationshipSourceCollection::iter(&one).collect::<Vec<_>>(), [e(1)]);
+        assert_eq!(
+            RelationshipSourceCollection::iter(&one).collect::<Vec<_>>(),
+            [e(1)]
+        );
         assert!(RelationshipSourceCollection::remove(&mut one, e(1)));
         assert_eq!(RelationshipSourceCollection::len(&one), 0);
     }

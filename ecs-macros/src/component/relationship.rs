@@ -37,28 +37,33 @@ struct Arg {
 }
 
 fn parse_arg_list(attr: &Attribute) -> syn::Result<Vec<Arg>> {
-    attr.meta.require_list()?.parse_args_with(|input: ParseStream| {
-        let mut args = Vec::new();
-        while !input.is_empty() {
-            let key: Ident = input.parse()?;
-            let value = if input.peek(Token![=]) {
-                input.parse::<Token![=]>()?;
-                Some(input.parse::<Type>()?)
-            } else {
-                None
-            };
-            args.push(Arg { key, value });
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
+    attr.meta
+        .require_list()?
+        .parse_args_with(|input: ParseStream| {
+            let mut args = Vec::new();
+            while !input.is_empty() {
+                let key: Ident = input.parse()?;
+                let value = if input.peek(Token![=]) {
+                    input.parse::<Token![=]>()?;
+                    Some(input.parse::<Type>()?)
+                } else {
+                    None
+                };
+                args.push(Arg { key, value });
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
             }
-        }
-        Ok(args)
-    })
+            Ok(args)
+        })
 }
 
 /// Reads the relationship attributes of `input`; `None` when it has none.
 pub(super) fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<RelationshipEnd> {
-    let source = input.attrs.iter().find(|a| a.path().is_ident("relationship"));
+    let source = input
+        .attrs
+        .iter()
+        .find(|a| a.path().is_ident("relationship"));
     let target = input
         .attrs
         .iter()
@@ -173,7 +178,12 @@ fn linked_field(
         fields => fields.iter().collect(),
     };
     let marked: Vec<usize> = (0..fields.len())
-        .filter(|&i| fields[i].attrs.iter().any(|a| a.path().is_ident("relationship")))
+        .filter(|&i| {
+            fields[i]
+                .attrs
+                .iter()
+                .any(|a| a.path().is_ident("relationship"))
+        })
         .collect();
     let index = match (fields.len(), marked.as_slice()) {
         (1, _) => 0,
@@ -196,12 +206,19 @@ fn linked_field(
             span: Span::call_site(),
         }),
     };
-    let others = (0..fields.len()).filter(|&i| i != index).map(member).collect();
+    let others = (0..fields.len())
+        .filter(|&i| i != index)
+        .map(member)
+        .collect();
     Some((member(index), fields[index].ty.clone(), others))
 }
 
 /// The trait impl for the end `end` of `input`.
-pub(super) fn generate_impl(end: &RelationshipEnd, input: &DeriveInput, krate: &Path) -> TokenStream {
+pub(super) fn generate_impl(
+    end: &RelationshipEnd,
+    input: &DeriveInput,
+    krate: &Path,
+) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     match end {
