@@ -12,6 +12,7 @@ use syn::{Attribute, Data, DeriveInput, Fields, Ident, Member, Path, Token, Type
 use crate::errors::Errors;
 
 /// Which end of a relationship the type is.
+#[allow(clippy::large_enum_variant)] // one per derive input: size does not matter
 pub(super) enum RelationshipEnd {
     /// `#[relationship(..)]`: the source's component.
     Source {
