@@ -17,14 +17,17 @@ pub mod diagnostics;
 pub mod entity;
 pub mod error;
 pub mod event;
+pub mod hierarchy;
 pub mod intern;
 pub mod label;
 pub mod lifecycle;
 pub mod name;
 pub mod observer;
 pub mod query;
+pub mod relationship;
 pub mod resource;
 pub mod schedule;
+pub mod spawn;
 pub mod storage;
 pub mod system;
 mod utils;
@@ -42,16 +45,21 @@ pub mod prelude {
     pub use crate::entity::Entity;
     pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
     pub use crate::event::{Event, EventPattern};
+    pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::On;
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
+    pub use crate::relationship::RelationshipTarget;
     pub use crate::resource::Resource;
     pub use crate::schedule::{
         common_conditions::*, ApplyDeferred, IntoScheduleConfigs, IntoSystemSet, Schedule,
         ScheduleLabel, Schedules, SystemCondition, SystemSet,
+    };
+    pub use crate::spawn::{
+        Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated,
     };
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
@@ -59,4 +67,5 @@ pub mod prelude {
         SystemParamFunction,
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
+    pub use crate::{children, related};
 }

@@ -150,7 +150,10 @@ use syn::DeriveInput;
 /// world.entity_mut(e).remove::<Health>();
 /// assert_eq!(world.resource::<HealthCount>().0, 0);
 /// ```
-#[proc_macro_derive(Component, attributes(component, require, ecs))]
+#[proc_macro_derive(
+    Component,
+    attributes(component, require, ecs, relationship, relationship_target)
+)]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     expand(input, component::derive)
 }

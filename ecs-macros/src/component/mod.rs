@@ -11,6 +11,7 @@
 //! A hook or requirement the user did not write generates nothing: the
 //! trait's default methods register none.
 
+mod relationship;
 mod require;
 
 use proc_macro2::{Ident, Span, TokenStream};
@@ -23,6 +24,7 @@ use crate::bounds::where_self_is_send_sync_static;
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
 
+use relationship::RelationshipEnd;
 use require::Required;
 
 /// Expands `#[derive(Component)]` on `input`.
@@ -38,6 +40,9 @@ struct ComponentInput<'a> {
     attr: ComponentAttr,
     /// Every `#[require(..)]` entry, in the order written.
     required: Vec<Required>,
+    /// `#[relationship(..)]` or `#[relationship_target(..)]`, if any.
+    relationship: Option<RelationshipEnd>,
+    input: &'a DeriveInput,
 }
 
 impl<'a> ComponentInput<'a> {
@@ -47,6 +52,7 @@ impl<'a> ComponentInput<'a> {
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
         let attr = ComponentAttr::parse(&input.attrs, &mut errors);
         let required = require::parse(&input.attrs, &input.ident, &mut errors);
+        let relationship = relationship::parse(input, &mut errors);
         reject_lifetimes(&input.generics, "Component", &mut errors);
         for attrs in inner_attrs(&input.data) {
             attr::reject_misplaced(
@@ -69,6 +75,8 @@ impl<'a> ComponentInput<'a> {
             krate,
             attr,
             required,
+            relationship,
+            input,
         })
     }
 
@@ -79,12 +87,21 @@ impl<'a> ComponentInput<'a> {
             krate,
             attr,
             required,
+            relationship,
+            input,
         } = self;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let where_clause = where_self_is_send_sync_static(generics);
         let storage = attr.storage.variant();
-        let hooks = generate_hooks(&attr.hooks, krate);
+        let own_hooks = relationship
+            .as_ref()
+            .map(|end| relationship::hooks(end, krate))
+            .unwrap_or_default();
+        let hooks = generate_hooks(&attr.hooks, &own_hooks, krate);
         let required = require::generate(required, krate);
+        let relationship_impl = relationship
+            .as_ref()
+            .map(|end| relationship::generate_impl(end, input, krate));
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -93,6 +110,7 @@ impl<'a> ComponentInput<'a> {
                 #hooks
                 #required
             }
+            #relationship_impl
         }
     }
 }
@@ -103,8 +121,11 @@ impl<'a> ComponentInput<'a> {
 /// Each path is passed as written, so a path that is not a
 /// `fn(DeferredWorld, HookContext)` is the compiler's type error at the
 /// path (for a bare key, at the key).
-fn generate_hooks(hooks: &[Hook], krate: &Path) -> TokenStream {
-    if hooks.is_empty() {
+///
+/// A relationship's own hooks (`own`, by key) run after the user's hook of
+/// the same kind, in one closure.
+fn generate_hooks(hooks: &[Hook], own: &[(&str, TokenStream)], krate: &Path) -> TokenStream {
+    if hooks.is_empty() && own.is_empty() {
         return TokenStream::new();
     }
     // A prefixed name, so that a hook path the user wrote never resolves to
@@ -117,11 +138,29 @@ fn generate_hooks(hooks: &[Hook], krate: &Path) -> TokenStream {
         let registry = Ident::new(&registry.to_string(), span);
         let setter = Ident::new(kind.key(), span);
         let hook = value.generate(krate);
-        quote_spanned!(span=> #registry.#setter(#hook);)
+        match own.iter().find(|(key, _)| *key == kind.key()) {
+            Some((_, own)) => quote_spanned! {span=>
+                #registry.#setter(
+                    |mut world: #krate::world::DeferredWorld, context: #krate::lifecycle::HookContext| {
+                        (#hook)(world.reborrow(), context);
+                        (#own)(world, context);
+                    }
+                );
+            },
+            None => quote_spanned!(span=> #registry.#setter(#hook);),
+        }
     });
+    let own_calls = own
+        .iter()
+        .filter(|(key, _)| !hooks.iter().any(|hook| hook.kind.key() == *key))
+        .map(|(key, own)| {
+            let setter = Ident::new(key, Span::call_site());
+            quote!(#registry.#setter(#own);)
+        });
     quote! {
         fn register_component_hooks(#registry: &mut #krate::component::ComponentHooks) {
             #(#calls)*
+            #(#own_calls)*
         }
     }
 }

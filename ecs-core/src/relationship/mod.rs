@@ -1,0 +1,328 @@
+//! Relationships: components that link one entity to another, kept in step
+//! with a component on the other end that lists every entity linking to it.
+//!
+//! ```text
+//!  source entities                      target entity
+//!  ┌──────────────────┐                 ┌──────────────────────────┐
+//!  │ ChildOf(parent)  │──┐              │ Children([a, b])         │
+//!  └──────────────────┘  ├──────────▶   │  (RelationshipTarget,    │
+//!  ┌──────────────────┐  │              │   the list of sources)   │
+//!  │ ChildOf(parent)  │──┘              └──────────────────────────┘
+//!  │  (Relationship,  │
+//!  │  source of truth)│
+//!  └──────────────────┘
+//! ```
+//!
+//! The [`Relationship`] component on the source is the source of truth;
+//! its hooks keep the [`RelationshipTarget`] on the target in step,
+//! whatever path changes it: insert, replace, remove, `take`, despawn,
+//! commands. Derive both with `#[derive(Component)]` and the
+//! `#[relationship(relationship_target = T)]` /
+//! `#[relationship_target(relationship = R)]` attributes;
+//! `#[relationship_target(relationship = R, linked_spawn)]` despawns the
+//! sources with their target. [`hierarchy`](crate::hierarchy) is the
+//! built-in one: `ChildOf` and `Children`.
+//!
+//! ```
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component)]
+//! #[relationship(relationship_target = LikedBy)]
+//! struct Likes(Entity);
+//!
+//! #[derive(Component)]
+//! #[relationship_target(relationship = Likes)]
+//! struct LikedBy(Vec<Entity>);
+//!
+//! let mut world = World::new();
+//! let star = world.spawn_empty().id();
+//! let fan = world.spawn(Likes(star)).id();
+//! assert_eq!(&*world.get::<LikedBy>(star).unwrap().0, &[fan]);
+//! world.entity_mut(fan).remove::<Likes>();
+//! assert!(world.get::<LikedBy>(star).is_none());
+//! ```
+//!
+//! Unlike bevy, relationship components are mutable (this crate has no
+//! immutable components): writing a new entity into a `Relationship`
+//! through `get_mut` skips the hooks and breaks the link, so re-insert it
+//! instead.
+
+mod related_methods;
+mod relationship_query;
+mod source_collection;
+
+pub use related_methods::{RelatedSpawner, RelatedSpawnerCommands};
+pub use relationship_query::{AncestorIter, DescendantDepthFirstIter, DescendantIter};
+pub use source_collection::{OrderedRelationshipSourceCollection, RelationshipSourceCollection};
+
+use std::any::type_name;
+
+use crate::{
+    component::Component,
+    entity::Entity,
+    lifecycle::HookContext,
+    world::{DeferredWorld, World},
+};
+
+/// A component on a source entity that points at one target entity; the
+/// target's [`RelationshipTarget`] lists every source pointing at it.
+///
+/// Derive it with `#[derive(Component)]` and
+/// `#[relationship(relationship_target = T)]` on a struct whose only field
+/// is the [`Entity`] (or whose entity field is marked `#[relationship]`;
+/// the other fields must be [`Default`]). Add `allow_self_referential` to
+/// let an entity point at itself.
+///
+/// The hooks [`Relationship::on_insert`] and [`Relationship::on_discard`]
+/// keep the target's list in step. A relationship to the entity itself
+/// (unless allowed) or to an entity that does not exist is refused as
+/// bevy does: a warning naming the entity and the component is logged and
+/// the component is removed again.
+pub trait Relationship: Component + Sized {
+    /// The component on the target that lists the sources.
+    type RelationshipTarget: RelationshipTarget<Relationship = Self>;
+
+    /// Whether an entity may point at itself. Traversals
+    /// (`iter_ancestors`, `root_ancestor`) loop forever on such an entity.
+    const ALLOW_SELF_REFERENTIAL: bool = false;
+
+    /// The target entity.
+    fn get(&self) -> Entity;
+
+    /// A relationship to `entity` (other fields take their default).
+    fn from(entity: Entity) -> Self;
+
+    /// Points the relationship at `entity` without running the hooks, so
+    /// the target's list is not updated: the caller keeps both ends in
+    /// step.
+    fn set_risky(&mut self, entity: Entity);
+
+    /// The `on_insert` hook: adds the entity to its target's list (or
+    /// refuses a relationship to itself or to a missing entity).
+    fn on_insert(mut world: DeferredWorld, HookContext { entity, .. }: HookContext) {
+        let Some(target) = world.get::<Self>(entity).map(Self::get) else {
+            return;
+        };
+        if target == entity && !Self::ALLOW_SELF_REFERENTIAL {
+            log::warn!(
+                "the {}({target:?}) relationship on entity {entity:?} points to itself; it has \
+                 been removed (allow it with #[relationship(allow_self_referential)])",
+                type_name::<Self>()
+            );
+            world
+                .commands()
+                .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+            return;
+        }
+        if world.get_entity(target).is_err() {
+            log::warn!(
+                "the {}({target:?}) relationship on entity {entity:?} relates to an entity that \
+                 does not exist; it has been removed",
+                type_name::<Self>()
+            );
+            world
+                .commands()
+                .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+            return;
+        }
+        // Added here when the list exists, so the link holds even if a
+        // later hook or observer of this operation panics.
+        if let Some(mut list) = world.get_mut::<Self::RelationshipTarget>(target) {
+            let collection = list.collection_mut_risky();
+            let displaced = collection.source_to_remove_before_add();
+            collection.add(entity);
+            if let Some(old) = displaced.filter(|&old| old != entity) {
+                world
+                    .commands()
+                    .queue(move |world: &mut World| unlink_displaced::<Self>(world, old, target));
+            }
+        } else {
+            world
+                .commands()
+                .queue(move |world: &mut World| link_new_target::<Self>(world, entity, target));
+        }
+    }
+
+    /// The `on_discard` hook: takes the entity out of its target's list,
+    /// and removes the list once it is empty.
+    fn on_discard(mut world: DeferredWorld, HookContext { entity, .. }: HookContext) {
+        let Some(target) = world.get::<Self>(entity).map(Self::get) else {
+            return;
+        };
+        let Some(mut list) = world.get_mut::<Self::RelationshipTarget>(target) else {
+            return;
+        };
+        list.collection_mut_risky().remove(entity);
+        if list.is_empty() {
+            world
+                .commands()
+                .queue(move |world: &mut World| remove_if_empty::<Self>(world, target));
+        }
+    }
+}
+
+/// The iterator over the sources of a [`RelationshipTarget`].
+pub type SourceIter<'w, R> =
+    <<R as RelationshipTarget>::Collection as RelationshipSourceCollection>::SourceIter<'w>;
+
+/// The component on a target entity listing every source entity whose
+/// [`Relationship`] points at it.
+///
+/// Derive it with `#[derive(Component)]` and
+/// `#[relationship_target(relationship = R)]` (add `linked_spawn` to
+/// despawn the sources with the target) on a struct whose only field (or
+/// whose field marked `#[relationship]`) is the collection: `Vec<Entity>`
+/// for one-to-many, `Entity` for one-to-one.
+///
+/// It is maintained by the hooks of `R`: insert `R` on the sources rather
+/// than writing this list. Removing it (or despawning the target) removes
+/// `R` from every source.
+pub trait RelationshipTarget: Component + Sized {
+    /// Whether despawning the target despawns its sources too (and theirs,
+    /// recursively).
+    const LINKED_SPAWN: bool;
+
+    /// The relationship whose sources this lists.
+    type Relationship: Relationship<RelationshipTarget = Self>;
+
+    /// The collection the sources are kept in.
+    type Collection: RelationshipSourceCollection;
+
+    /// The sources.
+    fn collection(&self) -> &Self::Collection;
+
+    /// The sources, mutably: changing them without changing the sources'
+    /// relationships breaks the link, so only the hooks and the
+    /// relationship methods call this.
+    fn collection_mut_risky(&mut self) -> &mut Self::Collection;
+
+    /// The component holding `collection` (which must not hold
+    /// duplicates), other fields taking their default.
+    fn from_collection_risky(collection: Self::Collection) -> Self;
+
+    /// The `on_discard` hook: every source still pointing here loses its
+    /// relationship.
+    fn on_discard(mut world: DeferredWorld, HookContext { entity, .. }: HookContext) {
+        let Some(list) = world.get::<Self>(entity) else {
+            return;
+        };
+        let sources: Vec<Entity> = list.iter().collect();
+        if sources.is_empty() {
+            return;
+        }
+        world.commands().queue(move |world: &mut World| {
+            for source in sources {
+                unlink_source::<Self::Relationship>(world, source, entity);
+            }
+        });
+    }
+
+    /// The `on_despawn` hook of a `linked_spawn` target: despawns every
+    /// source still pointing here. Each despawn is a queued command, so a
+    /// deep chain is despawned by the command loop, not by recursion.
+    fn on_despawn(mut world: DeferredWorld, HookContext { entity, .. }: HookContext) {
+        let Some(list) = world.get::<Self>(entity) else {
+            return;
+        };
+        let sources: Vec<Entity> = list.iter().collect();
+        if sources.is_empty() {
+            return;
+        }
+        world.commands().queue(move |world: &mut World| {
+            for source in sources {
+                if points_at::<Self::Relationship>(world, source, entity) {
+                    world.despawn(source);
+                }
+            }
+        });
+    }
+
+    /// An empty list with room for `capacity` sources.
+    fn with_capacity(capacity: usize) -> Self {
+        Self::from_collection_risky(Self::Collection::with_capacity(capacity))
+    }
+
+    /// The sources, in the collection's order.
+    #[inline]
+    fn iter(&self) -> SourceIter<'_, Self> {
+        self.collection().iter()
+    }
+
+    /// How many sources there are.
+    #[inline]
+    fn len(&self) -> usize {
+        self.collection().len()
+    }
+
+    /// Whether there is no source.
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.collection().is_empty()
+    }
+}
+
+/// Whether `source`'s `R` points at `target`.
+fn points_at<R: Relationship>(world: &World, source: Entity, target: Entity) -> bool {
+    world.get::<R>(source).map(R::get) == Some(target)
+}
+
+/// Removes `R` from `source` if it still points at `target`.
+fn unlink_source<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if points_at::<R>(world, source, target) {
+        world.entity_mut(source).remove::<R>();
+    }
+}
+
+/// Removes a refused relationship, unless it was replaced meanwhile.
+fn unlink_invalid<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    unlink_source::<R>(world, source, target);
+}
+
+/// Removes the relationship of the source a one-to-one target replaced.
+fn unlink_displaced<R: Relationship>(world: &mut World, old: Entity, target: Entity) {
+    unlink_source::<R>(world, old, target);
+}
+
+/// Adds `source` to `target`'s list, inserting the list if the target has
+/// none; a source that no longer points at `target` is left alone, and one
+/// whose target died meanwhile loses its relationship.
+fn link_new_target<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if !points_at::<R>(world, source, target) {
+        return;
+    }
+    let Ok(mut target_mut) = world.get_entity_mut(target) else {
+        log::warn!(
+            "entity {target:?}, the target of the {} relationship on entity {source:?}, was \
+             despawned before the relationship was linked; it has been removed",
+            type_name::<R>()
+        );
+        world.entity_mut(source).remove::<R>();
+        return;
+    };
+    if let Some(mut list) = target_mut.get_mut::<R::RelationshipTarget>() {
+        if list.iter().any(|e| e == source) {
+            return;
+        }
+        let collection = list.collection_mut_risky();
+        let displaced = collection.source_to_remove_before_add();
+        collection.add(source);
+        if let Some(old) = displaced {
+            unlink_source::<R>(world, old, target);
+        }
+    } else {
+        let mut list = R::RelationshipTarget::with_capacity(1);
+        list.collection_mut_risky().add(source);
+        target_mut.insert(list);
+    }
+}
+
+/// Removes `target`'s list if it is (still) empty: an identical
+/// relationship inserted meanwhile refilled it.
+fn remove_if_empty<R: Relationship>(world: &mut World, target: Entity) {
+    let empty = world
+        .get::<R::RelationshipTarget>(target)
+        .is_some_and(RelationshipTarget::is_empty);
+    if empty {
+        world.entity_mut(target).remove::<R::RelationshipTarget>();
+    }
+}

@@ -1,0 +1,385 @@
+//! Spawning, linking and unlinking related entities, on
+//! [`EntityWorldMut`] and [`EntityCommands`].
+
+use std::marker::PhantomData;
+
+use super::{
+    OrderedRelationshipSourceCollection, Relationship, RelationshipSourceCollection,
+    RelationshipTarget,
+};
+use crate::{
+    bundle::Bundle,
+    entity::Entity,
+    hierarchy::Children,
+    system::{Commands, EntityCommands},
+    world::{EntityWorldMut, World},
+};
+
+/// Points `source`'s `R` at `target`, keeping the other fields of an `R`
+/// it already has. Moving an entity from one target to another takes the
+/// old value out and inserts it back (observers see `Remove` and `Add`).
+fn relate<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    let Ok(mut source_mut) = world.get_entity_mut(source) else {
+        log::warn!(
+            "cannot relate entity {source:?} to {target:?} with {}: it does not exist",
+            std::any::type_name::<R>()
+        );
+        return;
+    };
+    match source_mut.get::<R>().map(R::get) {
+        Some(current) if current == target => {}
+        Some(_) => {
+            let mut value = source_mut.take::<R>().expect("checked just above");
+            value.set_risky(target);
+            source_mut.insert(value);
+        }
+        None => {
+            source_mut.insert(R::from(target));
+        }
+    }
+}
+
+/// Gives `target` an empty list if it has none, so that the hooks of the
+/// relationships about to be inserted add to it at once, in order, even
+/// inside a command (where the commands they queue wait).
+fn ensure_list<R: Relationship>(world: &mut World, target: Entity, capacity: usize) {
+    let mut target_mut = world.entity_mut(target);
+    if !target_mut.contains::<R::RelationshipTarget>() {
+        target_mut.insert(R::RelationshipTarget::with_capacity(capacity));
+    }
+}
+
+/// Removes `target`'s list if nothing was added to it.
+fn drop_empty_list<R: Relationship>(world: &mut World, target: Entity) {
+    if let Ok(mut target_mut) = world.get_entity_mut(target) {
+        if target_mut
+            .get::<R::RelationshipTarget>()
+            .is_some_and(RelationshipTarget::is_empty)
+        {
+            target_mut.remove::<R::RelationshipTarget>();
+        }
+    }
+}
+
+impl EntityWorldMut<'_> {
+    /// Spawns an entity with `bundle` related to this one by `R`.
+    pub fn with_related<R: Relationship>(&mut self, bundle: impl Bundle) -> &mut Self {
+        let target = self.id();
+        self.world_scope(|world| {
+            world.spawn((bundle, R::from(target)));
+        });
+        self
+    }
+
+    /// Spawns entities related to this one by `R` through a
+    /// [`RelatedSpawner`].
+    pub fn with_related_entities<R: Relationship>(
+        &mut self,
+        func: impl FnOnce(&mut RelatedSpawner<'_, R>),
+    ) -> &mut Self {
+        let target = self.id();
+        self.world_scope(|world| func(&mut RelatedSpawner::new(world, target)));
+        self
+    }
+
+    /// Relates each of `related` to this entity by `R`, appending those not
+    /// related yet to the list.
+    pub fn add_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        let target = self.id();
+        self.world_scope(|world| {
+            ensure_list::<R>(world, target, related.len());
+            for &source in related {
+                relate::<R>(world, source, target);
+            }
+            drop_empty_list::<R>(world, target);
+        });
+        self
+    }
+
+    /// Relates `entity` to this entity by `R`.
+    pub fn add_one_related<R: Relationship>(&mut self, entity: Entity) -> &mut Self {
+        self.add_related::<R>(&[entity])
+    }
+
+    /// Relates each of `related` to this entity by `R`, placing them in the
+    /// list from `index` on (clamped); one listed twice takes the place of
+    /// its last occurrence.
+    pub fn insert_related<R: Relationship>(&mut self, index: usize, related: &[Entity]) -> &mut Self
+    where
+        <R::RelationshipTarget as RelationshipTarget>::Collection:
+            OrderedRelationshipSourceCollection,
+    {
+        let target = self.id();
+        self.world_scope(|world| {
+            ensure_list::<R>(world, target, related.len());
+            for (offset, &source) in related.iter().enumerate() {
+                relate::<R>(world, source, target);
+                if let Some(mut list) = world.get_mut::<R::RelationshipTarget>(target) {
+                    list.collection_mut_risky()
+                        .place(source, index.saturating_add(offset));
+                }
+            }
+            drop_empty_list::<R>(world, target);
+        });
+        self
+    }
+
+    /// Removes the `R` of each of `related` that points at this entity.
+    pub fn remove_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        let target = self.id();
+        self.world_scope(|world| {
+            for &source in related {
+                if world.get::<R>(source).map(R::get) == Some(target) {
+                    world.entity_mut(source).remove::<R>();
+                }
+            }
+        });
+        self
+    }
+
+    /// Removes the `R` of every entity related to this one (by removing
+    /// the list).
+    pub fn detach_all_related<R: Relationship>(&mut self) -> &mut Self {
+        self.remove::<R::RelationshipTarget>()
+    }
+
+    /// Makes `related` (without duplicates, first occurrence kept) exactly
+    /// the entities related to this one by `R`, in that order.
+    pub fn replace_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        if related.is_empty() {
+            return self.detach_all_related::<R>();
+        }
+        let mut wanted: Vec<Entity> = Vec::with_capacity(related.len());
+        for &entity in related {
+            if !wanted.contains(&entity) {
+                wanted.push(entity);
+            }
+        }
+        let target = self.id();
+        let current: Vec<Entity> = self
+            .get::<R::RelationshipTarget>()
+            .map(|list| list.iter().collect())
+            .unwrap_or_default();
+        self.world_scope(|world| {
+            for &source in current.as_slice().iter().filter(|e| !wanted.contains(e)) {
+                if world.get::<R>(source).map(R::get) == Some(target) {
+                    world.entity_mut(source).remove::<R>();
+                }
+            }
+            ensure_list::<R>(world, target, wanted.len());
+            for &source in wanted.as_slice() {
+                relate::<R>(world, source, target);
+            }
+            // Only the entities that now point here, in the order asked for.
+            let linked: Vec<Entity> = wanted
+                .as_slice()
+                .iter()
+                .copied()
+                .filter(|&e| world.get::<R>(e).map(R::get) == Some(target))
+                .collect();
+            if let Some(mut list) = world.get_mut::<R::RelationshipTarget>(target) {
+                let collection = list.collection_mut_risky();
+                collection.clear();
+                collection.extend_from_iter(linked);
+            }
+            drop_empty_list::<R>(world, target);
+        });
+        self
+    }
+
+    /// Despawns every entity related to this one by `S::Relationship`
+    /// (with their own linked entities); this entity stays.
+    pub fn despawn_related<S: RelationshipTarget>(&mut self) -> &mut Self {
+        let Some(sources) = self.get::<S>().map(|list| list.iter().collect::<Vec<_>>()) else {
+            return self;
+        };
+        self.world_scope(|world| {
+            for source in sources {
+                if world.contains_entity(source) {
+                    world.despawn(source);
+                }
+            }
+        });
+        self
+    }
+
+    /// Despawns the children of this entity; this entity stays.
+    pub fn despawn_children(&mut self) -> &mut Self {
+        self.despawn_related::<Children>()
+    }
+}
+
+impl EntityCommands<'_> {
+    /// Queues spawning an entity with `bundle` related to this one by `R`.
+    pub fn with_related<R: Relationship>(&mut self, bundle: impl Bundle) -> &mut Self {
+        let target = self.id();
+        self.commands().spawn((bundle, R::from(target)));
+        self
+    }
+
+    /// Queues spawning entities related to this one by `R` through a
+    /// [`RelatedSpawnerCommands`].
+    pub fn with_related_entities<R: Relationship>(
+        &mut self,
+        func: impl FnOnce(&mut RelatedSpawnerCommands<'_, R>),
+    ) -> &mut Self {
+        let target = self.id();
+        func(&mut RelatedSpawnerCommands::new(self.commands(), target));
+        self
+    }
+
+    /// Queues [`EntityWorldMut::add_related`].
+    pub fn add_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        let related: Box<[Entity]> = related.into();
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.add_related::<R>(&related);
+        })
+    }
+
+    /// Queues [`EntityWorldMut::add_one_related`].
+    pub fn add_one_related<R: Relationship>(&mut self, entity: Entity) -> &mut Self {
+        self.add_related::<R>(&[entity])
+    }
+
+    /// Queues [`EntityWorldMut::insert_related`].
+    pub fn insert_related<R: Relationship>(&mut self, index: usize, related: &[Entity]) -> &mut Self
+    where
+        <R::RelationshipTarget as RelationshipTarget>::Collection:
+            OrderedRelationshipSourceCollection,
+    {
+        let related: Box<[Entity]> = related.into();
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.insert_related::<R>(index, &related);
+        })
+    }
+
+    /// Queues [`EntityWorldMut::remove_related`].
+    pub fn remove_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        let related: Box<[Entity]> = related.into();
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.remove_related::<R>(&related);
+        })
+    }
+
+    /// Queues [`EntityWorldMut::detach_all_related`].
+    pub fn detach_all_related<R: Relationship>(&mut self) -> &mut Self {
+        self.queue(|mut entity: EntityWorldMut| {
+            entity.detach_all_related::<R>();
+        })
+    }
+
+    /// Queues [`EntityWorldMut::replace_related`].
+    pub fn replace_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
+        let related: Box<[Entity]> = related.into();
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.replace_related::<R>(&related);
+        })
+    }
+
+    /// Queues [`EntityWorldMut::despawn_related`].
+    pub fn despawn_related<S: RelationshipTarget>(&mut self) -> &mut Self {
+        self.queue(|mut entity: EntityWorldMut| {
+            entity.despawn_related::<S>();
+        })
+    }
+
+    /// Queues [`EntityWorldMut::despawn_children`].
+    pub fn despawn_children(&mut self) -> &mut Self {
+        self.despawn_related::<Children>()
+    }
+}
+
+/// Spawns entities related by `R` to one target, in a world.
+pub struct RelatedSpawner<'w, R: Relationship> {
+    target: Entity,
+    world: &'w mut World,
+    _marker: PhantomData<fn() -> R>,
+}
+
+impl<'w, R: Relationship> RelatedSpawner<'w, R> {
+    /// A spawner relating what it spawns to `target`.
+    pub fn new(world: &'w mut World, target: Entity) -> Self {
+        RelatedSpawner {
+            target,
+            world,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Spawns an entity with `bundle`, related to the target.
+    pub fn spawn(&mut self, bundle: impl Bundle) -> EntityWorldMut<'_> {
+        self.world.spawn((R::from(self.target), bundle))
+    }
+
+    /// Spawns an entity with only the relationship to the target.
+    pub fn spawn_empty(&mut self) -> EntityWorldMut<'_> {
+        self.world.spawn(R::from(self.target))
+    }
+
+    /// The target.
+    pub fn target_entity(&self) -> Entity {
+        self.target
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// The world, mutably.
+    pub fn world_mut(&mut self) -> &mut World {
+        self.world
+    }
+}
+
+/// Queues spawning entities related by `R` to one target.
+pub struct RelatedSpawnerCommands<'w, R: Relationship> {
+    target: Entity,
+    commands: Commands<'w, 'w>,
+    _marker: PhantomData<fn() -> R>,
+}
+
+impl<'w, R: Relationship> RelatedSpawnerCommands<'w, R> {
+    /// A spawner relating what it spawns to `target`.
+    pub fn new(commands: Commands<'w, 'w>, target: Entity) -> Self {
+        RelatedSpawnerCommands {
+            target,
+            commands,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A shorter-lived spawner for the same target.
+    pub fn reborrow(&mut self) -> RelatedSpawnerCommands<'_, R> {
+        RelatedSpawnerCommands {
+            target: self.target,
+            commands: self.commands.reborrow(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Queues spawning an entity with `bundle`, related to the target.
+    pub fn spawn(&mut self, bundle: impl Bundle) -> EntityCommands<'_> {
+        self.commands.spawn((R::from(self.target), bundle))
+    }
+
+    /// Queues spawning an entity with only the relationship to the target.
+    pub fn spawn_empty(&mut self) -> EntityCommands<'_> {
+        self.commands.spawn(R::from(self.target))
+    }
+
+    /// The target.
+    pub fn target_entity(&self) -> Entity {
+        self.target
+    }
+
+    /// The commands.
+    pub fn commands(&mut self) -> Commands<'_, '_> {
+        self.commands.reborrow()
+    }
+
+    /// The commands, mutably.
+    pub fn commands_mut(&mut self) -> &mut Commands<'w, 'w> {
+        &mut self.commands
+    }
+}

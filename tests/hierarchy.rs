@@ -1,0 +1,384 @@
+//! Relationships and the parent/child hierarchy: both ends stay in step
+//! whatever path changes them, linked despawn, the spawning API, the
+//! bundles and the traversals.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ecs::prelude::*;
+use ecs::relationship::Relationship;
+use ecs::world::DeferredWorld;
+
+#[derive(Component, Debug, PartialEq)]
+struct Tag(u32);
+
+/// Every `ChildOf` is listed exactly once in its (live) parent's
+/// `Children`, and every listed child points back.
+fn check(world: &mut World) {
+    let pairs: Vec<(Entity, Entity)> = {
+        let mut q = world.query::<(Entity, &ChildOf)>();
+        q.iter(world).map(|(e, c)| (e, c.parent())).collect()
+    };
+    for (child, parent) in pairs {
+        let list = world
+            .get::<Children>(parent)
+            .unwrap_or_else(|| panic!("{parent:?}, parent of {child:?}, has no Children"));
+        assert_eq!(
+            list.iter().filter(|&e| e == child).count(),
+            1,
+            "{child:?} in {parent:?}"
+        );
+    }
+    let lists: Vec<(Entity, Vec<Entity>)> = {
+        let mut q = world.query::<(Entity, &Children)>();
+        q.iter(world).map(|(e, c)| (e, c.to_vec())).collect()
+    };
+    for (parent, children) in lists {
+        assert!(!children.is_empty(), "{parent:?} keeps an empty Children");
+        for child in children {
+            assert_eq!(
+                world.get::<ChildOf>(child).map(ChildOf::parent),
+                Some(parent)
+            );
+        }
+    }
+}
+
+fn kids(world: &World, parent: Entity) -> Vec<Entity> {
+    world
+        .get::<Children>(parent)
+        .map(|c| c.to_vec())
+        .unwrap_or_default()
+}
+
+#[test]
+fn insert_replace_remove_take_and_despawn_keep_both_ends_in_step() {
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let b = world.spawn_empty().id();
+    let c = world.spawn(ChildOf(a)).id();
+    let d = world.spawn(ChildOf(a)).id();
+    check(&mut world);
+    assert_eq!(kids(&world, a), [c, d]);
+    world.entity_mut(c).insert(ChildOf(b));
+    check(&mut world);
+    assert_eq!(kids(&world, a), [d]);
+    assert_eq!(kids(&world, b), [c]);
+    world.entity_mut(d).remove::<ChildOf>();
+    check(&mut world);
+    assert!(world.get::<Children>(a).is_none());
+    assert_eq!(world.entity_mut(c).take::<ChildOf>(), Some(ChildOf(b)));
+    check(&mut world);
+    assert!(world.get::<Children>(b).is_none());
+    world.entity_mut(c).insert(ChildOf(a));
+    world.entity_mut(d).insert(ChildOf(a));
+    let taken = world.entity_mut(a).take::<Children>().unwrap();
+    assert_eq!(&*taken, &[c, d]);
+    check(&mut world);
+    assert!(world.get::<ChildOf>(c).is_none());
+    world.entity_mut(c).insert(ChildOf(a));
+    world.despawn(c);
+    check(&mut world);
+    assert!(world.get::<Children>(a).is_none());
+}
+
+#[test]
+fn commands_keep_both_ends_in_step() {
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let mut deferred = DeferredWorld::from(&mut world);
+    let mut commands = deferred.commands();
+    let c = commands.spawn(ChildOf(a)).id();
+    let d = commands.spawn_empty().id();
+    commands.entity(d).insert(ChildOf(a));
+    commands.entity(c).remove::<ChildOf>();
+    world.flush();
+    check(&mut world);
+    assert_eq!(kids(&world, a), [d]);
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(a)
+        .despawn();
+    world.flush();
+    check(&mut world);
+    assert!(world.get_entity(d).is_err());
+    assert!(world.get_entity(c).is_ok());
+}
+
+#[test]
+fn despawning_a_deep_chain_is_iterative() {
+    let mut world = World::new();
+    let root = world.spawn_empty().id();
+    let mut last = root;
+    for _ in 0..100_000 {
+        last = world.spawn(ChildOf(last)).id();
+    }
+    assert_eq!(world.entity_count(), 100_001);
+    world.despawn(root);
+    assert_eq!(world.entity_count(), 0);
+    assert!(world.get_entity(last).is_err());
+}
+
+#[test]
+fn children_keep_insertion_order_across_moves() {
+    let mut world = World::new();
+    let p = world.spawn_empty().id();
+    let q = world.spawn_empty().id();
+    let es: Vec<Entity> = (0..4).map(|_| world.spawn_empty().id()).collect();
+    world.entity_mut(p).add_children(&es);
+    assert_eq!(kids(&world, p), es);
+    world.entity_mut(q).add_child(es[1]);
+    assert_eq!(kids(&world, p), [es[0], es[2], es[3]]);
+    world.entity_mut(p).add_child(es[1]);
+    assert_eq!(kids(&world, p), [es[0], es[2], es[3], es[1]]);
+    assert!(world.get::<Children>(q).is_none());
+    world.entity_mut(p).insert_child(0, es[3]);
+    assert_eq!(kids(&world, p), [es[3], es[0], es[2], es[1]]);
+    world.entity_mut(p).insert_children(1, &[es[1], q]);
+    assert_eq!(kids(&world, p), [es[3], es[1], q, es[0], es[2]]);
+    check(&mut world);
+}
+
+#[test]
+fn world_spawning_api() {
+    let mut world = World::new();
+    let mut spawned = Vec::new();
+    let p = world
+        .spawn(Tag(0))
+        .with_children(|s| {
+            assert_eq!(s.target_entity(), s.target_entity());
+            spawned.push(s.spawn(Tag(1)).id());
+            spawned.push(s.spawn_empty().id());
+        })
+        .with_child(Tag(2))
+        .with_related::<ChildOf>(Tag(3))
+        .id();
+    assert_eq!(kids(&world, p).len(), 4);
+    assert_eq!(&kids(&world, p)[..2], &spawned[..]);
+    let x = world.spawn_empty().id();
+    world.entity_mut(p).detach_child(spawned[0]);
+    world.entity_mut(p).detach_children(&[spawned[1], x]);
+    assert_eq!(kids(&world, p).len(), 2);
+    world.entity_mut(p).replace_children(&[x, spawned[0], x]);
+    assert_eq!(kids(&world, p), [x, spawned[0]]);
+    check(&mut world);
+    world.entity_mut(p).despawn_children();
+    assert!(world.get_entity(x).is_err());
+    world.entity_mut(p).with_child(Tag(9)).detach_all_children();
+    assert!(world.get::<Children>(p).is_none());
+    check(&mut world);
+}
+
+#[test]
+fn commands_spawning_api() {
+    let mut world = World::new();
+    let other = world.spawn_empty().id();
+    let mut deferred = DeferredWorld::from(&mut world);
+    let mut commands = deferred.commands();
+    let p = commands
+        .spawn(Tag(0))
+        .with_children(|s| {
+            s.spawn(Tag(1));
+            s.spawn_empty();
+        })
+        .with_child(Tag(2))
+        .add_child(other)
+        .id();
+    world.flush();
+    assert_eq!(kids(&world, p).len(), 4);
+    assert_eq!(kids(&world, p)[3], other);
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(p)
+        .insert_child(0, other);
+    world.flush();
+    assert_eq!(kids(&world, p)[0], other);
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(p)
+        .detach_child(other);
+    world.flush();
+    assert_eq!(kids(&world, p).len(), 3);
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(p)
+        .replace_children(&[other]);
+    world.flush();
+    assert_eq!(kids(&world, p), [other]);
+    DeferredWorld::from(&mut world)
+        .commands()
+        .entity(p)
+        .despawn_related::<Children>();
+    world.flush();
+    assert!(world.get_entity(other).is_err());
+    check(&mut world);
+}
+
+#[test]
+fn children_and_related_bundles() {
+    let mut world = World::new();
+    let p = world
+        .spawn((
+            Tag(0),
+            children![Tag(1), (Tag(2), children![Tag(3), Tag(4), Tag(5), Tag(6)])],
+        ))
+        .id();
+    let first = kids(&world, p);
+    assert_eq!(first.len(), 2);
+    assert_eq!(world.get::<Tag>(first[1]), Some(&Tag(2)));
+    let grand: Vec<u32> = kids(&world, first[1])
+        .iter()
+        .map(|&e| world.get::<Tag>(e).unwrap().0)
+        .collect();
+    assert_eq!(grand, [3, 4, 5, 6]);
+    let q = world
+        .spawn(related!(Children[Tag(7)]))
+        .insert(Children::spawn((
+            SpawnWith(|s: &mut ChildSpawner| {
+                s.spawn(Tag(8));
+            }),
+            WithOneRelated(first[0]),
+        )))
+        .id();
+    assert_eq!(kids(&world, q).len(), 3);
+    assert_eq!(kids(&world, q)[2], first[0]);
+    let mut deferred = DeferredWorld::from(&mut world);
+    let mut commands = deferred.commands();
+    let r = commands.spawn(children![Tag(10), Tag(11)]).id();
+    world.flush();
+    assert_eq!(kids(&world, r).len(), 2);
+    check(&mut world);
+}
+
+#[test]
+fn traversals() {
+    let mut world = World::new();
+    // root ─ a ─ c
+    //      │   └ d ─ e
+    //      └ b
+    let root = world.spawn_empty().id();
+    let a = world.spawn(ChildOf(root)).id();
+    let b = world.spawn(ChildOf(root)).id();
+    let c = world.spawn(ChildOf(a)).id();
+    let d = world.spawn(ChildOf(a)).id();
+    let e = world.spawn(ChildOf(d)).id();
+    let out = world
+        .run_system_once(
+            move |children: Query<&Children>,
+                  parents: Query<&ChildOf>,
+                  both: Query<(Option<&ChildOf>, Option<&Children>)>| {
+                (
+                    parents.iter_ancestors(e).collect::<Vec<_>>(),
+                    children.iter_descendants(root).collect::<Vec<_>>(),
+                    children
+                        .iter_descendants_depth_first(root)
+                        .collect::<Vec<_>>(),
+                    parents.root_ancestor(e),
+                    children.iter_leaves(root).collect::<Vec<_>>(),
+                    both.iter_siblings(c).collect::<Vec<_>>(),
+                    parents.related(c),
+                )
+            },
+        )
+        .unwrap();
+    assert_eq!(out.0, [d, a, root]);
+    assert_eq!(out.1, [a, b, c, d, e]);
+    assert_eq!(out.2, [a, c, d, e, b]);
+    assert_eq!(out.3, root);
+    assert_eq!(out.4, [c, e, b]);
+    assert_eq!(out.5, [d]);
+    assert_eq!(out.6, Some(a));
+}
+
+#[derive(Component)]
+#[relationship(relationship_target = Followers)]
+struct Follows {
+    #[relationship]
+    leader: Entity,
+    since: u32,
+}
+
+#[derive(Component)]
+#[relationship_target(relationship = Follows)]
+struct Followers(Vec<Entity>);
+
+#[derive(Component)]
+#[relationship(relationship_target = Rider, allow_self_referential)]
+struct Rides(Entity);
+
+#[derive(Component)]
+#[relationship_target(relationship = Rides, linked_spawn)]
+struct Rider(Entity);
+
+#[test]
+fn custom_relationships_through_the_derive() {
+    let mut world = World::new();
+    let leader = world.spawn_empty().id();
+    let fan = world.spawn(Follows { leader, since: 3 }).id();
+    assert_eq!(world.get::<Followers>(leader).unwrap().0, [fan]);
+    assert_eq!(<Follows as Relationship>::from(leader).since, 0);
+    world.despawn(leader);
+    // Not linked: the follower stays, without its relationship.
+    assert!(world.get::<Follows>(fan).is_none());
+
+    // One-to-one, linked, self allowed.
+    let horse = world.spawn_empty().id();
+    let r1 = world.spawn(Rides(horse)).id();
+    let r2 = world.spawn(Rides(horse)).id();
+    assert_eq!(world.get::<Rider>(horse).unwrap().0, r2);
+    assert!(world.get::<Rides>(r1).is_none());
+    let me = world.spawn_empty().id();
+    world.entity_mut(me).insert(Rides(me));
+    assert_eq!(world.get::<Rider>(me).unwrap().0, me);
+    world.despawn(horse);
+    assert!(world.get_entity(r2).is_err());
+    assert!(world.get_entity(r1).is_ok());
+}
+
+#[derive(Resource, Default)]
+struct Armed(bool);
+
+#[test]
+fn a_panicking_observer_during_a_relationship_change_leaves_the_world_consistent() {
+    let mut world = World::new();
+    world.insert_resource(Armed(true));
+    world.add_observer(|_: On<Insert<ChildOf>>, armed: Res<Armed>| {
+        if armed.0 {
+            panic!("observer failed");
+        }
+    });
+    let p = world.spawn_empty().id();
+    let c = world.spawn_empty().id();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.entity_mut(c).insert(ChildOf(p));
+    }));
+    assert!(result.is_err());
+    world.flush();
+    check(&mut world);
+    world.resource_mut::<Armed>().0 = false;
+    world.entity_mut(c).insert(ChildOf(p));
+    world.resource_mut::<Armed>().0 = true;
+    let d = world.spawn_empty().id();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.entity_mut(d).insert(ChildOf(p));
+    }));
+    assert!(result.is_err());
+    check(&mut world);
+    assert_eq!(kids(&world, p), [c, d]);
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let mut world = World::new();
+    let e = world.spawn_empty().id();
+    world.entity_mut(e).insert(ChildOf(e));
+    assert!(world.get::<ChildOf>(e).is_none());
+    assert!(world.get::<Children>(e).is_none());
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let orphan = world.spawn((Tag(1), ChildOf(gone))).id();
+    assert!(world.get::<ChildOf>(orphan).is_none());
+    assert_eq!(world.get::<Tag>(orphan), Some(&Tag(1)));
+    world.entity_mut(e).add_child(e);
+    assert!(world.get::<Children>(e).is_none());
+    check(&mut world);
+}
