@@ -27,7 +27,7 @@
 //!     ))
 //!     .id();
 //! let labels: Vec<_> = world.get::<Children>(root).unwrap().iter()
-//!     .map(|&e| world.get::<Label>(e).unwrap().0)
+//!     .map(|e| world.get::<Label>(e).unwrap().0)
 //!     .collect();
 //! assert_eq!(labels, ["a", "b", "c"]);
 //! ```
