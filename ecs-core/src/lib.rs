@@ -27,6 +27,7 @@ pub mod resource;
 pub mod schedule;
 pub mod storage;
 pub mod system;
+pub mod traversal;
 mod utils;
 pub mod world;
 
