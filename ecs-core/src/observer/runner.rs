@@ -467,7 +467,12 @@ pub(super) fn build_system<P: EventPattern, M: 'static, F: ObserverFunction<P, M
 
 /// What `observer` watches: its pattern's event and components, plus its
 /// descriptor's.
-fn watch_of(name: &str, event: TypeId, pattern: &str, mut components: Vec<ComponentId>) -> Watch {
+fn watch_of(
+    name: &str,
+    event: TypeId,
+    (pattern, event_name): (&str, &str),
+    mut components: Vec<ComponentId>,
+) -> Watch {
     components.sort_unstable();
     components.dedup();
     match Lifecycle::of_event(event) {
@@ -482,8 +487,9 @@ fn watch_of(name: &str, event: TypeId, pattern: &str, mut components: Vec<Compon
         None => {
             assert!(
                 components.is_empty(),
-                "observer `{name}` watches the pattern `{pattern}`, which names components, or was \
-                 given some with `Observer::with_component`: only the lifecycle patterns (`Add`, \
+                "observer `{name}` watches the pattern `{pattern}` of the event `{event_name}`, which \
+                 names components, or was given some with `Observer::with_component`: only the \
+                 lifecycle patterns (`Add`, \
                  `Insert`, `Discard`, `Remove`, `Despawn`) concern components",
             );
             Watch::Custom(event)

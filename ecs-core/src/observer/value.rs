@@ -201,8 +201,8 @@ pub(super) trait PendingObserver: Send + Sync + 'static {
     /// Builds the system for `world`.
     fn init(self: Box<Self>, world: &mut World) -> Box<dyn ObserverSystem>;
 
-    /// The pattern's type name.
-    fn pattern_name(&self) -> &'static str;
+    /// The type names of the pattern and of its event.
+    fn pattern_name(&self) -> (&'static str, &'static str);
 
     /// The event type and the components its pattern names.
     fn pattern(&self, world: &mut World) -> (std::any::TypeId, Vec<ComponentId>);
@@ -223,8 +223,8 @@ impl<P: EventPattern, M: 'static, F: ObserverFunction<P, M>> PendingObserver
         Cow::Borrowed(std::any::type_name::<F>())
     }
 
-    fn pattern_name(&self) -> &'static str {
-        std::any::type_name::<P>()
+    fn pattern_name(&self) -> (&'static str, &'static str) {
+        (std::any::type_name::<P>(), std::any::type_name::<P::Event>())
     }
 
     fn init(self: Box<Self>, world: &mut World) -> Box<dyn ObserverSystem> {
