@@ -93,7 +93,7 @@ impl Observer {
     }
 
     /// Also watches the lifecycle event for `component`, as if its pattern
-    /// named it: `Observer::new(|_: On<Add>| ..).with_component(id)` runs
+    /// named it: `Observer::new(|_: On<AddEvent>| ..).with_component(id)` runs
     /// when `id` is added.
     ///
     /// # Panics
