@@ -1311,7 +1311,11 @@ fn an_observer_built_for_another_event_or_world_is_never_run_with_it() {
     world.insert_resource(BigRes([0; 32]));
     world.add_observer(Liar);
     world.trigger(Small(1));
-    assert_eq!(world.resource::<BigRes>().0[31], 0, "not an observer of `Small`");
+    assert_eq!(
+        world.resource::<BigRes>().0[31],
+        0,
+        "not an observer of `Small`"
+    );
     world.trigger(Big([7; 32]));
     assert_eq!(world.resource::<BigRes>().0[31], 7);
     integrity(&world);

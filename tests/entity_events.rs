@@ -75,7 +75,14 @@ struct Marker;
 fn the_derive_finds_the_target_in_each_form() {
     let a = Entity::from_raw(1);
     let b = Entity::from_raw(2);
-    assert_eq!(Hit { damage: 1, entity: a }.event_target(), a);
+    assert_eq!(
+        Hit {
+            damage: 1,
+            entity: a
+        }
+        .event_target(),
+        a
+    );
     let heal = Heal {
         healer: a,
         patient: b,
@@ -140,14 +147,22 @@ fn commands_trigger_entity_events_once_applied() {
 fn a_despawned_target_reaches_only_the_global_observers() {
     let mut world = world_with_log();
     let target = world.spawn_empty().id();
-    world.add_observer(|poke: On<Poke>, world_entities: Query<Entity>, mut log: ResMut<Log>| {
-        log.0.push(format!("global, target alive: {}", world_entities.get(poke.0).is_ok()));
-    });
+    world.add_observer(
+        |poke: On<Poke>, world_entities: Query<Entity>, mut log: ResMut<Log>| {
+            log.0.push(format!(
+                "global, target alive: {}",
+                world_entities.get(poke.0).is_ok()
+            ));
+        },
+    );
     let watcher = Observer::new(|_: On<Poke>, mut log: ResMut<Log>| log.0.push("entity".into()))
         .with_entity(target);
     let watcher = world.spawn(watcher).id();
     assert!(world.despawn(target));
-    assert!(!world.contains_entity(watcher), "despawned with its only target");
+    assert!(
+        !world.contains_entity(watcher),
+        "despawned with its only target"
+    );
     world.trigger(Poke(target));
     assert_eq!(take_log(&mut world), ["global, target alive: false"]);
     // An entity reusing the slot is a different target.
@@ -207,13 +222,25 @@ fn propagation_is_off_unless_asked_or_automatic() {
         log.0.push(format!("click {}", click.get_propagate()));
     });
     world.add_observer(|bubble: On<Bubble>, mut log: ResMut<Log>| {
-        let at = if bubble.entity == bubble.original_event_target() { "leaf" } else { "root" };
-        log.0.push(format!("bubble {at} {}", bubble.get_propagate()));
+        let at = if bubble.entity == bubble.original_event_target() {
+            "leaf"
+        } else {
+            "root"
+        };
+        log.0
+            .push(format!("bubble {at} {}", bubble.get_propagate()));
     });
     world.trigger(Click { entity: leaf });
-    assert_eq!(take_log(&mut world), ["click false"], "global observers run at each step");
+    assert_eq!(
+        take_log(&mut world),
+        ["click false"],
+        "global observers run at each step"
+    );
     world.trigger(Bubble { entity: leaf });
-    assert_eq!(take_log(&mut world), ["bubble leaf true", "bubble root true"]);
+    assert_eq!(
+        take_log(&mut world),
+        ["bubble leaf true", "bubble root true"]
+    );
 }
 
 #[test]
@@ -229,8 +256,14 @@ fn observer_values_watch_entities_and_components() {
     both.watch_entities([b]);
     assert_eq!(both.descriptor().entities(), [a, b]);
     let both = world.spawn(both).id();
-    assert!(world.get::<ObserverState>(both).is_some(), "registered on spawn");
-    assert!(world.get::<Observer>(both).is_none(), "the world keeps the system");
+    assert!(
+        world.get::<ObserverState>(both).is_some(),
+        "registered on spawn"
+    );
+    assert!(
+        world.get::<Observer>(both).is_none(),
+        "the world keeps the system"
+    );
     assert_eq!(world.get::<ObservedBy>(a).unwrap().get(), [both]);
     for target in [a, b, c] {
         world.trigger(Poke(target));
@@ -264,8 +297,15 @@ fn an_observer_of_no_entity_for_an_untargeted_component_is_refused() {
     let message = expect_panic(|| {
         world.add_observer(Observer::new(|_: On<Poke>| {}).with_entity(gone));
     });
-    assert!(message.contains(&format!("{gone}")) && message.contains("does not exist"), "{message}");
-    assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 0, "nothing registered");
+    assert!(
+        message.contains(&format!("{gone}")) && message.contains("does not exist"),
+        "{message}"
+    );
+    assert_eq!(
+        world.query::<&ObserverState>().iter(&world).count(),
+        0,
+        "nothing registered"
+    );
     integrity(&world);
 }
 
@@ -276,7 +316,9 @@ fn commands_add_observers_and_entity_observers() {
     let mut queue = CommandQueue::default();
     let mut commands = Commands::new(&mut queue, &world);
     let global = commands
-        .add_observer(|hit: On<Hit>, mut log: ResMut<Log>| log.0.push(format!("global {}", hit.damage)))
+        .add_observer(|hit: On<Hit>, mut log: ResMut<Log>| {
+            log.0.push(format!("global {}", hit.damage))
+        })
         .id();
     commands
         .entity(target)
@@ -306,12 +348,17 @@ fn fallible_observers_go_to_their_error_handler() {
     fn refuse(poke: On<Poke>) -> Result {
         Err(format!("refused {}", poke.0.index()).into())
     }
-    world.spawn(Observer::new(refuse).with_entity(target).with_error_handler(record_error));
+    world.spawn(
+        Observer::new(refuse)
+            .with_entity(target)
+            .with_error_handler(record_error),
+    );
     world.trigger(Poke(target));
     let handled = std::mem::take(&mut *HANDLED.lock().unwrap());
     assert_eq!(handled.len(), 1, "{handled:?}");
     assert!(
-        handled[0].starts_with(&format!("refused {}", target.index())) && handled[0].contains("refuse"),
+        handled[0].starts_with(&format!("refused {}", target.index()))
+            && handled[0].contains("refuse"),
         "{handled:?}"
     );
     // Without a handler of its own, the world's default panics, naming it.
@@ -325,13 +372,13 @@ fn fallible_observers_go_to_their_error_handler() {
 fn a_panicking_entity_observer_leaves_the_world_consistent_and_registered() {
     let mut world = world_with_log();
     let target = world.spawn_empty().id();
-    world
-        .entity_mut(target)
-        .observe(|hit: On<Hit>, mut commands: Commands, mut log: ResMut<Log>| {
+    world.entity_mut(target).observe(
+        |hit: On<Hit>, mut commands: Commands, mut log: ResMut<Log>| {
             commands.spawn(Marker);
             log.0.push(format!("hit {}", hit.damage));
             assert!(hit.damage < 10, "too much damage");
-        });
+        },
+    );
     let result = catch_unwind(AssertUnwindSafe(|| {
         world.trigger(Hit {
             damage: 20,
@@ -360,7 +407,9 @@ fn an_observer_spawned_on_an_observer_entity_is_refused_naming_it() {
     let mut world = world_with_log();
     let existing = world.add_observer(|_: On<Poke>| {}).id();
     let message = expect_panic(|| {
-        world.entity_mut(existing).insert(Observer::new(|_: On<Hit>| {}));
+        world
+            .entity_mut(existing)
+            .insert(Observer::new(|_: On<Hit>| {}));
     });
     assert!(
         message.contains(&format!("{existing}")) && message.contains("an observer already"),

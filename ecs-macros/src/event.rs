@@ -115,7 +115,11 @@ fn parse_container(input: &DeriveInput, errors: &mut Errors) -> (Option<Option<T
     let mut propagate: Option<Option<Type>> = None;
     let mut auto_propagate = false;
     let mut seen: Vec<String> = Vec::new();
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident(ENTITY_EVENT)) {
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident(ENTITY_EVENT))
+    {
         let parsed = attr.parse_nested_meta(|meta| {
             let key = crate::attr::key_name(&meta.path);
             if seen.contains(&key) {

@@ -11,10 +11,26 @@
 //! [`Remove`](crate::lifecycle::Remove),
 //! [`Despawn`](crate::lifecycle::Despawn)) naming the components watched,
 //! fired as entities gain or lose them ([`lifecycle`](crate::lifecycle)
-//! says when each fires, and in what order). An observer is itself an
-//! entity (holding an [`ObserverState`]): despawn it to remove it. Like
-//! hooks, observers cannot change archetypes directly; their commands
-//! apply right after the operation that fired them.
+//! says when each fires, and in what order).
+//!
+//! An observer is global (it runs for every trigger of its event) or
+//! watches entities ([`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe),
+//! [`Observer::with_entity`]): then it runs only for
+//! [`EntityEvent`]s, lifecycle events included, targeting one of them.
+//!
+//! ```text
+//!   world.trigger(Hit { entity: e })
+//!     ├─ global observers of Hit          (registry: event → list)
+//!     └─ observers watching e             (registry: event → target → list)
+//!        then, if Hit propagates and an observer asked to:
+//!        the same for the next entity of its Traversal
+//! ```
+//!
+//! An observer is itself an entity (holding an [`ObserverState`]): despawn
+//! it to remove it. An [`Observer`] value is built first and registered
+//! when spawned or passed to [`World::add_observer`](crate::world::World::add_observer).
+//! Like hooks, observers cannot change archetypes directly; their
+//! commands apply right after the operation that fired them.
 //!
 //! ```
 //! use ecs::prelude::*;

@@ -535,7 +535,9 @@ pub(super) fn register_observer(
     let system = pending.init(world);
     let observer_entity = match entity {
         Some(entity) => {
-            world.entity_mut(entity).insert(ObserverState { _private: () });
+            world
+                .entity_mut(entity)
+                .insert(ObserverState { _private: () });
             entity
         }
         None => world.spawn(ObserverState { _private: () }).id(),

@@ -303,7 +303,10 @@ fn custom_events_entity_observers_and_spawning_observers() {
                 on.event().power
             ));
         });
-    world.trigger(Explode { power: 3, entity: Entity::PLACEHOLDER });
+    world.trigger(Explode {
+        power: 3,
+        entity: Entity::PLACEHOLDER,
+    });
     assert_eq!(
         world
             .query::<&Crater>()
@@ -316,16 +319,25 @@ fn custom_events_entity_observers_and_spawning_observers() {
         take_log(&mut world).is_empty(),
         "entity observers need their entity as the target"
     );
-    world.trigger(Explode { power: 4, entity: other });
+    world.trigger(Explode {
+        power: 4,
+        entity: other,
+    });
     assert!(take_log(&mut world).is_empty(), "not this entity");
-    world.trigger(Explode { power: 5, entity: bomb });
+    world.trigger(Explode {
+        power: 5,
+        entity: bomb,
+    });
     assert_eq!(
         take_log(&mut world),
         [format!("bomb {bomb:?} went off with 5")]
     );
     // commands.trigger
     let mut queue = CommandQueue::default();
-    Commands::new(&mut queue, &world).trigger(Explode { power: 6, entity: Entity::PLACEHOLDER });
+    Commands::new(&mut queue, &world).trigger(Explode {
+        power: 6,
+        entity: Entity::PLACEHOLDER,
+    });
     queue.apply(&mut world);
     assert_eq!(world.query::<&Crater>().iter(&world).count(), 4);
     // Global observers run for every trigger; untargeted ones carry the
@@ -590,7 +602,10 @@ fn entity_observers_are_despawned_with_their_target() {
     assert_eq!(observers_of_a.len(), 2);
     let observers_of_b = world.get::<ObservedBy>(b).unwrap().get().to_vec();
     assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 4);
-    world.trigger(Explode { power: 1, entity: a });
+    world.trigger(Explode {
+        power: 1,
+        entity: a,
+    });
     assert_eq!(take_log(&mut world), ["a1 1", "a2 1"]);
 
     assert!(world.despawn(a));
@@ -604,13 +619,22 @@ fn entity_observers_are_despawned_with_their_target() {
     assert!(world.contains_entity(global));
     // A new entity in `a`'s slot is watched by no one.
     let reused = world.spawn(Plain(3)).id();
-    world.trigger(Explode { power: 2, entity: reused });
-    world.trigger(Explode { power: 3, entity: b });
+    world.trigger(Explode {
+        power: 2,
+        entity: reused,
+    });
+    world.trigger(Explode {
+        power: 3,
+        entity: b,
+    });
     assert_eq!(take_log(&mut world), ["b 3"]);
 
     world.entity_mut(b).remove::<ObservedBy>();
     assert!(!world.contains_entity(observers_of_b[0]));
-    world.trigger(Explode { power: 4, entity: b });
+    world.trigger(Explode {
+        power: 4,
+        entity: b,
+    });
     assert!(take_log(&mut world).is_empty());
     assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 1);
     world.check_integrity().unwrap();
@@ -650,7 +674,10 @@ fn a_despawned_entity_observer_leaves_its_targets_list() {
         assert!(world.despawn(passing));
         assert_eq!(world.get::<ObservedBy>(target).unwrap().get(), [kept]);
     }
-    world.trigger(Explode { power: 1, entity: target });
+    world.trigger(Explode {
+        power: 1,
+        entity: target,
+    });
     assert_eq!(take_log(&mut world), ["kept 1"]);
     // The last one despawned leaves the list empty, the target untouched.
     assert!(world.despawn(kept));

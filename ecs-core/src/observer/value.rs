@@ -224,7 +224,10 @@ impl<P: EventPattern, M: 'static, F: ObserverFunction<P, M>> PendingObserver
     }
 
     fn pattern_name(&self) -> (&'static str, &'static str) {
-        (std::any::type_name::<P>(), std::any::type_name::<P::Event>())
+        (
+            std::any::type_name::<P>(),
+            std::any::type_name::<P::Event>(),
+        )
     }
 
     fn init(self: Box<Self>, world: &mut World) -> Box<dyn ObserverSystem> {
