@@ -236,8 +236,9 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     world.commands().queue(move |_: &mut World| drop(entry));
 }
 
-/// The observers that watch only this entity (added by
-/// [`EntityWorldMut::observe`]). When the entity is despawned, or this
+/// The observers that watch this entity (added by
+/// [`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe) or
+/// [`Observer::with_entity`]). When the entity is despawned, or this
 /// component removed, those observers stop watching it, and each left
 /// watching no entity is despawned. An observer despawned on its own is
 /// taken off the list (which may be left empty).

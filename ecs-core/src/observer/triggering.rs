@@ -9,14 +9,14 @@ use crate::{
 };
 
 impl World {
-    /// Adds a global observer: an [`Observer`], or a function whose first
+    /// Adds a global observer: an [`Observer`](super::Observer), or a function whose first
     /// parameter is [`On<P>`](super::On) and whose other parameters are
     /// system parameters. Returns the observer's entity (despawn it to
     /// remove the observer).
     ///
     /// # Panics
     /// If a lifecycle observer names no component, a custom event's
-    /// observer names some, an [`Observer`] watches an entity that does not
+    /// observer names some, an [`Observer`](super::Observer) watches an entity that does not
     /// exist, or its parameters conflict.
     #[track_caller]
     pub fn add_observer<M>(&mut self, observer: impl IntoObserver<M>) -> EntityWorldMut<'_> {
