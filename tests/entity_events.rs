@@ -417,3 +417,52 @@ fn an_observer_spawned_on_an_observer_entity_is_refused_naming_it() {
     );
     integrity(&world);
 }
+
+#[derive(Component)]
+struct Score(u32);
+
+/// An observer's captured values are dropped once on every path: never
+/// spawned, spawned then despawned with its target, and refused at
+/// registration (its parameters conflict).
+#[test]
+fn observer_values_drop_their_captures_once() {
+    use common::drop_log::{DropLog, Payload};
+    let log = DropLog::default();
+    let mut world = world_with_log();
+    let target = world.spawn_empty().id();
+
+    let held = Payload::new(1, &log);
+    drop(Observer::new(move |_: On<Poke>| {
+        let _ = &held;
+    }));
+    log.assert_dropped_once(&[1]);
+
+    let held = Payload::new(2, &log);
+    world.spawn(
+        Observer::new(move |_: On<Poke>| {
+            let _ = &held;
+        })
+        .with_entity(target),
+    );
+    world.trigger(Poke(target));
+    log.assert_not_dropped(&[2]);
+    world.despawn(target);
+    log.assert_dropped_once(&[2]);
+
+    let held = Payload::new(3, &log);
+    let conflicting = Observer::new(
+        move |_: On<Poke>, _: Query<&mut Score>, _: Query<&mut Score>| {
+            let _ = &held;
+        },
+    );
+    let spawned = world.spawn_empty().id();
+    let message = expect_panic(|| {
+        world.entity_mut(spawned).insert(conflicting);
+    });
+    assert!(message.contains("Score"), "{message}");
+    log.assert_dropped_once(&[3]);
+    assert!(world.get::<ObserverState>(spawned).is_none());
+    assert!(world.get::<Observer>(spawned).is_none());
+    integrity(&world);
+    log.assert_no_double_drop();
+}
