@@ -419,7 +419,7 @@ fn an_observer_spawned_on_an_observer_entity_is_refused_naming_it() {
 }
 
 #[derive(Component)]
-struct Score(u32);
+struct Score;
 
 /// An observer's captured values are dropped once on every path: never
 /// spawned, spawned then despawned with its target, and refused at
