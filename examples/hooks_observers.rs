@@ -62,9 +62,10 @@ impl Journal {
     }
 }
 
-/// A custom event, aimed at the entity that takes the damage.
-#[derive(Event)]
+/// An entity event, aimed at the entity that takes the damage.
+#[derive(EntityEvent)]
 struct Damage {
+    entity: Entity,
     amount: u32,
 }
 
@@ -134,7 +135,7 @@ fn announce_leave(left: On<Remove<Player>>, names: Query<&Name>, mut journal: Re
     journal.write(format!("{name} leaves the party"));
 }
 
-/// A global observer of a custom event: sees every `Damage`, whatever it
+/// A global observer of an entity event: sees every `Damage`, whatever it
 /// targets. Despawning is a command: it applies right after the observers.
 fn apply_damage(
     damage: On<Damage>,
@@ -142,7 +143,7 @@ fn apply_damage(
     mut commands: Commands,
     mut journal: ResMut<Journal>,
 ) {
-    let target = damage.entity();
+    let target = damage.entity;
     let Ok((name, mut health)) = targets.get_mut(target) else {
         return;
     };
@@ -158,11 +159,10 @@ fn apply_damage(
 }
 
 fn dawn(
-    day: On<NewDay>,
+    _: On<NewDay>,
     mut everyone: Query<(&mut Health, &MaxHealth)>,
     mut journal: ResMut<Journal>,
 ) {
-    assert_eq!(day.entity(), Entity::PLACEHOLDER, "untargeted");
     for (mut health, max) in &mut everyone {
         health.0 = max.0;
     }
@@ -172,7 +172,10 @@ fn dawn(
 /// A system that triggers events through its commands.
 fn dragon_breath(mut commands: Commands, party: Query<Entity, With<Player>>) {
     for player in &party {
-        commands.trigger_targets(Damage { amount: 30 }, player);
+        commands.trigger(Damage {
+            entity: player,
+            amount: 30,
+        });
     }
     commands.trigger(NewDay);
 }
@@ -210,10 +213,10 @@ fn main() {
              dragon: Query<(&Health, &MaxHealth, Has<Enraged>)>,
              mut commands: Commands,
              mut journal: ResMut<Journal>| {
-                let (health, max, enraged) = dragon.get(hit.entity()).expect("the dragon");
+                let (health, max, enraged) = dragon.get(hit.entity).expect("the dragon");
                 if !enraged && health.0 * 2 < max.0 {
                     journal.write("the dragon is enraged!".into());
-                    commands.entity(hit.entity()).insert(Enraged);
+                    commands.entity(hit.entity).insert(Enraged);
                 }
             },
         )
@@ -221,10 +224,19 @@ fn main() {
     assert_eq!(world.resource::<NameIndex>().0["dragon"], dragon);
 
     println!("the fight:");
-    world.trigger_targets(Damage { amount: 120 }, dragon);
-    world.trigger_targets(Damage { amount: 40 }, dragon);
+    world.trigger(Damage {
+        entity: dragon,
+        amount: 120,
+    });
+    world.trigger(Damage {
+        entity: dragon,
+        amount: 40,
+    });
     assert!(world.entity(dragon).contains::<Enraged>());
-    world.trigger_targets(Damage { amount: 90 }, bram);
+    world.trigger(Damage {
+        entity: bram,
+        amount: 90,
+    });
     // Bram fell: the observer's despawn applied at once, and the hooks of
     // `Player` and `Name` cleaned the roster and the index.
     assert!(!world.contains_entity(bram));

@@ -519,3 +519,21 @@ mod fallible {
     pub use ecs::system::RunSystemError;
     pub use ecs::system::SystemParamValidationError;
 }
+
+/// `bevy_ecs::event`, `observer` and `traversal`: entity events and
+/// observers as values.
+mod entity_events {
+    pub use ecs::event::EntityComponentsTrigger;
+    pub use ecs::event::EntityEvent;
+    pub use ecs::event::EntityTrigger;
+    pub use ecs::event::GlobalTrigger;
+    pub use ecs::event::PropagateEntityTrigger;
+    pub use ecs::event::SetEntityEventTarget;
+    pub use ecs::event::Trigger;
+    pub use ecs::observer::IntoEntityObserver;
+    pub use ecs::observer::Observer;
+    pub use ecs::observer::ObserverDescriptor;
+    pub use ecs::prelude::EntityEvent as PreludeEntityEvent;
+    pub use ecs::prelude::Observer as PreludeObserver;
+    pub use ecs::traversal::Traversal;
+}

@@ -468,8 +468,8 @@ struct Explode {
     radius: f32,
 }
 
-#[derive(Event, Debug, Clone, PartialEq)]
-struct Damage(u32);
+#[derive(EntityEvent, Debug, Clone, PartialEq)]
+struct Damage(#[event_target] Entity, u32);
 
 #[derive(Event, Debug, Clone, PartialEq)]
 struct Ping;
@@ -501,7 +501,7 @@ fn derived_events_reach_their_observers() {
     });
     world.add_observer(|ev: On<Damage>, mut seen: ResMut<Seen>| {
         seen.0
-            .push(format!("damage {} at {:?}", ev.event().0, ev.entity()));
+            .push(format!("damage {} at {:?}", ev.event().1, ev.0));
     });
     world.add_observer(|_: On<Ping>, mut seen: ResMut<Seen>| seen.0.push("ping".into()));
     world.add_observer(|ev: On<Signal>, mut seen: ResMut<Seen>| {
@@ -520,7 +520,7 @@ fn derived_events_reach_their_observers() {
 
     let target = world.spawn_empty().id();
     world.trigger(Explode { radius: 2.5 });
-    world.trigger_targets(Damage(3), target);
+    world.trigger(Damage(target, 3));
     world.trigger(Ping);
     world.trigger(Signal::Go);
     world.trigger(Signal::Stop(1));

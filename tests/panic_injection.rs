@@ -205,8 +205,8 @@ struct Res1(Payload);
 #[derive(Resource)]
 struct FaultRes(Fault);
 
-#[derive(Event)]
-struct Ping;
+#[derive(EntityEvent)]
+struct Ping(Entity);
 
 // ---- storage kinds ----------------------------------------------------------------------
 
@@ -323,11 +323,11 @@ fn add_observers<K: Kind>(world: &mut World) {
     world.add_observer(|ev: On<Ping>, mut commands: Commands| {
         tick("observer On<Ping> (insert)");
         let bundle = whole::<K>();
-        commands.entity(ev.entity()).insert(bundle);
+        commands.entity(ev.0).insert(bundle);
     });
     world.add_observer(|ev: On<Ping>, mut commands: Commands| {
         tick("observer On<Ping> (remove)");
-        commands.entity(ev.entity()).remove::<WholeOf<K>>();
+        commands.entity(ev.0).remove::<WholeOf<K>>();
     });
 }
 
@@ -597,7 +597,7 @@ fn commands_scenarios() -> Vec<Scenario> {
 }
 
 fn trigger_scenarios() -> Vec<Scenario> {
-    both_storages([scenario!("trigger", "", |w, f| w.trigger_targets(Ping, f.victim))])
+    both_storages([scenario!("trigger", "", |w, f| w.trigger(Ping(f.victim)))])
 }
 
 fn schedule_scenarios() -> Vec<Scenario> {

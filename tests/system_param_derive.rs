@@ -380,7 +380,7 @@ fn a_derived_param_in_an_observer_queues_its_commands() {
     world.add_observer(|ev: On<Add<Parent>>, mut spawner: Spawner| {
         *spawner.spawned += 1;
         let count = *spawner.spawned;
-        spawner.commands.spawn(Child(ev.entity(), count));
+        spawner.commands.spawn(Child(ev.entity, count));
     });
     let a = world.spawn(Parent).id();
     let b = world.spawn(Parent).id();

@@ -30,6 +30,7 @@ pub mod schedule;
 pub mod spawn;
 pub mod storage;
 pub mod system;
+pub mod traversal;
 mod utils;
 pub mod world;
 
@@ -44,11 +45,11 @@ pub mod prelude {
     pub use crate::component::{Component, ComponentId, StorageType};
     pub use crate::entity::Entity;
     pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
-    pub use crate::event::{Event, EventPattern};
+    pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
     pub use crate::name::{Name, NameOrEntity};
-    pub use crate::observer::On;
+    pub use crate::observer::{Observer, On};
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };

@@ -410,6 +410,55 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
     expand(input, event::derive)
 }
 
+/// Implements `EntityEvent` (and `Event`) for a struct: an event aimed at
+/// the entity in one of its fields, which reaches the global observers of
+/// the event and the observers watching that entity.
+///
+/// The target is the field marked `#[event_target]`, else the field named
+/// `entity`, else the only field of a tuple struct; it is an `Entity`.
+/// Unlike bevy, two fields marked `#[event_target]` are an error rather
+/// than the first one winning, since the second mark can only be a
+/// mistake.
+///
+/// # Attributes
+///
+/// - `#[entity_event(propagate)]` makes the event propagate along
+///   `&'static ChildOf`; `#[entity_event(propagate = T)]` along the
+///   `Traversal` `T`. The trigger becomes `PropagateEntityTrigger`, and
+///   `SetEntityEventTarget` is implemented too.
+/// - `#[entity_event(auto_propagate)]` (implies `propagate`): every
+///   trigger propagates unless an observer calls `propagate(false)`.
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(EntityEvent)]
+/// struct Hit {
+///     #[event_target]
+///     victim: Entity,
+///     damage: u32,
+/// }
+///
+/// #[derive(Resource, Default)]
+/// struct Taken(u32);
+///
+/// let mut world = World::new();
+/// world.init_resource::<Taken>();
+/// let knight = world.spawn_empty().id();
+/// world
+///     .entity_mut(knight)
+///     .observe(|hit: On<Hit>, mut taken: ResMut<Taken>| taken.0 += hit.damage);
+/// world.trigger(Hit { victim: knight, damage: 4 });
+/// assert_eq!(world.resource::<Taken>().0, 4);
+/// ```
+#[proc_macro_derive(EntityEvent, attributes(ecs, entity_event, event_target))]
+pub fn derive_entity_event(input: TokenStream) -> TokenStream {
+    expand(input, event::derive_entity)
+}
+
 /// Implements `ScheduleLabel` for a struct or enum, so its values name
 /// schedules (`Schedule::new(label)`, `World::run_schedule(label)`).
 ///

@@ -11,10 +11,26 @@
 //! [`Remove`](crate::lifecycle::Remove),
 //! [`Despawn`](crate::lifecycle::Despawn)) naming the components watched,
 //! fired as entities gain or lose them ([`lifecycle`](crate::lifecycle)
-//! says when each fires, and in what order). An observer is itself an
-//! entity (holding an [`ObserverState`]): despawn it to remove it. Like
-//! hooks, observers cannot change archetypes directly; their commands
-//! apply right after the operation that fired them.
+//! says when each fires, and in what order).
+//!
+//! An observer is global (it runs for every trigger of its event) or
+//! watches entities ([`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe),
+//! [`Observer::with_entity`]): then it runs only for
+//! [`EntityEvent`]s, lifecycle events included, targeting one of them.
+//!
+//! ```text
+//!   world.trigger(Hit { entity: e })
+//!     ├─ global observers of Hit          (registry: event → list)
+//!     └─ observers watching e             (registry: event → target → list)
+//!        then, if Hit propagates and an observer asked to:
+//!        the same for the next entity of its Traversal
+//! ```
+//!
+//! An observer is itself an entity (holding an [`ObserverState`]): despawn
+//! it to remove it. An [`Observer`] value is built first and registered
+//! when spawned or passed to [`World::add_observer`](crate::world::World::add_observer).
+//! Like hooks, observers cannot change archetypes directly; their
+//! commands apply right after the operation that fired them.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -33,6 +49,8 @@
 //! ```
 
 mod runner;
+mod triggering;
+mod value;
 
 #[doc(no_inline)]
 pub use crate::event::{Event, EventPattern};
@@ -41,15 +59,23 @@ pub(crate) use crate::lifecycle::Lifecycle;
 #[allow(deprecated)]
 pub use crate::lifecycle::Replace;
 
-pub(crate) use runner::{trigger_lifecycle, Observers};
-pub use runner::{BoxedObserver, IntoObserver, ObservedBy, ObserverFunction, ObserverState};
+pub(crate) use runner::{
+    run_entity_observers, run_global_observers, run_lifecycle_or_entity_observers,
+    trigger_lifecycle, Observers,
+};
+pub use runner::{ObservedBy, ObserverFunction, ObserverState};
+pub use value::{IntoEntityObserver, IntoObserver, Observer, ObserverDescriptor};
 
 use std::{
     marker::PhantomData,
     ops::{Deref, DerefMut},
 };
 
-use crate::{entity::Entity, event::EventPatternTrigger};
+use crate::{
+    entity::Entity,
+    event::{EntityEvent, EventPatternTrigger, PropagateEntityTrigger},
+    traversal::Traversal,
+};
 
 /// The first parameter of an observer: the event (which it derefs to), its
 /// trigger, and the observer's own entity.
@@ -62,7 +88,6 @@ use crate::{entity::Entity, event::EventPatternTrigger};
 pub struct On<'w, 't, P: EventPattern> {
     event: &'w mut P::Event,
     trigger: &'w mut EventPatternTrigger<'t, P>,
-    target: Entity,
     observer: Entity,
     marker: PhantomData<fn() -> P>,
 }
@@ -71,13 +96,11 @@ impl<'w, 't, P: EventPattern> On<'w, 't, P> {
     pub(crate) fn new(
         event: &'w mut P::Event,
         trigger: &'w mut EventPatternTrigger<'t, P>,
-        target: Entity,
         observer: Entity,
     ) -> Self {
         On {
             event,
             trigger,
-            target,
             observer,
             marker: PhantomData,
         }
@@ -110,23 +133,41 @@ impl<'w, 't, P: EventPattern> On<'w, 't, P> {
         self.trigger
     }
 
-    /// The entity this trigger targets: for lifecycle events, the entity
-    /// whose component changed; for a custom event, the entity passed to
-    /// [`World::trigger_targets`](crate::world::World::trigger_targets), or
-    /// [`Entity::PLACEHOLDER`] when untargeted.
-    ///
-    /// Bevy has no such method (it reads the target from an `EntityEvent`);
-    /// it stays until `EntityEvent` exists here, as the way a targeted
-    /// custom event reaches its observers.
-    #[inline]
-    pub fn entity(&self) -> Entity {
-        self.target
-    }
-
     /// The observer's own entity (despawn it to stop observing).
     #[inline]
     pub fn observer(&self) -> Entity {
         self.observer
+    }
+}
+
+impl<'t, const AUTO_PROPAGATE: bool, P, T> On<'_, 't, P>
+where
+    P: EventPattern<
+        Event: EntityEvent<Trigger<'t> = PropagateEntityTrigger<AUTO_PROPAGATE, P::Event, T>>,
+    >,
+    T: Traversal<P::Event>,
+{
+    /// The entity the event targeted when it was triggered, before
+    /// propagation moved it ([`EntityEvent::event_target`] is the current
+    /// one).
+    #[inline]
+    pub fn original_event_target(&self) -> Entity {
+        self.trigger.original_event_target
+    }
+
+    /// Sets whether the event moves on, once the observers of the current
+    /// entity ran (all of them still run), to the next entity of its
+    /// [`Traversal`]. Off by default, unless the event derives
+    /// `#[entity_event(auto_propagate)]`.
+    #[inline]
+    pub fn propagate(&mut self, should_propagate: bool) {
+        self.trigger.propagate = should_propagate;
+    }
+
+    /// Whether the event will move on: see [`On::propagate`].
+    #[inline]
+    pub fn get_propagate(&self) -> bool {
+        self.trigger.propagate
     }
 }
 
@@ -155,7 +196,7 @@ where
         f.debug_struct("On")
             .field("event", &self.event)
             .field("trigger", &self.trigger)
-            .field("entity", &self.target)
+            .field("observer", &self.observer)
             .finish()
     }
 }

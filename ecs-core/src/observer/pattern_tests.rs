@@ -119,7 +119,7 @@ fn a_lifecycle_observer_reads_the_entity_from_the_event() {
     world.add_observer(|add: On<Add<C>>, mut runs: ResMut<Runs>| {
         let event: &AddEvent = add.event();
         assert_eq!(event.entity, add.entity);
-        assert_eq!(add.entity(), add.entity);
+        assert_eq!(crate::event::EntityEvent::event_target(event), add.entity);
         runs.0.push((add.entity, Vec::new()));
     });
     let e = world.spawn(C).id();

@@ -1,23 +1,23 @@
 use std::{
     any::TypeId,
     borrow::Cow,
+    collections::HashMap,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use super::{Lifecycle, On};
+use super::{Lifecycle, Observer, On};
 use crate::{
-    bundle::Bundle,
     change_detection::DetectChangesMut,
     change_detection::Tick,
     component::{Component, ComponentHooks, ComponentId, HookContext, StorageType},
     entity::Entity,
-    error::ErrorContext,
-    event::{EntityComponentsTrigger, Event, EventPattern, EventPatternTrigger},
+    error::{ErrorContext, ErrorHandler},
+    event::{EntityComponentsTrigger, EntityEvent, Event, EventPattern, EventPatternTrigger},
     lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
     storage::{SparseArray, SparseSet},
     system::{CommandQueue, IntoResult, RunSystemError, SystemMeta, SystemParam, SystemParamItem},
     utils::{DropPanics, TypeIdMap},
-    world::{DeferredWorld, EntityWorldMut, UnsafeWorldCell, World, WorldId},
+    world::{DeferredWorld, UnsafeWorldCell, World, WorldId},
 };
 
 /// What an observer watches.
@@ -38,7 +38,7 @@ enum Watch {
 #[derive(Default)]
 pub(crate) struct Observers {
     lifecycle: [SparseArray<ComponentId, Vec<Entity>>; 5],
-    custom: TypeIdMap<Vec<Entity>>,
+    custom: TypeIdMap<CustomObservers>,
     /// By entity index; the entry names its entity (with its generation).
     entries: SparseSet<u32, ObserverEntry>,
     /// The id of the last dispatch: an observer listed under several
@@ -54,9 +54,21 @@ impl std::fmt::Debug for Observers {
     }
 }
 
+/// The observers of one custom event type.
+#[derive(Default)]
+struct CustomObservers {
+    /// Those watching every trigger.
+    global: Vec<Entity>,
+    /// Those watching some entities, by watched entity: a trigger visits
+    /// only its target's list.
+    by_target: HashMap<Entity, Vec<Entity>>,
+}
+
 /// One observer: its system and what it watches.
 struct ObserverEntry {
     entity: Entity,
+    /// Its own error handler, if it has one (else the world's).
+    error_handler: Option<ErrorHandler>,
     /// Taken out while it runs: an observer does not re-enter itself.
     system: Option<Box<dyn ObserverSystem>>,
     watch: Watch,
@@ -64,6 +76,18 @@ struct ObserverEntry {
     entities: Vec<Entity>,
     /// The dispatch it last ran (or was skipped) in.
     last_dispatch: u64,
+}
+
+impl CustomObservers {
+    /// Takes `observer` off `target`'s list.
+    fn unlist(&mut self, target: Entity, observer: Entity) {
+        if let Some(list) = self.by_target.get_mut(&target) {
+            list.retain(|&e| e != observer);
+            if list.is_empty() {
+                self.by_target.remove(&target);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for ObserverEntry {
@@ -78,22 +102,6 @@ impl std::fmt::Debug for ObserverEntry {
 }
 
 impl Observers {
-    /// Calls `f` with each observer list that `watch` names, one at a time.
-    fn for_each_list(&mut self, watch: &Watch, mut f: impl FnMut(&mut Vec<Entity>)) {
-        match watch {
-            Watch::Lifecycle(kind, components) => {
-                let table = &mut self.lifecycle[kind.index()];
-                for &id in components {
-                    if table.get(id).is_none() {
-                        table.insert(id, Vec::new());
-                    }
-                    f(table.get_mut(id).expect("inserted above"));
-                }
-            }
-            Watch::Custom(type_id) => f(self.custom.entry(*type_id).or_default()),
-        }
-    }
-
     /// A fresh dispatch id.
     fn next_dispatch(&mut self) -> u64 {
         self.last_dispatch += 1;
@@ -109,7 +117,26 @@ impl Observers {
     /// Lists `entry` under what it watches.
     fn register(&mut self, entry: ObserverEntry) {
         let observer = entry.entity;
-        self.for_each_list(&entry.watch, |list| list.push(observer));
+        match &entry.watch {
+            Watch::Lifecycle(kind, components) => {
+                let table = &mut self.lifecycle[kind.index()];
+                for &id in components {
+                    match table.get_mut(id) {
+                        Some(list) => list.push(observer),
+                        None => table.insert(id, vec![observer]),
+                    }
+                }
+            }
+            Watch::Custom(event) => {
+                let lists = self.custom.entry(*event).or_default();
+                if entry.entities.is_empty() {
+                    lists.global.push(observer);
+                }
+                for &target in &entry.entities {
+                    lists.by_target.entry(target).or_default().push(observer);
+                }
+            }
+        }
         self.entries.insert(observer.index(), entry);
     }
 
@@ -117,8 +144,41 @@ impl Observers {
     fn unregister(&mut self, observer: Entity) -> Option<ObserverEntry> {
         self.entry_mut(observer)?;
         let entry = self.entries.remove(observer.index())?;
-        self.for_each_list(&entry.watch, |list| list.retain(|&e| e != observer));
+        match &entry.watch {
+            Watch::Lifecycle(kind, components) => {
+                for &id in components {
+                    if let Some(list) = self.lifecycle[kind.index()].get_mut(id) {
+                        list.retain(|&e| e != observer);
+                    }
+                }
+            }
+            Watch::Custom(event) => {
+                if let Some(lists) = self.custom.get_mut(event) {
+                    lists.global.retain(|&e| e != observer);
+                    for &target in &entry.entities {
+                        lists.unlist(target, observer);
+                    }
+                }
+            }
+        }
         Some(entry)
+    }
+
+    /// Stops `observer` watching `target`; returns whether it now watches
+    /// no entity (`None` if it is not registered).
+    fn stop_watching(&mut self, observer: Entity, target: Entity) -> Option<bool> {
+        let entry = self
+            .entries
+            .get_mut(observer.index())
+            .filter(|entry| entry.entity == observer)?;
+        entry.entities.retain(|&e| e != target);
+        let watches_none = entry.entities.is_empty();
+        if let Watch::Custom(event) = &entry.watch {
+            if let Some(lists) = self.custom.get_mut(event) {
+                lists.unlist(target, observer);
+            }
+        }
+        Some(watches_none)
     }
 
     /// Empties the registry, dropping every observer's system (each once,
@@ -176,8 +236,9 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     world.commands().queue(move |_: &mut World| drop(entry));
 }
 
-/// The observers that watch only this entity (added by
-/// [`EntityWorldMut::observe`]). When the entity is despawned, or this
+/// The observers that watch this entity (added by
+/// [`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe) or
+/// [`Observer::with_entity`]). When the entity is despawned, or this
 /// component removed, those observers stop watching it, and each left
 /// watching no entity is despawned. An observer despawned on its own is
 /// taken off the list (which may be left empty).
@@ -207,11 +268,8 @@ fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) 
     let observers = observed_by.0.clone();
     world.commands().queue(move |world: &mut World| {
         for observer in observers {
-            let Some(entry) = world.observers.entry_mut(observer) else {
-                continue; // despawned already
-            };
-            entry.entities.retain(|&e| e != target);
-            if entry.entities.is_empty() {
+            // `None`: despawned already.
+            if world.observers.stop_watching(observer, target) == Some(true) {
                 world.despawn(observer);
             }
         }
@@ -219,7 +277,7 @@ fn release_entity_observers(mut world: DeferredWorld<'_>, context: HookContext) 
 }
 
 /// A type-erased observer system.
-trait ObserverSystem: Send + Sync + 'static {
+pub(super) trait ObserverSystem: Send + Sync + 'static {
     fn name(&self) -> Cow<'static, str>;
 
     /// Runs the system for the event at `event`, of type `event.kind`.
@@ -235,7 +293,6 @@ trait ObserverSystem: Send + Sync + 'static {
         &mut self,
         world: UnsafeWorldCell<'_>,
         event: &ErasedEvent,
-        target: Entity,
         observer: Entity,
     ) -> Result<(), RunSystemError>;
 
@@ -334,7 +391,6 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         &mut self,
         world: UnsafeWorldCell<'_>,
         event: &ErasedEvent,
-        target: Entity,
         observer: Entity,
     ) -> Result<(), RunSystemError> {
         // The casts below rely on it: one compare, whatever the registry
@@ -359,12 +415,7 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         let result = unsafe {
             let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
             let trigger = &mut *event.trigger.cast::<EventPatternTrigger<'_, P>>();
-            let on = On::new(
-                &mut *event.event.cast::<P::Event>(),
-                trigger,
-                target,
-                observer,
-            );
+            let on = On::new(&mut *event.event.cast::<P::Event>(), trigger, observer);
             self.func.run(on, params)
         };
         self.meta.finish_run(this_run);
@@ -385,7 +436,7 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
 fn wrong_event_type(name: &str, event: &str, observer: Entity) -> ! {
     panic!(
         "observer `{name}` (entity {observer}) watches `{event}` and was run for another event type: \
-         a hand-written `IntoObserver` that builds an observer of another event"
+         the registry listed it under the wrong event"
     )
 }
 
@@ -394,92 +445,113 @@ fn wrong_event_type(name: &str, event: &str, observer: Entity) -> ! {
 fn wrong_world(name: &str, built_for: WorldId, observer: Entity) -> ! {
     panic!(
         "observer `{name}` (entity {observer}) was built for world {built_for:?} and run in another: \
-         a hand-written `IntoObserver` built it with another world"
+         the registry holds another world's observer"
     )
 }
 
-/// An observer system, type-erased, ready to be stored in the registry.
-#[doc(hidden)]
-pub struct BoxedObserver(Box<dyn ObserverSystem>);
-
-/// Conversion of a function into an observer of the pattern `P` (see
-/// [`World::add_observer`]).
-pub trait IntoObserver<P: EventPattern, Marker>: Send + Sync + 'static {
-    #[doc(hidden)]
-    fn into_boxed_observer(self, world: &mut World) -> BoxedObserver;
-}
-
-impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> IntoObserver<P, Marker>
-    for F
-{
-    fn into_boxed_observer(self, world: &mut World) -> BoxedObserver {
-        let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
-        meta.set_never_run(world);
-        let state = F::Param::init_state(world, &mut meta);
-        BoxedObserver(Box::new(FunctionObserver::<P, Marker, F> {
-            func: self,
-            state,
-            meta,
-            world_id: world.id(),
-            marker: std::marker::PhantomData,
-        }))
-    }
-}
-
-fn spawn_observer<P: EventPattern, M>(
+/// Builds the system of the observer function `function` for `world`.
+pub(super) fn build_system<P: EventPattern, M: 'static, F: ObserverFunction<P, M>>(
+    function: F,
     world: &mut World,
-    observer: impl IntoObserver<P, M>,
-    entities: Vec<Entity>,
-) -> Entity {
-    let BoxedObserver(system) = observer.into_boxed_observer(world);
-    let mut components = Vec::new();
-    P::Components::component_ids(&mut world.components, &mut |id| components.push(id));
+) -> Box<dyn ObserverSystem> {
+    let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
+    meta.set_never_run(world);
+    let state = F::Param::init_state(world, &mut meta);
+    Box::new(FunctionObserver::<P, M, F> {
+        func: function,
+        state,
+        meta,
+        world_id: world.id(),
+        marker: std::marker::PhantomData,
+    })
+}
+
+/// What `observer` watches: its pattern's event and components, plus its
+/// descriptor's.
+fn watch_of(
+    name: &str,
+    event: TypeId,
+    (pattern, event_name): (&str, &str),
+    mut components: Vec<ComponentId>,
+) -> Watch {
     components.sort_unstable();
     components.dedup();
-    let event = TypeId::of::<P::Event>();
-    let watch = match Lifecycle::of_event(event) {
+    match Lifecycle::of_event(event) {
         Some(kind) => {
             assert!(
                 !components.is_empty(),
-                "observer `{}` watches a lifecycle event of no component (`{}`): name the components, as in `On<Add<Player>>`",
-                system.name(),
-                std::any::type_name::<P>()
+                "observer `{name}` watches a lifecycle event of no component (`{pattern}`): name the \
+                 components, as in `On<Add<Player>>`, or add them with `Observer::with_component`",
             );
             Watch::Lifecycle(kind, components)
         }
         None => {
             assert!(
                 components.is_empty(),
-                "observer `{}` watches the pattern `{}`, which names components of `{}`: only the \
-                 lifecycle patterns (`Add`, `Insert`, `Discard`, `Remove`, `Despawn`) name components",
-                system.name(),
-                std::any::type_name::<P>(),
-                std::any::type_name::<P::Event>()
+                "observer `{name}` watches the pattern `{pattern}` of the event `{event_name}`, which \
+                 names components, or was given some with `Observer::with_component`: only the \
+                 lifecycle patterns (`Add`, \
+                 `Insert`, `Discard`, `Remove`, `Despawn`) concern components",
             );
             Watch::Custom(event)
         }
+    }
+}
+
+/// Registers `observer` on `entity` (a new entity when `None`) and returns
+/// that entity.
+///
+/// # Panics
+/// If the observer watches an entity that does not exist, `entity` is an
+/// observer already, its pattern and components disagree (see
+/// [`watch_of`]), or its parameters conflict; nothing is registered then.
+#[track_caller]
+pub(super) fn register_observer(
+    world: &mut World,
+    observer: Observer,
+    entity: Option<Entity>,
+) -> Entity {
+    let (pending, descriptor, error_handler) = observer.into_parts();
+    let (extra_components, mut entities) = descriptor.into_parts();
+    let name = pending.name();
+    let (event, mut components) = pending.pattern(world);
+    components.extend(extra_components);
+    let pattern = pending.pattern_name();
+    let watch = watch_of(&name, event, pattern, components);
+    entities.sort_unstable();
+    entities.dedup();
+    for &target in &entities {
+        assert!(
+            world.get_entity(target).is_ok(),
+            "observer `{name}` watches entity {target}, which does not exist"
+        );
+    }
+    if let Some(entity) = entity {
+        assert!(
+            world.get::<ObserverState>(entity).is_none(),
+            "observer `{name}` was spawned on entity {entity}, which is an observer already: \
+             spawn each `Observer` on an entity of its own"
+        );
+    }
+    let system = pending.init(world);
+    let observer_entity = match entity {
+        Some(entity) => {
+            world
+                .entity_mut(entity)
+                .insert(ObserverState { _private: () });
+            entity
+        }
+        None => world.spawn(ObserverState { _private: () }).id(),
     };
     let targets = entities.clone();
-    let observer_entity = world.spawn(ObserverState { _private: () }).id();
     world.observers.register(ObserverEntry {
         entity: observer_entity,
+        error_handler,
         system: Some(system),
         watch: watch.clone(),
         entities,
         last_dispatch: 0,
     });
-    for target in targets {
-        let mut target = world.entity_mut(target);
-        match target.get_mut::<ObservedBy>() {
-            Some(mut observed_by) => observed_by
-                .bypass_change_detection()
-                .0
-                .push(observer_entity),
-            None => {
-                target.insert(ObservedBy(vec![observer_entity]));
-            }
-        }
-    }
     if let Watch::Lifecycle(kind, components) = &watch {
         let (_, flag) = kind.flags();
         for &id in components {
@@ -487,7 +559,28 @@ fn spawn_observer<P: EventPattern, M>(
             world.archetypes.add_flags_for_component(id, flag);
         }
     }
+    for target in targets {
+        note_observed_by(world, target, observer_entity);
+    }
     observer_entity
+}
+
+/// Lists `observer` in `target`'s [`ObservedBy`]. A target gone meanwhile
+/// (despawned by a command that an earlier insert let run) is treated as
+/// despawned right after registration.
+fn note_observed_by(world: &mut World, target: Entity, observer: Entity) {
+    let Ok(mut target_mut) = world.get_entity_mut(target) else {
+        if world.observers.stop_watching(observer, target) == Some(true) {
+            world.despawn(observer);
+        }
+        return;
+    };
+    match target_mut.get_mut::<ObservedBy>() {
+        Some(mut observed_by) => observed_by.bypass_change_detection().0.push(observer),
+        None => {
+            target_mut.insert(ObservedBy(vec![observer]));
+        }
+    }
 }
 
 /// Runs one observer entity's system for `event`, unless it already ran
@@ -512,17 +605,18 @@ fn run_observer(
     let Some(mut system) = entry.system.take() else {
         return;
     };
+    let error_handler = entry.error_handler;
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the callers pass a valid `ErasedEvent` (the system checks
         // its type is its own before the casts); `&mut World` gives
         // exclusive access, and the system is this world's (the registry
         // belongs to it).
-        let ran =
-            unsafe { system.run(UnsafeWorldCell::new_mutable(world), event, target, observer) };
+        let ran = unsafe { system.run(UnsafeWorldCell::new_mutable(world), event, observer) };
         // A handler that panics (the default) counts as the observer's
         // panic.
         if let Err(RunSystemError::Failed(error)) = ran {
-            (world.fallback_error_handler())(
+            let handler = error_handler.unwrap_or_else(|| world.fallback_error_handler());
+            handler(
                 error,
                 ErrorContext::Observer {
                     name: system.name(),
@@ -611,12 +705,12 @@ fn lifecycle_observers<'a, E>(
     event: &mut E,
     trigger: &mut EntityComponentsTrigger<'a>,
 ) where
-    E: Event<Trigger<'a> = EntityComponentsTrigger<'a>> + LifecycleEvent,
+    E: EntityEvent + Event<Trigger<'a> = EntityComponentsTrigger<'a>>,
 {
     // Read once: observers may change the trigger and the event, not who
     // runs next.
     let components = trigger.components;
-    let entity = event.entity();
+    let entity = event.event_target();
     let mut dispatch = None;
     for &id in components {
         let Some(list) = world.observers.lifecycle[kind.index()].get(id) else {
@@ -634,23 +728,19 @@ fn lifecycle_observers<'a, E>(
     }
 }
 
-/// The lifecycle events, which all name their entity.
-trait LifecycleEvent {
-    fn entity(&self) -> Entity;
-}
-
-macro_rules! lifecycle_event_entity {
+macro_rules! lifecycle_entity_event {
     ($($event:ident),*) => {$(
-        impl LifecycleEvent for $event {
+        /// The target is the entity whose component changed.
+        impl EntityEvent for $event {
             #[inline]
-            fn entity(&self) -> Entity {
+            fn event_target(&self) -> Entity {
                 self.entity
             }
         }
     )*};
 }
 
-lifecycle_event_entity!(
+lifecycle_entity_event!(
     AddEvent,
     InsertEvent,
     DiscardEvent,
@@ -658,16 +748,44 @@ lifecycle_event_entity!(
     DespawnEvent
 );
 
-fn trigger_custom<E: Event>(
+/// Runs the global observers of the custom event `E`.
+pub(crate) fn run_global_observers<E: Event>(
+    world: &mut World,
+    event: &mut E,
+    trigger: &mut E::Trigger<'_>,
+) {
+    let Some(lists) = world.observers.custom.get(&TypeId::of::<E>()) else {
+        return;
+    };
+    if lists.global.is_empty() {
+        return;
+    }
+    let list = lists.global.clone();
+    let dispatch = world.observers.next_dispatch();
+    let erased = ErasedEvent::new(event, trigger);
+    for observer in list {
+        run_observer(world, observer, &erased, Entity::PLACEHOLDER, dispatch);
+    }
+}
+
+/// Runs the global observers of the custom event `E`, then those watching
+/// `target` (one dispatch: an observer in both lists runs once).
+pub(crate) fn run_entity_observers<E: Event>(
     world: &mut World,
     event: &mut E,
     trigger: &mut E::Trigger<'_>,
     target: Entity,
 ) {
-    let Some(list) = world.observers.custom.get(&TypeId::of::<E>()) else {
+    let Some(lists) = world.observers.custom.get(&TypeId::of::<E>()) else {
         return;
     };
-    let list = list.clone();
+    let watching = lists.by_target.get(&target);
+    if lists.global.is_empty() && watching.is_none() {
+        return;
+    }
+    // Copied: observers may add or despawn observers while these run.
+    let mut list = lists.global.clone();
+    list.extend(watching.into_iter().flatten().copied());
     let dispatch = world.observers.next_dispatch();
     let erased = ErasedEvent::new(event, trigger);
     for observer in list {
@@ -675,92 +793,21 @@ fn trigger_custom<E: Event>(
     }
 }
 
-impl World {
-    /// Adds a global observer: a function whose first parameter is
-    /// [`On<P>`](On) and whose other parameters are system parameters.
-    /// Returns the observer's entity (despawn it to remove the observer).
-    ///
-    /// # Panics
-    /// If a lifecycle observer names no component, a custom event's
-    /// pattern names some, or its parameters conflict.
-    #[track_caller]
-    pub fn add_observer<P: EventPattern, M>(
-        &mut self,
-        observer: impl IntoObserver<P, M>,
-    ) -> EntityWorldMut<'_> {
-        let entity = spawn_observer(self, observer, Vec::new());
-        self.entity_mut(entity)
-    }
-
-    /// Triggers a custom event for its global observers (target
-    /// [`Entity::PLACEHOLDER`]), then applies the commands they queued
-    /// (from inside a command, once that command returns: see
-    /// [`World::flush_commands`] for the order).
-    pub fn trigger<'a, E: Event<Trigger<'a>: Default>>(&mut self, mut event: E) {
-        self.trigger_ref(&mut event);
-    }
-
-    /// Triggers a custom event like [`World::trigger`], leaving it with
-    /// the changes its observers made ([`On::event_mut`]).
-    pub fn trigger_ref<'a, E: Event<Trigger<'a>: Default>>(&mut self, event: &mut E) {
-        self.trigger_targets_ref(event, Entity::PLACEHOLDER);
-    }
-
-    /// Triggers a custom event targeting `entity`: its global observers and
-    /// the observers of that entity run. Their commands apply as with
-    /// [`World::trigger`].
-    pub fn trigger_targets<'a, E: Event<Trigger<'a>: Default>>(
-        &mut self,
-        mut event: E,
-        entity: Entity,
-    ) {
-        self.trigger_targets_ref(&mut event, entity);
-    }
-
-    fn trigger_targets_ref<'a, E: Event<Trigger<'a>: Default>>(
-        &mut self,
-        event: &mut E,
-        entity: Entity,
-    ) {
-        self.flush_entities();
-        self.check_change_ticks();
-        let mut trigger = E::Trigger::<'a>::default();
-        trigger_custom(self, event, &mut trigger, entity);
-        self.flush_commands();
-    }
-}
-
-impl EntityWorldMut<'_> {
-    /// Adds an observer that fires only for events targeting this entity.
-    /// Returns the entity handle (of this entity).
-    ///
-    /// The entity records its observers in [`ObservedBy`]; they are
-    /// despawned with it (or when that component is removed).
-    #[track_caller]
-    pub fn observe<P: EventPattern, M>(&mut self, observer: impl IntoObserver<P, M>) -> &mut Self {
-        let target = self.id();
-        self.world_scope(|world| {
-            spawn_observer(world, observer, vec![target]);
-        });
-        self
-    }
-}
-
-impl crate::system::Commands<'_, '_> {
-    /// Queues triggering a custom event for its global observers. Chains
-    /// of any depth (an observer triggering the next) run in constant
-    /// stack: see [`World::flush_commands`].
-    pub fn trigger<E: for<'a> Event<Trigger<'a>: Default>>(&mut self, event: E) {
-        self.queue(move |world: &mut World| world.trigger(event));
-    }
-
-    /// Queues triggering a custom event targeting `entity`.
-    pub fn trigger_targets<E: for<'a> Event<Trigger<'a>: Default>>(
-        &mut self,
-        event: E,
-        entity: Entity,
-    ) {
-        self.queue(move |world: &mut World| world.trigger_targets(event, entity));
+/// Runs the observers of a lifecycle event fired by hand, or of a custom
+/// event using the lifecycle trigger (its components concern no observer).
+pub(crate) fn run_lifecycle_or_entity_observers<'a, E>(
+    world: &mut World,
+    event: &mut E,
+    trigger: &mut EntityComponentsTrigger<'a>,
+) where
+    E: EntityEvent + Event<Trigger<'a> = EntityComponentsTrigger<'a>>,
+{
+    match Lifecycle::of_event(TypeId::of::<E>()) {
+        Some(kind) => lifecycle_observers(world, kind, event, trigger),
+        None => {
+            let target = event.event_target();
+            run_entity_observers(world, event, trigger, target);
+        }
     }
 }
 
@@ -775,8 +822,7 @@ mod tests {
     #[should_panic(expected = "was run for another event type")]
     fn an_observer_run_for_another_event_type_panics_before_the_cast() {
         let mut world = World::new();
-        let BoxedObserver(mut system) =
-            IntoObserver::<Wide, _>::into_boxed_observer(|_: On<Wide>| {}, &mut world);
+        let mut system = build_system::<Wide, _, _>(|_: On<Wide>| {}, &mut world);
         let mut narrow = 7u8;
         let mut trigger = crate::event::GlobalTrigger;
         let erased = ErasedEvent {
@@ -790,7 +836,6 @@ mod tests {
             let _ = system.run(
                 UnsafeWorldCell::new_mutable(&mut world),
                 &erased,
-                Entity::PLACEHOLDER,
                 Entity::PLACEHOLDER,
             );
         }

@@ -11,8 +11,8 @@ use crate::prelude::*;
 #[derive(Event)]
 struct Wide([u64; 8]);
 
-#[derive(Event)]
-struct Narrow(u8);
+#[derive(EntityEvent)]
+struct Narrow(#[event_target] Entity, u8);
 
 #[derive(Resource, Default)]
 struct Log(Vec<String>);
@@ -28,7 +28,7 @@ fn two_observers() -> (World, Entity, Entity) {
         .id();
     let narrow = world
         .add_observer(|on: On<Narrow>, mut log: ResMut<Log>| {
-            log.0.push(format!("narrow {}", on.0));
+            log.0.push(format!("narrow {}", on.1));
         })
         .id();
     (world, wide, narrow)
@@ -37,7 +37,7 @@ fn two_observers() -> (World, Entity, Entity) {
 /// Triggers both events and returns what the observers logged.
 fn fire(world: &mut World) -> Vec<String> {
     world.trigger(Wide([1; 8]));
-    world.trigger(Narrow(7));
+    world.trigger(Narrow(Entity::PLACEHOLDER, 7));
     std::mem::take(&mut world.resource_mut::<Log>().0)
 }
 
@@ -133,20 +133,20 @@ fn swapping_entity_observer_states_keeps_each_on_its_target() {
     let target = world.spawn_empty().id();
     let global = world
         .add_observer(|on: On<Narrow>, mut log: ResMut<Log>| {
-            log.0.push(format!("global {}", on.0));
+            log.0.push(format!("global {}", on.1));
         })
         .id();
     world
         .entity_mut(target)
         .observe(|on: On<Narrow>, mut log: ResMut<Log>| {
-            log.0.push(format!("target {}", on.0));
+            log.0.push(format!("target {}", on.1));
         });
     let local = world.get::<ObservedBy>(target).unwrap().get()[0];
     let mut query = world.query::<&mut ObserverState>();
     let [mut a, mut b] = query.get_many_mut(&mut world, [global, local]).unwrap();
     std::mem::swap(&mut *a, &mut *b);
-    world.trigger(Narrow(1));
-    world.trigger_targets(Narrow(2), target);
+    world.trigger(Narrow(Entity::PLACEHOLDER, 1));
+    world.trigger(Narrow(target, 2));
     assert_eq!(
         world.resource::<Log>().0,
         ["global 1", "global 2", "target 2"]
@@ -192,7 +192,7 @@ fn an_observers_system_is_dropped_once_on_every_route() {
     observer_holding(&mut world, Held(drops.clone(), false));
     world.clear_entities();
     assert_eq!(count(), 3);
-    world.trigger(Narrow(0));
+    world.trigger(Narrow(Entity::PLACEHOLDER, 0));
     observer_holding(&mut world, Held(drops.clone(), false));
     drop(world);
     assert_eq!(count(), 4);
@@ -210,7 +210,7 @@ fn a_panicking_drop_of_an_observers_system_leaves_the_world_consistent() {
     assert_eq!(drops.load(Ordering::SeqCst), 1);
     assert!(!world.contains_entity(observer));
     world.check_integrity().unwrap();
-    world.trigger(Narrow(0));
+    world.trigger(Narrow(Entity::PLACEHOLDER, 0));
     let observer = observer_holding(&mut world, Held(drops.clone(), true));
     let result = catch_unwind(AssertUnwindSafe(|| world.clear_entities()));
     assert!(result.is_err());

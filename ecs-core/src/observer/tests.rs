@@ -269,9 +269,15 @@ fn observers_see_each_lifecycle_event() {
 #[derive(Debug)]
 struct Explode {
     power: u32,
+    entity: Entity,
 }
 impl Event for Explode {
-    type Trigger<'a> = crate::event::GlobalTrigger;
+    type Trigger<'a> = crate::event::EntityTrigger;
+}
+impl crate::event::EntityEvent for Explode {
+    fn event_target(&self) -> Entity {
+        self.entity
+    }
 }
 
 #[derive(Component)]
@@ -283,7 +289,7 @@ fn custom_events_entity_observers_and_spawning_observers() {
     world.init_resource::<Log>();
     static TARGETS: Mutex<Vec<Entity>> = Mutex::new(Vec::new());
     world.add_observer(|on: On<Explode>, mut commands: Commands| {
-        TARGETS.lock().unwrap().push(on.entity());
+        TARGETS.lock().unwrap().push(on.entity);
         commands.spawn(Crater(on.power));
     });
     let bomb = world.spawn(Plain(1)).id();
@@ -293,11 +299,14 @@ fn custom_events_entity_observers_and_spawning_observers() {
         .observe(|on: On<Explode>, mut log: ResMut<Log>| {
             log.0.push(format!(
                 "bomb {:?} went off with {}",
-                on.entity(),
+                on.entity,
                 on.event().power
             ));
         });
-    world.trigger(Explode { power: 3 });
+    world.trigger(Explode {
+        power: 3,
+        entity: Entity::PLACEHOLDER,
+    });
     assert_eq!(
         world
             .query::<&Crater>()
@@ -308,18 +317,27 @@ fn custom_events_entity_observers_and_spawning_observers() {
     );
     assert!(
         take_log(&mut world).is_empty(),
-        "entity observers need a target"
+        "entity observers need their entity as the target"
     );
-    world.trigger_targets(Explode { power: 4 }, other);
+    world.trigger(Explode {
+        power: 4,
+        entity: other,
+    });
     assert!(take_log(&mut world).is_empty(), "not this entity");
-    world.trigger_targets(Explode { power: 5 }, bomb);
+    world.trigger(Explode {
+        power: 5,
+        entity: bomb,
+    });
     assert_eq!(
         take_log(&mut world),
         [format!("bomb {bomb:?} went off with 5")]
     );
     // commands.trigger
     let mut queue = CommandQueue::default();
-    Commands::new(&mut queue, &world).trigger(Explode { power: 6 });
+    Commands::new(&mut queue, &world).trigger(Explode {
+        power: 6,
+        entity: Entity::PLACEHOLDER,
+    });
     queue.apply(&mut world);
     assert_eq!(world.query::<&Crater>().iter(&world).count(), 4);
     // Global observers run for every trigger; untargeted ones carry the
@@ -584,7 +602,10 @@ fn entity_observers_are_despawned_with_their_target() {
     assert_eq!(observers_of_a.len(), 2);
     let observers_of_b = world.get::<ObservedBy>(b).unwrap().get().to_vec();
     assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 4);
-    world.trigger_targets(Explode { power: 1 }, a);
+    world.trigger(Explode {
+        power: 1,
+        entity: a,
+    });
     assert_eq!(take_log(&mut world), ["a1 1", "a2 1"]);
 
     assert!(world.despawn(a));
@@ -598,13 +619,22 @@ fn entity_observers_are_despawned_with_their_target() {
     assert!(world.contains_entity(global));
     // A new entity in `a`'s slot is watched by no one.
     let reused = world.spawn(Plain(3)).id();
-    world.trigger_targets(Explode { power: 2 }, reused);
-    world.trigger_targets(Explode { power: 3 }, b);
+    world.trigger(Explode {
+        power: 2,
+        entity: reused,
+    });
+    world.trigger(Explode {
+        power: 3,
+        entity: b,
+    });
     assert_eq!(take_log(&mut world), ["b 3"]);
 
     world.entity_mut(b).remove::<ObservedBy>();
     assert!(!world.contains_entity(observers_of_b[0]));
-    world.trigger_targets(Explode { power: 4 }, b);
+    world.trigger(Explode {
+        power: 4,
+        entity: b,
+    });
     assert!(take_log(&mut world).is_empty());
     assert_eq!(world.query::<&ObserverState>().iter(&world).count(), 1);
     world.check_integrity().unwrap();
@@ -644,7 +674,10 @@ fn a_despawned_entity_observer_leaves_its_targets_list() {
         assert!(world.despawn(passing));
         assert_eq!(world.get::<ObservedBy>(target).unwrap().get(), [kept]);
     }
-    world.trigger_targets(Explode { power: 1 }, target);
+    world.trigger(Explode {
+        power: 1,
+        entity: target,
+    });
     assert_eq!(take_log(&mut world), ["kept 1"]);
     // The last one despawned leaves the list empty, the target untouched.
     assert!(world.despawn(kept));

@@ -10,9 +10,16 @@
 //!
 //! ```text
 //!   On<Explode>        pattern = event Explode,   trigger GlobalTrigger
+//!   On<Hit>            pattern = event Hit,       trigger EntityTrigger       (EntityEvent)
+//!   On<Click>          pattern = event Click,     trigger PropagateEntityTrigger
 //!   On<Add<Player>>    pattern → event AddEvent,  trigger EntityComponentsTrigger
 //!                                components Player
 //! ```
+//!
+//! An [`EntityEvent`] names a target entity: triggering it runs the global
+//! observers of the event and the observers watching that entity
+//! ([`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe)); a
+//! propagating one then moves on along a [`Traversal`](crate::traversal::Traversal).
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -32,9 +39,16 @@
 //! assert_eq!(world.resource::<Craters>().0, [2.0]);
 //! ```
 
-pub use ecs_macros::Event;
+pub use ecs_macros::{EntityEvent, Event};
 
-use crate::{bundle::Bundle, component::ComponentId};
+mod trigger;
+
+pub(crate) use trigger::sealed::Sealed;
+pub use trigger::{
+    EntityComponentsTrigger, EntityTrigger, GlobalTrigger, PropagateEntityTrigger, Trigger,
+};
+
+use crate::{bundle::Bundle, entity::Entity};
 
 /// Something that observers can watch, triggered with
 /// [`World::trigger`](crate::world::World::trigger) or
@@ -81,45 +95,53 @@ impl<E: Event> EventPattern for E {
 /// The trigger type of the event of pattern `P`.
 pub type EventPatternTrigger<'a, P> = <<P as EventPattern>::Event as Event>::Trigger<'a>;
 
-mod sealed {
-    pub trait Sealed {}
+/// An [`Event`] aimed at one entity, its [`event_target`](EntityEvent::event_target).
+///
+/// Triggering it runs the event's global observers and then the observers
+/// that watch the target ([`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe),
+/// [`Observer::with_entity`](crate::observer::Observer::with_entity)).
+/// Derive it: the target is the field named `entity`, the field marked
+/// `#[event_target]`, or the only field of a tuple struct.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(EntityEvent)]
+/// struct Hit {
+///     entity: Entity,
+///     damage: u32,
+/// }
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let knight = world.spawn(Health(10)).id();
+/// world.entity_mut(knight).observe(|hit: On<Hit>, mut health: Query<&mut Health>| {
+///     health.get_mut(hit.entity).unwrap().0 -= hit.damage;
+/// });
+/// world.trigger(Hit { entity: knight, damage: 3 });
+/// assert_eq!(world.get::<Health>(knight).unwrap().0, 7);
+/// ```
+///
+/// `#[entity_event(propagate = T)]` makes the event move on after the
+/// observers of each entity ran, to the entity the [`Traversal`](crate::traversal::Traversal)
+/// `T` names, while an observer asks for it with
+/// [`On::propagate`](crate::observer::On::propagate)
+/// (`#[entity_event(auto_propagate)]` asks by default). The trigger is then
+/// [`PropagateEntityTrigger`], and the derive also implements
+/// [`SetEntityEventTarget`].
+///
+/// A target that does not exist (despawned) has no observers watching it:
+/// only the global observers run, and nothing is reported, as in bevy.
+pub trait EntityEvent: Event {
+    /// The entity this event targets (the current one, while it propagates).
+    fn event_target(&self) -> Entity;
 }
 
-/// How an [`Event`] is triggered, and the data each trigger carries to
-/// its observers.
-///
-/// The implementations are [`GlobalTrigger`] (the `#[derive(Event)]`
-/// default) and [`EntityComponentsTrigger`] (the lifecycle events).
-/// User-defined triggers are not supported, unlike bevy: the runtime
-/// dispatches every trigger itself, so a trigger carries data but no
-/// dispatch logic to implement.
-pub trait Trigger<E: Event>: sealed::Sealed {}
-
-/// The trigger of a custom event: it runs every observer of the event (and,
-/// for [`World::trigger_targets`](crate::world::World::trigger_targets),
-/// the observers of the target entity). It carries no data.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct GlobalTrigger;
-
-impl sealed::Sealed for GlobalTrigger {}
-impl<E: Event> Trigger<E> for GlobalTrigger {}
-
-/// The trigger of the lifecycle events ([`AddEvent`](crate::lifecycle::AddEvent)
-/// and its siblings): the components of the operation that fired it.
-///
-/// Bevy also gives the entity's old and new archetype here; this trigger
-/// does not, because the operations fire from several places that do not
-/// all keep both archetypes at hand.
-///
-/// It has no `Default`, so `world.trigger` does not accept a lifecycle
-/// event: only the world fires them, as components come and go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EntityComponentsTrigger<'a> {
-    /// Every component of the operation that this event fired for, whether
-    /// the observer watches it or not: spawning `(A, B, C)` gives all three
-    /// to an observer of `Add<(A, B)>`, which runs once.
-    pub components: &'a [ComponentId],
+/// An [`EntityEvent`] whose target can be changed: propagation moves the
+/// event along by setting its target to each next entity.
+pub trait SetEntityEventTarget: EntityEvent {
+    /// Sets the target.
+    fn set_event_target(&mut self, entity: Entity);
 }
-
-impl sealed::Sealed for EntityComponentsTrigger<'_> {}
-impl<E: Event> Trigger<E> for EntityComponentsTrigger<'_> {}
