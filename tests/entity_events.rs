@@ -466,3 +466,27 @@ fn observer_values_drop_their_captures_once() {
     integrity(&world);
     log.assert_no_double_drop();
 }
+
+#[derive(EntityEvent)]
+#[entity_event(propagate)]
+struct BubbleClick {
+    entity: Entity,
+}
+#[derive(Resource, Default)]
+struct BubbleSeen(Vec<Entity>);
+/// `#[entity_event(propagate)]` follows `ChildOf` from a child to its
+/// ancestors.
+#[test]
+fn propagation_bubbles_up_child_of_by_default() {
+    let mut world = World::new();
+    world.init_resource::<BubbleSeen>();
+    let root = world.spawn_empty().id();
+    let mid = world.spawn(ChildOf(root)).id();
+    let leaf = world.spawn(ChildOf(mid)).id();
+    world.add_observer(|mut click: On<BubbleClick>, mut seen: ResMut<BubbleSeen>| {
+        seen.0.push(click.entity);
+        click.propagate(true);
+    });
+    world.trigger(BubbleClick { entity: leaf });
+    assert_eq!(world.resource::<BubbleSeen>().0, [leaf, mid, root]);
+}

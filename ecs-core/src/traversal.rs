@@ -62,3 +62,14 @@ impl<D: ?Sized> Traversal<D> for () {
         None
     }
 }
+
+/// Along a relationship, from the source to its target: `&ChildOf` walks
+/// from a child to its parent, which is how `#[entity_event(propagate)]`
+/// bubbles up a hierarchy. A relationship is free of cycles unless its
+/// derive allows `allow_self_referential`, which lets an entity name
+/// itself (and loop).
+impl<R: crate::relationship::Relationship, D: ?Sized> Traversal<D> for &R {
+    fn traverse(item: Self::Item<'_>, _: &D) -> Option<Entity> {
+        Some(item.get())
+    }
+}
