@@ -3,8 +3,8 @@
 use std::marker::PhantomData;
 
 use super::{
-    Message, MessageIterator, MessageIteratorWithId, MessageMutIterator,
-    MessageMutIteratorWithId, MessageMutParIter, MessageParIter, Messages,
+    Message, MessageIterator, MessageIteratorWithId, MessageMutIterator, MessageMutIteratorWithId,
+    MessageMutParIter, MessageParIter, Messages,
 };
 
 /// How far one reader has read a [`Messages<M>`]: the state of a

@@ -132,7 +132,10 @@ impl<M: Message> Messages<M> {
     pub fn update_drain(&mut self) -> impl Iterator<Item = M> + '_ {
         std::mem::swap(&mut self.older, &mut self.newer);
         self.newer.start_message_count = self.message_count;
-        self.newer.messages.drain(..).map(|instance| instance.message)
+        self.newer
+            .messages
+            .drain(..)
+            .map(|instance| instance.message)
     }
 
     fn reset_start_message_count(&mut self) {
@@ -267,10 +270,16 @@ mod tests {
         let mut messages = Messages::<Note>::default();
         messages.write(Note(0));
         messages.update();
-        let ids: Vec<_> = messages.write_batch([Note(1), Note(2)]).map(|id| id.id).collect();
+        let ids: Vec<_> = messages
+            .write_batch([Note(1), Note(2)])
+            .map(|id| id.id)
+            .collect();
         assert_eq!(ids, [1, 2]);
         assert_eq!(messages.get_message(0).map(|(n, _)| n.0), Some(0));
-        assert_eq!(messages.get_message(2).map(|(n, id)| (n.0, id.id)), Some((2, 2)));
+        assert_eq!(
+            messages.get_message(2).map(|(n, id)| (n.0, id.id)),
+            Some((2, 2))
+        );
         assert!(messages.get_message(3).is_none());
         messages.update();
         assert!(messages.get_message(0).is_none());
@@ -283,7 +292,10 @@ mod tests {
         let mut messages = Messages::<Note>::default();
         messages.write(Note(7));
         assert_eq!(messages.update_drain().count(), 0);
-        assert_eq!(messages.update_drain().map(|n| n.0).collect::<Vec<_>>(), [7]);
+        assert_eq!(
+            messages.update_drain().map(|n| n.0).collect::<Vec<_>>(),
+            [7]
+        );
         assert!(messages.is_empty());
         messages.write(Note(8));
         assert_eq!(messages.drain().map(|n| n.0).collect::<Vec<_>>(), [8]);

@@ -80,9 +80,16 @@
 //!
 //! - update in the fixed-step schedule itself, once per step, with the
 //!   readers (every reader then reads once per update);
-//! - or update once per frame only after every reader ran at least once:
-//!   [`message_update_condition`] with [`signal_message_update_system`] at
-//!   the end of the fixed step does this, as bevy's app does.
+//! - or update once per frame only in frames where a step ran:
+//!   [`message_update_system`] with the run condition
+//!   [`message_update_condition`], and [`signal_message_update_system`] at
+//!   the end of the fixed step, as bevy's app does. Set
+//!   [`MessageRegistry::should_update`] to [`ShouldUpdateMessages::Waiting`]
+//!   when building the loop, or frames before the first step still update.
+//!
+//! A reader starts at the oldest message stored when its system is
+//! initialised: it reads everything still buffered, and counts as lost only
+//! what is dropped after that.
 //!
 //! # Bad input
 //!
@@ -110,8 +117,8 @@ pub use iterators::{
 pub use messages::{Messages, WriteBatchIds};
 pub use params::{MessageMutator, MessageReader, MessageWriter};
 pub use registry::{
-    message_update_condition, message_update_system, signal_message_update_system,
-    MessageRegistry, MessageUpdateSystems, ShouldUpdateMessages,
+    message_update_condition, message_update_system, signal_message_update_system, MessageRegistry,
+    MessageUpdateSystems, ShouldUpdateMessages,
 };
 
 pub use ecs_macros::Message;

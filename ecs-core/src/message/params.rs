@@ -10,9 +10,8 @@
 use std::any::type_name;
 
 use super::{
-    Message, MessageCursor, MessageId, MessageIterator, MessageIteratorWithId,
-    MessageMutIterator, MessageMutIteratorWithId, MessageMutParIter, MessageParIter, Messages,
-    WriteBatchIds,
+    Message, MessageCursor, MessageId, MessageIterator, MessageIteratorWithId, MessageMutIterator,
+    MessageMutIteratorWithId, MessageMutParIter, MessageParIter, Messages, WriteBatchIds,
 };
 use crate::{
     change_detection::Tick,
@@ -22,13 +21,15 @@ use crate::{
     world::{UnsafeWorldCell, World},
 };
 
-/// Registers `Messages<M>` as a resource and records `param`'s access to it.
+/// Registers `Messages<M>` as a resource and records the access of the
+/// parameter `kind` to it.
 fn messages_access<M: Message>(
     world: &mut World,
     meta: &mut SystemMeta,
-    param: &str,
+    kind: &str,
     write: bool,
 ) -> ComponentId {
+    let param = format!("{kind}<{}>", type_name::<M>());
     let id = world.components.register_resource::<Messages<M>>();
     let mut access = FilteredAccess::default();
     if write {
@@ -36,16 +37,28 @@ fn messages_access<M: Message>(
     } else {
         access.access_mut().add_read(id);
     }
-    meta.add_param_access(param, access, world);
+    meta.add_param_access(&param, access, world);
     id
+}
+
+type CursorState<M> = <Local<'static, MessageCursor<M>> as SystemParam>::State;
+
+/// A new reader's cursor: at the oldest stored message, so it reads every
+/// stored message and counts as lost only what is dropped from now on.
+fn init_cursor<M: Message>(world: &mut World, meta: &mut SystemMeta) -> CursorState<M> {
+    let mut cursor = Local::<MessageCursor<M>>::init_state(world, meta);
+    if let Some(messages) = world.get_resource::<Messages<M>>() {
+        cursor.get().last_message_count = messages.oldest_message_count();
+    }
+    cursor
 }
 
 /// Panics for a parameter of a message type that is not registered.
 #[cold]
 #[track_caller]
-fn unregistered<M: Message>(param: &str, meta: &SystemMeta) -> ! {
+fn unregistered<M: Message>(kind: &str, meta: &SystemMeta) -> ! {
     panic!(
-        "message `{}` used by `{param}` in system `{}` is not registered: call \
+        "message `{}` used by a `{kind}` in system `{}` is not registered: call \
          `world.add_message::<{0}>()` (or `MessageRegistry::register_message`) before running it",
         type_name::<M>(),
         meta.name()
@@ -62,7 +75,7 @@ unsafe fn fetch<'w, M: Message>(
     meta: &SystemMeta,
     world: UnsafeWorldCell<'w>,
     change_tick: Tick,
-    param: &str,
+    kind: &str,
 ) -> Res<'w, Messages<M>> {
     // SAFETY: the caller recorded a read of `id`, `Messages<M>`'s id.
     let found = unsafe { Option::<Res<Messages<M>>>::get_param(id, meta, world, change_tick) };
@@ -73,7 +86,7 @@ unsafe fn fetch<'w, M: Message>(
             // SAFETY: as above.
             unsafe { Res::<Messages<M>>::get_param(id, meta, world, change_tick) }
         }
-        None => unregistered::<M>(param, meta),
+        None => unregistered::<M>(kind, meta),
     }
 }
 
@@ -86,7 +99,7 @@ unsafe fn fetch_mut<'w, M: Message>(
     meta: &SystemMeta,
     world: UnsafeWorldCell<'w>,
     change_tick: Tick,
-    param: &str,
+    kind: &str,
 ) -> ResMut<'w, Messages<M>> {
     // SAFETY: the caller recorded a write of `id`, `Messages<M>`'s id.
     let found = unsafe { Option::<ResMut<Messages<M>>>::get_param(id, meta, world, change_tick) };
@@ -96,7 +109,7 @@ unsafe fn fetch_mut<'w, M: Message>(
             // SAFETY: as above.
             unsafe { ResMut::<Messages<M>>::get_param(id, meta, world, change_tick) }
         }
-        None => unregistered::<M>(param, meta),
+        None => unregistered::<M>(kind, meta),
     }
 }
 
@@ -200,12 +213,12 @@ impl<M: Message> MessageReader<'_, '_, M> {
 
 // SAFETY: records a read of `Messages<M>`, the only world data fetched.
 unsafe impl<M: Message> SystemParam for MessageReader<'_, '_, M> {
-    type State = (<Local<'static, MessageCursor<M>> as SystemParam>::State, ComponentId);
+    type State = (CursorState<M>, ComponentId);
     type Item<'w, 's> = MessageReader<'w, 's, M>;
 
     fn init_state(world: &mut World, meta: &mut SystemMeta) -> Self::State {
-        let cursor = Local::<MessageCursor<M>>::init_state(world, meta);
-        let id = messages_access::<M>(world, meta, type_name::<Self>(), false);
+        let cursor = init_cursor::<M>(world, meta);
+        let id = messages_access::<M>(world, meta, "MessageReader", false);
         (cursor, id)
     }
 
@@ -219,7 +232,7 @@ unsafe impl<M: Message> SystemParam for MessageReader<'_, '_, M> {
             // SAFETY: the cursor is this parameter's own state.
             reader: unsafe { Local::get_param(cursor, meta, world, change_tick) },
             // SAFETY: `init_state` recorded the read of `id`.
-            messages: unsafe { fetch::<M>(id, meta, world, change_tick, type_name::<Self>()) },
+            messages: unsafe { fetch::<M>(id, meta, world, change_tick, "MessageReader") },
         }
     }
 }
@@ -287,7 +300,7 @@ unsafe impl<M: Message> SystemParam for MessageWriter<'_, M> {
     type Item<'w, 's> = MessageWriter<'w, M>;
 
     fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
-        messages_access::<M>(world, meta, type_name::<Self>(), true)
+        messages_access::<M>(world, meta, "MessageWriter", true)
     }
 
     unsafe fn get_param<'w, 's>(
@@ -298,7 +311,7 @@ unsafe impl<M: Message> SystemParam for MessageWriter<'_, M> {
     ) -> MessageWriter<'w, M> {
         MessageWriter {
             // SAFETY: `init_state` recorded the write of `id`.
-            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, type_name::<Self>()) },
+            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, "MessageWriter") },
         }
     }
 }
@@ -394,12 +407,12 @@ impl<M: Message> MessageMutator<'_, '_, M> {
 
 // SAFETY: records a write of `Messages<M>`, the only world data fetched.
 unsafe impl<M: Message> SystemParam for MessageMutator<'_, '_, M> {
-    type State = (<Local<'static, MessageCursor<M>> as SystemParam>::State, ComponentId);
+    type State = (CursorState<M>, ComponentId);
     type Item<'w, 's> = MessageMutator<'w, 's, M>;
 
     fn init_state(world: &mut World, meta: &mut SystemMeta) -> Self::State {
-        let cursor = Local::<MessageCursor<M>>::init_state(world, meta);
-        let id = messages_access::<M>(world, meta, type_name::<Self>(), true);
+        let cursor = init_cursor::<M>(world, meta);
+        let id = messages_access::<M>(world, meta, "MessageMutator", true);
         (cursor, id)
     }
 
@@ -413,7 +426,7 @@ unsafe impl<M: Message> SystemParam for MessageMutator<'_, '_, M> {
             // SAFETY: the cursor is this parameter's own state.
             reader: unsafe { Local::get_param(cursor, meta, world, change_tick) },
             // SAFETY: `init_state` recorded the write of `id`.
-            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, type_name::<Self>()) },
+            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, "MessageMutator") },
         }
     }
 }

@@ -121,16 +121,18 @@ pub fn message_update_system(world: &mut World) {
     if !world.contains_resource::<MessageRegistry>() {
         return;
     }
-    world.resource_scope(|world, mut registry: crate::change_detection::Mut<MessageRegistry>| {
-        let registry = registry.bypass_change_detection();
-        registry.run_updates(world);
-        registry.should_update = match registry.should_update {
-            ShouldUpdateMessages::Always => ShouldUpdateMessages::Always,
-            ShouldUpdateMessages::Waiting | ShouldUpdateMessages::Ready => {
-                ShouldUpdateMessages::Waiting
-            }
-        };
-    });
+    world.resource_scope(
+        |world, mut registry: crate::change_detection::Mut<MessageRegistry>| {
+            let registry = registry.bypass_change_detection();
+            registry.run_updates(world);
+            registry.should_update = match registry.should_update {
+                ShouldUpdateMessages::Always => ShouldUpdateMessages::Always,
+                ShouldUpdateMessages::Waiting | ShouldUpdateMessages::Ready => {
+                    ShouldUpdateMessages::Waiting
+                }
+            };
+        },
+    );
 }
 
 /// Tells [`message_update_condition`] that a fixed step ran: add it at the
