@@ -25,7 +25,9 @@ mod tests {
         );
         let out = derive(&input).unwrap().to_string();
         assert!(
-            out.contains("impl < T : Send + Sync + 'static > :: ecs :: message :: Message for M < T > where"),
+            out.contains(
+                "impl < T : Send + Sync + 'static > :: ecs :: message :: Message for M < T > where"
+            ),
             "{out}"
         );
     }
@@ -39,7 +41,10 @@ mod tests {
             }
         );
         let out = derive(&input).unwrap().to_string();
-        assert!(out.contains("ecs_core :: message :: Message for M"), "{out}");
+        assert!(
+            out.contains("ecs_core :: message :: Message for M"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -448,7 +448,9 @@ where
 /// schedule.run(&mut world); // the same message does not count twice
 /// assert_eq!(world.resource::<Jumps>().0, 1);
 /// ```
-pub fn on_message<M: crate::message::Message>(mut reader: crate::message::MessageReader<M>) -> bool {
+pub fn on_message<M: crate::message::Message>(
+    mut reader: crate::message::MessageReader<M>,
+) -> bool {
     // Consumed, not just checked, so a message makes the condition true once.
     reader.read().count() > 0
 }
