@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::f32::consts::{FRAC_PI_4, TAU};
 
 use ecs::prelude::*;
+use ecs::message::message_update_system;
 use ecs::schedule::ExecutorKind;
 
 use crate::components::*;
@@ -219,7 +220,7 @@ pub fn hunt(
     rabbits: Query<&Position, With<Rabbit>>,
     grid: Res<RabbitGrid>,
     settings: Res<Settings>,
-    mut census: ResMut<Census>,
+    mut meals: MessageWriter<Eaten>,
     mut eaten: Local<HashSet<Entity>>,
 ) {
     eaten.clear();
@@ -240,7 +241,7 @@ pub fn hunt(
             eaten.insert(rabbit);
             commands.entity(rabbit).despawn();
             energy.0 = (energy.0 + MEAL).min(FOX.max_energy);
-            census.rabbits.eaten += 1;
+            meals.write(Eaten { rabbit });
         }
     }
 }
@@ -343,6 +344,11 @@ pub fn record_stats(
     });
 }
 
+/// Counts the meals `hunt` reported this frame.
+pub fn count_meals(mut meals: MessageReader<Eaten>, mut census: ResMut<Census>) {
+    census.rabbits.eaten += meals.read().count() as u64;
+}
+
 pub fn advance_clock(mut clock: ResMut<Clock>) {
     clock.frame += 1;
 }
@@ -401,7 +407,10 @@ pub fn build_schedule(single_threaded: bool) -> Schedule {
             .chain()
             .in_set(Stage::Reproduce),
         age_and_die.in_set(Stage::Die),
-        (record_stats, advance_clock).chain().in_set(Stage::Stats),
+        // Every reader of `Eaten` ran this frame: the buffers can turn over.
+        (count_meals, record_stats, advance_clock, message_update_system)
+            .chain()
+            .in_set(Stage::Stats),
     ));
     schedule.set_timing(true);
     schedule
