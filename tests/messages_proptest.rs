@@ -43,11 +43,14 @@ fn config(cases: u32) -> Config {
     }
 }
 
+/// A reader system: what it read, and how many messages it lost so far.
+type Reader = Box<dyn ReadOnlySystem<In = (), Out = (Vec<u32>, usize)>>;
+
 /// A world with `Num` registered and `READERS` reader systems, each
 /// returning what it read and how many messages it lost so far.
 struct Harness {
     world: World,
-    readers: Vec<Box<dyn ReadOnlySystem<In = (), Out = (Vec<u32>, usize)>>>,
+    readers: Vec<Reader>,
     seen: Vec<Vec<u32>>,
     written: u32,
 }
@@ -63,7 +66,7 @@ impl Harness {
                     (read, nums.missed_messages())
                 });
                 system.initialize(&mut world);
-                Box::new(system) as Box<dyn ReadOnlySystem<In = (), Out = (Vec<u32>, usize)>>
+                Box::new(system) as Reader
             })
             .collect();
         Harness {
@@ -112,10 +115,10 @@ proptest! {
                     updates_since_read[i] = 0;
                 }
                 Op::Update => {
-                    for i in 0..READERS {
-                        if updates_since_read[i] == 1 {
+                    for (i, since) in updates_since_read.iter_mut().enumerate() {
+                        if *since == 1 {
                             prop_assert_eq!(h.read(i), 0);
-                            updates_since_read[i] = 0;
+                            *since = 0;
                         }
                     }
                     h.update();

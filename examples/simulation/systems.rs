@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 use std::f32::consts::{FRAC_PI_4, TAU};
 
-use ecs::prelude::*;
 use ecs::message::message_update_system;
+use ecs::prelude::*;
 use ecs::schedule::ExecutorKind;
 
 use crate::components::*;
@@ -344,9 +344,21 @@ pub fn record_stats(
     });
 }
 
-/// Counts the meals `hunt` reported this frame.
-pub fn count_meals(mut meals: MessageReader<Eaten>, mut census: ResMut<Census>) {
-    census.rabbits.eaten += meals.read().count() as u64;
+/// Counts the meals `hunt` reported this frame; the rabbits eaten are
+/// despawned by now, since `hunt`'s commands ran at the end of its stage.
+pub fn count_meals(
+    mut meals: MessageReader<Eaten>,
+    rabbits: Query<(), With<Rabbit>>,
+    mut census: ResMut<Census>,
+) {
+    for meal in meals.read() {
+        debug_assert!(
+            !rabbits.contains(meal.rabbit),
+            "{} was eaten but lives",
+            meal.rabbit
+        );
+        census.rabbits.eaten += 1;
+    }
 }
 
 pub fn advance_clock(mut clock: ResMut<Clock>) {
@@ -408,7 +420,12 @@ pub fn build_schedule(single_threaded: bool) -> Schedule {
             .in_set(Stage::Reproduce),
         age_and_die.in_set(Stage::Die),
         // Every reader of `Eaten` ran this frame: the buffers can turn over.
-        (count_meals, record_stats, advance_clock, message_update_system)
+        (
+            count_meals,
+            record_stats,
+            advance_clock,
+            message_update_system,
+        )
             .chain()
             .in_set(Stage::Stats),
     ));

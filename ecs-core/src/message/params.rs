@@ -308,7 +308,7 @@ unsafe impl<M: Message> SystemParam for MessageWriter<'_, M> {
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> MessageWriter<'w, M> {
+    ) -> Self::Item<'w, 's> {
         MessageWriter {
             // SAFETY: `init_state` recorded the write of `id`.
             messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, "MessageWriter") },
