@@ -1,8 +1,9 @@
 //! The iterators a read returns: shared, mutable and parallel.
 //!
-//! Each holds the reader's cursor and advances it by one per message
-//! yielded, so a read stopped early (or a panic in the loop body) leaves
-//! the rest unread for the next read.
+//! Each holds the reader's cursor and, when dropped, moves it past the
+//! messages it yielded, so a read stopped early (or a panic in the loop
+//! body) leaves the rest unread for the next read. Counting down one
+//! field per message, not writing the cursor, keeps the loop tight.
 
 use std::{
     iter::Chain,
@@ -56,6 +57,14 @@ pub struct MessageIteratorWithId<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     chain: Chain<Iter<'a, MessageInstance<M>>, Iter<'a, MessageInstance<M>>>,
     unread: usize,
+    /// The id after the last message of the read.
+    end: usize,
+}
+
+impl<M: Message> Drop for MessageIteratorWithId<'_, M> {
+    fn drop(&mut self) {
+        self.reader.last_message_count = self.end - self.unread;
+    }
 }
 
 impl<'a, M: Message> MessageIteratorWithId<'a, M> {
@@ -67,6 +76,7 @@ impl<'a, M: Message> MessageIteratorWithId<'a, M> {
             reader,
             unread: a.len() + b.len(),
             chain: a.iter().chain(b.iter()),
+            end: messages.message_count,
         }
     }
 
@@ -79,9 +89,9 @@ impl<'a, M: Message> MessageIteratorWithId<'a, M> {
 impl<'a, M: Message> Iterator for MessageIteratorWithId<'a, M> {
     type Item = (&'a M, MessageId<M>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let instance = self.chain.next()?;
-        self.reader.last_message_count += 1;
         self.unread -= 1;
         Some((&instance.message, instance.message_id))
     }
@@ -90,30 +100,20 @@ impl<'a, M: Message> Iterator for MessageIteratorWithId<'a, M> {
         (self.unread, Some(self.unread))
     }
 
-    fn count(self) -> usize {
-        self.reader.last_message_count += self.unread;
-        self.unread
+    fn count(mut self) -> usize {
+        std::mem::take(&mut self.unread)
     }
 
-    fn last(self) -> Option<Self::Item> {
-        let instance = self.chain.last()?;
-        self.reader.last_message_count += self.unread;
+    fn last(mut self) -> Option<Self::Item> {
+        let instance = self.chain.by_ref().last()?;
+        self.unread = 0;
         Some((&instance.message, instance.message_id))
     }
 
     fn nth(&mut self, n: usize) -> Option<Self::Item> {
-        match self.chain.nth(n) {
-            Some(instance) => {
-                self.reader.last_message_count += n + 1;
-                self.unread -= n + 1;
-                Some((&instance.message, instance.message_id))
-            }
-            None => {
-                self.reader.last_message_count += self.unread;
-                self.unread = 0;
-                None
-            }
-        }
+        let instance = self.chain.nth(n);
+        self.unread = self.unread.saturating_sub(n + 1);
+        instance.map(|instance| (&instance.message, instance.message_id))
     }
 }
 
@@ -166,6 +166,14 @@ pub struct MessageMutIteratorWithId<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     chain: Chain<IterMut<'a, MessageInstance<M>>, IterMut<'a, MessageInstance<M>>>,
     unread: usize,
+    /// The id after the last message of the read.
+    end: usize,
+}
+
+impl<M: Message> Drop for MessageMutIteratorWithId<'_, M> {
+    fn drop(&mut self) {
+        self.reader.last_message_count = self.end - self.unread;
+    }
 }
 
 impl<'a, M: Message> MessageMutIteratorWithId<'a, M> {
@@ -175,6 +183,7 @@ impl<'a, M: Message> MessageMutIteratorWithId<'a, M> {
         let a = &mut messages.older.messages[a..];
         let b = &mut messages.newer.messages[b..];
         MessageMutIteratorWithId {
+            end: reader.last_message_count + a.len() + b.len(),
             reader,
             unread: a.len() + b.len(),
             chain: a.iter_mut().chain(b.iter_mut()),
@@ -190,9 +199,9 @@ impl<'a, M: Message> MessageMutIteratorWithId<'a, M> {
 impl<'a, M: Message> Iterator for MessageMutIteratorWithId<'a, M> {
     type Item = (&'a mut M, MessageId<M>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let instance = self.chain.next()?;
-        self.reader.last_message_count += 1;
         self.unread -= 1;
         Some((&mut instance.message, instance.message_id))
     }
@@ -201,30 +210,20 @@ impl<'a, M: Message> Iterator for MessageMutIteratorWithId<'a, M> {
         (self.unread, Some(self.unread))
     }
 
-    fn count(self) -> usize {
-        self.reader.last_message_count += self.unread;
-        self.unread
+    fn count(mut self) -> usize {
+        std::mem::take(&mut self.unread)
     }
 
-    fn last(self) -> Option<Self::Item> {
-        let instance = self.chain.last()?;
-        self.reader.last_message_count += self.unread;
+    fn last(mut self) -> Option<Self::Item> {
+        let instance = self.chain.by_ref().last()?;
+        self.unread = 0;
         Some((&mut instance.message, instance.message_id))
     }
 
     fn nth(&mut self, n: usize) -> Option<Self::Item> {
-        match self.chain.nth(n) {
-            Some(instance) => {
-                self.reader.last_message_count += n + 1;
-                self.unread -= n + 1;
-                Some((&mut instance.message, instance.message_id))
-            }
-            None => {
-                self.reader.last_message_count += self.unread;
-                self.unread = 0;
-                None
-            }
-        }
+        let instance = self.chain.nth(n);
+        self.unread = self.unread.saturating_sub(n + 1);
+        instance.map(|instance| (&mut instance.message, instance.message_id))
     }
 }
 
@@ -290,6 +289,7 @@ impl<'a, M: Message> IntoIterator for MessageParIter<'a, M> {
     fn into_iter(self) -> MessageIteratorWithId<'a, M> {
         let [a, b] = self.slices;
         MessageIteratorWithId {
+            end: self.reader.last_message_count + a.len() + b.len(),
             reader: self.reader,
             unread: a.len() + b.len(),
             chain: a.iter().chain(b.iter()),
@@ -352,9 +352,82 @@ impl<'a, M: Message> IntoIterator for MessageMutParIter<'a, M> {
     fn into_iter(self) -> MessageMutIteratorWithId<'a, M> {
         let [a, b] = self.slices;
         MessageMutIteratorWithId {
+            end: self.reader.last_message_count + a.len() + b.len(),
             reader: self.reader,
             unread: a.len() + b.len(),
             chain: a.iter_mut().chain(b.iter_mut()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Note(u32);
+    impl Message for Note {}
+
+    fn ten() -> Messages<Note> {
+        let mut messages = Messages::default();
+        messages.write_batch((0..4).map(Note));
+        messages.update();
+        messages.write_batch((4..10).map(Note));
+        messages
+    }
+
+    fn rest(cursor: &mut MessageCursor<Note>, messages: &Messages<Note>) -> Vec<u32> {
+        cursor.read(messages).map(|n| n.0).collect()
+    }
+
+    #[test]
+    fn a_read_stopped_early_leaves_the_rest() {
+        let messages = ten();
+        let mut cursor = messages.get_cursor();
+        let first: Vec<u32> = cursor.read(&messages).take(5).map(|n| n.0).collect();
+        assert_eq!(first, [0, 1, 2, 3, 4]);
+        assert_eq!(cursor.len(&messages), 5);
+        assert_eq!(rest(&mut cursor, &messages), [5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn nth_last_and_count_move_the_cursor() {
+        let messages = ten();
+        let mut cursor = messages.get_cursor();
+        assert_eq!(cursor.read(&messages).nth(2).map(|n| n.0), Some(2));
+        assert_eq!(rest(&mut cursor, &messages), (3..10).collect::<Vec<_>>());
+
+        let mut cursor = messages.get_cursor();
+        assert_eq!(cursor.read(&messages).nth(20).map(|n| n.0), None);
+        assert!(cursor.is_empty(&messages));
+
+        let mut cursor = messages.get_cursor();
+        assert_eq!(cursor.read(&messages).last().map(|n| n.0), Some(9));
+        assert!(cursor.is_empty(&messages));
+
+        let mut cursor = messages.get_cursor();
+        assert_eq!(cursor.read_with_id(&messages).count(), 10);
+        assert!(cursor.is_empty(&messages));
+    }
+
+    #[test]
+    fn mutable_and_parallel_reads_move_the_cursor_alike() {
+        let mut messages = ten();
+        let mut cursor = messages.get_cursor();
+        for note in cursor.read_mut(&mut messages).take(3) {
+            note.0 += 100;
+        }
+        assert_eq!(cursor.len(&messages), 7);
+        cursor.par_read_mut(&mut messages).for_each(|n| n.0 += 100);
+        assert!(cursor.is_empty(&messages));
+        let mut fresh = messages.get_cursor();
+        assert_eq!(rest(&mut fresh, &messages), (100..110).collect::<Vec<_>>());
+        let mut fresh = messages.get_cursor();
+        let ids: Vec<usize> = fresh
+            .par_read(&messages)
+            .into_iter()
+            .map(|(_, id)| id.id)
+            .collect();
+        assert_eq!(ids, (0..10).collect::<Vec<_>>());
+        assert!(fresh.is_empty(&messages));
     }
 }

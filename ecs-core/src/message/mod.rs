@@ -11,6 +11,7 @@
 //! in its buffer until a reader pulls it.
 //!
 //! ```
+//! use ecs::message::message_update_system;
 //! use ecs::prelude::*;
 //!
 //! #[derive(Message)]
