@@ -97,7 +97,8 @@
 //! A [`MessageReader`], [`MessageWriter`] or [`MessageMutator`] of a type
 //! never registered panics when its system first runs, naming the message
 //! type and the system, as bevy does; registration is not automatic.
-//! [`World::write_message`] of an unregistered type returns `None`. A
+//! [`World::write_message`] of an unregistered type logs an error and
+//! returns `None`, as bevy's does. A
 //! [`MessageWriter`] and a [`MessageReader`] (or two writers) of one type
 //! in one system conflict on the `Messages<M>` resource: initialising the
 //! system panics naming it, as bevy does; [`MessageMutator`] reads and
