@@ -95,7 +95,7 @@
 //! # Bad input
 //!
 //! A [`MessageReader`], [`MessageWriter`] or [`MessageMutator`] of a type
-//! never registered panics when its system first runs, naming the message
+//! never registered panics when its system runs, naming the message
 //! type and the system, as bevy does; registration is not automatic.
 //! [`World::write_message`] of an unregistered type logs an error and
 //! returns `None`, as bevy's does. A
