@@ -62,6 +62,7 @@ fn scenarios(c: &mut Criterion) {
     scenario(c, "sparse_add_remove", ours::sparse_add_remove, None);
     scenario(c, "schedule", ours::schedule, None);
     scenario(c, "nested_sets", ours::nested_sets, None);
+    scenario(c, "messages", ours::messages, None);
     scenario(c, "spawn_despawn", ours::spawn_despawn, None);
 }
 

@@ -537,3 +537,34 @@ mod entity_events {
     pub use ecs::prelude::Observer as PreludeObserver;
     pub use ecs::traversal::Traversal;
 }
+
+/// `bevy_ecs::message`, its prelude items and `on_message`.
+mod message {
+    pub use ecs::message::message_update_condition;
+    pub use ecs::message::message_update_system;
+    pub use ecs::message::signal_message_update_system;
+    pub use ecs::message::Message;
+    pub use ecs::message::MessageCursor;
+    pub use ecs::message::MessageId;
+    pub use ecs::message::MessageIterator;
+    pub use ecs::message::MessageIteratorWithId;
+    pub use ecs::message::MessageMutIterator;
+    pub use ecs::message::MessageMutIteratorWithId;
+    pub use ecs::message::MessageMutParIter;
+    pub use ecs::message::MessageMutator;
+    pub use ecs::message::MessageParIter;
+    pub use ecs::message::MessageReader;
+    pub use ecs::message::MessageRegistry;
+    pub use ecs::message::MessageUpdateSystems;
+    pub use ecs::message::MessageWriter;
+    pub use ecs::message::Messages;
+    pub use ecs::message::ShouldUpdateMessages;
+    pub use ecs::message::WriteBatchIds;
+    pub use ecs::prelude::on_message;
+    pub use ecs::prelude::Message as PreludeMessage;
+    pub use ecs::prelude::MessageMutator as PreludeMessageMutator;
+    pub use ecs::prelude::MessageReader as PreludeMessageReader;
+    pub use ecs::prelude::MessageWriter as PreludeMessageWriter;
+    pub use ecs::prelude::Messages as PreludeMessages;
+    pub use ecs::schedule::common_conditions::on_message as common_on_message;
+}

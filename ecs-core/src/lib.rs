@@ -1,6 +1,6 @@
 //! The runtime of the `ecs` entity-component-system:
 //! entities, components, storage, archetypes, bundles, queries, the
-//! `World`, systems, schedules, lifecycle hooks and observers.
+//! `World`, systems, schedules, lifecycle hooks, observers and messages.
 //!
 //! Depend on the facade crate `ecs` instead: it re-exports this crate and
 //! the derive macros, and its crate docs are the guide (a first program,
@@ -21,6 +21,7 @@ pub mod hierarchy;
 pub mod intern;
 pub mod label;
 pub mod lifecycle;
+pub mod message;
 pub mod name;
 pub mod observer;
 pub mod query;
@@ -48,6 +49,7 @@ pub mod prelude {
     pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
+    pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::{Observer, On};
     pub use crate::query::{

@@ -5,6 +5,7 @@
 //! [`Component`](derive@Component), [`Bundle`](derive@Bundle),
 //! [`Resource`](derive@Resource), [`QueryData`](derive@QueryData),
 //! [`QueryFilter`](derive@QueryFilter), [`Event`](derive@Event),
+//! [`EntityEvent`](derive@EntityEvent), [`Message`](derive@Message),
 //! [`ScheduleLabel`](derive@ScheduleLabel), [`SystemSet`](derive@SystemSet) and
 //! [`SystemParam`](derive@SystemParam).
 //!
@@ -57,6 +58,7 @@ mod event;
 mod fields;
 mod generics;
 mod marker;
+mod message;
 mod query;
 mod resource;
 mod schedule_label;
@@ -457,6 +459,40 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(EntityEvent, attributes(ecs, entity_event, event_target))]
 pub fn derive_entity_event(input: TokenStream) -> TokenStream {
     expand(input, event::derive_entity)
+}
+
+/// Implements `Message` for a type, so it can be written to a
+/// `Messages<M>` buffer (`MessageWriter`, `World::write_message`) and read
+/// by every `MessageReader` in order.
+///
+/// Structs, enums and unions derive. Generic parameters are kept with their
+/// bounds, and the impl adds `where Self: Send + Sync + 'static` (the
+/// trait's supertraits); lifetime parameters are rejected.
+///
+/// # Attributes
+///
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Message)]
+/// struct Scored { points: u32 }
+///
+/// let mut world = World::new();
+/// world.add_message::<Scored>();
+/// world.write_message(Scored { points: 3 });
+///
+/// fn total(mut scored: MessageReader<Scored>) -> u32 {
+///     scored.read().map(|s| s.points).sum()
+/// }
+/// assert_eq!(world.run_system_once(total).unwrap(), 3);
+/// ```
+#[proc_macro_derive(Message, attributes(ecs))]
+pub fn derive_message(input: TokenStream) -> TokenStream {
+    expand(input, message::derive)
 }
 
 /// Implements `ScheduleLabel` for a struct or enum, so its values name

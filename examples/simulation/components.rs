@@ -86,3 +86,9 @@ pub struct FoxBundle {
     pub fox: Fox,
     pub body: Body,
 }
+
+/// Written by `hunt` for each rabbit a fox catches, read by `count_meals`.
+#[derive(Message)]
+pub struct Eaten {
+    pub rabbit: Entity,
+}

@@ -58,6 +58,10 @@
 //!   (the summary says how many).
 //! - **Commands** every frame: births (`spawn`), deaths and meals
 //!   (`despawn`), and the sparse markers (`insert`, `remove`).
+//! - **Messages**: `hunt` writes an `Eaten` message per meal
+//!   (`MessageWriter`); `count_meals` reads them (`MessageReader`) in the
+//!   stats stage, and `message_update_system` turns the buffers over at
+//!   the end of the frame, after every reader ran.
 //! - **Observers and hooks**: observers on `On<Add<Rabbit>>` and
 //!   `On<Despawn<Rabbit>>` (and the same for foxes) count births and
 //!   deaths; an `on_add` hook on `Pregnant` counts conceptions.
@@ -100,7 +104,7 @@ use clap::Parser;
 use ecs::prelude::*;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use components::{Age, Body, Energy, Fox, FoxBundle, Position, Rabbit, RabbitBundle};
+use components::{Age, Body, Eaten, Energy, Fox, FoxBundle, Position, Rabbit, RabbitBundle};
 use report::{print_populations, print_timings, render};
 use resources::{Census, Clock, FoxGrid, History, Pasture, RabbitGrid, Settings};
 use rng::Rng;
@@ -188,6 +192,7 @@ fn populate(world: &mut World, args: &Args) {
             FoxBundle { fox: Fox, body }
         })
         .collect();
+    world.add_message::<Eaten>();
     world.spawn_batch(rabbits);
     world.spawn_batch(foxes);
     world.insert_resource(settings);

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::f32::consts::{FRAC_PI_4, TAU};
 
+use ecs::message::message_update_system;
 use ecs::prelude::*;
 use ecs::schedule::ExecutorKind;
 
@@ -219,7 +220,7 @@ pub fn hunt(
     rabbits: Query<&Position, With<Rabbit>>,
     grid: Res<RabbitGrid>,
     settings: Res<Settings>,
-    mut census: ResMut<Census>,
+    mut meals: MessageWriter<Eaten>,
     mut eaten: Local<HashSet<Entity>>,
 ) {
     eaten.clear();
@@ -240,7 +241,7 @@ pub fn hunt(
             eaten.insert(rabbit);
             commands.entity(rabbit).despawn();
             energy.0 = (energy.0 + MEAL).min(FOX.max_energy);
-            census.rabbits.eaten += 1;
+            meals.write(Eaten { rabbit });
         }
     }
 }
@@ -343,6 +344,23 @@ pub fn record_stats(
     });
 }
 
+/// Counts the meals `hunt` reported this frame; the rabbits eaten are
+/// despawned by now, since `hunt`'s commands ran at the end of its stage.
+pub fn count_meals(
+    mut meals: MessageReader<Eaten>,
+    rabbits: Query<(), With<Rabbit>>,
+    mut census: ResMut<Census>,
+) {
+    for meal in meals.read() {
+        debug_assert!(
+            !rabbits.contains(meal.rabbit),
+            "{} was eaten but lives",
+            meal.rabbit
+        );
+        census.rabbits.eaten += 1;
+    }
+}
+
 pub fn advance_clock(mut clock: ResMut<Clock>) {
     clock.frame += 1;
 }
@@ -401,7 +419,15 @@ pub fn build_schedule(single_threaded: bool) -> Schedule {
             .chain()
             .in_set(Stage::Reproduce),
         age_and_die.in_set(Stage::Die),
-        (record_stats, advance_clock).chain().in_set(Stage::Stats),
+        // Every reader of `Eaten` ran this frame: the buffers can turn over.
+        (
+            count_meals,
+            record_stats,
+            advance_clock,
+            message_update_system,
+        )
+            .chain()
+            .in_set(Stage::Stats),
     ));
     schedule.set_timing(true);
     schedule

@@ -97,6 +97,13 @@ fn scenarios() -> Vec<Scenario> {
             cases: cases!(nested_sets: Ours, Bevy),
         },
         Scenario {
+            name: "messages",
+            what: "write_batch 100,000 messages, read them all, update the buffers (not on hecs)",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: cases!(messages: Ours, Bevy),
+        },
+        Scenario {
             name: "spawn_despawn",
             what: "10,000 single spawns of 3 components, then despawn all",
             peers: &[Bevy, Hecs],

@@ -8,9 +8,11 @@
 //! measured by the other. `nested_sets` is written once, as a macro
 //! ([`nested_sets_scenario!`]) that both `ours` and the comparison's bevy
 //! module expand: its 50 systems are too many to keep alike by hand.
+//! `messages` is written the same way ([`messages_scenario!`]).
 
 pub mod case;
 pub mod floor;
+pub mod messages;
 pub mod nested_sets;
 pub mod ours;
 mod params;

@@ -291,6 +291,12 @@ mod nested {
 }
 pub use nested::nested_sets;
 
+mod message_scenario {
+    use ecs::prelude::*;
+    crate::messages_scenario!(ecs);
+}
+pub use message_scenario::messages;
+
 struct SpawnDespawn {
     world: World,
     entities: Vec<Entity>,

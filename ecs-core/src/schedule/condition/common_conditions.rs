@@ -1,8 +1,8 @@
 //! Run conditions most programs need: on resources, on components, and
 //! conditions built from other conditions.
 //!
-//! `on_message` and `any_component_removed` are not here yet: they need
-//! messages and `RemovedComponents`, which this crate does not have yet.
+//! `any_component_removed` is not here yet: it needs `RemovedComponents`,
+//! which this crate does not have yet.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -417,4 +417,40 @@ where
             changed && new == to
         },
     ))
+}
+
+/// A condition that is true when messages of type `M` were written since
+/// it last ran; it reads them with its own cursor, so each message makes
+/// it true once.
+///
+/// To skip a system on the messages it reads itself, check
+/// `reader.is_empty()` in it instead.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Message)]
+/// struct Jump;
+///
+/// #[derive(Resource, Default)]
+/// struct Jumps(u32);
+///
+/// let mut world = World::new();
+/// world.add_message::<Jump>();
+/// world.init_resource::<Jumps>();
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems((|mut jumps: ResMut<Jumps>| jumps.0 += 1).run_if(on_message::<Jump>));
+///
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Jumps>().0, 0);
+/// world.write_message(Jump);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world); // the same message does not count twice
+/// assert_eq!(world.resource::<Jumps>().0, 1);
+/// ```
+pub fn on_message<M: crate::message::Message>(
+    mut reader: crate::message::MessageReader<M>,
+) -> bool {
+    // Consumed, not just checked, so a message makes the condition true once.
+    reader.read().count() > 0
 }
