@@ -138,7 +138,8 @@
 //!   [`ResMut`](system::ResMut), [`Local`](system::Local),
 //!   [`Commands`](system::Commands)).
 //! - [`schedule`]: [`Schedule`](schedule::Schedule), which orders systems
-//!   and runs those that do not conflict in parallel.
+//!   and runs those that do not conflict in parallel; schedule labels,
+//!   system sets and run conditions.
 //! - [`error`]: fallible systems, observers and commands: [`Result`](error::Result),
 //!   [`BevyError`](error::BevyError) and the world's error handler.
 //! - [`lifecycle`]: the lifecycle events of components and entities, the
@@ -146,8 +147,16 @@
 //! - [`event`]: the [`Event`](event::Event) and
 //!   [`EventPattern`](event::EventPattern) traits observers watch, and the
 //!   data a trigger carries.
-//! - [`observer`]: lifecycle and custom events, and the observers that run
-//!   when they fire.
+//! - [`observer`]: lifecycle, custom and entity events, and the observers
+//!   that run when they fire; [`traversal`]: the paths entity events
+//!   propagate along.
+//! - [`message`]: buffered messages between systems
+//!   ([`MessageWriter`](message::MessageWriter),
+//!   [`MessageReader`](message::MessageReader)).
+//! - [`relationship`], [`hierarchy`] and [`spawn`]: entities linked to
+//!   entities ([`ChildOf`](hierarchy::ChildOf) and
+//!   [`Children`](hierarchy::Children), custom relationships), kept
+//!   consistent by hooks, and bundles that spawn related entities.
 //! - [`prelude`]: the types most programs need.
 
 pub use ecs_core::*;

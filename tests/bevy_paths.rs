@@ -568,3 +568,47 @@ mod message {
     pub use ecs::prelude::Messages as PreludeMessages;
     pub use ecs::schedule::common_conditions::on_message as common_on_message;
 }
+
+/// `bevy_ecs::relationship`, `hierarchy` and `spawn`, with their prelude
+/// items and macros.
+mod relationships {
+    pub use ecs::children;
+    pub use ecs::hierarchy::ChildOf;
+    pub use ecs::hierarchy::ChildSpawner;
+    pub use ecs::hierarchy::ChildSpawnerCommands;
+    pub use ecs::hierarchy::Children;
+    pub use ecs::prelude::children as prelude_children;
+    pub use ecs::prelude::related as prelude_related;
+    pub use ecs::prelude::ChildOf as PreludeChildOf;
+    pub use ecs::prelude::ChildSpawner as PreludeChildSpawner;
+    pub use ecs::prelude::ChildSpawnerCommands as PreludeChildSpawnerCommands;
+    pub use ecs::prelude::Children as PreludeChildren;
+    pub use ecs::prelude::RelationshipTarget as PreludeRelationshipTarget;
+    pub use ecs::prelude::Spawn as PreludeSpawn;
+    pub use ecs::prelude::SpawnIter as PreludeSpawnIter;
+    pub use ecs::prelude::SpawnRelated as PreludeSpawnRelated;
+    pub use ecs::prelude::SpawnWith as PreludeSpawnWith;
+    pub use ecs::prelude::WithOneRelated as PreludeWithOneRelated;
+    pub use ecs::prelude::WithRelated as PreludeWithRelated;
+    pub use ecs::related;
+    pub use ecs::relationship::AncestorIter;
+    pub use ecs::relationship::DescendantDepthFirstIter;
+    pub use ecs::relationship::DescendantIter;
+    pub use ecs::relationship::OrderedRelationshipSourceCollection;
+    pub use ecs::relationship::RelatedSpawner;
+    pub use ecs::relationship::RelatedSpawnerCommands;
+    pub use ecs::relationship::Relationship;
+    pub use ecs::relationship::RelationshipSourceCollection;
+    pub use ecs::relationship::RelationshipTarget;
+    pub use ecs::relationship::SourceIter;
+    pub use ecs::spawn::Spawn;
+    pub use ecs::spawn::SpawnIter;
+    pub use ecs::spawn::SpawnOneRelated;
+    pub use ecs::spawn::SpawnRelated;
+    pub use ecs::spawn::SpawnRelatedBundle;
+    pub use ecs::spawn::SpawnWith;
+    pub use ecs::spawn::SpawnableList;
+    pub use ecs::spawn::WithOneRelated;
+    pub use ecs::spawn::WithRelated;
+    pub use ecs::traversal::Traversal;
+}
