@@ -54,7 +54,19 @@ pub struct EntityTrigger;
 impl<E: EntityEvent + for<'a> Event<Trigger<'a> = Self>> sealed::Sealed<E> for EntityTrigger {
     fn dispatch(&mut self, world: &mut World, event: &mut E) {
         let target = event.event_target();
+        warn_if_missing::<E>(world, target);
         run_entity_observers(world, event, self, target);
+    }
+}
+
+/// Logs a warning when an entity event targets an entity that does not
+/// exist: its global observers still run, and no entity observer can.
+fn warn_if_missing<E>(world: &World, target: Entity) {
+    if world.get_entity(target).is_err() {
+        log::warn!(
+            "entity event `{}` was triggered on {target:?}, which does not exist: only its global observers run",
+            std::any::type_name::<E>()
+        );
     }
 }
 impl<E: EntityEvent + for<'a> Event<Trigger<'a> = Self>> Trigger<E> for EntityTrigger {}
@@ -110,6 +122,7 @@ where
     fn dispatch(&mut self, world: &mut World, event: &mut E) {
         let mut current = event.event_target();
         self.original_event_target = current;
+        warn_if_missing::<E>(world, current);
         run_entity_observers(world, event, self, current);
         // Built on the first step only: most triggers never propagate.
         let mut traversal: Option<QueryState<T>> = None;
