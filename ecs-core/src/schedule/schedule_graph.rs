@@ -394,17 +394,7 @@ impl ScheduleGraph {
     /// another of its sets.
     pub(crate) fn redundant_memberships(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        let nodes = self
-            .system_info
-            .iter()
-            .enumerate()
-            .map(|(i, info)| (NodeId::System(SystemKey(i)), info))
-            .chain(
-                self.set_info
-                    .iter()
-                    .enumerate()
-                    .map(|(i, info)| (NodeId::Set(SystemSetKey(i)), info)),
-            );
+        let nodes = self.node_infos();
         for (node, info) in nodes {
             for parent in &info.hierarchy {
                 let parent = self.set_keys[parent].0;
@@ -666,20 +656,19 @@ impl ScheduleGraph {
         targets.into_iter().map(Option::unwrap_or_default).collect()
     }
 
+    /// Every node (systems, then sets) with what configures it.
+    fn node_infos(&self) -> impl Iterator<Item = (NodeId, &GraphInfo)> {
+        let systems = self.system_info.iter().enumerate();
+        let sets = self.set_info.iter().enumerate();
+        systems
+            .map(|(i, info)| (NodeId::System(SystemKey(i)), info))
+            .chain(sets.map(|(i, info)| (NodeId::Set(SystemSetKey(i)), info)))
+    }
+
     /// Every ordering between nodes: (earlier, later, ignore deferred).
     fn node_edges(&self) -> Vec<(NodeId, NodeId, bool)> {
         let mut edges = self.chain_edges.clone();
-        let infos = self
-            .system_info
-            .iter()
-            .enumerate()
-            .map(|(i, info)| (NodeId::System(SystemKey(i)), info))
-            .chain(
-                self.set_info
-                    .iter()
-                    .enumerate()
-                    .map(|(i, info)| (NodeId::Set(SystemSetKey(i)), info)),
-            );
+        let infos = self.node_infos();
         for (node, info) in infos {
             for dependency in &info.dependencies {
                 let other = NodeId::Set(self.set_keys[&dependency.set]);

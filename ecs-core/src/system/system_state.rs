@@ -132,9 +132,9 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
     ) -> SystemParamItem<'w, 's, Param> {
         let change_tick = world.increment_change_tick();
         let this_run = self.meta.begin_run(world, change_tick);
+        let state = &mut self.param_state;
         // SAFETY: guaranteed by the caller.
-        let item =
-            unsafe { Param::get_param(&mut self.param_state, &self.meta, world, change_tick) };
+        let item = unsafe { Param::get_param(state, &self.meta, world, change_tick) };
         // As bevy does, the fetch counts as the run: the next fetch sees
         // the changes made after this one.
         self.meta.finish_run(this_run);
