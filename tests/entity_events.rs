@@ -490,3 +490,28 @@ fn propagation_bubbles_up_child_of_by_default() {
     world.trigger(BubbleClick { entity: leaf });
     assert_eq!(world.resource::<BubbleSeen>().0, [leaf, mid, root]);
 }
+
+/// Despawning the observers watching an entity takes them off its
+/// `ObservedBy`, which goes once the last one is gone.
+#[test]
+fn despawned_observers_leave_no_observed_by_behind() {
+    #[derive(EntityEvent)]
+    struct Poke {
+        entity: Entity,
+    }
+    let mut world = World::new();
+    let target = world.spawn_empty().id();
+    let first = world
+        .spawn(Observer::new(|_: On<Poke>| {}).with_entity(target))
+        .id();
+    let second = world
+        .spawn(Observer::new(|_: On<Poke>| {}).with_entity(target))
+        .id();
+    world.entity_mut(first).despawn();
+    assert!(world.entity(target).contains::<ecs::observer::ObservedBy>());
+    world.entity_mut(second).despawn();
+    assert!(!world.entity(target).contains::<ecs::observer::ObservedBy>());
+    // The target itself is untouched, and can be watched again.
+    world.entity_mut(target).observe(|_: On<Poke>| {});
+    assert!(world.entity(target).contains::<ecs::observer::ObservedBy>());
+}

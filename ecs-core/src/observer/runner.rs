@@ -225,10 +225,19 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
     // `ObservedBy` left to fix): a value change, no structural one.
     for &target in &entry.entities {
         if let Some(mut observed_by) = world.get_mut::<ObservedBy>(target) {
-            observed_by
-                .bypass_change_detection()
-                .0
-                .retain(|&e| e != observer);
+            let list = &mut observed_by.bypass_change_detection().0;
+            list.retain(|&e| e != observer);
+            if list.is_empty() {
+                // Removing the component is structural: queued, and only
+                // if no observer started watching the target meanwhile.
+                world.commands().queue(move |world: &mut World| {
+                    if let Ok(mut target) = world.get_entity_mut(target) {
+                        if target.get::<ObservedBy>().is_some_and(|o| o.0.is_empty()) {
+                            target.remove::<ObservedBy>();
+                        }
+                    }
+                });
+            }
         }
     }
     // The system (a user value) is dropped once the removal is done, so a
@@ -241,7 +250,8 @@ fn unregister_observer(mut world: DeferredWorld<'_>, context: HookContext) {
 /// [`Observer::with_entity`]). When the entity is despawned, or this
 /// component removed, those observers stop watching it, and each left
 /// watching no entity is despawned. An observer despawned on its own is
-/// taken off the list (which may be left empty).
+/// taken off the list, and the component is removed once no observer is
+/// left on it.
 #[derive(Debug, Default)]
 pub struct ObservedBy(Vec<Entity>);
 
