@@ -271,7 +271,7 @@ impl ScheduleGraph {
     /// Each system's access with its run conditions' and those of the sets
     /// with conditions it is in.
     pub(crate) fn access_with_conditions(
-        &mut self,
+        &self,
         conditioned_sets: &[Vec<usize>],
     ) -> Vec<FilteredAccessSet> {
         (0..self.systems.len())
