@@ -732,7 +732,7 @@ impl log::Log for Capture {
 static CAPTURE: Capture = Capture(Mutex::new(Vec::new()));
 
 #[test]
-fn commands_on_a_despawned_entity_warn_through_log() {
+fn warnings_on_despawned_entities_go_through_log() {
     log::set_logger(&CAPTURE).expect("only this test sets a logger");
     log::set_max_level(log::LevelFilter::Warn);
     let mut world = World::new();
@@ -749,6 +749,25 @@ fn commands_on_a_despawned_entity_warn_through_log() {
         })
         .unwrap_or_else(|| panic!("no warning naming {gone:?}: {records:?}"));
     assert!(warning.1.contains("insert"), "{warning:?}");
+    drop(records);
+
+    // The same logger (one per process) checks the entity-event warning.
+    #[derive(crate::event::EntityEvent)]
+    #[ecs(crate = crate)]
+    struct Knock {
+        entity: Entity,
+    }
+    world.trigger(Knock { entity: gone });
+    let records = CAPTURE.0.lock().unwrap();
+    assert!(
+        records
+            .iter()
+            .any(|(level, message)| *level == log::Level::Warn
+                && message.contains("Knock")
+                && message.contains(&format!("{gone:?}"))
+                && message.contains("does not exist")),
+        "no warning naming the event and {gone:?}: {records:?}"
+    );
 }
 
 #[test]
