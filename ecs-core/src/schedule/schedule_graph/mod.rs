@@ -21,10 +21,13 @@ use super::config::{
 };
 use super::error::ScheduleBuildError;
 use super::set::{AnonymousSet, InternedSystemSet, SystemSet};
-use crate::component::ComponentId;
+
+mod ambiguity;
+
 use crate::query::FilteredAccessSet;
 use crate::system::ScheduleSystem;
 use crate::world::World;
+pub use ambiguity::ConflictingSystems;
 
 /// A system's place in its schedule: the order it was added in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,7 +57,7 @@ pub(crate) struct SetConditions {
 }
 
 /// A schedule's systems and sets as added, with their sets, orderings and
-/// run conditions ([`Schedule::graph`](super::Schedule::graph)).
+/// run conditions ([`Schedule::graph`](crate::schedule::Schedule::graph)).
 #[derive(Default)]
 pub struct ScheduleGraph {
     pub(crate) systems: Vec<ScheduleSystem>,
@@ -123,21 +126,6 @@ pub(crate) struct Flattened {
     pub(crate) members: Vec<Vec<usize>>,
 }
 
-/// Pairs of systems whose access conflicts and that have no ordering
-/// between them, in the order they run (the executor runs the first of
-/// each pair first, every time), with the components and resources they
-/// conflict on (empty: the whole world, as an exclusive system).
-#[derive(Debug, Clone, Default)]
-pub struct ConflictingSystems(pub Vec<(SystemKey, SystemKey, Box<[ComponentId]>)>);
-
-impl std::ops::Deref for ConflictingSystems {
-    type Target = Vec<(SystemKey, SystemKey, Box<[ComponentId]>)>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
 impl ScheduleGraph {
     /// The systems, in the order they were added.
     pub fn systems(&self) -> impl Iterator<Item = (SystemKey, &ScheduleSystem)> {
@@ -183,74 +171,12 @@ impl ScheduleGraph {
         }
     }
 
-    /// The pairs of systems with conflicting access and no ordering, as of
-    /// the latest build ([`Schedule::initialize`](super::Schedule::initialize));
-    /// this crate's executor runs each pair in the order listed. Systems
-    /// that accept the conflict (`ambiguous_with`, `ambiguous_with_all`)
-    /// are left out.
-    ///
-    /// ```
-    /// use ecs::prelude::*;
-    ///
-    /// #[derive(Resource, Default)]
-    /// struct Score(u32);
-    ///
-    /// fn add_one(mut s: ResMut<Score>) { s.0 += 1; }
-    /// fn double(mut s: ResMut<Score>) { s.0 *= 2; }
-    /// fn show(s: Res<Score>) {}
-    ///
-    /// let mut world = World::new();
-    /// world.init_resource::<Score>();
-    /// let mut schedule = Schedule::default();
-    /// schedule.add_systems((add_one, double, show.after(double)));
-    /// schedule.initialize(&mut world).unwrap();
-    /// let graph = schedule.graph();
-    /// let pairs: Vec<String> = graph
-    ///     .conflicting_systems()
-    ///     .iter()
-    ///     .map(|&(a, b, _)| format!("{} then {}", graph.system_name(a), graph.system_name(b)))
-    ///     .collect();
-    /// // `show` is ordered after `double` only: `add_one` then `show` is implied too.
-    /// assert_eq!(pairs.len(), 2);
-    /// assert!(pairs[0].contains("add_one then") && pairs[0].ends_with("::double"));
-    /// assert!(pairs[1].contains("add_one then") && pairs[1].ends_with("::show"));
-    /// ```
-    pub fn conflicting_systems(&self) -> &ConflictingSystems {
-        &self.conflicting_systems
-    }
-
     /// The name of the system of `key`.
     ///
     /// # Panics
     /// If the key is not of this schedule.
     pub fn system_name(&self, key: SystemKey) -> std::borrow::Cow<'static, str> {
         self.systems[key.0].name()
-    }
-
-    /// One line naming a conflicting pair and what they conflict on.
-    pub(crate) fn describe_conflict(
-        &self,
-        a: SystemKey,
-        b: SystemKey,
-        on: &[ComponentId],
-        components: &crate::component::Components,
-    ) -> String {
-        let on = if on.is_empty() {
-            "the whole world".to_owned()
-        } else {
-            on.iter()
-                .map(|&id| match components.get_name(id) {
-                    Some(name) => format!("`{name}`"),
-                    None => format!("{id:?}"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        format!(
-            "  `{}` runs before `{}` (conflict on {on})",
-            self.system_name(a),
-            self.system_name(b)
-        )
     }
 
     /// Initialises new systems and run conditions.
@@ -288,130 +214,6 @@ impl ScheduleGraph {
                 access
             })
             .collect()
-    }
-
-    /// Accepts conflicts between the systems of `a` and those of `b`.
-    pub(crate) fn ignore_ambiguity(&mut self, a: InternedSystemSet, b: InternedSystemSet) {
-        self.set_key(a);
-        self.set_key(b);
-        self.ignored_pairs.push((a, b));
-    }
-
-    /// Finds and records the conflicting systems with no ordering
-    /// ([`Self::conflicting_systems`]), given the flattened orderings and
-    /// each set's systems, in run order (`position`: each system's place
-    /// in the total order).
-    pub(crate) fn find_conflicts(
-        &mut self,
-        edges: &[(usize, usize, bool)],
-        members: &[Vec<usize>],
-        position: &[usize],
-        ignored_components: &std::collections::BTreeSet<ComponentId>,
-    ) {
-        let n = self.systems.len();
-        let mut successors = vec![Vec::new(); n];
-        for &(a, b, _) in edges {
-            successors[a].push(b);
-        }
-        // reachable[a][b]: `a` runs before `b` through orderings.
-        let mut reachable = vec![vec![false; n]; n];
-        for (start, row) in reachable.iter_mut().enumerate() {
-            let mut stack = successors[start].clone();
-            while let Some(v) = stack.pop() {
-                if !std::mem::replace(&mut row[v], true) {
-                    stack.extend_from_slice(&successors[v]);
-                }
-            }
-        }
-        let in_set = |set: &InternedSystemSet, system: usize| {
-            members[self.set_keys[set].0].binary_search(&system).is_ok()
-        };
-        // The sets each system is in: their `ambiguous_with` covers it.
-        let mut sets_of = vec![Vec::new(); n];
-        for (set, systems) in members.iter().enumerate() {
-            for &system in systems {
-                sets_of[system].push(set);
-            }
-        }
-        let accepted_by = |ambiguity: &Ambiguity, y: usize| match ambiguity {
-            Ambiguity::Check => false,
-            Ambiguity::IgnoreAll => true,
-            Ambiguity::IgnoreWithSet(sets) => sets.iter().any(|set| in_set(set, y)),
-        };
-        let accepts = |x: usize, y: usize| {
-            self.ignored_pairs
-                .iter()
-                .any(|(a, b)| in_set(a, x) && in_set(b, y))
-                || accepted_by(&self.system_info[x].ambiguous_with, y)
-                || sets_of[x]
-                    .iter()
-                    .any(|&set| accepted_by(&self.set_info[set].ambiguous_with, y))
-        };
-        let sync_point = std::any::TypeId::of::<super::ApplyDeferred>();
-        let mut pairs = Vec::new();
-        for a in 0..n {
-            for b in a + 1..n {
-                if reachable[a][b] || reachable[b][a] || accepts(a, b) || accepts(b, a) {
-                    continue;
-                }
-                let (x, y) = (&self.systems[a], &self.systems[b]);
-                if x.type_id() == sync_point || y.type_id() == sync_point {
-                    continue;
-                }
-                let on: Box<[ComponentId]> = if x.is_exclusive() || y.is_exclusive() {
-                    Box::new([])
-                } else if x.access().is_compatible(y.access()) {
-                    continue;
-                } else {
-                    let conflicts = x.access().get_conflicts(y.access());
-                    if conflicts.contains(&None) {
-                        Box::new([])
-                    } else {
-                        let on: Box<[ComponentId]> = conflicts
-                            .into_iter()
-                            .flatten()
-                            .filter(|id| !ignored_components.contains(id))
-                            .collect();
-                        if on.is_empty() {
-                            continue;
-                        }
-                        on
-                    }
-                };
-                let (first, second) = if position[a] < position[b] {
-                    (a, b)
-                } else {
-                    (b, a)
-                };
-                pairs.push((SystemKey(first), SystemKey(second), on));
-            }
-        }
-        pairs.sort_by_key(|&(a, b, _)| (position[a.0], position[b.0]));
-        self.conflicting_systems = ConflictingSystems(pairs);
-    }
-
-    /// Lines naming each node put in a set directly and also through
-    /// another of its sets.
-    pub(crate) fn redundant_memberships(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        let nodes = self.node_infos();
-        for (node, info) in nodes {
-            for parent in &info.hierarchy {
-                let parent = self.set_keys[parent].0;
-                let through = info.hierarchy.iter().find(|other| {
-                    let other = self.set_keys[*other].0;
-                    other != parent && self.is_ancestor(parent, other)
-                });
-                if let Some(through) = through {
-                    lines.push(format!(
-                        "  {} is in {} directly and through `{through:?}`",
-                        self.node_name(node),
-                        self.set_name(parent)
-                    ));
-                }
-            }
-        }
-        lines
     }
 
     /// Adds configs (systems or sets) and their chains.
