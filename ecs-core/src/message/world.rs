@@ -5,6 +5,7 @@ use std::any::type_name;
 
 use super::{Message, MessageId, MessageRegistry, Messages, WriteBatchIds};
 use crate::{
+    change_detection::Mut,
     system::Commands,
     world::{DeferredWorld, World},
 };
@@ -50,11 +51,7 @@ impl World {
         &mut self,
         messages: impl IntoIterator<Item = M>,
     ) -> Option<WriteBatchIds<M>> {
-        let Some(mut buffer) = self.get_resource_mut::<Messages<M>>() else {
-            log_unregistered::<M>();
-            return None;
-        };
-        Some(buffer.write_batch(messages))
+        write_batch(self.get_resource_mut::<Messages<M>>(), messages)
     }
 }
 
@@ -77,11 +74,7 @@ impl DeferredWorld<'_> {
         &mut self,
         messages: impl IntoIterator<Item = M>,
     ) -> Option<WriteBatchIds<M>> {
-        let Some(mut buffer) = self.get_resource_mut::<Messages<M>>() else {
-            log_unregistered::<M>();
-            return None;
-        };
-        Some(buffer.write_batch(messages))
+        write_batch(self.get_resource_mut::<Messages<M>>(), messages)
     }
 }
 
@@ -106,4 +99,17 @@ impl Commands<'_, '_> {
         });
         self
     }
+}
+
+/// Writes `messages` into `buffer`, or logs that `M` is not registered.
+#[track_caller]
+fn write_batch<M: Message>(
+    buffer: Option<Mut<'_, Messages<M>>>,
+    messages: impl IntoIterator<Item = M>,
+) -> Option<WriteBatchIds<M>> {
+    let Some(mut buffer) = buffer else {
+        log_unregistered::<M>();
+        return None;
+    };
+    Some(buffer.write_batch(messages))
 }
