@@ -48,7 +48,7 @@ pub mod prelude {
     pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
     pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
-    pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove};
+    pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
     pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::{Observer, On};

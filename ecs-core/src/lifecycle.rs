@@ -96,9 +96,62 @@
 //!     ["Despawn", "on_discard", "Discard", "Remove"]
 //! );
 //! ```
+//!
+//! # Removal detection
+//!
+//! [`RemovedComponents<T>`] reads, like a message reader, the entities that
+//! lost `T` by `remove`, `take` or despawn.
+//!
+//! A component's removals are recorded only once something asks for them:
+//! a [`RemovedComponents<T>`] parameter (or the
+//! [`any_component_removed`](crate::schedule::common_conditions::any_component_removed)
+//! condition) when its system is initialised, or
+//! [`World::track_removals`](crate::world::World::track_removals). A world where nobody watches removals pays
+//! one flag test per remove or despawn and keeps nothing; a watched
+//! component's archetypes take the lifecycle path, which writes one
+//! message per removed component.
+//!
+//! The messages are double-buffered like [`Messages`](crate::message::Messages):
+//! [`World::clear_trackers`](crate::world::World::clear_trackers) updates them, so call it once per frame. A
+//! reader that runs at least once between two `clear_trackers` sees every
+//! removal exactly once.
+//!
+//! ```
+//! use ecs::lifecycle::RemovedComponents;
+//! use ecs::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Burning;
+//! #[derive(Resource, Default)]
+//! struct Extinguished(Vec<Entity>);
+//!
+//! fn note(mut removed: RemovedComponents<Burning>, mut out: ResMut<Extinguished>) {
+//!     out.0.extend(removed.read());
+//! }
+//!
+//! let mut world = World::new();
+//! world.init_resource::<Extinguished>();
+//! let mut schedule = Schedule::default();
+//! schedule.add_systems(note);
+//! schedule.run(&mut world); // initialises `note`: `Burning` is tracked from here
+//!
+//! let a = world.spawn(Burning).id();
+//! let b = world.spawn(Burning).id();
+//! world.entity_mut(a).remove::<Burning>();
+//! world.despawn(b);
+//! schedule.run(&mut world);
+//! assert_eq!(world.resource::<Extinguished>().0, [a, b]);
+//! world.clear_trackers();
+//! ```
 
 #[doc(inline)]
 pub use crate::component::{ComponentHook, ComponentHooks, HookContext};
+
+mod removed;
+pub use removed::{
+    RemovedComponentEntity, RemovedComponentMessages, RemovedComponents, RemovedIter,
+    RemovedIterWithId,
+};
 
 use std::{any::TypeId, marker::PhantomData};
 

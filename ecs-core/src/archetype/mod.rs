@@ -332,6 +332,9 @@ bitflags::bitflags! {
         const ON_REMOVE_OBSERVER = 1 << 8;
         /// A component is watched by a `Despawn` observer.
         const ON_DESPAWN_OBSERVER = 1 << 9;
+        /// A component's removals are recorded
+        /// ([`World::track_removals`](crate::world::World::track_removals)).
+        const REMOVAL_TRACKED = 1 << 10;
     }
 }
 

@@ -1,6 +1,6 @@
 use super::{Bundle, BundleFromComponents, BundleId};
 use crate::{
-    archetype::EdgeKind,
+    archetype::{ArchetypeFlags, EdgeKind},
     component::{ComponentId, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
@@ -22,7 +22,11 @@ fn fire_before_remove(
     bundle_id: BundleId,
 ) {
     let flags = world.archetypes[location.archetype_id].flags();
-    if flags.intersects(Lifecycle::Discard.any_flags() | Lifecycle::Remove.any_flags()) {
+    if flags.intersects(
+        Lifecycle::Discard.any_flags()
+            | Lifecycle::Remove.any_flags()
+            | ArchetypeFlags::REMOVAL_TRACKED,
+    ) {
         fire_before_remove_slow(world, entity, location, bundle_id, flags);
     }
 }
@@ -33,7 +37,7 @@ fn fire_before_remove_slow(
     entity: Entity,
     location: EntityLocation,
     bundle_id: BundleId,
-    flags: crate::archetype::ArchetypeFlags,
+    flags: ArchetypeFlags,
 ) {
     let archetype = &world.archetypes[location.archetype_id];
     let present: Vec<ComponentId> = world.bundles[bundle_id]
@@ -46,6 +50,11 @@ fn fire_before_remove_slow(
         if flags.intersects(kind.any_flags()) {
             trigger_lifecycle(world, kind, entity, &present);
         }
+    }
+    // After the hooks: one that panics leaves the components, and no
+    // message, behind.
+    if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
+        world.removed_components.record(entity, present.into_iter());
     }
 }
 

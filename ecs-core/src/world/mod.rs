@@ -105,6 +105,8 @@ pub struct World {
     /// operation that ran them.
     pub(crate) command_queue: CommandQueue,
     pub(crate) observers: Observers,
+    /// The removal messages of the components whose removals are tracked.
+    pub(crate) removed_components: crate::lifecycle::RemovedComponentMessages,
     pub(crate) value_scratch: ValueScratch,
     /// The resources that a running `resource_scope` holds, innermost
     /// last: while taken out they are absent, and asking for one panics
@@ -131,6 +133,7 @@ impl Default for World {
             bundles: Bundles::default(),
             command_queue: CommandQueue::default(),
             observers: Observers::default(),
+            removed_components: Default::default(),
             value_scratch: ValueScratch::default(),
             scoped_resources: Vec::new(),
             command_stack: Vec::new(),
@@ -690,7 +693,8 @@ impl World {
         let location = if flags.intersects(
             Lifecycle::Despawn.any_flags()
                 | Lifecycle::Discard.any_flags()
-                | Lifecycle::Remove.any_flags(),
+                | Lifecycle::Remove.any_flags()
+                | ArchetypeFlags::REMOVAL_TRACKED,
         ) {
             let components: Vec<ComponentId> = self.archetypes[location.archetype_id]
                 .components()
@@ -699,6 +703,12 @@ impl World {
                 if flags.intersects(kind.any_flags()) {
                     trigger_lifecycle(self, kind, entity, &components);
                 }
+            }
+            // Recorded once every hook and observer returned: a panic
+            // above leaves the entity, and no message, behind.
+            if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
+                self.removed_components
+                    .record(entity, components.iter().copied());
             }
             // The hooks and observers may have reserved entities (a
             // `commands().spawn(..)`): they become live before the free,
@@ -806,7 +816,11 @@ impl World {
 
     /// Starts a new change-detection frame for code outside systems: values
     /// written before this call no longer count as added or changed.
+    /// It also updates the removal messages
+    /// ([`RemovedComponents`](crate::lifecycle::RemovedComponents)): call it
+    /// once per frame.
     pub fn clear_trackers(&mut self) {
+        self.removed_components.update();
         self.check_change_ticks();
         self.last_change_tick = self.increment_change_tick();
     }

@@ -103,6 +103,12 @@ impl<'w> UnsafeWorldCell<'w> {
         &self.meta().components
     }
 
+    /// The removal messages of the tracked components.
+    #[inline]
+    pub fn removed_components(self) -> &'w crate::lifecycle::RemovedComponentMessages {
+        &self.meta().removed_components
+    }
+
     /// The bundle registry.
     #[inline]
     pub fn bundles(self) -> &'w Bundles {

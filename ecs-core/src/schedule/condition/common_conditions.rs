@@ -1,9 +1,6 @@
 //! Run conditions most programs need: on resources, on components, and
 //! conditions built from other conditions.
 //!
-//! `any_component_removed` is not here yet: it needs `RemovedComponents`,
-//! which this crate does not have yet.
-//!
 //! ```
 //! use ecs::prelude::*;
 //!
@@ -22,6 +19,7 @@ use super::{NotMarker, NotSystem, SystemCondition};
 use crate::{
     change_detection::DetectChanges,
     component::Component,
+    lifecycle::RemovedComponents,
     query::{QueryFilter, With},
     resource::Resource,
     system::{In, IntoSystem, Local, Query, Res, System, SystemInput},
@@ -325,6 +323,32 @@ pub fn any_with_component<T: Component>(query: Query<(), With<T>>) -> bool {
 /// ```
 pub fn any_match_filter<F: QueryFilter + 'static>(query: Query<(), F>) -> bool {
     !query.is_empty()
+}
+
+/// A condition that is true when an entity lost `T` since the condition
+/// last ran (see [`RemovedComponents`]); it reads the removals, so each
+/// one makes it true once.
+///
+/// Initialising the condition starts tracking `T`'s removals.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Shield;
+///
+/// let mut world = World::new();
+/// let mut condition = IntoSystem::into_system(any_component_removed::<Shield>);
+/// condition.initialize(&mut world);
+/// let e = world.spawn(Shield).id();
+/// assert!(!condition.run((), &mut world).unwrap());
+/// world.entity_mut(e).remove::<Shield>();
+/// assert!(condition.run((), &mut world).unwrap());
+/// assert!(!condition.run((), &mut world).unwrap());
+/// ```
+pub fn any_component_removed<T: Component>(mut removals: RemovedComponents<T>) -> bool {
+    // Reading (not `is_empty`) consumes them, so a removal counts once.
+    removals.read().count() > 0
 }
 
 /// A condition (or any system whose output has [`Not`](std::ops::Not))
