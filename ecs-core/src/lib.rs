@@ -24,6 +24,7 @@ pub mod lifecycle;
 pub mod message;
 pub mod name;
 pub mod observer;
+pub mod ptr;
 pub mod query;
 pub mod relationship;
 pub mod resource;
