@@ -81,9 +81,11 @@ mod commands;
 mod function_system;
 mod input;
 mod param;
+mod param_set;
 mod query;
 mod read_only;
 mod run_error;
+mod single;
 mod system_registry;
 mod system_state;
 mod with_input;
@@ -115,11 +117,13 @@ pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use param::{
     Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
 };
+pub use param_set::ParamSet;
 pub use query::Query;
 pub use read_only::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
 };
 pub use run_error::{RunSystemError, SystemParamValidationError};
+pub use single::{Populated, Single};
 pub use system_registry::{
     CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
     SystemIdMarker,
