@@ -78,6 +78,7 @@ use delegate_to_both_systems;
 mod adapter;
 mod combinator;
 mod commands;
+mod deferred;
 mod function_system;
 mod input;
 mod param;
@@ -89,6 +90,7 @@ mod single;
 mod system_registry;
 mod system_state;
 mod with_input;
+mod world_params;
 
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait and the one-shot system commands, at the paths
@@ -107,6 +109,7 @@ pub use combinator::{
     CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
 };
 pub use commands::{Command, Commands, EntityCommands};
+pub use deferred::{Deferred, DeferredState, SystemBuffer};
 pub use ecs_macros::SystemParam;
 pub(crate) use function_system::Never;
 pub use function_system::{
@@ -130,6 +133,7 @@ pub use system_registry::{
 };
 pub use system_state::SystemState;
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
+pub use world_params::{StaticSystemParam, SystemChangeTick};
 
 use std::{any::TypeId, borrow::Cow};
 
