@@ -12,8 +12,8 @@ use ecs::component::Components;
 use ecs::entity::Entities;
 use ecs::prelude::*;
 use ecs::system::{
-    assert_is_read_only_system, assert_is_system, RunSystemError, StaticSystemParam,
-    SystemBuffer, SystemChangeTick, SystemMeta, SystemState,
+    assert_is_read_only_system, assert_is_system, RunSystemError, StaticSystemParam, SystemBuffer,
+    SystemChangeTick, SystemMeta, SystemState,
 };
 
 #[derive(Component, Debug, PartialEq)]
@@ -415,7 +415,14 @@ fn param_set_with_an_unmet_single_skips_the_system() {
 // invariant in its members.
 #[derive(ecs::system::SystemParam)]
 struct Both<'w, 's> {
-    set: ParamSet<'w, 's, (Query<'static, 'static, &'static mut A>, Query<'static, 'static, &'static A>)>,
+    set: ParamSet<
+        'w,
+        's,
+        (
+            Query<'static, 'static, &'static mut A>,
+            Query<'static, 'static, &'static A>,
+        ),
+    >,
 }
 
 #[test]
@@ -437,8 +444,7 @@ fn param_set_in_a_derived_param() {
 fn param_set_in_system_state() {
     let mut world = World::new();
     world.spawn(A(1));
-    let mut state: SystemState<ParamSet<(Query<&mut A>, Query<&A>)>> =
-        SystemState::new(&mut world);
+    let mut state: SystemState<ParamSet<(Query<&mut A>, Query<&A>)>> = SystemState::new(&mut world);
     let mut set = state.get_mut(&mut world);
     for mut a in &mut set.p0() {
         a.0 = 8;
@@ -473,7 +479,9 @@ fn deferred_applies_at_the_sync_point() {
     let mut system = IntoSystem::into_system(log_run);
     system.initialize(&mut world);
     assert!(system.has_deferred());
-    system.run_without_applying_deferred((), &mut world).unwrap();
+    system
+        .run_without_applying_deferred((), &mut world)
+        .unwrap();
     assert!(world.resource::<Log>().0.is_empty());
     system.apply_deferred(&mut world);
     assert_eq!(world.resource::<Log>().0, [1]);
@@ -602,7 +610,8 @@ fn world_metadata_params_read_without_access() {
     assert_is_read_only_system(|_: &Archetypes, _: &Components, _: &Entities| {});
     let mut system = IntoSystem::into_system(|_: &Archetypes, _: &Components, _: &Entities| {});
     system.initialize(&mut world);
-    assert!(system.access().combined_access().is_compatible(
-        &ecs::query::Access::default()
-    ));
+    assert!(system
+        .access()
+        .combined_access()
+        .is_compatible(&ecs::query::Access::default()));
 }

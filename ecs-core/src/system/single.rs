@@ -44,7 +44,8 @@ use crate::{
 /// ```
 pub struct Single<'w, 's, D: QueryData, F: QueryFilter = ()> {
     item: D::Item<'w>,
-    marker: PhantomData<(&'s (), fn() -> F)>,
+    state: PhantomData<&'s ()>,
+    filter: PhantomData<fn() -> F>,
 }
 
 impl<'w, D: QueryData, F: QueryFilter> Deref for Single<'w, '_, D, F> {
@@ -150,7 +151,8 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Si
         match unsafe { fetch_single(state, meta, world, change_tick) } {
             Ok(item) => Ok(Single {
                 item,
-                marker: PhantomData,
+                state: PhantomData,
+                filter: PhantomData,
             }),
             Err(error) => Err(skipped::<Self>(&error)),
         }

@@ -57,8 +57,8 @@ unsafe impl SystemParam for SystemChangeTick {
     fn init_state(_: &mut World, _: &mut SystemMeta) {}
 
     #[inline]
-    unsafe fn get_param<'w, 's>(
-        _: &'s mut (),
+    unsafe fn get_param<'w>(
+        _: &mut (),
         meta: &SystemMeta,
         _: UnsafeWorldCell<'w>,
         change_tick: Tick,
@@ -88,8 +88,8 @@ macro_rules! world_metadata_param {
             fn init_state(_: &mut World, _: &mut SystemMeta) {}
 
             #[inline]
-            unsafe fn get_param<'w, 's>(
-                _: &'s mut (),
+            unsafe fn get_param<'w>(
+                _: &mut (),
                 _: &SystemMeta,
                 world: UnsafeWorldCell<'w>,
                 _: Tick,
