@@ -665,7 +665,7 @@ mod tests {
         assert_eq!(
             out.matches("# [allow (unused_variables , clippy :: unused_unit)]")
                 .count(),
-            4,
+            5,
             "{out}"
         );
     }

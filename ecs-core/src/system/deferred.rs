@@ -18,7 +18,9 @@ use crate::{
 ///
 /// Unlike bevy's, `apply` is the method to write and `queue` takes a
 /// [`CommandQueue`] rather than a `DeferredWorld`, as our observers hand
-/// their deferred work over as a queue.
+/// their deferred work over as a queue. The [`SystemMeta`] both receive
+/// carries the system's name (not its access or last run), as
+/// [`SystemParam::apply`] is given no meta to pass on.
 pub trait SystemBuffer: FromWorld + Send + 'static {
     /// Applies the buffered changes to `world`.
     fn apply(&mut self, system_meta: &SystemMeta, world: &mut World);

@@ -186,7 +186,9 @@ pub unsafe trait SystemParam: Sized {
     ///
     /// Systems fetch their parameters through this method; `get_param`
     /// of a parameter that can fail validation panics where this returns
-    /// an error.
+    /// an error. Bevy's `get_param` returns the `Result` itself; here the
+    /// fallible fetch is a separate method so that infallible parameters
+    /// implement `get_param` alone.
     ///
     /// # Safety
     /// As [`get_param`](SystemParam::get_param).

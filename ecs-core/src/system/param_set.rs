@@ -39,6 +39,12 @@ use crate::{
 ///
 /// A member that fails validation (a [`Single`](super::Single) with no
 /// match) skips the system, as it would outside the set.
+///
+/// In a `#[derive(SystemParam)]` struct, members name `'static` lifetimes
+/// (`ParamSet<'w, 's, (Query<'static, 'static, &'static mut A>,)>`) where
+/// bevy's take the struct's `'w` and `'s`: the derive fetches each field
+/// through its type with `'static` lifetimes, and a set is invariant in
+/// its members.
 // `T::State: 'static` repeats the trait's bound on purpose: as a bound of
 // the struct it is implied by every function taking a `ParamSet`, which
 // makes the elided lifetimes of `ParamSet<(Query<&mut A>,)>` `'static`

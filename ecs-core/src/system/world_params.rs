@@ -119,15 +119,22 @@ world_metadata_param!(Bundles, bundles);
 ///
 /// #[derive(Resource, Default)]
 /// struct Score(u32);
+/// #[derive(Resource)]
+/// struct Bonus(u32);
 ///
-/// fn count<P: SystemParam + 'static>(_: StaticSystemParam<P>, mut score: ResMut<Score>) {
-///     score.0 += 1;
+/// fn add<P: SystemParam + 'static>(bonus: StaticSystemParam<P>, mut score: ResMut<Score>)
+/// where
+///     for<'w, 's> P::Item<'w, 's>: std::ops::Deref<Target = Bonus>,
+/// {
+///     score.0 += bonus.0;
 /// }
 ///
 /// let mut world = World::new();
 /// world.init_resource::<Score>();
-/// world.run_system_once(count::<Res<Score>>).unwrap();
-/// assert_eq!(world.resource::<Score>().0, 1);
+/// world.insert_resource(Bonus(3));
+/// world.run_system_once(add::<Res<Bonus>>).unwrap();
+/// world.run_system_once(add::<ResMut<Bonus>>).unwrap();
+/// assert_eq!(world.resource::<Score>().0, 6);
 /// ```
 pub struct StaticSystemParam<'w, 's, P: SystemParam>(SystemParamItem<'w, 's, P>);
 
