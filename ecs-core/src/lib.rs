@@ -70,6 +70,7 @@ pub mod prelude {
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
         SystemParamFunction,
     };
+    pub use crate::system::{Deferred, ParamSet, Populated, Single};
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};
 }

@@ -309,9 +309,14 @@ impl<'a> SystemParamInput<'a> {
             .then(|| quote!(#[allow(unused_variables, clippy::unused_unit)]));
         let init_state = self.each(quote!(init_state));
         let get_param = self.each(quote!(get_param));
+        let try_get_param = self.each(quote!(try_get_param));
         let apply = self.each(quote!(apply));
         let queue = self.each(quote!(queue));
-        let members = fields.iter().map(|field| &field.member);
+        let members: Vec<&Member> = fields.iter().map(|field| &field.member).collect();
+        let field_names = members.iter().map(|member| match member {
+            Member::Named(ident) => format!("::{ident}"),
+            Member::Unnamed(index) => format!("::{}", index.index),
+        });
         quote! {
             // SAFETY: `init_state` builds every field's state with the same
             // `meta`, so the access recorded is the union of the fields'
@@ -345,6 +350,28 @@ impl<'a> SystemParamInput<'a> {
                         // struct covers each field's recorded access.
                         #(#members: unsafe { #get_param(#bindings, meta, world, change_tick) },)*
                     }
+                }
+
+                #[inline]
+                #allow_unused
+                unsafe fn try_get_param<#item_w, #item_s>(
+                    state: &#item_s mut Self::State,
+                    meta: &#system_meta,
+                    world: #krate::world::UnsafeWorldCell<#item_w>,
+                    change_tick: #krate::change_detection::Tick,
+                ) -> ::core::result::Result<Self::Item<#item_w, #item_s>, #krate::system::SystemParamValidationError> {
+                    let (#(#bindings,)*) = &mut state.state;
+                    ::core::result::Result::Ok(#ident {
+                        // SAFETY: as in `get_param`; a field that fails
+                        // validation fails the struct, naming the field.
+                        #(#members: match unsafe { #try_get_param(#bindings, meta, world, change_tick) } {
+                            ::core::result::Result::Ok(item) => item,
+                            ::core::result::Result::Err(mut error) => {
+                                error.field = ::core::convert::Into::into(#field_names);
+                                return ::core::result::Result::Err(error);
+                            }
+                        },)*
+                    })
                 }
 
                 #allow_unused
@@ -638,7 +665,7 @@ mod tests {
         assert_eq!(
             out.matches("# [allow (unused_variables , clippy :: unused_unit)]")
                 .count(),
-            4,
+            5,
             "{out}"
         );
     }

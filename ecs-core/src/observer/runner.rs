@@ -423,7 +423,10 @@ impl<P: EventPattern, Marker: 'static, F: ObserverFunction<P, Marker>> ObserverS
         // outliving the call. The caller guarantees exclusive world access
         // (observers run one at a time, from `&mut World`).
         let result = unsafe {
-            let params = F::Param::get_param(&mut self.state, &self.meta, world, change_tick);
+            // A parameter that fails validation skips the observer, leaving
+            // its last run where it was.
+            let params = F::Param::try_get_param(&mut self.state, &self.meta, world, change_tick)
+                .map_err(RunSystemError::from)?;
             let trigger = &mut *event.trigger.cast::<EventPatternTrigger<'_, P>>();
             let on = On::new(&mut *event.event.cast::<P::Event>(), trigger, observer);
             self.func.run(on, params)

@@ -317,7 +317,10 @@ where
             .unwrap_or_else(|| not_initialized(&self.meta.name));
         // SAFETY: the caller holds this system's recorded access; the state
         // was built for this world (checked just above).
-        let params = unsafe { F::Param::get_param(state, &self.meta, world, change_tick) };
+        let params = unsafe { F::Param::try_get_param(state, &self.meta, world, change_tick) };
+        // A parameter that fails validation skips (or fails) the run, which
+        // then leaves the last run where it was.
+        let params = params.map_err(RunSystemError::from)?;
         let out = self.func.run(input, params);
         self.meta.finish_run(this_run);
         out.into_result()

@@ -78,15 +78,19 @@ use delegate_to_both_systems;
 mod adapter;
 mod combinator;
 mod commands;
+mod deferred;
 mod function_system;
 mod input;
 mod param;
+mod param_set;
 mod query;
 mod read_only;
 mod run_error;
+mod single;
 mod system_registry;
 mod system_state;
 mod with_input;
+mod world_params;
 
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait and the one-shot system commands, at the paths
@@ -105,6 +109,7 @@ pub use combinator::{
     CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
 };
 pub use commands::{Command, Commands, EntityCommands};
+pub use deferred::{Deferred, DeferredState, SystemBuffer};
 pub use ecs_macros::SystemParam;
 pub(crate) use function_system::Never;
 pub use function_system::{
@@ -115,17 +120,20 @@ pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use param::{
     Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
 };
+pub use param_set::ParamSet;
 pub use query::Query;
 pub use read_only::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
 };
 pub use run_error::{RunSystemError, SystemParamValidationError};
+pub use single::{Populated, Single};
 pub use system_registry::{
     CachedSystemId, RegisteredSystem, RegisteredSystemError, RemovedSystem, SystemId,
     SystemIdMarker,
 };
 pub use system_state::SystemState;
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
+pub use world_params::{StaticSystemParam, SystemChangeTick};
 
 use std::{any::TypeId, borrow::Cow};
 

@@ -4,7 +4,7 @@ use std::{
     ops::{Deref, DerefMut},
 };
 
-use super::{CommandQueue, Commands};
+use super::{CommandQueue, Commands, SystemParamValidationError};
 use crate::{
     change_detection::{CountedTick, DetectChanges, DetectChangesMut, Mut, Ref, Tick},
     component::ComponentId,
@@ -89,6 +89,20 @@ impl SystemMeta {
     #[track_caller]
     pub fn add_param_access(&mut self, param: &str, access: FilteredAccess, world: &World) {
         let conflicts = self.access.get_conflicts_single(&access);
+        self.assert_no_conflicts(param, &conflicts, world);
+        self.access.add(access);
+    }
+
+    /// Panics, naming the system, `param` and the components, if
+    /// `conflicts` (found between `param` and the earlier parameters) is
+    /// not empty.
+    #[track_caller]
+    pub(crate) fn assert_no_conflicts(
+        &self,
+        param: &str,
+        conflicts: &[Option<ComponentId>],
+        world: &World,
+    ) {
         if !conflicts.is_empty() {
             let names: Vec<String> = conflicts
                 .iter()
@@ -109,7 +123,18 @@ impl SystemMeta {
                 names.join(", ")
             );
         }
-        self.access.add(access);
+    }
+
+    /// A meta with this system's name and last run and no access: what a
+    /// member of a [`ParamSet`](super::ParamSet) records its access in, and
+    /// fetches with.
+    pub(crate) fn for_member(&self) -> SystemMeta {
+        SystemMeta {
+            name: self.name.clone(),
+            access: FilteredAccessSet::default(),
+            last_run: self.last_run,
+            has_deferred: false,
+        }
     }
 
     /// Marks the system as having deferred work (commands) to apply.
@@ -152,6 +177,31 @@ pub unsafe trait SystemParam: Sized {
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> Self::Item<'w, 's>;
+
+    /// Fetches the parameter for one run, or says why the system must not
+    /// run: a [`SystemParamValidationError`] that skips it (as
+    /// [`Single`](super::Single) does when no entity or several match) or
+    /// fails it. By default, [`get_param`](SystemParam::get_param), which
+    /// never fails.
+    ///
+    /// Systems fetch their parameters through this method; `get_param`
+    /// of a parameter that can fail validation panics where this returns
+    /// an error. Bevy's `get_param` returns the `Result` itself; here the
+    /// fallible fetch is a separate method so that infallible parameters
+    /// implement `get_param` alone.
+    ///
+    /// # Safety
+    /// As [`get_param`](SystemParam::get_param).
+    #[inline]
+    unsafe fn try_get_param<'w, 's>(
+        state: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        // SAFETY: forwarded from the caller.
+        Ok(unsafe { Self::get_param(state, meta, world, change_tick) })
+    }
 
     /// Applies deferred work (commands) with exclusive world access.
     fn apply(state: &mut Self::State, world: &mut World) {
@@ -592,6 +642,13 @@ macro_rules! tuple_system_param {
                 let ($($name,)*) = state;
                 // SAFETY: forwarded.
                 ($(unsafe { $name::get_param($name, meta, world, change_tick) },)*)
+            }
+
+            #[inline]
+            unsafe fn try_get_param<'w, 's>(state: &'s mut Self::State, meta: &SystemMeta, world: UnsafeWorldCell<'w>, change_tick: Tick) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+                let ($($name,)*) = state;
+                // SAFETY: forwarded.
+                Ok(($(unsafe { $name::try_get_param($name, meta, world, change_tick) }?,)*))
             }
 
             fn apply(state: &mut Self::State, world: &mut World) {

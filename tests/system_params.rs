@@ -1,0 +1,617 @@
+//! The system parameters beyond queries and resources: `Single`,
+//! `Populated`, `ParamSet`, `Deferred`, `StaticSystemParam`,
+//! `SystemChangeTick` and the world metadata parameters.
+
+mod common;
+
+use common::drop_log::{DropLog, Payload};
+use common::integrity::check_invariants;
+use common::panics::expect_panic;
+use ecs::archetype::Archetypes;
+use ecs::component::Components;
+use ecs::entity::Entities;
+use ecs::prelude::*;
+use ecs::system::{
+    assert_is_read_only_system, assert_is_system, RunSystemError, StaticSystemParam, SystemBuffer,
+    SystemChangeTick, SystemMeta, SystemState,
+};
+
+#[derive(Component, Debug, PartialEq)]
+struct A(u32);
+
+#[derive(Component, Debug, PartialEq)]
+struct B(u32);
+
+#[derive(Component)]
+struct Player;
+
+#[derive(Resource, Default, Debug, PartialEq)]
+struct Seen(usize);
+
+fn skipped<T: std::fmt::Debug>(result: Result<T, RunSystemError>) -> bool {
+    matches!(result, Err(RunSystemError::Skipped(_)))
+}
+
+// ---- Single ------------------------------------------------------------------
+
+#[test]
+fn single_runs_with_exactly_one_match_and_skips_otherwise() {
+    fn bump(mut a: Single<&mut A, With<Player>>) {
+        a.0 += 1;
+    }
+    let mut world = World::new();
+    assert!(skipped(world.run_system_once(bump)));
+    let player = world.spawn((A(1), Player)).id();
+    world.spawn(A(10));
+    world.run_system_once(bump).unwrap();
+    assert_eq!(world.get::<A>(player), Some(&A(2)));
+    let other = world.spawn((A(5), Player)).id();
+    let error = world.run_system_once(bump).unwrap_err();
+    assert!(skipped::<()>(Err(error)));
+    assert_eq!(world.get::<A>(player), Some(&A(2)));
+    assert_eq!(world.get::<A>(other), Some(&A(5)));
+}
+
+#[test]
+fn single_skip_names_the_parameter_and_the_reason() {
+    let mut world = World::new();
+    let error = world.run_system_once(|_: Single<&A>| {}).unwrap_err();
+    let RunSystemError::Skipped(error) = error else {
+        panic!("expected a skip, got {error:?}");
+    };
+    assert!(error.skipped);
+    assert!(error.param.contains("Single"), "{}", error.param);
+    assert_eq!(error.message, "no matching entities");
+    world.spawn(A(1));
+    world.spawn(A(2));
+    let Err(RunSystemError::Skipped(error)) = world.run_system_once(|_: Single<&A>| {}) else {
+        panic!("expected a skip");
+    };
+    assert_eq!(error.message, "several matching entities");
+}
+
+#[test]
+fn a_skipped_system_keeps_its_last_run() {
+    fn changed(_: Single<&Player>, changed: Query<(), Changed<A>>, mut seen: ResMut<Seen>) {
+        seen.0 = changed.iter().count();
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let mut system = IntoSystem::into_system(changed);
+    system.initialize(&mut world);
+    world.spawn(A(1));
+    let before = system.last_run();
+    assert!(skipped(system.run((), &mut world)));
+    assert_eq!(system.last_run(), before);
+    // The change made before the skipped run is still new to the system.
+    world.spawn(Player);
+    system.run((), &mut world).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 1);
+    assert_ne!(system.last_run(), before);
+    system.run((), &mut world).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 0);
+}
+
+#[test]
+fn single_into_inner_takes_a_tuple_item_apart() {
+    fn swap(pair: Single<(&mut A, &mut B)>) {
+        let (mut a, mut b) = pair.into_inner();
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+    let mut world = World::new();
+    let e = world.spawn((A(1), B(2))).id();
+    world.run_system_once(swap).unwrap();
+    assert_eq!(world.get::<A>(e), Some(&A(2)));
+    assert_eq!(world.get::<B>(e), Some(&B(1)));
+}
+
+#[test]
+fn option_single_is_none_for_no_match_and_for_several() {
+    fn read(a: Option<Single<&A>>) -> Option<u32> {
+        a.map(|a| a.0)
+    }
+    let mut world = World::new();
+    assert_eq!(world.run_system_once(read).unwrap(), None);
+    world.spawn(A(7));
+    assert_eq!(world.run_system_once(read).unwrap(), Some(7));
+    world.spawn(A(8));
+    assert_eq!(world.run_system_once(read).unwrap(), None);
+}
+
+#[test]
+fn option_single_mutates_the_one_match() {
+    let mut world = World::new();
+    let e = world.spawn(A(1)).id();
+    world
+        .run_system_once(|a: Option<Single<&mut A>>| {
+            if let Some(mut a) = a {
+                a.0 = 9;
+            }
+        })
+        .unwrap();
+    assert_eq!(world.get::<A>(e), Some(&A(9)));
+}
+
+#[test]
+fn single_of_mut_twice_panics_at_initialisation_naming_the_component() {
+    fn twice(_: Single<&mut A>, _: Single<&mut A>) {}
+    let message = expect_panic(|| assert_is_system(twice));
+    assert!(message.contains("error[B0001]"), "{message}");
+    assert!(message.contains("system_params::A`"), "{message}");
+    assert!(message.contains("twice"), "{message}");
+}
+
+#[test]
+fn disjoint_singles_of_mut_are_allowed() {
+    fn both(mut a: Single<&mut A, With<Player>>, mut b: Single<&mut A, Without<Player>>) {
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+    let mut world = World::new();
+    let p = world.spawn((A(1), Player)).id();
+    let q = world.spawn(A(2)).id();
+    world.run_system_once(both).unwrap();
+    assert_eq!(world.get::<A>(p), Some(&A(2)));
+    assert_eq!(world.get::<A>(q), Some(&A(1)));
+}
+
+#[test]
+fn single_in_system_state() {
+    let mut world = World::new();
+    world.spawn(A(3));
+    let mut state: SystemState<(Single<&A>, Option<Single<&B>>)> = SystemState::new(&mut world);
+    let (a, b) = state.get(&world);
+    assert_eq!(a.0, 3);
+    assert!(b.is_none());
+    // A `SystemState` cannot skip: an unmet `Single` panics, naming it.
+    let mut state: SystemState<Single<&B>> = SystemState::new(&mut world);
+    let message = expect_panic(|| {
+        state.get(&world);
+    });
+    assert!(message.contains("Single"), "{message}");
+    assert!(message.contains("no matching entities"), "{message}");
+}
+
+#[test]
+fn single_sees_changes_since_the_last_run() {
+    fn changed(a: Option<Single<&A, Changed<A>>>) -> bool {
+        a.is_some()
+    }
+    let mut world = World::new();
+    let e = world.spawn(A(1)).id();
+    let mut system = IntoSystem::into_system(changed);
+    system.initialize(&mut world);
+    assert!(system.run((), &mut world).unwrap());
+    assert!(!system.run((), &mut world).unwrap());
+    world.get_mut::<A>(e).unwrap().0 = 2;
+    assert!(system.run((), &mut world).unwrap());
+}
+
+#[test]
+fn a_schedule_skips_an_unmet_system_and_runs_the_others() {
+    fn needs_player(_: Single<&Player>, mut seen: ResMut<Seen>) {
+        seen.0 += 100;
+    }
+    fn always(mut seen: ResMut<Seen>) {
+        seen.0 += 1;
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((needs_player, always));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, 1);
+    world.spawn(Player);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, 102);
+}
+
+#[derive(ecs::system::SystemParam)]
+struct PlayerParam<'w, 's> {
+    seen: ResMut<'w, Seen>,
+    player: Single<'w, 's, &'static A, With<Player>>,
+}
+
+#[test]
+fn a_derived_param_with_an_unmet_single_skips_naming_the_field() {
+    fn sys(mut param: PlayerParam) {
+        param.seen.0 = param.player.0 as usize;
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let Err(RunSystemError::Skipped(error)) = world.run_system_once(sys) else {
+        panic!("expected a skip");
+    };
+    assert_eq!(error.field, "::player");
+    assert!(error.to_string().contains("::player"), "{error}");
+    world.spawn((A(4), Player));
+    world.run_system_once(sys).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 4);
+}
+
+#[derive(Event)]
+struct Ping;
+
+#[test]
+fn an_observer_with_an_unmet_single_is_skipped() {
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    world.add_observer(|_: On<Ping>, a: Single<&A>, mut seen: ResMut<Seen>| {
+        seen.0 += a.0 as usize;
+    });
+    world.trigger(Ping);
+    assert_eq!(world.resource::<Seen>().0, 0);
+    world.spawn(A(5));
+    world.trigger(Ping);
+    assert_eq!(world.resource::<Seen>().0, 5);
+}
+
+// ---- Populated ----------------------------------------------------------------
+
+#[test]
+fn populated_skips_while_empty_and_derefs_to_the_query() {
+    fn double(mut all: Populated<&mut A>, mut seen: ResMut<Seen>) {
+        seen.0 = all.count();
+        for mut a in &mut all {
+            a.0 *= 2;
+        }
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    assert!(skipped(world.run_system_once(double)));
+    let e = world.spawn(A(2)).id();
+    world.spawn(A(3));
+    world.run_system_once(double).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 2);
+    assert_eq!(world.get::<A>(e), Some(&A(4)));
+}
+
+#[test]
+fn option_populated_is_none_while_empty() {
+    let mut world = World::new();
+    let count = |q: Option<Populated<&A>>| q.map(|q| q.into_inner().iter().count());
+    assert_eq!(world.run_system_once(count).unwrap(), None);
+    world.spawn(A(1));
+    assert_eq!(world.run_system_once(count).unwrap(), Some(1));
+}
+
+// ---- ParamSet -----------------------------------------------------------------
+
+#[test]
+fn param_set_members_may_conflict_with_each_other() {
+    fn raise_to_max(mut set: ParamSet<(Query<&mut A>, Query<&A>)>) {
+        let max = set.p1().iter().map(|a| a.0).max().unwrap_or(0);
+        for mut a in &mut set.p0() {
+            a.0 = max;
+        }
+    }
+    let mut world = World::new();
+    let low = world.spawn(A(1)).id();
+    world.spawn(A(6));
+    world.run_system_once(raise_to_max).unwrap();
+    assert_eq!(world.get::<A>(low), Some(&A(6)));
+}
+
+#[test]
+fn param_set_of_resources_and_world() {
+    #[derive(Resource)]
+    struct Counter(u32);
+    fn sys(mut set: ParamSet<(ResMut<Counter>, Res<Counter>, &World)>) {
+        set.p0().0 += 1;
+        let read = set.p1().0;
+        let through_world = set.p2().resource::<Counter>().0;
+        assert_eq!(read, through_world);
+        set.p0().0 += read;
+    }
+    let mut world = World::new();
+    world.insert_resource(Counter(1));
+    world.run_system_once(sys).unwrap();
+    assert_eq!(world.resource::<Counter>().0, 4);
+}
+
+#[test]
+fn param_set_has_eight_members() {
+    #[allow(clippy::type_complexity)]
+    fn eight(
+        mut set: ParamSet<(
+            Query<&mut A>,
+            Query<&A>,
+            Query<&mut B>,
+            Query<&B>,
+            Query<(&mut A, &B)>,
+            Query<Entity>,
+            Res<Seen>,
+            ResMut<Seen>,
+        )>,
+    ) {
+        let entities = set.p5().iter().count();
+        set.p7().0 = entities;
+        let seen = set.p6().0;
+        for (mut a, b) in &mut set.p4() {
+            a.0 = b.0 + seen as u32;
+        }
+        assert_eq!(set.p0().iter().count(), set.p1().iter().count());
+        assert_eq!(set.p2().iter().count(), set.p3().iter().count());
+    }
+    let mut world = World::new();
+    world.init_resource::<Seen>();
+    let e = world.spawn((A(0), B(10))).id();
+    world.run_system_once(eight).unwrap();
+    assert_eq!(world.get::<A>(e), Some(&A(11)));
+}
+
+#[test]
+fn param_set_conflicting_with_another_parameter_panics() {
+    fn sys(_: Query<&mut A>, _: ParamSet<(Query<&mut A>, Query<&B>)>) {}
+    let message = expect_panic(|| assert_is_system(sys));
+    assert!(message.contains("error[B0001]"), "{message}");
+    assert!(message.contains("ParamSet"), "{message}");
+    assert!(message.contains("system_params::A`"), "{message}");
+}
+
+#[test]
+fn a_parameter_after_a_param_set_is_checked_against_its_members() {
+    fn sys(_: ParamSet<(Query<&A>, Query<&mut B>)>, _: Query<&mut B>) {}
+    let message = expect_panic(|| assert_is_system(sys));
+    assert!(message.contains("system_params::B`"), "{message}");
+}
+
+#[test]
+fn two_param_sets_conflicting_panic() {
+    fn sys(_: ParamSet<(Query<&mut A>,)>, _: ParamSet<(Query<&mut A>, Query<&B>)>) {}
+    let message = expect_panic(|| assert_is_system(sys));
+    assert!(message.contains("system_params::A`"), "{message}");
+}
+
+#[test]
+fn param_set_access_is_the_union_of_its_members() {
+    let mut world = World::new();
+    let mut system =
+        IntoSystem::into_system(|_: ParamSet<(Query<&mut A>, Query<&A>, Res<Seen>)>| {});
+    system.initialize(&mut world);
+    let a = world.component_id::<A>().unwrap();
+    let access = system.access().combined_access();
+    assert!(access.has_write(a));
+    let reader = IntoSystem::into_system(|_: Query<&A>| {});
+    let mut reader = reader;
+    reader.initialize(&mut world);
+    assert!(!system.access().is_compatible(reader.access()));
+}
+
+#[test]
+fn read_only_param_set_makes_a_read_only_system() {
+    fn read(_: ParamSet<(Query<&A>, Query<&B>, &World)>) {}
+    assert_is_read_only_system(read);
+}
+
+#[test]
+fn param_set_applies_its_members_commands() {
+    fn spawn(mut set: ParamSet<(Commands, Query<&A>)>) {
+        set.p0().spawn(A(1));
+        let _ = set.p1().iter().count();
+    }
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(spawn);
+    system.initialize(&mut world);
+    assert!(system.has_deferred());
+    system.run((), &mut world).unwrap();
+    let mut query = world.query::<&A>();
+    assert_eq!(query.iter(&world).count(), 1);
+}
+
+#[test]
+fn param_set_with_an_unmet_single_skips_the_system() {
+    fn sys(mut set: ParamSet<(Single<&mut A>, Query<&A>)>) {
+        set.p0().0 += 1;
+    }
+    let mut world = World::new();
+    assert!(skipped(world.run_system_once(sys)));
+    let e = world.spawn(A(1)).id();
+    world.run_system_once(sys).unwrap();
+    assert_eq!(world.get::<A>(e), Some(&A(2)));
+}
+
+// The members name `'static` lifetimes: the derive fetches each field
+// through its type with `'static` for `'w` and `'s`, and a `ParamSet` is
+// invariant in its members.
+#[derive(ecs::system::SystemParam)]
+struct Both<'w, 's> {
+    set: ParamSet<
+        'w,
+        's,
+        (
+            Query<'static, 'static, &'static mut A>,
+            Query<'static, 'static, &'static A>,
+        ),
+    >,
+}
+
+#[test]
+fn param_set_in_a_derived_param() {
+    fn sys(mut both: Both) {
+        let sum: u32 = both.set.p1().iter().map(|a| a.0).sum();
+        for mut a in &mut both.set.p0() {
+            a.0 = sum;
+        }
+    }
+    let mut world = World::new();
+    let e = world.spawn(A(2)).id();
+    world.spawn(A(3));
+    world.run_system_once(sys).unwrap();
+    assert_eq!(world.get::<A>(e), Some(&A(5)));
+}
+
+#[test]
+fn param_set_in_system_state() {
+    let mut world = World::new();
+    world.spawn(A(1));
+    let mut state: SystemState<ParamSet<(Query<&mut A>, Query<&A>)>> = SystemState::new(&mut world);
+    let mut set = state.get_mut(&mut world);
+    for mut a in &mut set.p0() {
+        a.0 = 8;
+    }
+    assert_eq!(set.p1().single().unwrap().0, 8);
+}
+
+// ---- Deferred ------------------------------------------------------------------
+
+#[derive(Resource, Default)]
+struct Log(Vec<u32>);
+
+#[derive(Default)]
+struct LogBuffer(Vec<u32>);
+
+impl SystemBuffer for LogBuffer {
+    fn apply(&mut self, meta: &SystemMeta, world: &mut World) {
+        assert!(meta.name().contains("log_run"), "{}", meta.name());
+        world.resource_mut::<Log>().0.append(&mut self.0);
+    }
+}
+
+fn log_run(mut buffer: Deferred<LogBuffer>, mut runs: Local<u32>) {
+    *runs += 1;
+    buffer.0.push(*runs);
+}
+
+#[test]
+fn deferred_applies_at_the_sync_point() {
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let mut system = IntoSystem::into_system(log_run);
+    system.initialize(&mut world);
+    assert!(system.has_deferred());
+    system
+        .run_without_applying_deferred((), &mut world)
+        .unwrap();
+    assert!(world.resource::<Log>().0.is_empty());
+    system.apply_deferred(&mut world);
+    assert_eq!(world.resource::<Log>().0, [1]);
+    system.run((), &mut world).unwrap();
+    assert_eq!(world.resource::<Log>().0, [1, 2]);
+}
+
+#[test]
+fn deferred_in_a_schedule_applies_before_the_next_system_reads() {
+    fn read(log: Res<Log>, mut seen: ResMut<Seen>) {
+        seen.0 = log.0.len();
+    }
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    world.init_resource::<Seen>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((log_run, read).chain());
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, 1);
+}
+
+struct Bombs {
+    log: DropLog,
+    held: Vec<Payload>,
+}
+
+impl FromWorld for Bombs {
+    fn from_world(world: &mut World) -> Self {
+        Bombs {
+            log: world.resource::<BombLog>().0.clone(),
+            held: Vec::new(),
+        }
+    }
+}
+
+#[derive(Resource)]
+struct BombLog(DropLog);
+
+impl SystemBuffer for Bombs {
+    fn apply(&mut self, _: &SystemMeta, world: &mut World) {
+        if self.held.len() > 1 {
+            panic!("buffer apply failed");
+        }
+        world.spawn(A(self.held.len() as u32));
+    }
+}
+
+#[test]
+fn a_panicking_buffer_leaves_the_world_consistent_and_drops_once() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.insert_resource(BombLog(log.clone()));
+    let mut system = IntoSystem::into_system(|mut bombs: Deferred<Bombs>| {
+        let id = bombs.held.len() as u32;
+        let payload = Payload::new(id, &bombs.log);
+        bombs.held.push(payload);
+    });
+    system.initialize(&mut world);
+    system.run((), &mut world).unwrap();
+    let message = expect_panic(|| system.run((), &mut world));
+    assert_eq!(message, "buffer apply failed");
+    check_invariants(&world);
+    world.spawn(A(0));
+    log.assert_dropped(&[]);
+    drop(system);
+    log.assert_dropped_once(&[0, 1]);
+}
+
+// ---- StaticSystemParam, SystemChangeTick, metadata --------------------------
+
+fn count_generic<P: ecs::system::SystemParam + 'static>(
+    param: StaticSystemParam<P>,
+    mut seen: ResMut<Seen>,
+) where
+    for<'w, 's> ecs::system::SystemParamItem<'w, 's, P>: std::ops::Deref<Target = Log>,
+{
+    seen.0 = param.0.len();
+}
+
+#[test]
+fn static_system_param_reaches_a_generic_parameter() {
+    let mut world = World::new();
+    world.insert_resource(Log(vec![1, 2, 3]));
+    world.init_resource::<Seen>();
+    world.run_system_once(count_generic::<Res<Log>>).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 3);
+    world.run_system_once(count_generic::<ResMut<Log>>).unwrap();
+    assert_eq!(world.resource::<Seen>().0, 3);
+}
+
+#[test]
+fn system_change_tick_reports_the_run_ticks() {
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(|ticks: SystemChangeTick| ticks);
+    system.initialize(&mut world);
+    let first = system.run((), &mut world).unwrap();
+    assert!(first
+        .this_run()
+        .is_newer_than(first.last_run(), first.this_run()));
+    let second = system.run((), &mut world).unwrap();
+    assert_eq!(second.last_run(), first.this_run());
+    assert_eq!(system.last_run(), second.this_run());
+}
+
+#[test]
+fn world_metadata_params_read_without_access() {
+    fn meta(
+        _: Query<&mut A>,
+        archetypes: &Archetypes,
+        components: &Components,
+        entities: &Entities,
+    ) -> (usize, bool, u32) {
+        (
+            archetypes.len(),
+            components.get_id(std::any::TypeId::of::<A>()).is_some(),
+            entities.len(),
+        )
+    }
+    let mut world = World::new();
+    world.spawn(A(1));
+    world.spawn(B(1));
+    let (archetypes, has_a, entities) = world.run_system_once(meta).unwrap();
+    assert_eq!(archetypes, world.archetypes().len());
+    assert!(has_a);
+    assert_eq!(entities, 2);
+    assert_is_read_only_system(|_: &Archetypes, _: &Components, _: &Entities| {});
+    let mut system = IntoSystem::into_system(|_: &Archetypes, _: &Components, _: &Entities| {});
+    system.initialize(&mut world);
+    assert!(system
+        .access()
+        .combined_access()
+        .is_compatible(&ecs::query::Access::default()));
+}
