@@ -11,9 +11,9 @@
 //!                 cursor restarts just past the one before it
 //! ```
 //!
-//! The cursors walk matched archetypes (dense queries too): combinations
-//! are quadratic or worse in the number of matches, so the per-table walk
-//! of [`QueryIter`](super::QueryIter) would not show.
+//! The cursors walk matches in the order of [`QueryIter`](super::QueryIter)
+//! (matched tables for a dense query, archetypes otherwise), so
+//! `iter_combinations::<1>` yields what `iter` yields, in the same order.
 
 use std::iter::FusedIterator;
 
@@ -22,7 +22,7 @@ use crate::{
     archetype::{Archetype, ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
     entity::Entity,
-    storage::{Table, TableRow, Tables},
+    storage::{Table, TableId, TableRow, Tables},
     world::UnsafeWorldCell,
 };
 
@@ -51,11 +51,22 @@ impl Rows<'_> {
     }
 }
 
-/// One position in the walk over a query's matched archetypes, with the
-/// filter fetch pointed at its archetype.
+/// The storage a cursor walks: a matched table (dense queries) or a
+/// matched archetype and its table.
+#[derive(Clone, Copy)]
+enum Storage<'w> {
+    Table(&'w Table),
+    Archetype(&'w Archetype, &'w Table),
+}
+
+/// One position in the walk over a query's matches, in the order of
+/// [`QueryIter`](super::QueryIter): matched tables for a dense query,
+/// matched archetypes otherwise. The filter fetch points at the current
+/// storage.
 struct Cursor<'w, 's, F: QueryFilter> {
+    table_ids: std::slice::Iter<'s, TableId>,
     archetype_ids: std::slice::Iter<'s, ArchetypeId>,
-    current: Option<(&'w Archetype, &'w Table)>,
+    current: Option<Storage<'w>>,
     rows: Rows<'w>,
     /// The next row to look at; the cursor's item is at `row - 1`.
     row: usize,
@@ -65,6 +76,7 @@ struct Cursor<'w, 's, F: QueryFilter> {
 impl<F: QueryFilter> Clone for Cursor<'_, '_, F> {
     fn clone(&self) -> Self {
         Cursor {
+            table_ids: self.table_ids.clone(),
             archetype_ids: self.archetype_ids.clone(),
             current: self.current,
             rows: self.rows,
@@ -75,11 +87,18 @@ impl<F: QueryFilter> Clone for Cursor<'_, '_, F> {
 }
 
 impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
-    /// A cursor before the first match (`archetype_ids` = the state's) or
-    /// past the last (`archetype_ids` empty).
-    fn new(archetype_ids: &'s [ArchetypeId], filter: F::Fetch<'w>) -> Self {
+    /// A cursor before the first match of `state` (`at_start`) or past
+    /// its last.
+    fn new<D: QueryData>(state: &'s QueryState<D, F>, at_start: bool, filter: F::Fetch<'w>) -> Self {
+        // Only the list of the walk in use is kept; the other stays empty.
+        let (tables, archetypes): (&'s [TableId], &'s [ArchetypeId]) = match at_start {
+            false => (&[], &[]),
+            true if QueryState::<D, F>::IS_DENSE => (&state.matched_table_ids, &[]),
+            true => (&[], &state.matched_archetype_ids),
+        };
         Cursor {
-            archetype_ids: archetype_ids.iter(),
+            table_ids: tables.iter(),
+            archetype_ids: archetypes.iter(),
             current: None,
             rows: Rows::List(&[]),
             row: 0,
@@ -87,11 +106,53 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
         }
     }
 
+    /// Points the cursor at the next matched storage; false at the end.
+    ///
+    /// # Safety
+    /// As for [`Cursor::advance`].
+    unsafe fn next_storage<D: QueryData>(
+        &mut self,
+        state: &QueryState<D, F>,
+        archetypes: &'w Archetypes,
+        tables: &'w Tables,
+    ) -> bool {
+        if QueryState::<D, F>::IS_DENSE {
+            let Some(&id) = self.table_ids.next() else {
+                return false;
+            };
+            let table = &tables[id];
+            // SAFETY: the state matches the table, and its query is dense
+            // (caller).
+            unsafe { F::set_table(&mut self.filter, &state.filter_state, table) };
+            self.rows = Rows::Table(table.entities());
+            self.current = Some(Storage::Table(table));
+        } else {
+            let Some(&id) = self.archetype_ids.next() else {
+                return false;
+            };
+            let archetype = &archetypes[id];
+            let table = &tables[archetype.table_id()];
+            // SAFETY: the state matches the archetype, `table` is its
+            // table (caller).
+            unsafe { F::set_archetype(&mut self.filter, &state.filter_state, archetype, table) };
+            // As in `QueryIter`: an archetype holding every row of its
+            // table walks the table's rows.
+            self.rows = if archetype.len() == table.entity_count() {
+                Rows::Table(table.entities())
+            } else {
+                Rows::List(archetype.shared_entities())
+            };
+            self.current = Some(Storage::Archetype(archetype, table));
+        }
+        self.row = 0;
+        true
+    }
+
     /// Moves to the next row that passes the filter; false at the end.
     ///
     /// # Safety
-    /// The archetype ids are matched by `state`, which built the filter
-    /// fetch for the world `archetypes` and `tables` belong to.
+    /// The cursor was made from `state`, which built the filter fetch for
+    /// the world `archetypes` and `tables` belong to.
     unsafe fn advance<D: QueryData>(
         &mut self,
         state: &QueryState<D, F>,
@@ -100,26 +161,15 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
     ) -> bool {
         loop {
             if self.row == self.rows.len() {
-                let Some(&id) = self.archetype_ids.next() else {
+                // SAFETY: forwarded.
+                if !unsafe { self.next_storage(state, archetypes, tables) } {
                     return false;
-                };
-                let archetype = &archetypes[id];
-                let table = &tables[archetype.table_id()];
-                // SAFETY: the state matches the archetype, `table` is its
-                // table (caller).
-                unsafe { F::set_archetype(&mut self.filter, &state.filter_state, archetype, table) };
-                self.rows = if archetype.len() == table.entity_count() {
-                    Rows::Table(table.entities())
-                } else {
-                    Rows::List(archetype.shared_entities())
-                };
-                self.current = Some((archetype, table));
-                self.row = 0;
+                }
                 continue;
             }
             let (entity, table_row) = self.rows.get(self.row);
             self.row += 1;
-            // SAFETY: the filter points at the archetype holding the row.
+            // SAFETY: the filter points at the storage holding the row.
             if unsafe { F::filter_fetch(&mut self.filter, entity, table_row) } {
                 return true;
             }
@@ -143,25 +193,41 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
     where
         'w: 'a,
     {
-        let (archetype, table) = self.current.expect("the cursor stands on a row");
         let (entity, table_row) = self.rows.get(self.row - 1);
-        // SAFETY: the state matches the archetype and `table` is its
-        // table; the access is held; aliasing is the caller's concern.
+        // SAFETY: the state matches the storage (a table only for a dense
+        // query); the access is held; aliasing is the caller's concern.
         unsafe {
-            let (mut fetch, _) = state.archetype_fetches(world, archetype, table, last_run, this_run);
-            D::fetch(&mut fetch, entity, table_row)
+            match self.current.expect("the cursor stands on a row") {
+                Storage::Table(table) => {
+                    let (mut fetch, _) = state.init_fetches(world, last_run, this_run);
+                    D::set_table(&mut fetch, &state.fetch_state, table);
+                    D::fetch(&mut fetch, entity, table_row)
+                }
+                Storage::Archetype(archetype, table) => {
+                    let (mut fetch, _) =
+                        state.archetype_fetches(world, archetype, table, last_run, this_run);
+                    D::fetch(&mut fetch, entity, table_row)
+                }
+            }
         }
     }
 
     /// How many rows the cursor may still visit (before filtering).
-    fn max_remaining(&self, archetypes: &Archetypes) -> usize {
-        let rest: usize = self
+    fn max_remaining(&self, archetypes: &Archetypes, tables: &Tables) -> usize {
+        let tables: usize = self
+            .table_ids
+            .as_slice()
+            .iter()
+            .map(|&id| tables[id].entity_count())
+            .sum();
+        let archetypes: usize = self
             .archetype_ids
             .as_slice()
             .iter()
             .map(|&id| archetypes[id].len())
             .sum();
-        self.rows.len() - self.row + rest
+        // One of the two lists is empty (see `new`).
+        self.rows.len() - self.row + tables + archetypes
     }
 }
 
@@ -230,12 +296,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter, const K: usize> QueryCombinationIter<
             let (_, filter) = unsafe { state.init_fetches(world, last_run, this_run) };
             // Only the first cursor starts at the beginning; the others are
             // placed after it on the first step.
-            let ids: &'s [ArchetypeId] = if i == 0 {
-                &state.matched_archetype_ids
-            } else {
-                &[]
-            };
-            Cursor::new(ids, filter)
+            Cursor::new(state, i == 0, filter)
         });
         QueryCombinationIter {
             world,
@@ -334,7 +395,7 @@ impl<'w, D: ReadOnlyQueryData, F: QueryFilter, const K: usize> Iterator
             .iter()
             .enumerate()
             .try_fold(0usize, |acc, (i, cursor)| {
-                acc.checked_add(choose(cursor.max_remaining(self.archetypes), K - i)?)
+                acc.checked_add(choose(cursor.max_remaining(self.archetypes, self.tables), K - i)?)
             });
         let min = if F::IS_ARCHETYPAL {
             max.unwrap_or(usize::MAX)
