@@ -68,10 +68,17 @@ fn iter_many_respects_the_filter_and_takes_borrowed_lists() {
     let e = spread(&mut world, 6);
     let mut marked = world.query_filtered::<&Value, With<Marker>>();
     let list: Vec<Entity> = e.clone();
-    let values: Vec<u32> = marked.iter_many(&world, &list).matched().map(|v| v.0).collect();
+    let values: Vec<u32> = marked
+        .iter_many(&world, &list)
+        .matched()
+        .map(|v| v.0)
+        .collect();
     assert_eq!(values, [1, 4]);
     assert_eq!(marked.iter_many(&world, &list).size_hint(), (6, Some(6)));
-    assert_eq!(marked.iter_many(&world, &list).matched().size_hint(), (0, Some(6)));
+    assert_eq!(
+        marked.iter_many(&world, &list).matched().size_hint(),
+        (0, Some(6))
+    );
     // From the back.
     let back: Vec<u32> = marked
         .iter_many(&world, list.iter())
@@ -255,12 +262,18 @@ fn combinations_visit_every_set_of_distinct_entities_once() {
     assert_eq!(triples.len(), choose(n as usize, 3));
     assert!(triples.iter().all(|s| s.len() == 3));
 
-    let singles: Vec<Entity> = query.iter_combinations::<1>(&world).map(|[(e, _)]| e).collect();
+    let singles: Vec<Entity> = query
+        .iter_combinations::<1>(&world)
+        .map(|[(e, _)]| e)
+        .collect();
     let in_order: Vec<Entity> = query.iter(&world).map(|(e, _)| e).collect();
     assert_eq!(singles, in_order);
 
     assert_eq!(query.iter_combinations::<9>(&world).count(), 0);
-    assert_eq!(query.iter_combinations::<9>(&world).size_hint(), (0, Some(0)));
+    assert_eq!(
+        query.iter_combinations::<9>(&world).size_hint(),
+        (0, Some(0))
+    );
 }
 
 #[test]
@@ -366,7 +379,8 @@ fn query_iter_len_is_exact_with_an_archetypal_filter() {
     iter.next();
     assert_eq!(iter.len(), 8);
 
-    let mut sparse = world.query_filtered::<&Value, (With<Sparse>, Or<(With<Value>, Without<Marker>)>)>();
+    let mut sparse =
+        world.query_filtered::<&Value, (With<Sparse>, Or<(With<Value>, Without<Marker>)>)>();
     assert_eq!(sparse.iter(&world).len(), 3);
     let mut unmarked = world.query_filtered::<Entity, Without<Marker>>();
     let mut iter = unmarked.iter_mut(&mut world);
@@ -422,7 +436,10 @@ fn state_query_views() {
     );
     assert_eq!(state.query_manual(&world).iter().count(), 3);
     assert_eq!(
-        state.iter_many_manual(&world, [late, e[0]]).matched().count(),
+        state
+            .iter_many_manual(&world, [late, e[0]])
+            .matched()
+            .count(),
         1
     );
     state.update_archetypes(&world);

@@ -89,7 +89,11 @@ impl<F: QueryFilter> Clone for Cursor<'_, '_, F> {
 impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
     /// A cursor before the first match of `state` (`at_start`) or past
     /// its last.
-    fn new<D: QueryData>(state: &'s QueryState<D, F>, at_start: bool, filter: F::Fetch<'w>) -> Self {
+    fn new<D: QueryData>(
+        state: &'s QueryState<D, F>,
+        at_start: bool,
+        filter: F::Fetch<'w>,
+    ) -> Self {
         // Only the list of the walk in use is kept; the other stays empty.
         let (tables, archetypes): (&'s [TableId], &'s [ArchetypeId]) = match at_start {
             false => (&[], &[]),
@@ -395,7 +399,10 @@ impl<'w, D: ReadOnlyQueryData, F: QueryFilter, const K: usize> Iterator
             .iter()
             .enumerate()
             .try_fold(0usize, |acc, (i, cursor)| {
-                acc.checked_add(choose(cursor.max_remaining(self.archetypes, self.tables), K - i)?)
+                acc.checked_add(choose(
+                    cursor.max_remaining(self.archetypes, self.tables),
+                    K - i,
+                )?)
             });
         let min = if F::IS_ARCHETYPAL {
             max.unwrap_or(usize::MAX)

@@ -507,7 +507,14 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
         // SAFETY: exclusive world borrow; the world matches (checked by
         // `update_archetypes`).
-        unsafe { Query::new(UnsafeWorldCell::new_mutable(world), self, last_run, this_run) }
+        unsafe {
+            Query::new(
+                UnsafeWorldCell::new_mutable(world),
+                self,
+                last_run,
+                this_run,
+            )
+        }
     }
 
     // ---- lists of entities and combinations -----------------------------------

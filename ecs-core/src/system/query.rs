@@ -395,9 +395,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     pub fn iter_combinations_inner<const K: usize>(self) -> QueryCombinationIter<'w, 's, D, F, K> {
         // SAFETY: the query is consumed; its access is held for `'w`, and
         // the iterator hands out mutable arrays one at a time.
-        unsafe {
-            QueryCombinationIter::new(self.world, self.state, self.last_run, self.this_run)
-        }
+        unsafe { QueryCombinationIter::new(self.world, self.state, self.last_run, self.this_run) }
     }
 
     /// The read-only item of the only matching entity.
