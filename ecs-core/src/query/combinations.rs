@@ -262,8 +262,9 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
 /// }
 /// let mut masses: Vec<f32> = query.iter(&world).map(|m| m.0).collect();
 /// masses.sort_by(f32::total_cmp);
-/// assert_eq!(masses, [3.0, 6.0, 6.0]);
-/// assert_eq!(query.iter_combinations::<2>(&world).len(), 3);
+/// // `a` gains `b` in each pair, in order: (1, 2), then (3, 3), then (2, 3).
+/// assert_eq!(masses, [3.0, 5.0, 6.0]);
+/// assert_eq!(query.iter_combinations::<2>(&world).count(), 3);
 /// ```
 pub struct QueryCombinationIter<'w, 's, D: QueryData, F: QueryFilter, const K: usize> {
     world: UnsafeWorldCell<'w>,
@@ -410,25 +411,6 @@ impl<'w, D: ReadOnlyQueryData, F: QueryFilter, const K: usize> Iterator
             0
         };
         (min, max)
-    }
-}
-
-/// Exact when the filter is archetypal (no `Added`/`Changed`).
-///
-/// # Panics
-/// `len` panics if the count overflows `usize`.
-impl<D: ReadOnlyQueryData, F: super::ArchetypeFilter, const K: usize> ExactSizeIterator
-    for QueryCombinationIter<'_, '_, D, F, K>
-{
-    #[track_caller]
-    fn len(&self) -> usize {
-        match self.size_hint() {
-            (n, Some(m)) if n == m => n,
-            _ => panic!(
-                "the number of combinations of query `{}` overflows usize",
-                std::any::type_name::<(D, F)>()
-            ),
-        }
     }
 }
 
