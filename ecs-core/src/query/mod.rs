@@ -241,20 +241,26 @@
 //! [`change_detection`](crate::change_detection) module docs).
 
 mod access;
+mod archetype_filter;
+mod combinations;
 mod error;
 mod fetch;
 mod filter;
 mod iter;
+mod iter_many;
 mod par_iter;
 mod state;
 mod world_query;
 
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
+pub use archetype_filter::ArchetypeFilter;
+pub use combinations::QueryCombinationIter;
 pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};
 pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;
+pub use iter_many::{QueryManyIter, QueryManyMatchedIter, QueryManyUnwrappedIter};
 pub use par_iter::QueryParIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;

@@ -1,16 +1,17 @@
-use std::{any::type_name, marker::PhantomData};
+use std::{any::type_name, borrow::Borrow, marker::PhantomData};
 
 use fixedbitset::FixedBitSet;
 
 use super::{
-    iter::QueryIter, par_iter::QueryParIter, FilteredAccess, QueryData, QueryEntityError,
-    QueryFilter, QuerySingleError, ReadOnlyQueryData, WorldQuery,
+    iter::QueryIter, par_iter::QueryParIter, FilteredAccess, QueryCombinationIter, QueryData,
+    QueryEntityError, QueryFilter, QueryManyIter, QuerySingleError, ReadOnlyQueryData, WorldQuery,
 };
 use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
     entity::Entity,
     storage::{Table, TableId, Tables},
+    system::Query,
     world::{UnsafeWorldCell, World, WorldId},
 };
 
@@ -415,34 +416,173 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }
     }
 
+    /// The read-only items of several entities at once, in the order
+    /// given; an entity may be named twice.
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    #[inline]
+    #[track_caller]
+    pub fn get_many<'w, const N: usize>(
+        &mut self,
+        world: &'w World,
+        entities: [Entity; N],
+    ) -> Result<[<D::ReadOnly as QueryData>::Item<'w>; N], QueryEntityError> {
+        self.query(world).get_many_inner(entities)
+    }
+
     /// The items of several distinct entities at once, mutably.
     ///
-    /// Errors if an entity is missing, does not match, or appears twice.
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] naming the first entity
+    /// given twice; otherwise the first entity (in order) that does not
+    /// exist or does not match.
+    #[inline]
     #[track_caller]
     pub fn get_many_mut<'w, const N: usize>(
         &mut self,
         world: &'w mut World,
         entities: [Entity; N],
     ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        self.query_mut(world).get_many_mut_inner(entities)
+    }
+
+    /// The read-only item of one entity, without updating the match cache
+    /// (for a state shared through `&self`): an entity of an archetype
+    /// created since the last update is reported as not matching.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn get_manual<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<<D::ReadOnly as QueryData>::Item<'w>, QueryEntityError> {
+        self.query_manual(world).get_inner(entity)
+    }
+
+    // ---- as a `Query` ---------------------------------------------------------
+
+    /// A read-only [`Query`] over `world`, after bringing the match cache
+    /// up to date.
+    #[inline]
+    #[track_caller]
+    pub fn query<'w, 's>(&'s mut self, world: &'w World) -> Query<'w, 's, D::ReadOnly, F> {
         self.update_archetypes(world);
-        for (i, a) in entities.iter().enumerate() {
-            if entities[..i].contains(a) {
-                return Err(QueryEntityError::AliasedMutability(*a));
-            }
+        self.query_manual(world)
+    }
+
+    /// A read-only [`Query`] over `world`, without updating the match
+    /// cache (see [`QueryState::iter_manual`]).
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn query_manual<'w, 's>(&'s self, world: &'w World) -> Query<'w, 's, D::ReadOnly, F> {
+        self.validate_world(world.id());
+        // SAFETY: read-only data through a shared world borrow; the world
+        // matches (checked above).
+        unsafe {
+            Query::new(
+                UnsafeWorldCell::new_readonly(world),
+                self.as_readonly(),
+                world.last_change_tick(),
+                world.change_tick(),
+            )
         }
+    }
+
+    /// A [`Query`] over `world` with mutable access, after bringing the
+    /// match cache up to date.
+    ///
+    /// Takes `&mut World` where bevy's takes `impl Into<DeferredWorld>`: a
+    /// query needs no more than exclusive access to the world.
+    #[inline]
+    #[track_caller]
+    pub fn query_mut<'w, 's>(&'s mut self, world: &'w mut World) -> Query<'w, 's, D, F> {
+        self.update_archetypes(world);
         let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
-        let world = UnsafeWorldCell::new_mutable(world);
-        // Check every entity before fetching any item.
-        for &entity in &entities {
-            // SAFETY: exclusive world borrow; the items are dropped at once.
-            unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }?;
+        // SAFETY: exclusive world borrow; the world matches (checked by
+        // `update_archetypes`).
+        unsafe {
+            Query::new(
+                UnsafeWorldCell::new_mutable(world),
+                self,
+                last_run,
+                this_run,
+            )
         }
-        Ok(entities.map(|entity| {
-            // SAFETY: exclusive world borrow; the entities are distinct, so
-            // the items do not alias.
-            unsafe { self.get_unchecked_manual(world, entity, last_run, this_run) }
-                .expect("checked above")
-        }))
+    }
+
+    // ---- lists of entities and combinations -----------------------------------
+
+    /// The read-only items of the entities of `entities`, in its order,
+    /// each an error if the entity does not exist or does not match.
+    #[inline]
+    #[track_caller]
+    pub fn iter_many<'w, 's, EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        &'s mut self,
+        world: &'w World,
+        entities: EntityList,
+    ) -> QueryManyIter<'w, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.query(world).iter_many_inner(entities)
+    }
+
+    /// [`QueryState::iter_many`] without updating the match cache.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn iter_many_manual<'w, 's, EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        &'s self,
+        world: &'w World,
+        entities: EntityList,
+    ) -> QueryManyIter<'w, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.query_manual(world).iter_many_inner(entities)
+    }
+
+    /// The items of the entities of `entities`, mutably, one at a time
+    /// through [`QueryManyIter::fetch_next`] (the list may repeat an
+    /// entity).
+    #[inline]
+    #[track_caller]
+    pub fn iter_many_mut<'w, 's, EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        &'s mut self,
+        world: &'w mut World,
+        entities: EntityList,
+    ) -> QueryManyIter<'w, 's, D, F, EntityList::IntoIter> {
+        self.query_mut(world).iter_many_inner(entities)
+    }
+
+    /// Every combination of `K` distinct matching entities, read-only.
+    ///
+    /// # Panics
+    /// If `K` is 0.
+    #[inline]
+    #[track_caller]
+    pub fn iter_combinations<'w, 's, const K: usize>(
+        &'s mut self,
+        world: &'w World,
+    ) -> QueryCombinationIter<'w, 's, D::ReadOnly, F, K> {
+        self.query(world).iter_combinations_inner()
+    }
+
+    /// Every combination of `K` distinct matching entities, mutably, one
+    /// at a time through [`QueryCombinationIter::fetch_next`].
+    ///
+    /// # Panics
+    /// If `K` is 0.
+    #[inline]
+    #[track_caller]
+    pub fn iter_combinations_mut<'w, 's, const K: usize>(
+        &'s mut self,
+        world: &'w mut World,
+    ) -> QueryCombinationIter<'w, 's, D, F, K> {
+        self.query_mut(world).iter_combinations_inner()
     }
 
     /// The data and filter fetches for one walk, not yet pointed at a

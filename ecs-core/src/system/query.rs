@@ -1,11 +1,11 @@
-use std::any::type_name;
+use std::{any::type_name, borrow::Borrow};
 
 use crate::{
     change_detection::Tick,
     entity::Entity,
     query::{
-        QueryData, QueryEntityError, QueryFilter, QueryIter, QueryParIter, QuerySingleError,
-        QueryState,
+        QueryCombinationIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
+        QueryParIter, QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -109,32 +109,293 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         }
     }
 
+    /// The item of one entity, consuming the query (so the item may
+    /// live as long as the world borrow).
+    #[inline]
+    pub fn get_inner(self, entity: Entity) -> Result<D::Item<'w>, QueryEntityError> {
+        // SAFETY: the query is consumed, so the item is the only use of
+        // its access; the access is held for `'w`.
+        unsafe {
+            self.state
+                .get_unchecked_manual(self.world, entity, self.last_run, self.this_run)
+        }
+    }
+
+    /// The read-only items of several entities at once, in the order
+    /// given; an entity may be named twice.
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Position(f32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Position(1.0)).id();
+    /// let b = world.spawn(Position(4.0)).id();
+    /// world
+    ///     .run_system_once(move |query: Query<&Position>| {
+    ///         let [pa, pb, pa2] = query.get_many([a, b, a]).unwrap();
+    ///         assert_eq!((pa.0, pb.0, pa2.0), (1.0, 4.0, 1.0));
+    ///     })
+    ///     .unwrap();
+    /// ```
+    #[inline]
+    pub fn get_many<const N: usize>(
+        &self,
+        entities: [Entity; N],
+    ) -> Result<[<D::ReadOnly as QueryData>::Item<'_>; N], QueryEntityError> {
+        self.as_readonly().get_many_inner(entities)
+    }
+
     /// The items of several distinct entities at once, mutably.
+    ///
+    /// # Errors
+    /// [`QueryEntityError::AliasedMutability`] naming the first entity
+    /// given twice; otherwise the first entity (in order) that does not
+    /// exist or does not match.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::query::QueryEntityError;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Health(10)).id();
+    /// let b = world.spawn(Health(20)).id();
+    /// world
+    ///     .run_system_once(move |mut query: Query<&mut Health>| {
+    ///         let [mut ha, mut hb] = query.get_many_mut([a, b]).unwrap();
+    ///         std::mem::swap(&mut ha.0, &mut hb.0);
+    ///         assert!(matches!(
+    ///             query.get_many_mut([a, a]),
+    ///             Err(QueryEntityError::AliasedMutability(e)) if e == a
+    ///         ));
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(world.get::<Health>(a).unwrap().0, 20);
+    /// ```
+    #[inline]
     pub fn get_many_mut<const N: usize>(
         &mut self,
         entities: [Entity; N],
     ) -> Result<[D::Item<'_>; N], QueryEntityError> {
-        for (i, a) in entities.iter().enumerate() {
-            if entities[..i].contains(a) {
-                return Err(QueryEntityError::AliasedMutability(*a));
+        self.reborrow().get_many_mut_inner(entities)
+    }
+
+    /// [`Query::get_many`], consuming a read-only query (so the items may
+    /// live as long as the world borrow).
+    #[inline]
+    pub fn get_many_inner<const N: usize>(
+        self,
+        entities: [Entity; N],
+    ) -> Result<[D::Item<'w>; N], QueryEntityError>
+    where
+        D: ReadOnlyQueryData,
+    {
+        // SAFETY: read-only items may alias.
+        unsafe { self.get_many_unchecked(entities) }
+    }
+
+    /// [`Query::get_many_mut`], consuming the query (so the items may live
+    /// as long as the world borrow).
+    ///
+    /// # Errors
+    /// As for [`Query::get_many_mut`].
+    #[inline]
+    pub fn get_many_mut_inner<const N: usize>(
+        self,
+        entities: [Entity; N],
+    ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        for (i, entity) in entities.iter().enumerate() {
+            if entities[..i].contains(entity) {
+                return Err(QueryEntityError::AliasedMutability(*entity));
             }
         }
-        let world: UnsafeWorldCell<'_> = self.world;
-        for &entity in &entities {
-            // SAFETY: as in `iter_mut`; the probe items are dropped at once.
+        // SAFETY: the entities are distinct (checked above), so the items
+        // do not alias.
+        unsafe { self.get_many_unchecked(entities) }
+    }
+
+    /// The items of `entities`, all or the first error.
+    ///
+    /// # Safety
+    /// For mutable data, the entities are distinct.
+    unsafe fn get_many_unchecked<const N: usize>(
+        self,
+        entities: [Entity; N],
+    ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        let items = entities.map(|entity| {
+            // SAFETY: the query is consumed and its access held for `'w`;
+            // the items do not alias (caller).
             unsafe {
                 self.state
-                    .get_unchecked_manual(world, entity, self.last_run, self.this_run)
-            }?;
-        }
-        Ok(entities.map(|entity| {
-            // SAFETY: distinct entities, so the items do not alias.
-            unsafe {
-                self.state
-                    .get_unchecked_manual(world, entity, self.last_run, self.this_run)
+                    .get_unchecked_manual(self.world, entity, self.last_run, self.this_run)
             }
-            .expect("checked above")
+        });
+        if let Some(error) = items.iter().find_map(|item| item.as_ref().err()) {
+            return Err(*error);
+        }
+        Ok(items.map(|item| match item {
+            Ok(item) => item,
+            Err(_) => unreachable!("errors were returned above"),
         }))
+    }
+
+    // ---- views of the query ---------------------------------------------------
+
+    /// This query, read-only, borrowed from `self`.
+    #[inline]
+    pub fn as_readonly(&self) -> Query<'_, 's, D::ReadOnly, F> {
+        // SAFETY: the read-only twin accesses a subset of `D`'s access,
+        // and `&self` keeps mutable uses of `self` out while it lives.
+        unsafe {
+            Query::new(
+                self.world,
+                self.state.as_readonly(),
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
+
+    /// This query, read-only, consuming it.
+    #[inline]
+    pub fn into_readonly(self) -> Query<'w, 's, D::ReadOnly, F> {
+        // SAFETY: the read-only twin accesses a subset of `D`'s access,
+        // which the consumed query held for `'w`.
+        unsafe {
+            Query::new(
+                self.world,
+                self.state.as_readonly(),
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
+
+    /// This query, borrowed from `self`: a `Query` to pass on by value
+    /// (to a `*_inner` method or a function) while keeping this one.
+    #[inline]
+    pub fn reborrow(&mut self) -> Query<'_, 's, D, F> {
+        // SAFETY: `&mut self` keeps every other use of `self` out while
+        // the new query lives.
+        unsafe { Query::new(self.world, self.state, self.last_run, self.this_run) }
+    }
+
+    /// The items of every matching entity, consuming the query (so the
+    /// items may live as long as the world borrow).
+    #[inline]
+    pub fn iter_inner(self) -> QueryIter<'w, 's, D, F> {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe {
+            self.state
+                .iter_unchecked_manual(self.world, self.last_run, self.this_run)
+        }
+    }
+
+    // ---- lists of entities and combinations -----------------------------------
+
+    /// The read-only items of the entities of `entities`, in its order,
+    /// each an error if the entity does not exist or does not match
+    /// ([`QueryManyIter::unwrapped`] and [`QueryManyIter::matched`] turn
+    /// the errors into panics or skips).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Score(3)).id();
+    /// let b = world.spawn_empty().id();
+    /// world
+    ///     .run_system_once(move |query: Query<&Score>| {
+    ///         let scores: Vec<u32> = query.iter_many([a, b, a]).matched().map(|s| s.0).collect();
+    ///         assert_eq!(scores, [3, 3]);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    #[inline]
+    pub fn iter_many<EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        &self,
+        entities: EntityList,
+    ) -> QueryManyIter<'_, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.as_readonly().iter_many_inner(entities)
+    }
+
+    /// The items of the entities of `entities`, mutably, one at a time
+    /// through [`QueryManyIter::fetch_next`]: the list may repeat an
+    /// entity, so two items must never be alive together.
+    #[inline]
+    pub fn iter_many_mut<EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        &mut self,
+        entities: EntityList,
+    ) -> QueryManyIter<'_, 's, D, F, EntityList::IntoIter> {
+        self.reborrow().iter_many_inner(entities)
+    }
+
+    /// [`Query::iter_many_mut`], consuming the query.
+    #[inline]
+    pub fn iter_many_inner<EntityList: IntoIterator<Item: Borrow<Entity>>>(
+        self,
+        entities: EntityList,
+    ) -> QueryManyIter<'w, 's, D, F, EntityList::IntoIter> {
+        // SAFETY: the query is consumed; its access is held for `'w`, and
+        // the iterator hands out mutable items one at a time.
+        unsafe {
+            QueryManyIter::new(
+                self.world,
+                self.state,
+                entities,
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
+
+    /// Every combination of `K` distinct matching entities, read-only, as
+    /// `[item; K]`: `n` matches give `n` choose `K` combinations.
+    ///
+    /// # Panics
+    /// If `K` is 0.
+    #[inline]
+    #[track_caller]
+    pub fn iter_combinations<const K: usize>(
+        &self,
+    ) -> QueryCombinationIter<'_, 's, D::ReadOnly, F, K> {
+        self.as_readonly().iter_combinations_inner()
+    }
+
+    /// Every combination of `K` distinct matching entities, mutably, one
+    /// array at a time through [`QueryCombinationIter::fetch_next`].
+    ///
+    /// # Panics
+    /// If `K` is 0.
+    #[inline]
+    #[track_caller]
+    pub fn iter_combinations_mut<const K: usize>(
+        &mut self,
+    ) -> QueryCombinationIter<'_, 's, D, F, K> {
+        self.reborrow().iter_combinations_inner()
+    }
+
+    /// [`Query::iter_combinations_mut`], consuming the query.
+    ///
+    /// # Panics
+    /// If `K` is 0.
+    #[inline]
+    #[track_caller]
+    pub fn iter_combinations_inner<const K: usize>(self) -> QueryCombinationIter<'w, 's, D, F, K> {
+        // SAFETY: the query is consumed; its access is held for `'w`, and
+        // the iterator hands out mutable arrays one at a time.
+        unsafe { QueryCombinationIter::new(self.world, self.state, self.last_run, self.this_run) }
     }
 
     /// The read-only item of the only matching entity.
@@ -177,6 +438,24 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     pub fn par_iter_mut(&mut self) -> QueryParIter<'_, 's, D, F> {
         let world: UnsafeWorldCell<'_> = self.world;
         QueryParIter::new(world, self.state, self.last_run, self.this_run)
+    }
+}
+
+impl<D: ReadOnlyQueryData, F: QueryFilter> Clone for Query<'_, '_, D, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+/// A read-only query may be copied: its items may alias.
+impl<D: ReadOnlyQueryData, F: QueryFilter> Copy for Query<'_, '_, D, F> {}
+
+impl<'w, 's, D: QueryData, F: QueryFilter> IntoIterator for Query<'w, 's, D, F> {
+    type Item = D::Item<'w>;
+    type IntoIter = QueryIter<'w, 's, D, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_inner()
     }
 }
 
