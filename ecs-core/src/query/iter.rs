@@ -18,14 +18,14 @@
 //! `fold_current` over whole tables or archetypes. See the
 //! [`query`](super) module docs for why the dense walk is correct.
 
-use std::iter::FusedIterator;
+use std::{iter::FusedIterator, marker::PhantomData};
 
 use super::{QueryData, QueryFilter, QueryState, TableWalk, WorldQuery};
 use crate::{
     archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
     entity::Entity,
-    storage::{TableId, TableRow, Tables},
+    storage::{Table, TableId, TableRow},
     world::UnsafeWorldCell,
 };
 
@@ -44,12 +44,14 @@ use crate::{
 /// `count` of a query whose filter is archetypal (no `Added`/`Changed`)
 /// adds up lengths without visiting rows, and `size_hint` is then exact.
 pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
-    tables: &'w Tables,
+    /// The world's tables as a slice: held in registers through a loop,
+    /// where `&Tables` would be reloaded after every write through an item.
+    tables: &'w [Table],
     archetypes: &'w Archetypes,
     state: &'s QueryState<D, F>,
     table_ids: std::slice::Iter<'s, TableId>,
     /// The column cache slots of the tables still in `table_ids`.
-    table_columns: &'s [u32],
+    table_columns: ColumnSlots<'s>,
     archetype_ids: std::slice::Iter<'s, ArchetypeId>,
     /// The current table's entities (dense walk, or an archetype that
     /// fills its table).
@@ -62,6 +64,44 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     filter: F::Fetch<'w>,
     current_len: usize,
     current_row: usize,
+}
+
+/// A cursor over a `QueryState`'s column cache: a pointer, not a slice,
+/// so stepping to the next table's slots is one add (no length to keep).
+#[derive(Clone, Copy)]
+struct ColumnSlots<'s> {
+    /// Points into (or one past the end of) the cache borrowed for `'s`.
+    next: *const u32,
+    marker: PhantomData<&'s [u32]>,
+}
+
+// SAFETY: it only reads a `&'s [u32]`, which may be sent and shared.
+unsafe impl Send for ColumnSlots<'_> {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ColumnSlots<'_> {}
+
+impl<'s> ColumnSlots<'s> {
+    fn new(cache: &'s [u32]) -> Self {
+        ColumnSlots {
+            next: cache.as_ptr(),
+            marker: PhantomData,
+        }
+    }
+
+    /// The next `k` slots, stepping past them.
+    ///
+    /// # Safety
+    /// At least `k` slots of the cache remain.
+    #[inline(always)]
+    unsafe fn take(&mut self, k: usize) -> &'s [u32] {
+        // SAFETY: `k` slots remain (caller), in the cache borrowed for
+        // `'s`; the stepped pointer stays within or one past its end.
+        unsafe {
+            let slots = std::slice::from_raw_parts(self.next, k);
+            self.next = self.next.add(k);
+            slots
+        }
+    }
 }
 
 impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
@@ -80,11 +120,11 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         QueryIter {
             // SAFETY: the iterator reads only what the caller's access
             // covers (caller).
-            tables: &unsafe { world.storages() }.tables,
+            tables: unsafe { world.storages() }.tables.iter().as_slice(),
             archetypes: world.archetypes(),
             state,
             table_ids: state.matched_table_ids.iter(),
-            table_columns: &state.matched_table_columns,
+            table_columns: ColumnSlots::new(&state.matched_table_columns),
             archetype_ids: state.matched_archetype_ids.iter(),
             table_entities: &[],
             archetype_entities: &[],
@@ -103,11 +143,13 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         if QueryState::<D, F>::IS_DENSE {
             let k = QueryState::<D, F>::TABLE_COLUMNS;
             for &table_id in self.table_ids.by_ref() {
-                let columns = self.table_columns;
                 // SAFETY: the cache holds `k` slots per matched table, in
                 // the order of `table_ids`, and `table_id` was one of them.
-                self.table_columns = unsafe { columns.get_unchecked(k..) };
-                let table = &self.tables[table_id];
+                let columns = unsafe { self.table_columns.take(k) };
+                debug_assert!(table_id.index() < self.tables.len());
+                // SAFETY: a matched table id is one of this world's tables,
+                // and tables are never removed.
+                let table = unsafe { self.tables.get_unchecked(table_id.index()) };
                 if table.is_empty() {
                     continue;
                 }
@@ -134,7 +176,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 if archetype.is_empty() {
                     continue;
                 }
-                let table = &self.tables[archetype.table_id()];
+                let table = &self.tables[archetype.table_id().index()];
                 // SAFETY: the archetype is matched by the state, and `table`
                 // is its table.
                 unsafe {
@@ -216,7 +258,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                     .table_ids
                     .as_slice()
                     .iter()
-                    .map(|&id| self.tables[id].entity_count())
+                    .map(|&id| self.tables[id.index()].entity_count())
                     .sum::<usize>()
         } else {
             current
