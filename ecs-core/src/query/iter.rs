@@ -527,3 +527,99 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct A(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct B(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct C(u32);
+
+    /// Tables in the order (A), (A,B), (A,C), (A,B,C), the second and the
+    /// last emptied again; A(i) on entity i, B and C hold `100 + i`.
+    fn tables_with_gaps() -> (World, Vec<Entity>) {
+        let mut world = World::new();
+        let mut kept = Vec::new();
+        for i in 0..12u32 {
+            let mut e = world.spawn(A(i));
+            match i % 4 {
+                1 => {
+                    e.insert(B(100 + i));
+                }
+                2 => {
+                    e.insert(C(100 + i));
+                }
+                3 => {
+                    e.insert((B(100 + i), C(100 + i)));
+                }
+                _ => {}
+            }
+            let id = e.id();
+            if i % 4 == 1 || i % 4 == 3 {
+                world.despawn(id);
+            } else {
+                kept.push(id);
+            }
+        }
+        (world, kept)
+    }
+
+    #[test]
+    fn next_skips_empty_tables_and_keeps_each_tables_columns() {
+        let (mut world, kept) = tables_with_gaps();
+        let mut query = world.query::<(Entity, &A, Option<&B>, Option<&C>, Has<C>)>();
+        let mut seen = Vec::new();
+        let mut iter = query.iter(&world);
+        while let Some((e, a, b, c, has_c)) = iter.next() {
+            assert_eq!(b, None, "{e}: every entity with B was despawned");
+            assert_eq!(c.map(|c| c.0), (a.0 % 4 == 2).then_some(100 + a.0), "{e}");
+            assert_eq!(has_c, c.is_some(), "{e}");
+            seen.push(e);
+        }
+        assert_eq!(iter.next(), None);
+        seen.sort();
+        let mut expected = kept.clone();
+        expected.sort();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn next_and_fold_yield_the_same_items_from_any_point() {
+        let (mut world, _) = tables_with_gaps();
+        let mut query = world.query::<(Entity, &A, Option<&C>)>();
+        let all: Vec<_> = query
+            .iter(&world)
+            .map(|(e, a, c)| (e, *a, c.copied()))
+            .collect();
+        for stepped in 0..=all.len() {
+            let mut iter = query.iter(&world);
+            let mut items: Vec<_> = iter
+                .by_ref()
+                .take(stepped)
+                .map(|(e, a, c)| (e, *a, c.copied()))
+                .collect();
+            iter.for_each(|(e, a, c)| items.push((e, *a, c.copied())));
+            assert_eq!(items, all, "after {stepped} steps of next");
+        }
+    }
+
+    #[test]
+    fn for_loop_marks_changed_only_the_rows_it_writes() {
+        let (mut world, _) = tables_with_gaps();
+        world.clear_trackers();
+        let mut query = world.query::<&mut A>();
+        for mut a in query.iter_mut(&mut world) {
+            if a.0 % 4 == 2 {
+                a.0 += 1000;
+            }
+        }
+        let mut changed = world.query_filtered::<&A, Changed<A>>();
+        let mut values: Vec<u32> = changed.iter(&world).map(|a| a.0).collect();
+        values.sort();
+        assert_eq!(values, [1002, 1006, 1010]);
+    }
+}
