@@ -574,7 +574,7 @@ mod tests {
         let mut query = world.query::<(Entity, &A, Option<&B>, Option<&C>, Has<C>)>();
         let mut seen = Vec::new();
         let mut iter = query.iter(&world);
-        while let Some((e, a, b, c, has_c)) = iter.next() {
+        for (e, a, b, c, has_c) in iter.by_ref() {
             assert_eq!(b, None, "{e}: every entity with B was despawned");
             assert_eq!(c.map(|c| c.0), (a.0 % 4 == 2).then_some(100 + a.0), "{e}");
             assert_eq!(has_c, c.is_some(), "{e}");
