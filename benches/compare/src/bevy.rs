@@ -61,32 +61,40 @@ struct SimpleIter {
     query: QueryState<(&'static Velocity, &'static mut Position)>,
 }
 
-pub fn simple_iter() -> Box<dyn Case> {
+fn simple_iter_for(s: &mut SimpleIter) {
+    for (velocity, mut position) in s.query.iter_mut(&mut s.world) {
+        position.0 += velocity.0;
+    }
+}
+
+fn simple_iter_each_run(s: &mut SimpleIter) {
+    s.query
+        .iter_mut(&mut s.world)
+        .for_each(|(velocity, mut position)| {
+            position.0 += velocity.0;
+        });
+}
+
+fn simple_iter_case(run: impl Fn(&mut SimpleIter) + Copy + 'static) -> Box<dyn Case> {
     let mut world = World::new();
     spawn_simple(&mut world, SIMPLE_N);
     let query = world.query::<(&Velocity, &mut Position)>();
-    case(
-        SimpleIter { world, query },
-        |s| {
-            s.query
-                .iter_mut(&mut s.world)
-                .for_each(|(velocity, mut position)| {
-                    position.0 += velocity.0;
-                });
-        },
-        |s| {
-            let mut read = s.world.query::<&Position>();
-            let before: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
-            s.query
-                .iter_mut(&mut s.world)
-                .for_each(|(velocity, mut position)| {
-                    position.0 += velocity.0;
-                });
-            let after: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
-            assert_eq!(before.len(), SIMPLE_N);
-            assert!(before.iter().zip(&after).all(|(b, a)| *a == *b + Vec3::X));
-        },
-    )
+    case(SimpleIter { world, query }, run, move |s| {
+        let mut read = s.world.query::<&Position>();
+        let before: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
+        run(s);
+        let after: Vec<Vec3> = read.iter(&s.world).map(|p| p.0).collect();
+        assert_eq!(before.len(), SIMPLE_N);
+        assert!(before.iter().zip(&after).all(|(b, a)| *a == *b + Vec3::X));
+    })
+}
+
+pub fn simple_iter() -> Box<dyn Case> {
+    simple_iter_case(simple_iter_for)
+}
+
+pub fn simple_iter_each() -> Box<dyn Case> {
+    simple_iter_case(simple_iter_each_run)
 }
 
 #[derive(Component, Clone, Copy)]
@@ -109,29 +117,39 @@ struct FragIter {
     query: QueryState<&'static mut Data>,
 }
 
-pub fn frag_iter() -> Box<dyn Case> {
+fn frag_iter_for(s: &mut FragIter) {
+    for mut data in s.query.iter_mut(&mut s.world) {
+        data.0 *= 2.0;
+    }
+}
+
+fn frag_iter_each_run(s: &mut FragIter) {
+    s.query
+        .iter_mut(&mut s.world)
+        .for_each(|mut data| data.0 *= 2.0);
+}
+
+fn frag_iter_case(run: impl Fn(&mut FragIter) + Copy + 'static) -> Box<dyn Case> {
     let mut world =
         frag_world!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
     let query = world.query::<&mut Data>();
-    case(
-        FragIter { world, query },
-        |s| {
-            s.query
-                .iter_mut(&mut s.world)
-                .for_each(|mut data| data.0 *= 2.0)
-        },
-        |s| {
-            s.query
-                .iter_mut(&mut s.world)
-                .for_each(|mut data| data.0 = 1.0);
-            s.query
-                .iter_mut(&mut s.world)
-                .for_each(|mut data| data.0 *= 2.0);
-            let mut read = s.world.query::<&Data>();
-            assert_eq!(read.iter(&s.world).count(), 26 * FRAG_PER_TYPE);
-            assert!(read.iter(&s.world).all(|d| d.0 == 2.0));
-        },
-    )
+    case(FragIter { world, query }, run, move |s| {
+        s.query
+            .iter_mut(&mut s.world)
+            .for_each(|mut data| data.0 = 1.0);
+        run(s);
+        let mut read = s.world.query::<&Data>();
+        assert_eq!(read.iter(&s.world).count(), 26 * FRAG_PER_TYPE);
+        assert!(read.iter(&s.world).all(|d| d.0 == 2.0));
+    })
+}
+
+pub fn frag_iter() -> Box<dyn Case> {
+    frag_iter_case(frag_iter_for)
+}
+
+pub fn frag_iter_each() -> Box<dyn Case> {
+    frag_iter_case(frag_iter_each_run)
 }
 
 struct Heavy {
@@ -139,13 +157,19 @@ struct Heavy {
     query: QueryState<(&'static mut Position, &'static mut Transform)>,
 }
 
-fn heavy_run(s: &mut Heavy) {
+fn heavy_for(s: &mut Heavy) {
+    for (mut pos, mut mat) in s.query.iter_mut(&mut s.world) {
+        heavy_work(&mut pos.0, &mut mat.0);
+    }
+}
+
+fn heavy_par(s: &mut Heavy) {
     s.query
         .par_iter_mut(&mut s.world)
         .for_each(|(mut pos, mut mat)| heavy_work(&mut pos.0, &mut mat.0));
 }
 
-pub fn heavy_compute() -> Box<dyn Case> {
+fn heavy_case(run: impl Fn(&mut Heavy) + Copy + 'static) -> Box<dyn Case> {
     let mut world = World::new();
     world.spawn_batch((0..HEAVY_N).map(|_| {
         (
@@ -156,16 +180,24 @@ pub fn heavy_compute() -> Box<dyn Case> {
         )
     }));
     let query = world.query::<(&mut Position, &mut Transform)>();
-    case(Heavy { world, query }, heavy_run, |s| {
+    case(Heavy { world, query }, run, move |s| {
         s.query
             .iter_mut(&mut s.world)
             .for_each(|(mut pos, _)| pos.0 = Vec3::Y);
-        heavy_run(s);
+        run(s);
         let expected = Mat4::from_rotation_x(1.2).transform_vector3(Vec3::Y);
         let mut read = s.world.query::<&Position>();
         assert_eq!(read.iter(&s.world).count(), HEAVY_N);
         assert!(read.iter(&s.world).all(|p| approx_eq(p.0, expected)));
     })
+}
+
+pub fn heavy_compute() -> Box<dyn Case> {
+    heavy_case(heavy_for)
+}
+
+pub fn heavy_compute_par() -> Box<dyn Case> {
+    heavy_case(heavy_par)
 }
 
 struct AddRemove {

@@ -58,22 +58,29 @@ pub fn simple_insert() -> Box<dyn Case> {
     )
 }
 
-fn simple_iter_run(world: &mut World) {
+fn simple_iter_for(world: &mut World) {
     for (velocity, position) in world.query_mut::<(&Velocity, &mut Position)>() {
         position.0 += velocity.0;
     }
 }
 
-pub fn simple_iter() -> Box<dyn Case> {
+fn simple_iter_each_run(world: &mut World) {
+    world
+        .query_mut::<(&Velocity, &mut Position)>()
+        .into_iter()
+        .for_each(|(velocity, position)| position.0 += velocity.0);
+}
+
+fn simple_iter_case(run: impl Fn(&mut World) + Copy + 'static) -> Box<dyn Case> {
     let mut world = World::new();
     spawn_simple(&mut world, SIMPLE_N);
-    case(world, simple_iter_run, |world| {
+    case(world, run, move |world| {
         let before: Vec<Vec3> = world
             .query_mut::<&Position>()
             .into_iter()
             .map(|p| p.0)
             .collect();
-        simple_iter_run(world);
+        run(world);
         let after: Vec<Vec3> = world
             .query_mut::<&Position>()
             .into_iter()
@@ -82,6 +89,14 @@ pub fn simple_iter() -> Box<dyn Case> {
         assert_eq!(before.len(), SIMPLE_N);
         assert!(before.iter().zip(&after).all(|(b, a)| *a == *b + Vec3::X));
     })
+}
+
+pub fn simple_iter() -> Box<dyn Case> {
+    simple_iter_case(simple_iter_for)
+}
+
+pub fn simple_iter_each() -> Box<dyn Case> {
+    simple_iter_case(simple_iter_each_run)
 }
 
 #[derive(Clone, Copy)]
@@ -99,20 +114,27 @@ macro_rules! frag_world {
     }};
 }
 
-fn frag_run(world: &mut World) {
+fn frag_for(world: &mut World) {
     for data in world.query_mut::<&mut Data>() {
         data.0 *= 2.0;
     }
 }
 
-pub fn frag_iter() -> Box<dyn Case> {
+fn frag_each(world: &mut World) {
+    world
+        .query_mut::<&mut Data>()
+        .into_iter()
+        .for_each(|data| data.0 *= 2.0);
+}
+
+fn frag_iter_case(run: impl Fn(&mut World) + Copy + 'static) -> Box<dyn Case> {
     let world =
         frag_world!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
-    case(world, frag_run, |world| {
+    case(world, run, move |world| {
         for data in world.query_mut::<&mut Data>() {
             data.0 = 1.0;
         }
-        frag_run(world);
+        run(world);
         let mut n = 0;
         for data in world.query_mut::<&Data>() {
             assert_eq!(data.0, 2.0);
@@ -122,7 +144,21 @@ pub fn frag_iter() -> Box<dyn Case> {
     })
 }
 
-fn heavy_run(world: &mut World) {
+pub fn frag_iter() -> Box<dyn Case> {
+    frag_iter_case(frag_for)
+}
+
+pub fn frag_iter_each() -> Box<dyn Case> {
+    frag_iter_case(frag_each)
+}
+
+fn heavy_for(world: &mut World) {
+    for (pos, mat) in world.query_mut::<(&mut Position, &mut Transform)>() {
+        heavy_work(&mut pos.0, &mut mat.0);
+    }
+}
+
+fn heavy_par(world: &mut World) {
     let mut query = world.query::<(&mut Position, &mut Transform)>();
     let batches: Vec<_> = query.iter_batched(64).collect();
     batches.into_par_iter().for_each(|batch| {
@@ -132,7 +168,7 @@ fn heavy_run(world: &mut World) {
     });
 }
 
-pub fn heavy_compute() -> Box<dyn Case> {
+fn heavy_case(run: impl Fn(&mut World) + Copy + 'static) -> Box<dyn Case> {
     let mut world = World::new();
     world.spawn_batch((0..HEAVY_N).map(|_| {
         (
@@ -142,11 +178,11 @@ pub fn heavy_compute() -> Box<dyn Case> {
             Velocity(Vec3::X),
         )
     }));
-    case(world, heavy_run, |world| {
+    case(world, run, move |world| {
         for pos in world.query_mut::<&mut Position>() {
             pos.0 = Vec3::Y;
         }
-        heavy_run(world);
+        run(world);
         let expected = Mat4::from_rotation_x(1.2).transform_vector3(Vec3::Y);
         let mut n = 0;
         for pos in world.query_mut::<&Position>() {
@@ -155,6 +191,14 @@ pub fn heavy_compute() -> Box<dyn Case> {
         }
         assert_eq!(n, HEAVY_N);
     })
+}
+
+pub fn heavy_compute() -> Box<dyn Case> {
+    heavy_case(heavy_for)
+}
+
+pub fn heavy_compute_par() -> Box<dyn Case> {
+    heavy_case(heavy_par)
 }
 
 struct AddRemove {

@@ -36,6 +36,11 @@ pub fn simple_iter() -> Box<dyn Case> {
     })
 }
 
+/// The floor of `simple_iter_each`: the same loop as `simple_iter`'s.
+pub fn simple_iter_each() -> Box<dyn Case> {
+    simple_iter()
+}
+
 /// 26 "archetypes" of 20 values each.
 fn frag_run(tables: &mut [Vec<f32>]) {
     for table in tables.iter_mut() {
@@ -60,28 +65,50 @@ pub fn frag_iter() -> Box<dyn Case> {
     )
 }
 
+/// The floor of `frag_iter_each`: the same loop as `frag_iter`'s.
+pub fn frag_iter_each() -> Box<dyn Case> {
+    frag_iter()
+}
+
 struct Heavy {
     positions: Vec<Vec3>,
     transforms: Vec<Mat4>,
 }
 
-fn heavy_run(s: &mut Heavy) {
+fn heavy_seq(s: &mut Heavy) {
+    for (pos, mat) in s.positions.iter_mut().zip(s.transforms.iter_mut()) {
+        heavy_work(pos, mat);
+    }
+}
+
+fn heavy_par(s: &mut Heavy) {
     s.positions
         .par_iter_mut()
         .zip(s.transforms.par_iter_mut())
         .for_each(|(pos, mat)| heavy_work(pos, mat));
 }
 
-/// `heavy_compute`: [`heavy_work`] on every pair, with rayon.
-pub fn heavy_compute() -> Box<dyn Case> {
+/// The `heavy_compute` data, timed with `run` and checked to apply
+/// [`heavy_work`] to every pair once per run.
+fn heavy_case(run: impl Fn(&mut Heavy) + Copy + 'static) -> Box<dyn Case> {
     let state = Heavy {
         positions: vec![Vec3::X; HEAVY_N],
         transforms: vec![Mat4::from_rotation_x(1.2); HEAVY_N],
     };
-    case(state, heavy_run, |s| {
+    case(state, run, move |s| {
         s.positions.iter_mut().for_each(|p| *p = Vec3::Y);
-        heavy_run(s);
+        run(s);
         let expected = Mat4::from_rotation_x(1.2).transform_vector3(Vec3::Y);
         assert!(s.positions.iter().all(|&p| approx_eq(p, expected)));
     })
+}
+
+/// `heavy_compute`: [`heavy_work`] on every pair, in a `for` loop.
+pub fn heavy_compute() -> Box<dyn Case> {
+    heavy_case(heavy_seq)
+}
+
+/// `heavy_compute_par`: [`heavy_work`] on every pair, with rayon.
+pub fn heavy_compute_par() -> Box<dyn Case> {
+    heavy_case(heavy_par)
 }

@@ -18,14 +18,14 @@
 //! `fold_current` over whole tables or archetypes. See the
 //! [`query`](super) module docs for why the dense walk is correct.
 
-use std::iter::FusedIterator;
+use std::{iter::FusedIterator, marker::PhantomData};
 
 use super::{QueryData, QueryFilter, QueryState, TableWalk, WorldQuery};
 use crate::{
     archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
     entity::Entity,
-    storage::{TableId, TableRow, Tables},
+    storage::{Table, TableId, TableRow},
     world::UnsafeWorldCell,
 };
 
@@ -44,12 +44,14 @@ use crate::{
 /// `count` of a query whose filter is archetypal (no `Added`/`Changed`)
 /// adds up lengths without visiting rows, and `size_hint` is then exact.
 pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
-    tables: &'w Tables,
+    /// The world's tables as a slice: held in registers through a loop,
+    /// where `&Tables` would be reloaded after every write through an item.
+    tables: &'w [Table],
     archetypes: &'w Archetypes,
     state: &'s QueryState<D, F>,
     table_ids: std::slice::Iter<'s, TableId>,
     /// The column cache slots of the tables still in `table_ids`.
-    table_columns: &'s [u32],
+    table_columns: ColumnSlots<'s>,
     archetype_ids: std::slice::Iter<'s, ArchetypeId>,
     /// The current table's entities (dense walk, or an archetype that
     /// fills its table).
@@ -62,6 +64,44 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     filter: F::Fetch<'w>,
     current_len: usize,
     current_row: usize,
+}
+
+/// A cursor over a `QueryState`'s column cache: a pointer, not a slice,
+/// so stepping to the next table's slots is one add (no length to keep).
+#[derive(Clone, Copy)]
+struct ColumnSlots<'s> {
+    /// Points into (or one past the end of) the cache borrowed for `'s`.
+    next: *const u32,
+    marker: PhantomData<&'s [u32]>,
+}
+
+// SAFETY: it only reads a `&'s [u32]`, which may be sent and shared.
+unsafe impl Send for ColumnSlots<'_> {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ColumnSlots<'_> {}
+
+impl<'s> ColumnSlots<'s> {
+    fn new(cache: &'s [u32]) -> Self {
+        ColumnSlots {
+            next: cache.as_ptr(),
+            marker: PhantomData,
+        }
+    }
+
+    /// The next `k` slots, stepping past them.
+    ///
+    /// # Safety
+    /// At least `k` slots of the cache remain.
+    #[inline(always)]
+    unsafe fn take(&mut self, k: usize) -> &'s [u32] {
+        // SAFETY: `k` slots remain (caller), in the cache borrowed for
+        // `'s`; the stepped pointer stays within or one past its end.
+        unsafe {
+            let slots = std::slice::from_raw_parts(self.next, k);
+            self.next = self.next.add(k);
+            slots
+        }
+    }
 }
 
 impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
@@ -80,11 +120,11 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         QueryIter {
             // SAFETY: the iterator reads only what the caller's access
             // covers (caller).
-            tables: &unsafe { world.storages() }.tables,
+            tables: unsafe { world.storages() }.tables.iter().as_slice(),
             archetypes: world.archetypes(),
             state,
             table_ids: state.matched_table_ids.iter(),
-            table_columns: &state.matched_table_columns,
+            table_columns: ColumnSlots::new(&state.matched_table_columns),
             archetype_ids: state.matched_archetype_ids.iter(),
             table_entities: &[],
             archetype_entities: &[],
@@ -103,11 +143,13 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         if QueryState::<D, F>::IS_DENSE {
             let k = QueryState::<D, F>::TABLE_COLUMNS;
             for &table_id in self.table_ids.by_ref() {
-                let columns = self.table_columns;
                 // SAFETY: the cache holds `k` slots per matched table, in
                 // the order of `table_ids`, and `table_id` was one of them.
-                self.table_columns = unsafe { columns.get_unchecked(k..) };
-                let table = &self.tables[table_id];
+                let columns = unsafe { self.table_columns.take(k) };
+                debug_assert!(table_id.index() < self.tables.len());
+                // SAFETY: a matched table id is one of this world's tables,
+                // and tables are never removed.
+                let table = unsafe { self.tables.get_unchecked(table_id.index()) };
                 if table.is_empty() {
                     continue;
                 }
@@ -134,7 +176,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 if archetype.is_empty() {
                     continue;
                 }
-                let table = &self.tables[archetype.table_id()];
+                let table = &self.tables[archetype.table_id().index()];
                 // SAFETY: the archetype is matched by the state, and `table`
                 // is its table.
                 unsafe {
@@ -216,7 +258,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                     .table_ids
                     .as_slice()
                     .iter()
-                    .map(|&id| self.tables[id].entity_count())
+                    .map(|&id| self.tables[id.index()].entity_count())
                     .sum::<usize>()
         } else {
             current
@@ -483,5 +525,101 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct A(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct B(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct C(u32);
+
+    /// Tables in the order (A), (A,B), (A,C), (A,B,C), the second and the
+    /// last emptied again; A(i) on entity i, B and C hold `100 + i`.
+    fn tables_with_gaps() -> (World, Vec<Entity>) {
+        let mut world = World::new();
+        let mut kept = Vec::new();
+        for i in 0..12u32 {
+            let mut e = world.spawn(A(i));
+            match i % 4 {
+                1 => {
+                    e.insert(B(100 + i));
+                }
+                2 => {
+                    e.insert(C(100 + i));
+                }
+                3 => {
+                    e.insert((B(100 + i), C(100 + i)));
+                }
+                _ => {}
+            }
+            let id = e.id();
+            if i % 4 == 1 || i % 4 == 3 {
+                world.despawn(id);
+            } else {
+                kept.push(id);
+            }
+        }
+        (world, kept)
+    }
+
+    #[test]
+    fn next_skips_empty_tables_and_keeps_each_tables_columns() {
+        let (mut world, kept) = tables_with_gaps();
+        let mut query = world.query::<(Entity, &A, Option<&B>, Option<&C>, Has<C>)>();
+        let mut seen = Vec::new();
+        let mut iter = query.iter(&world);
+        for (e, a, b, c, has_c) in iter.by_ref() {
+            assert_eq!(b, None, "{e}: every entity with B was despawned");
+            assert_eq!(c.map(|c| c.0), (a.0 % 4 == 2).then_some(100 + a.0), "{e}");
+            assert_eq!(has_c, c.is_some(), "{e}");
+            seen.push(e);
+        }
+        assert_eq!(iter.next(), None);
+        seen.sort();
+        let mut expected = kept.clone();
+        expected.sort();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn next_and_fold_yield_the_same_items_from_any_point() {
+        let (mut world, _) = tables_with_gaps();
+        let mut query = world.query::<(Entity, &A, Option<&C>)>();
+        let all: Vec<_> = query
+            .iter(&world)
+            .map(|(e, a, c)| (e, *a, c.copied()))
+            .collect();
+        for stepped in 0..=all.len() {
+            let mut iter = query.iter(&world);
+            let mut items: Vec<_> = iter
+                .by_ref()
+                .take(stepped)
+                .map(|(e, a, c)| (e, *a, c.copied()))
+                .collect();
+            iter.for_each(|(e, a, c)| items.push((e, *a, c.copied())));
+            assert_eq!(items, all, "after {stepped} steps of next");
+        }
+    }
+
+    #[test]
+    fn for_loop_marks_changed_only_the_rows_it_writes() {
+        let (mut world, _) = tables_with_gaps();
+        world.clear_trackers();
+        let mut query = world.query::<&mut A>();
+        for mut a in query.iter_mut(&mut world) {
+            if a.0 % 4 == 2 {
+                a.0 += 1000;
+            }
+        }
+        let mut changed = world.query_filtered::<&A, Changed<A>>();
+        let mut values: Vec<u32> = changed.iter(&world).map(|a| a.0).collect();
+        values.sort();
+        assert_eq!(values, [1002, 1006, 1010]);
     }
 }
