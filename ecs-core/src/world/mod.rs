@@ -11,6 +11,8 @@
 mod command_queue;
 mod deferred_world;
 mod entity_ref;
+mod entity_remove;
+mod entry;
 pub mod error;
 mod from_world;
 pub(crate) mod relocation;
@@ -30,6 +32,7 @@ pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_ref::{EntityRef, EntityWorldMut};
+pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
 #[allow(deprecated)]
 pub use error::EntityDoesNotExistError;
 pub use from_world::FromWorld;
