@@ -14,11 +14,8 @@ use crate::schedule::InternedScheduleLabel;
 pub enum EntityMutableFetchError {
     /// The entity is not spawned.
     NotSpawned(EntityNotSpawnedError),
-    /// The entity was asked for mutably more than once in one fetch.
-    ///
-    /// Only fetches of several entities at once can alias, and this crate
-    /// fetches one entity at a time, so it never returns this variant; it
-    /// exists so that a `match` written for bevy compiles.
+    /// The entity was asked for mutably more than once in one fetch of
+    /// several entities (an array or slice with a duplicate).
     AliasedMutability(Entity),
 }
 
