@@ -1,3 +1,4 @@
+mod batch;
 mod entity_commands;
 
 use std::any::type_name;

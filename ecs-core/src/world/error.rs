@@ -155,3 +155,26 @@ impl fmt::Display for TryRunScheduleError {
 }
 
 impl std::error::Error for TryRunScheduleError {}
+
+/// Some entities of a batch insert were not spawned
+/// ([`World::try_insert_batch`](crate::world::World::try_insert_batch)); the
+/// bundles of the others were inserted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryInsertBatchError {
+    /// The bundle's type name.
+    pub bundle_type: String,
+    /// The entities that were not spawned, in batch order.
+    pub entities: Vec<Entity>,
+}
+
+impl fmt::Display for TryInsertBatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "could not insert bundles of type `{}` into entities that do not exist: {:?}",
+            self.bundle_type, self.entities
+        )
+    }
+}
+
+impl std::error::Error for TryInsertBatchError {}

@@ -17,6 +17,7 @@ mod entity_remove;
 mod entry;
 pub mod error;
 mod from_world;
+mod insert_batch;
 pub(crate) mod relocation;
 mod resources;
 mod spawn_batch;
