@@ -18,6 +18,7 @@ mod entry;
 pub mod error;
 mod from_world;
 mod insert_batch;
+mod inspect;
 pub(crate) mod relocation;
 mod resources;
 mod spawn_batch;
