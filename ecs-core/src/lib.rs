@@ -69,6 +69,7 @@ pub mod prelude {
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
         SystemParamFunction,
     };
+    pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};
 }
