@@ -24,6 +24,11 @@ use crate::entity::{Entity, EntityHashMap, EntityHashSet, EntityLocation, Entity
 /// entities by: an [`Entity`], `[Entity; N]`, `&[Entity; N]`, `&[Entity]`
 /// or `&EntityHashSet`.
 ///
+/// Bevy's also has a `DeferredMut` form for its `EntityFetcher`
+/// (`World::entities_and_commands`), which this crate does not have: the
+/// world's command queue lives inside the world, so fetcher and commands
+/// cannot be split soundly.
+///
 /// # Safety
 /// `fetch_mut` returns handles to distinct entities only (or one
 /// [`EntityWorldMut`]): no two of them may reach the same values.

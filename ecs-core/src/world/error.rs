@@ -161,7 +161,8 @@ impl std::error::Error for TryRunScheduleError {}
 /// bundles of the others were inserted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TryInsertBatchError {
-    /// The bundle's type name.
+    /// The bundle's type name (a `String`, where bevy's is a `DebugName`,
+    /// a type this crate does not have).
     pub bundle_type: String,
     /// The entities that were not spawned, in batch order.
     pub entities: Vec<Entity>,
