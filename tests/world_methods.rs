@@ -531,3 +531,22 @@ fn try_resource_scope_only_runs_for_a_present_resource() {
     assert_eq!(seen, Some(3));
     assert_eq!(world.resource::<Gold>(), &Gold(3));
 }
+
+#[test]
+fn insert_batch_runs_hooks_per_entity_and_applies_their_commands_after() {
+    use ecs::lifecycle::HookContext;
+    use ecs::world::DeferredWorld;
+
+    fn tag_on_add(mut world: DeferredWorld, context: HookContext) {
+        world.commands().entity(context.entity).insert(Mass(1));
+    }
+
+    let mut world = World::new();
+    world.register_component_hooks::<Speed>().on_add(tag_on_add);
+    let a = world.spawn_empty().id();
+    let b = world.spawn(Health(1)).id();
+    world.insert_batch([(a, Speed(1)), (b, Speed(2))]);
+    assert_eq!(world.get::<Mass>(a), Some(&Mass(1)));
+    assert_eq!(world.get::<Mass>(b), Some(&Mass(1)));
+    check_invariants(&world);
+}
