@@ -15,7 +15,7 @@ use crate::{
 /// with an array, a slice or an
 /// [`EntityHashSet`](crate::entity::EntityHashSet)).
 ///
-/// It has the component access of [`EntityRef`] and [`EntityWorldMut`]
+/// It has the component access of [`EntityRef`] and [`EntityWorldMut`](super::EntityWorldMut)
 /// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`); bevy's
 /// query-shaped accessors (`components`, `get_components`) are not here,
 /// as this crate's `EntityRef` has none either.
