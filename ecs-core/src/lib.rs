@@ -71,6 +71,7 @@ pub mod prelude {
         SystemParamFunction,
     };
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
+    pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};
 }

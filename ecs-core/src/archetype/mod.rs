@@ -22,7 +22,7 @@
 //! let b = world.spawn((Velocity(2.0), Position(5.0))).id();
 //! let c = world.spawn(Position(0.0)).id();
 //!
-//! let archetype = |e| world.entity(e).archetype().id();
+//! let archetype = |e: Entity| world.entity(e).archetype().id();
 //! assert_eq!(archetype(a), archetype(b)); // same set, same archetype
 //! assert_ne!(archetype(a), archetype(c));
 //! assert_eq!(world.entity(a).archetype().len(), 2);

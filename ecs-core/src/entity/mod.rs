@@ -11,9 +11,13 @@
 
 mod entities;
 mod error;
+pub mod hash_map;
+pub mod hash_set;
 
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
 pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
+pub use hash_map::{EntityHash, EntityHashMap, EntityHasher};
+pub use hash_set::EntityHashSet;
 
 use std::{fmt, hash::Hash, num::NonZeroU32};
 

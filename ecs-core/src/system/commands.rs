@@ -1,3 +1,6 @@
+mod batch;
+mod entity_commands;
+
 use std::any::type_name;
 
 use super::system_registry::command::{
@@ -13,6 +16,7 @@ use crate::{
     resource::Resource,
     world::{EntityWorldMut, FromWorld, World, WorldId},
 };
+pub use entity_commands::EntityEntryCommands;
 
 /// Queues structural changes to apply later, when the world is free: from
 /// systems (applied before any system ordered after, and at the end of a

@@ -146,7 +146,7 @@ impl DynamicBundle for DynamicComponent {
 
 /// Exclusive access to one entity: read, write, insert, remove, despawn.
 pub struct EntityWorldMut<'w> {
-    world: &'w mut World,
+    pub(super) world: &'w mut World,
     entity: Entity,
     location: EntityLocation,
 }
@@ -248,7 +248,7 @@ impl<'w> EntityWorldMut<'w> {
     /// despawned entity is refused.
     #[inline]
     #[track_caller]
-    fn refresh_location(&mut self) {
+    pub(super) fn refresh_location(&mut self) {
         self.world.flush_entities();
         self.assert_not_despawned();
         debug_assert_eq!(self.world.entities.get(self.entity), Some(self.location));
@@ -290,7 +290,7 @@ impl<'w> EntityWorldMut<'w> {
     /// have left. (A guard re-reading the location while unwinding costs
     /// every structural change its landing pad.)
     #[inline(always)]
-    fn relocate<R>(
+    pub(super) fn relocate<R>(
         &mut self,
         change: impl FnOnce(&mut World, Entity, EntityLocation) -> (R, EntityLocation),
     ) -> R {

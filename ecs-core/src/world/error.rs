@@ -14,11 +14,8 @@ use crate::schedule::InternedScheduleLabel;
 pub enum EntityMutableFetchError {
     /// The entity is not spawned.
     NotSpawned(EntityNotSpawnedError),
-    /// The entity was asked for mutably more than once in one fetch.
-    ///
-    /// Only fetches of several entities at once can alias, and this crate
-    /// fetches one entity at a time, so it never returns this variant; it
-    /// exists so that a `match` written for bevy compiles.
+    /// The entity was asked for mutably more than once in one fetch of
+    /// several entities (an array or slice with a duplicate).
     AliasedMutability(Entity),
 }
 
@@ -158,3 +155,27 @@ impl fmt::Display for TryRunScheduleError {
 }
 
 impl std::error::Error for TryRunScheduleError {}
+
+/// Some entities of a batch insert were not spawned
+/// ([`World::try_insert_batch`](crate::world::World::try_insert_batch)); the
+/// bundles of the others were inserted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryInsertBatchError {
+    /// The bundle's type name (a `String`, where bevy's is a `DebugName`,
+    /// a type this crate does not have).
+    pub bundle_type: String,
+    /// The entities that were not spawned, in batch order.
+    pub entities: Vec<Entity>,
+}
+
+impl fmt::Display for TryInsertBatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "could not insert bundles of type `{}` into entities that do not exist: {:?}",
+            self.bundle_type, self.entities
+        )
+    }
+}
+
+impl std::error::Error for TryInsertBatchError {}

@@ -10,9 +10,15 @@
 
 mod command_queue;
 mod deferred_world;
+mod entity_fetch;
+mod entity_mut;
 mod entity_ref;
+mod entity_remove;
+mod entry;
 pub mod error;
 mod from_world;
+mod insert_batch;
+mod inspect;
 pub(crate) mod relocation;
 mod resources;
 mod spawn_batch;
@@ -29,7 +35,10 @@ pub use crate::diagnostics::{
 pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
+pub use entity_fetch::WorldEntityFetch;
+pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
+pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
 #[allow(deprecated)]
 pub use error::EntityDoesNotExistError;
 pub use from_world::FromWorld;
@@ -49,7 +58,7 @@ use std::{
     sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
 
-use self::error::{EntityDespawnError, EntityMutableFetchError};
+use self::error::EntityDespawnError;
 use crate::{
     archetype::{ArchetypeEntities, ArchetypeFlags, ArchetypeId, Archetypes},
     bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
@@ -57,7 +66,7 @@ use crate::{
     component::{
         Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
     },
-    entity::{Entities, Entity, EntityLocation, EntityNotSpawnedError},
+    entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
     storage::{Storages, TableRow},
     utils::DropPanics,
@@ -483,94 +492,6 @@ impl World {
         let mut spawner = BundleSpawner::new(self, bundle_id, change_tick);
         spawner.reserve(iter.size_hint().0);
         SpawnBatchIter::new(iter, spawner)
-    }
-
-    /// A read-only handle to an entity.
-    ///
-    /// Bevy's also takes arrays, slices and sets of entities; this one
-    /// takes one entity, as this crate has no multi-entity handles.
-    ///
-    /// # Panics
-    /// If the entity is not spawned, with the [`EntityNotSpawnedError`]
-    /// message: the entity (index and generation) and why.
-    #[inline]
-    #[track_caller]
-    pub fn entity(&self, entity: Entity) -> EntityRef<'_> {
-        // The lookup without the error's `Result` keeps the hot path short.
-        match self.entities.get(entity) {
-            Some(location) => EntityRef::new(self, entity, location),
-            None => panic_on_fetch_error(self.entities.not_spawned_error(entity)),
-        }
-    }
-
-    /// A mutable handle to an entity, which can make structural changes.
-    ///
-    /// Bevy's also takes arrays, slices and sets of entities; this one
-    /// takes one entity, as this crate has no multi-entity handles.
-    ///
-    /// # Panics
-    /// If the entity is not spawned, with the [`EntityMutableFetchError`]
-    /// message: the entity (index and generation) and why.
-    #[inline]
-    #[track_caller]
-    pub fn entity_mut(&mut self, entity: Entity) -> EntityWorldMut<'_> {
-        self.flush_entities();
-        // The lookup without the error's `Result` keeps the hot path short.
-        match self.entities.get(entity) {
-            Some(location) => EntityWorldMut::new(self, entity, location),
-            None => panic_on_fetch_error(EntityMutableFetchError::from(
-                self.entities.not_spawned_error(entity),
-            )),
-        }
-    }
-
-    /// A read-only handle to an entity.
-    ///
-    /// An entity reserved by [`Commands`](crate::system::Commands) is not
-    /// spawned until [`World::flush`] (which this `&self` method cannot
-    /// run).
-    ///
-    /// # Errors
-    /// [`EntityNotSpawnedError`] if the entity is not spawned: it names the
-    /// entity and why (despawned, never spawned, or reserved and not
-    /// flushed).
-    ///
-    /// ```
-    /// use ecs::entity::EntityNotSpawnedError;
-    /// use ecs::prelude::*;
-    ///
-    /// let mut world = World::new();
-    /// let e = world.spawn_empty().id();
-    /// world.despawn(e);
-    /// match world.get_entity(e) {
-    ///     Err(EntityNotSpawnedError::Invalid(error)) => {
-    ///         assert_eq!(error.entity, e);
-    ///         assert!(error.to_string().contains("was despawned"));
-    ///     }
-    ///     _ => unreachable!("the entity was despawned"),
-    /// }
-    /// ```
-    #[inline]
-    pub fn get_entity(&self, entity: Entity) -> Result<EntityRef<'_>, EntityNotSpawnedError> {
-        let location = self.entities.get_spawned(entity)?;
-        Ok(EntityRef::new(self, entity, location))
-    }
-
-    /// A mutable handle to an entity, which can make structural changes.
-    /// Entities reserved by [`Commands`](crate::system::Commands) are
-    /// spawned first, so a reserved entity is found.
-    ///
-    /// # Errors
-    /// [`EntityMutableFetchError::NotSpawned`] if the entity is not
-    /// spawned, naming it and why.
-    #[inline]
-    pub fn get_entity_mut(
-        &mut self,
-        entity: Entity,
-    ) -> Result<EntityWorldMut<'_>, EntityMutableFetchError> {
-        self.flush_entities();
-        let location = self.entities.get_spawned(entity)?;
-        Ok(EntityWorldMut::new(self, entity, location))
     }
 
     /// The entity's component `T`, if the entity exists and has one.

@@ -7,7 +7,7 @@ use std::{
 use super::{FromWorld, World};
 use crate::{
     change_detection::{ComponentTicks, Mut, Ref},
-    component::ComponentId,
+    component::{ComponentId, ComponentInfo},
     resource::Resource,
 };
 
@@ -278,6 +278,99 @@ impl World {
             }
             (Ok(output), None) => output,
         }
+    }
+
+    /// Runs [`World::resource_scope`] if the resource exists; `None` (and
+    /// `f` not called) if not.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Gold(u32);
+    ///
+    /// let mut world = World::new();
+    /// assert_eq!(world.try_resource_scope(|_, gold: Mut<Gold>| gold.0), None);
+    /// world.insert_resource(Gold(4));
+    /// assert_eq!(world.try_resource_scope(|_, gold: Mut<Gold>| gold.0), Some(4));
+    /// ```
+    ///
+    /// # Panics
+    /// If `f` inserted another `R`, as [`World::resource_scope`].
+    #[track_caller]
+    pub fn try_resource_scope<R: Resource, U>(
+        &mut self,
+        f: impl FnOnce(&mut World, Mut<'_, R>) -> U,
+    ) -> Option<U> {
+        if self.contains_resource::<R>() {
+            Some(self.resource_scope(f))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the resource was added since [`World::last_change_tick`]
+    /// (in a system: since the system last ran); `false` if it does not
+    /// exist.
+    #[inline]
+    pub fn is_resource_added<R: Resource>(&self) -> bool {
+        self.components
+            .resource_id::<R>()
+            .is_some_and(|id| self.is_resource_added_by_id(id))
+    }
+
+    /// [`World::is_resource_added`] for the resource `component_id`.
+    #[inline]
+    pub fn is_resource_added_by_id(&self, component_id: ComponentId) -> bool {
+        self.resource_ticks_by_id(component_id)
+            .is_some_and(|ticks| ticks.is_added(self.last_change_tick, self.change_tick()))
+    }
+
+    /// Whether the resource was added or changed since
+    /// [`World::last_change_tick`]; `false` if it does not exist.
+    #[inline]
+    pub fn is_resource_changed<R: Resource>(&self) -> bool {
+        self.components
+            .resource_id::<R>()
+            .is_some_and(|id| self.is_resource_changed_by_id(id))
+    }
+
+    /// [`World::is_resource_changed`] for the resource `component_id`.
+    #[inline]
+    pub fn is_resource_changed_by_id(&self, component_id: ComponentId) -> bool {
+        self.resource_ticks_by_id(component_id)
+            .is_some_and(|ticks| ticks.is_changed(self.last_change_tick, self.change_tick()))
+    }
+
+    fn resource_ticks_by_id(&self, component_id: ComponentId) -> Option<ComponentTicks> {
+        self.storages.resources.get(component_id)?.get_ticks()
+    }
+
+    /// Every resource that has a value: its id, its info and a pointer to
+    /// the value (valid while the world is borrowed).
+    ///
+    /// Bevy's yields a `Ptr`; this crate has no such type and hands out raw
+    /// pointers for untyped values, as [`EntityRef::get_by_id`](super::EntityRef::get_by_id) does.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Gold(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Gold(4));
+    /// let (_, info, ptr) = world.iter_resources().next().unwrap();
+    /// assert!(info.name().ends_with("Gold"));
+    /// // SAFETY: the info names `Gold`, so the value is one.
+    /// assert_eq!(unsafe { &*ptr.cast::<Gold>() }.0, 4);
+    /// ```
+    pub fn iter_resources(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo, *const u8)> {
+        self.storages.resources.iter().filter_map(|(id, data)| {
+            let ptr = data.get_data()?;
+            let info = self.components.get_info(id)?;
+            Some((id, info, ptr as *const u8))
+        })
     }
 
     /// The world's error handler: the one its

@@ -65,8 +65,10 @@ impl<'w> UnsafeWorldCell<'w> {
         unsafe { &mut *self.0 }
     }
 
+    /// The world, to read its metadata and to find the pointers to values
+    /// (which are read or written only as the caller's access allows).
     #[inline]
-    fn meta(self) -> &'w World {
+    pub(crate) fn meta(self) -> &'w World {
         // SAFETY: the metadata reached through this (ids, entities,
         // archetypes, storage structure) only changes through `&mut World`,
         // which cannot exist while the cell's `'w` borrow is alive; shared

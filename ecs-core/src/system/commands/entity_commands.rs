@@ -1,0 +1,312 @@
+//! The conditional, fallible and entry forms of [`EntityCommands`], and
+//! [`EntityEntryCommands`].
+
+use std::{any::type_name, marker::PhantomData};
+
+use super::{warn_missing, EntityCommands};
+use crate::{
+    bundle::Bundle,
+    change_detection::Mut,
+    component::{Component, ComponentId},
+    world::{EntityWorldMut, FromWorld, World},
+};
+
+impl<'a> EntityCommands<'a> {
+    /// Queues a command on the entity; if the entity is gone by then, the
+    /// command is dropped without a warning.
+    pub fn queue_silenced(
+        &mut self,
+        command: impl FnOnce(EntityWorldMut<'_>) + Send + 'static,
+    ) -> &mut Self {
+        let entity = self.entity;
+        self.commands.queue(move |world: &mut World| {
+            if let Ok(e) = world.get_entity_mut(entity) {
+                command(e);
+            }
+        });
+        self
+    }
+
+    /// Queues a command on the entity that warns, naming the entity and
+    /// `what`, if the entity is gone by then.
+    fn queue_named(
+        &mut self,
+        what: impl FnOnce() -> String + Send + 'static,
+        command: impl FnOnce(EntityWorldMut<'_>) + Send + 'static,
+    ) -> &mut Self {
+        let entity = self.entity;
+        self.commands.queue(
+            move |world: &mut World| match world.get_entity_mut(entity) {
+                Ok(e) => command(e),
+                Err(_) => warn_missing(entity, &what()),
+            },
+        );
+        self
+    }
+
+    /// Shorter-lived commands for the same entity.
+    pub fn reborrow(&mut self) -> EntityCommands<'_> {
+        EntityCommands {
+            entity: self.entity,
+            commands: self.commands.reborrow(),
+        }
+    }
+
+    /// Queues inserting `bundle` if `condition()` (called now) is true.
+    pub fn insert_if<F>(&mut self, bundle: impl Bundle, condition: F) -> &mut Self
+    where
+        F: FnOnce() -> bool,
+    {
+        if condition() {
+            self.insert(bundle)
+        } else {
+            self
+        }
+    }
+
+    /// Queues inserting the components of `bundle` the entity lacks, if
+    /// `condition()` (called now) is true.
+    pub fn insert_if_new_and<F>(&mut self, bundle: impl Bundle, condition: F) -> &mut Self
+    where
+        F: FnOnce() -> bool,
+    {
+        if condition() {
+            self.insert_if_new(bundle)
+        } else {
+            self
+        }
+    }
+
+    /// Queues inserting `component` unless the entity has an equal value
+    /// then: an equal value is left alone, so it is not marked changed and
+    /// no insert hook or observer runs.
+    pub fn insert_if_neq<T: Component + PartialEq>(&mut self, component: T) -> &mut Self {
+        self.queue_named(
+            || format!("insert_if_neq of `{}`", type_name::<T>()),
+            move |mut e| {
+                if e.get::<T>() != Some(&component) {
+                    e.insert(component);
+                }
+            },
+        )
+    }
+
+    /// Queues inserting `bundle`; if the entity is gone by then, nothing
+    /// happens and nothing is logged.
+    pub fn try_insert(&mut self, bundle: impl Bundle) -> &mut Self {
+        self.queue_silenced(move |mut e| {
+            e.insert(bundle);
+        })
+    }
+
+    /// [`EntityCommands::try_insert`] if `condition()` (called now) is
+    /// true.
+    pub fn try_insert_if<F>(&mut self, bundle: impl Bundle, condition: F) -> &mut Self
+    where
+        F: FnOnce() -> bool,
+    {
+        if condition() {
+            self.try_insert(bundle)
+        } else {
+            self
+        }
+    }
+
+    /// Queues inserting the components of `bundle` the entity lacks; if the
+    /// entity is gone by then, nothing happens and nothing is logged.
+    pub fn try_insert_if_new(&mut self, bundle: impl Bundle) -> &mut Self {
+        self.queue_silenced(move |mut e| {
+            e.insert_if_new(bundle);
+        })
+    }
+
+    /// [`EntityCommands::try_insert_if_new`] if `condition()` (called now)
+    /// is true.
+    pub fn try_insert_if_new_and<F>(&mut self, bundle: impl Bundle, condition: F) -> &mut Self
+    where
+        F: FnOnce() -> bool,
+    {
+        if condition() {
+            self.try_insert_if_new(bundle)
+        } else {
+            self
+        }
+    }
+
+    /// Queues removing the components of `B` the entity has; if the entity
+    /// is gone by then, nothing happens and nothing is logged.
+    pub fn try_remove<B: Bundle>(&mut self) -> &mut Self {
+        self.queue_silenced(|mut e| {
+            e.remove::<B>();
+        })
+    }
+
+    /// Queues [`EntityWorldMut::remove_with_requires`]: the components of
+    /// `B` and every component they require.
+    pub fn remove_with_requires<B: Bundle>(&mut self) -> &mut Self {
+        self.queue_named(
+            || format!("remove_with_requires of `{}`", type_name::<B>()),
+            |mut e| {
+                e.remove_with_requires::<B>();
+            },
+        )
+    }
+
+    /// Queues removing the component `component_id`.
+    ///
+    /// # Panics
+    /// When applied, if `component_id` is not a registered component.
+    pub fn remove_by_id(&mut self, component_id: ComponentId) -> &mut Self {
+        self.queue_named(
+            move || format!("remove_by_id of {component_id:?}"),
+            move |mut e| {
+                e.remove_by_id(component_id);
+            },
+        )
+    }
+
+    /// Queues [`EntityWorldMut::retain`]: removes every component but those
+    /// of `B` and the components they require.
+    pub fn retain<B: Bundle>(&mut self) -> &mut Self {
+        self.queue_named(
+            || format!("retain of `{}`", type_name::<B>()),
+            |mut e| {
+                e.retain::<B>();
+            },
+        )
+    }
+
+    /// The entity's component `T` as a queued entry: modify it if present,
+    /// insert it if not, when the commands apply.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component, Default)]
+    /// struct Hits(u32);
+    ///
+    /// fn hit(mut commands: Commands, targets: Query<Entity>) {
+    ///     for target in &targets {
+    ///         commands.entity(target).entry::<Hits>().and_modify(|mut h| h.0 += 1).or_default();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_empty().id();
+    /// world.run_system_once(hit).unwrap();
+    /// world.run_system_once(hit).unwrap();
+    /// assert_eq!(world.get::<Hits>(e).unwrap().0, 1);
+    /// ```
+    pub fn entry<T: Component>(&mut self) -> EntityEntryCommands<'_, T> {
+        EntityEntryCommands {
+            entity_commands: self.reborrow(),
+            marker: PhantomData,
+        }
+    }
+}
+
+/// The queued form of an entity's component entry, from
+/// [`EntityCommands::entry`]: each method queues a command that looks at
+/// the component when it applies.
+pub struct EntityEntryCommands<'a, T> {
+    entity_commands: EntityCommands<'a>,
+    marker: PhantomData<T>,
+}
+
+impl<T: Component> EntityEntryCommands<'_, T> {
+    /// Queues running `modify` on the value, if the entity has one when the
+    /// command applies.
+    pub fn and_modify(&mut self, modify: impl FnOnce(Mut<T>) + Send + Sync + 'static) -> &mut Self {
+        self.entity_commands.queue(move |mut e| {
+            if let Some(value) = e.get_mut::<T>() {
+                modify(value);
+            }
+        });
+        self
+    }
+
+    /// Shorter-lived entry commands for the same entity and component.
+    pub fn reborrow(&mut self) -> EntityEntryCommands<'_, T> {
+        EntityEntryCommands {
+            entity_commands: self.entity_commands.reborrow(),
+            marker: PhantomData,
+        }
+    }
+
+    /// Queues inserting `default` if the entity has no `T` then.
+    pub fn or_insert(&mut self, default: T) -> &mut Self {
+        self.entity_commands.insert_if_new(default);
+        self
+    }
+
+    /// [`EntityEntryCommands::or_insert`], silent if the entity is gone.
+    pub fn or_try_insert(&mut self, default: T) -> &mut Self {
+        self.entity_commands.try_insert_if_new(default);
+        self
+    }
+
+    /// Queues inserting `default()` if the entity has no `T` then
+    /// (`default` is not called otherwise).
+    pub fn or_insert_with<F>(&mut self, default: F) -> &mut Self
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.entity_commands.queue_named(
+            || format!("or_insert_with of `{}`", type_name::<T>()),
+            insert_with(default),
+        );
+        self
+    }
+
+    /// [`EntityEntryCommands::or_insert_with`], silent if the entity is
+    /// gone.
+    pub fn or_try_insert_with<F>(&mut self, default: F) -> &mut Self
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.entity_commands.queue_silenced(insert_with(default));
+        self
+    }
+
+    /// Queues inserting `T::default()` if the entity has no `T` then.
+    pub fn or_default(&mut self) -> &mut Self
+    where
+        T: Default,
+    {
+        self.or_insert_with(T::default)
+    }
+
+    /// Queues inserting `T::from_world(world)` if the entity has no `T`
+    /// then.
+    pub fn or_from_world(&mut self) -> &mut Self
+    where
+        T: FromWorld,
+    {
+        self.entity_commands.queue_named(
+            || format!("or_from_world of `{}`", type_name::<T>()),
+            |mut e| {
+                if !e.contains::<T>() {
+                    let value = e.world_scope(|world| T::from_world(world));
+                    e.insert(value);
+                }
+            },
+        );
+        self
+    }
+
+    /// The entity's commands.
+    pub fn entity(&mut self) -> EntityCommands<'_> {
+        self.entity_commands.reborrow()
+    }
+}
+
+/// Inserts `default()` unless the entity has a `T`.
+fn insert_with<T: Component>(
+    default: impl FnOnce() -> T + Send + 'static,
+) -> impl FnOnce(EntityWorldMut<'_>) + Send + 'static {
+    move |mut e| {
+        if !e.contains::<T>() {
+            e.insert(default());
+        }
+    }
+}

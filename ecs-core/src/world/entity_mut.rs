@@ -1,0 +1,172 @@
+//! [`EntityMut`]: mutable access to one entity's component values, with no
+//! structural changes, so that several can be held at once.
+
+use super::{unsafe_world_cell::UnsafeWorldCell, EntityRef};
+use crate::{
+    archetype::Archetype,
+    change_detection::{Mut, Ref},
+    component::{Component, ComponentId},
+    entity::{Entity, EntityLocation},
+};
+
+/// Reads and writes one entity's component values, but cannot insert,
+/// remove or despawn: several `EntityMut`s of distinct entities may be
+/// held at once ([`World::get_entity_mut`](super::World::get_entity_mut)
+/// with an array, a slice or an
+/// [`EntityHashSet`](crate::entity::EntityHashSet)).
+///
+/// It has the component access of [`EntityRef`] and [`EntityWorldMut`](super::EntityWorldMut)
+/// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`); bevy's
+/// query-shaped accessors (`components`, `get_components`) are not here,
+/// as this crate's `EntityRef` has none either.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let a = world.spawn(Health(3)).id();
+/// let b = world.spawn(Health(5)).id();
+/// let [mut a, mut b] = world.entity_mut([a, b]);
+/// std::mem::swap(&mut a.get_mut::<Health>().unwrap().0, &mut b.get_mut::<Health>().unwrap().0);
+/// assert_eq!(a.get::<Health>().unwrap().0, 5);
+/// ```
+pub struct EntityMut<'w> {
+    cell: UnsafeWorldCell<'w>,
+    entity: Entity,
+    location: EntityLocation,
+}
+
+impl std::fmt::Debug for EntityMut<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityMut")
+            .field("entity", &self.entity)
+            .finish()
+    }
+}
+
+impl<'w> EntityMut<'w> {
+    /// # Safety
+    /// `location` is `entity`'s current location in the cell's world, no
+    /// structural change happens for `'w`, and the handle has exclusive
+    /// access to the entity's component values for `'w`.
+    #[inline]
+    pub(crate) unsafe fn new(
+        cell: UnsafeWorldCell<'w>,
+        entity: Entity,
+        location: EntityLocation,
+    ) -> Self {
+        EntityMut {
+            cell,
+            entity,
+            location,
+        }
+    }
+
+    /// The entity's id.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Where the entity's data lives.
+    #[inline]
+    pub fn location(&self) -> EntityLocation {
+        self.location
+    }
+
+    /// The entity's archetype.
+    #[inline]
+    pub fn archetype(&self) -> &Archetype {
+        &self.cell.meta().archetypes[self.location.archetype_id]
+    }
+
+    /// A read-only handle borrowing this one.
+    #[inline]
+    pub fn as_readonly(&self) -> EntityRef<'_> {
+        EntityRef::new(self.cell.meta(), self.entity, self.location)
+    }
+
+    /// A read-only handle for the whole lifetime.
+    #[inline]
+    pub fn into_readonly(self) -> EntityRef<'w> {
+        EntityRef::new(self.cell.meta(), self.entity, self.location)
+    }
+
+    /// A shorter-lived handle to the same entity.
+    #[inline]
+    pub fn reborrow(&mut self) -> EntityMut<'_> {
+        EntityMut {
+            cell: self.cell,
+            entity: self.entity,
+            location: self.location,
+        }
+    }
+
+    /// Whether the entity has component `T`.
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.as_readonly().contains::<T>()
+    }
+
+    /// Whether the entity has the component `id`.
+    #[inline]
+    pub fn contains_id(&self, id: ComponentId) -> bool {
+        self.as_readonly().contains_id(id)
+    }
+
+    /// The entity's component `T`.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        self.as_readonly().get::<T>()
+    }
+
+    /// The entity's component `T` with its change ticks.
+    #[inline]
+    pub fn get_ref<T: Component>(&self) -> Option<Ref<'_, T>> {
+        self.as_readonly().get_ref::<T>()
+    }
+
+    /// A pointer to the entity's value of the component `id`.
+    #[inline]
+    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+        self.as_readonly().get_by_id(id)
+    }
+
+    /// The entity's component `T`, mutably; writing marks it changed.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+        self.reborrow().into_mut::<T>()
+    }
+
+    /// Like [`EntityMut::get_mut`], borrowing for the handle's whole
+    /// lifetime.
+    #[inline]
+    pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
+        let world = self.cell.meta();
+        let id = world.components.component_id::<T>()?;
+        let (ptr, added, changed) =
+            world.component_ptr(id, T::STORAGE_TYPE, self.entity, self.location)?;
+        // SAFETY: the pointer is a valid `T` of this entity (its location
+        // is current, `new`'s contract), and the handle, consumed here, had
+        // exclusive access to the entity's values for `'w`.
+        unsafe {
+            Some(Mut::new(
+                &mut *ptr.cast::<T>(),
+                &mut *added.get(),
+                &mut *changed.get(),
+                world.last_change_tick(),
+                world.change_tick(),
+            ))
+        }
+    }
+}
+
+impl<'w> From<EntityMut<'w>> for EntityRef<'w> {
+    #[inline]
+    fn from(entity: EntityMut<'w>) -> Self {
+        entity.into_readonly()
+    }
+}

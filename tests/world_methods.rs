@@ -1,0 +1,552 @@
+//! The world, entity and command methods bevy users reach for: entity
+//! hash collections, component entries, `retain` and `remove_with_requires`,
+//! the conditional and fallible entity commands, fetching several entities
+//! at once, batch inserts, and the world's listing and resource queries.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use common::drop_log::{DropLog, Payload};
+use common::integrity::check_invariants;
+use common::panics::expect_panic;
+use ecs::entity::{EntityHashMap, EntityHashSet};
+use ecs::prelude::*;
+use ecs::system::CommandQueue;
+use ecs::world::error::EntityMutableFetchError;
+use ecs::world::ComponentEntry;
+
+#[derive(Component, Debug, Default, Clone, Copy, PartialEq)]
+struct Health(u32);
+
+#[derive(Component, Debug, Default, Clone, Copy, PartialEq)]
+struct Speed(u32);
+
+#[derive(Component, Debug, Default, PartialEq)]
+struct Mass(u32);
+
+#[derive(Component, Debug, PartialEq)]
+#[require(Mass)]
+struct Body;
+
+/// Held for its drop, which the log records.
+#[derive(Component)]
+struct Cargo(#[allow(dead_code)] Payload);
+
+/// [`Cargo`] in a sparse set.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SparseCargo(#[allow(dead_code)] Payload);
+
+#[derive(Resource, Debug, PartialEq)]
+struct Gold(u32);
+
+/// Applies what `f` queues through fresh commands.
+fn apply(world: &mut World, f: impl FnOnce(&mut Commands)) {
+    let mut queue = CommandQueue::default();
+    f(&mut Commands::new(&mut queue, world));
+    queue.apply(world);
+}
+
+// ---- entity hash collections --------------------------------------------------
+
+#[test]
+fn entity_hash_map_and_set_key_by_entity() {
+    let mut world = World::new();
+    let ids: Vec<Entity> = (0..100).map(|_| world.spawn_empty().id()).collect();
+    let map: EntityHashMap<usize> = ids.iter().enumerate().map(|(i, &e)| (e, i)).collect();
+    let set: EntityHashSet = ids.iter().copied().collect();
+    assert_eq!(map.len(), 100);
+    for (i, e) in ids.iter().enumerate() {
+        assert_eq!(map[e], i);
+        assert!(set.contains(e));
+    }
+    let from_array = EntityHashSet::from([ids[0], ids[0], ids[1]]);
+    assert_eq!(from_array.len(), 2);
+}
+
+// ---- entries ------------------------------------------------------------------
+
+#[test]
+fn entry_inserts_only_when_vacant_and_modifies_only_when_occupied() {
+    let mut world = World::new();
+    let mut e = world.spawn_empty();
+    e.entry::<Health>()
+        .and_modify(|mut h| h.0 = 99)
+        .or_insert(Health(1));
+    assert_eq!(e.get::<Health>(), Some(&Health(1)));
+    e.entry::<Health>()
+        .and_modify(|mut h| h.0 += 1)
+        .or_insert(Health(50));
+    assert_eq!(e.get::<Health>(), Some(&Health(2)));
+    let mut called = false;
+    e.entry::<Health>().or_insert_with(|| {
+        called = true;
+        Health(7)
+    });
+    assert!(!called, "or_insert_with must not run for an occupied entry");
+    assert_eq!(e.entry::<Speed>().or_default().get(), &Speed(0));
+    e.entry::<Speed>().insert_entry(Speed(4)).into_mut().0 += 1;
+    assert_eq!(e.get::<Speed>(), Some(&Speed(5)));
+    match e.entry::<Speed>() {
+        ComponentEntry::Occupied(entry) => assert_eq!(entry.take(), Speed(5)),
+        ComponentEntry::Vacant(_) => panic!("the entity has a Speed"),
+    }
+    assert!(!e.contains::<Speed>());
+    match e.entry::<Speed>() {
+        ComponentEntry::Vacant(entry) => assert_eq!(entry.insert(Speed(3)).get(), &Speed(3)),
+        ComponentEntry::Occupied(_) => panic!("the Speed was taken"),
+    }
+}
+
+#[test]
+fn entry_or_insert_with_that_panics_inserts_nothing() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world.spawn(Cargo(Payload::new(1, &log))).id();
+    let message = expect_panic(|| {
+        world
+            .entity_mut(e)
+            .entry::<Health>()
+            .or_insert_with(|| panic!("no health for {e}"));
+    });
+    assert!(message.contains("no health"), "{message}");
+    check_invariants(&world);
+    assert!(!world.entity(e).contains::<Health>());
+    assert!(world.entity(e).contains::<Cargo>());
+    log.assert_not_dropped(&[1]);
+    drop(world);
+    log.assert_dropped_once(&[1]);
+}
+
+// ---- retain and remove_with_requires ---------------------------------------------
+
+#[test]
+fn retain_keeps_the_bundle_and_what_it_requires() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world
+        .spawn((
+            Body,
+            Health(3),
+            Cargo(Payload::new(1, &log)),
+            SparseCargo(Payload::new(2, &log)),
+        ))
+        .id();
+    world.entity_mut(e).retain::<Body>();
+    let e = world.entity(e);
+    assert!(e.contains::<Body>() && e.contains::<Mass>());
+    assert!(!e.contains::<Health>() && !e.contains::<Cargo>() && !e.contains::<SparseCargo>());
+    log.assert_dropped_once(&[1, 2]);
+    check_invariants(&world);
+}
+
+#[test]
+fn retain_with_a_panicking_drop_leaves_a_consistent_world() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world
+        .spawn((
+            Health(3),
+            Cargo(Payload::armed(1, &log)),
+            SparseCargo(Payload::new(2, &log)),
+        ))
+        .id();
+    let other = world.spawn((Health(4), Cargo(Payload::new(3, &log)))).id();
+    let message = expect_panic(|| {
+        world.entity_mut(e).retain::<Health>();
+    });
+    assert!(message.contains("bomb 1 exploded"), "{message}");
+    check_invariants(&world);
+    let kept = world.entity(e);
+    assert_eq!(kept.get::<Health>(), Some(&Health(3)));
+    assert!(!kept.contains::<Cargo>() && !kept.contains::<SparseCargo>());
+    log.assert_dropped_once(&[1, 2]);
+    log.assert_not_dropped(&[3]);
+    assert!(world.entity(other).contains::<Cargo>());
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3]);
+}
+
+#[test]
+fn remove_with_requires_removes_required_components_too() {
+    let mut world = World::new();
+    let e = world.spawn((Body, Health(1))).id();
+    world.entity_mut(e).remove_with_requires::<Body>();
+    let e = world.entity(e);
+    assert!(!e.contains::<Body>() && !e.contains::<Mass>());
+    assert!(e.contains::<Health>());
+    // Nothing of the bundle left: a no-op.
+    let id = e.id();
+    world.entity_mut(id).remove_with_requires::<Body>();
+    assert!(world.entity(id).contains::<Health>());
+}
+
+// ---- entity commands ---------------------------------------------------------------
+
+#[test]
+fn conditional_entity_commands_follow_their_condition() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    apply(&mut world, |c| {
+        c.entity(e)
+            .insert_if(Speed(1), || false)
+            .insert_if(Mass(2), || true)
+            .insert_if_new_and(Health(9), || true)
+            .try_insert_if(Body, || false)
+            .try_insert_if_new_and(Speed(8), || true);
+    });
+    let r = world.entity(e);
+    assert_eq!(r.get::<Health>(), Some(&Health(1)));
+    assert_eq!(r.get::<Mass>(), Some(&Mass(2)));
+    assert_eq!(r.get::<Speed>(), Some(&Speed(8)));
+    assert!(!r.contains::<Body>());
+}
+
+#[test]
+fn insert_if_neq_leaves_an_equal_value_unchanged() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    world.clear_trackers();
+    apply(&mut world, |c| {
+        c.entity(e).insert_if_neq(Health(1));
+    });
+    assert!(!world.get_ref::<Health>(e).unwrap().is_changed());
+    apply(&mut world, |c| {
+        c.entity(e).insert_if_neq(Health(2));
+    });
+    let health = world.get_ref::<Health>(e).unwrap();
+    assert!(health.is_changed());
+    assert_eq!(*health, Health(2));
+}
+
+#[test]
+fn try_commands_on_a_despawned_entity_do_nothing() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    world.despawn(e);
+    apply(&mut world, |c| {
+        c.entity(e)
+            .try_insert(Speed(1))
+            .try_insert_if_new(Speed(2))
+            .try_remove::<Health>();
+        c.entity(e).entry::<Speed>().or_try_insert(Speed(3));
+        c.entity(e).entry::<Speed>().or_try_insert_with(|| Speed(4));
+    });
+    assert_eq!(world.entity_count(), 0);
+}
+
+#[test]
+fn removal_entity_commands() {
+    let mut world = World::new();
+    let speed = world.register_component::<Speed>();
+    let e = world.spawn((Body, Health(1), Speed(2))).id();
+    let f = world.spawn((Body, Health(1))).id();
+    let g = world.spawn((Body, Health(1))).id();
+    apply(&mut world, |c| {
+        c.entity(e).remove_by_id(speed).try_remove::<Health>();
+        c.entity(f).retain::<Health>();
+        c.entity(g).remove_with_requires::<Body>();
+    });
+    assert!(!world.entity(e).contains::<Speed>() && !world.entity(e).contains::<Health>());
+    assert!(world.entity(e).contains::<Mass>());
+    assert!(world.entity(f).contains::<Health>() && !world.entity(f).contains::<Mass>());
+    assert!(world.entity(g).contains::<Health>() && !world.entity(g).contains::<Mass>());
+}
+
+#[test]
+fn entry_commands() {
+    #[derive(Component, Debug, PartialEq)]
+    struct Counted(usize);
+    impl FromWorld for Counted {
+        fn from_world(world: &mut World) -> Self {
+            Counted(world.entity_count())
+        }
+    }
+
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    apply(&mut world, |c| {
+        let mut entity = c.entity(e);
+        entity
+            .entry::<Health>()
+            .and_modify(|mut h| h.0 += 10)
+            .or_insert(Health(0));
+        entity
+            .entry::<Speed>()
+            .and_modify(|mut s| s.0 += 10)
+            .or_insert_with(|| Speed(5));
+        entity.entry::<Mass>().or_default();
+        entity.entry::<Counted>().or_from_world();
+        entity
+            .entry::<Counted>()
+            .or_from_world()
+            .entity()
+            .insert(Body);
+    });
+    let r = world.entity(e);
+    assert_eq!(r.get::<Health>(), Some(&Health(11)));
+    assert_eq!(r.get::<Speed>(), Some(&Speed(5)));
+    assert_eq!(r.get::<Mass>(), Some(&Mass(0)));
+    assert_eq!(r.get::<Counted>(), Some(&Counted(1)));
+    assert!(r.contains::<Body>());
+}
+
+#[test]
+fn entry_command_or_insert_with_that_panics_drops_nothing_twice() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world.spawn(Cargo(Payload::new(1, &log))).id();
+    let mut queue = CommandQueue::default();
+    {
+        let mut commands = Commands::new(&mut queue, &world);
+        commands
+            .entity(e)
+            .entry::<Health>()
+            .or_insert_with(|| panic!("no health"));
+        commands
+            .entity(e)
+            .insert(SparseCargo(Payload::new(2, &log)));
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| queue.apply(&mut world)));
+    assert!(result.is_err());
+    check_invariants(&world);
+    assert!(!world.entity(e).contains::<Health>());
+    drop(queue);
+    drop(world);
+    log.assert_dropped_once(&[1, 2]);
+}
+
+// ---- fetching several entities --------------------------------------------------------
+
+#[test]
+fn get_entity_of_arrays_slices_and_sets() {
+    let mut world = World::new();
+    let a = world.spawn(Health(1)).id();
+    let b = world.spawn(Health(2)).id();
+    let [ra, rb] = world.entity([a, b]);
+    assert_eq!((ra.id(), rb.id()), (a, b));
+    let refs = world.get_entity(&[b, a][..]).unwrap();
+    assert_eq!(refs[0].get::<Health>(), Some(&Health(2)));
+    let set = EntityHashSet::from([a, b]);
+    let by_id = world.get_entity(&set).unwrap();
+    assert_eq!(by_id[&a].get::<Health>(), Some(&Health(1)));
+    // hashbrown's map may read its values when dropped: end the borrows.
+    drop(by_id);
+
+    let mut set_mut = world.entity_mut(&set);
+    set_mut.get_mut(&b).unwrap().get_mut::<Health>().unwrap().0 = 20;
+    drop(set_mut);
+    let mut slice_mut = world.get_entity_mut(&[a, b][..]).unwrap();
+    slice_mut[0].get_mut::<Health>().unwrap().0 += 10;
+    let [ma, mb] = world.entity_mut(&[a, b]);
+    assert_eq!(ma.into_mut::<Health>().unwrap().0, 11);
+    assert_eq!(mb.get::<Health>(), Some(&Health(20)));
+}
+
+#[test]
+fn fetching_an_entity_twice_mutably_is_refused_naming_it() {
+    let mut world = World::new();
+    let a = world.spawn(Health(1)).id();
+    let b = world.spawn(Health(2)).id();
+    assert_eq!(
+        world.get_entity_mut([a, b, a]).unwrap_err(),
+        EntityMutableFetchError::AliasedMutability(a)
+    );
+    // Past the length compared pairwise, so the hashed check runs.
+    let mut many: Vec<Entity> = (0..64).map(|_| world.spawn_empty().id()).collect();
+    let twice = many[40];
+    many.push(twice);
+    let error = world.get_entity_mut(&many[..]).unwrap_err();
+    assert_eq!(error, EntityMutableFetchError::AliasedMutability(twice));
+    assert!(error.to_string().contains(&twice.to_string()), "{error}");
+    let message = expect_panic(|| {
+        world.entity_mut([b, b]);
+    });
+    assert!(message.contains(&b.to_string()), "{message}");
+    // Read-only fetches may name an entity twice.
+    assert_eq!(world.entity([a, a]).len(), 2);
+}
+
+#[test]
+fn fetching_a_missing_entity_names_it() {
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let error = world.get_entity([a, gone]).unwrap_err();
+    assert_eq!(error.entity(), gone);
+    let error = world.get_entity_mut(&[a, gone][..]).unwrap_err();
+    assert!(matches!(error, EntityMutableFetchError::NotSpawned(_)));
+    assert_eq!(error.entity(), gone);
+    let message = expect_panic(|| world.entity(&EntityHashSet::from([gone])).len());
+    assert!(message.contains(&gone.to_string()), "{message}");
+}
+
+// ---- batch inserts ------------------------------------------------------------------
+
+#[test]
+fn insert_batch_over_several_archetypes() {
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let b = world.spawn(Health(1)).id();
+    let c = world.spawn_empty().id();
+    let d = world.spawn(Speed(7)).id();
+    world.insert_batch([(a, Speed(1)), (b, Speed(2)), (c, Speed(3)), (d, Speed(4))]);
+    for (e, s) in [(a, 1), (b, 2), (c, 3), (d, 4)] {
+        assert_eq!(world.get::<Speed>(e), Some(&Speed(s)));
+    }
+    assert_eq!(world.get::<Health>(b), Some(&Health(1)));
+    world.insert_batch_if_new([(a, (Speed(10), Health(5))), (b, (Speed(20), Health(6)))]);
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(1)));
+    assert_eq!(world.get::<Health>(a), Some(&Health(5)));
+    assert_eq!(world.get::<Health>(b), Some(&Health(1)));
+    check_invariants(&world);
+}
+
+#[test]
+fn insert_batch_of_a_missing_entity_panics_naming_it() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let c = world.spawn_empty().id();
+    let batch = vec![
+        (a, Cargo(Payload::new(1, &log))),
+        (gone, Cargo(Payload::new(2, &log))),
+        (c, Cargo(Payload::new(3, &log))),
+    ];
+    let message = expect_panic(|| world.insert_batch(batch));
+    assert!(message.contains(&gone.to_string()), "{message}");
+    assert!(message.contains("Cargo"), "{message}");
+    assert!(world.entity(a).contains::<Cargo>());
+    assert!(!world.entity(c).contains::<Cargo>());
+    log.assert_dropped_once(&[2, 3]);
+    check_invariants(&world);
+}
+
+#[test]
+fn try_insert_batch_skips_and_lists_missing_entities() {
+    let mut world = World::new();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let a = world.spawn(Speed(9)).id();
+    let error = world
+        .try_insert_batch([(gone, Speed(1)), (a, Speed(2))])
+        .unwrap_err();
+    assert_eq!(error.entities, [gone]);
+    assert!(error.bundle_type.contains("Speed"));
+    assert!(error.to_string().contains(&gone.to_string()));
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(2)));
+    world.try_insert_batch_if_new([(a, Speed(3))]).unwrap();
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(2)));
+}
+
+#[test]
+fn insert_batch_commands() {
+    let mut world = World::new();
+    let a = world.spawn(Speed(1)).id();
+    let b = world.spawn_empty().id();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    apply(&mut world, |c| {
+        c.insert_batch(vec![(a, Health(1)), (b, Health(2))]);
+        c.insert_batch_if_new(vec![(a, Speed(5))]);
+        c.try_insert_batch(vec![(gone, Mass(1)), (b, Mass(2))]);
+        c.try_insert_batch_if_new(vec![(b, Mass(3))]);
+    });
+    assert_eq!(world.get::<Health>(b), Some(&Health(2)));
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(1)));
+    assert_eq!(world.get::<Mass>(b), Some(&Mass(2)));
+}
+
+// ---- the world's listings and resources ----------------------------------------------
+
+#[test]
+fn world_commands_apply_on_flush() {
+    let mut world = World::new();
+    let e = world.commands().spawn(Health(1)).id();
+    world.commands().entity(e).insert(Speed(2));
+    assert!(world.get_entity(e).is_err());
+    world.flush();
+    assert_eq!(world.get::<Speed>(e), Some(&Speed(2)));
+}
+
+#[test]
+fn iter_entities_and_inspect_entity() {
+    let mut world = World::new();
+    let a = world.spawn(Health(1)).id();
+    let b = world.spawn((Health(1), Speed(1))).id();
+    let mut ids: Vec<Entity> = world.iter_entities().map(|e| e.id()).collect();
+    ids.sort();
+    assert_eq!(ids, [a, b]);
+    let health = world.component_id::<Health>().unwrap();
+    let speed = world.component_id::<Speed>().unwrap();
+    let mut components: Vec<ComponentId> =
+        world.inspect_entity(b).unwrap().map(|(id, _)| id).collect();
+    components.sort();
+    assert_eq!(components, {
+        let mut expected = vec![health, speed];
+        expected.sort();
+        expected
+    });
+    world.despawn(a);
+    let error = world.inspect_entity(a).err().unwrap();
+    assert_eq!(error.entity(), a);
+    assert!(error.to_string().contains(&a.to_string()));
+}
+
+#[test]
+fn resource_change_queries_and_listing() {
+    let mut world = World::new();
+    assert!(!world.is_resource_added::<Gold>());
+    assert!(!world.is_resource_changed::<Gold>());
+    world.insert_resource(Gold(1));
+    let id = world.components().resource_id::<Gold>().unwrap();
+    assert!(world.is_resource_added::<Gold>() && world.is_resource_added_by_id(id));
+    world.clear_trackers();
+    assert!(!world.is_resource_added::<Gold>() && !world.is_resource_changed_by_id(id));
+    world.resource_mut::<Gold>().0 += 1;
+    assert!(world.is_resource_changed::<Gold>() && !world.is_resource_added::<Gold>());
+    let listed: Vec<ComponentId> = world.iter_resources().map(|(id, _, _)| id).collect();
+    assert!(listed.contains(&id));
+    world.remove_resource::<Gold>();
+    assert!(world.iter_resources().all(|(listed, _, _)| listed != id));
+}
+
+#[test]
+fn try_resource_scope_only_runs_for_a_present_resource() {
+    let mut world = World::new();
+    assert_eq!(
+        world.try_resource_scope(|_, _: Mut<Gold>| unreachable!()),
+        None::<()>
+    );
+    world.insert_resource(Gold(2));
+    let seen = world.try_resource_scope(|world, mut gold: Mut<Gold>| {
+        assert!(!world.contains_resource::<Gold>());
+        gold.0 += 1;
+        gold.0
+    });
+    assert_eq!(seen, Some(3));
+    assert_eq!(world.resource::<Gold>(), &Gold(3));
+}
+
+#[test]
+fn insert_batch_runs_hooks_per_entity_and_applies_their_commands_after() {
+    use ecs::lifecycle::HookContext;
+    use ecs::world::DeferredWorld;
+
+    fn tag_on_add(mut world: DeferredWorld, context: HookContext) {
+        world.commands().entity(context.entity).insert(Mass(1));
+    }
+
+    let mut world = World::new();
+    world.register_component_hooks::<Speed>().on_add(tag_on_add);
+    let a = world.spawn_empty().id();
+    let b = world.spawn(Health(1)).id();
+    world.insert_batch([(a, Speed(1)), (b, Speed(2))]);
+    assert_eq!(world.get::<Mass>(a), Some(&Mass(1)));
+    assert_eq!(world.get::<Mass>(b), Some(&Mass(1)));
+    check_invariants(&world);
+}
