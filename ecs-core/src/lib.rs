@@ -25,6 +25,7 @@ pub mod message;
 pub mod name;
 pub mod observer;
 pub mod query;
+pub mod relation;
 pub mod relationship;
 pub mod resource;
 pub mod schedule;
@@ -71,4 +72,5 @@ pub mod prelude {
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};
+    pub use crate::relation::{Related, Relation, Sources, Targets};
 }
