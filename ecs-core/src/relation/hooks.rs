@@ -1,6 +1,6 @@
 //! The hooks of [`Targets`] and [`Sources`]: whatever removes or replaces
-//! one side (remove, take, despawn, insert over it) takes the entity out of
-//! the other side, in place, before any observer runs.
+//! one side (remove, take, despawn, insert over it) empties it and takes
+//! the entity out of the other side, in place, before any observer runs.
 
 use super::{EntityList, Relation, Sources, Targets};
 use crate::{
@@ -58,34 +58,29 @@ pub(super) fn remove_if_empty<R: Relation, S: Side<R>>(world: &mut World, owner:
 }
 
 /// A list inserted by the relation methods is already linked (clear the
-/// mark); one inserted by hand is emptied at once and its entries are
-/// related again by a command, so no half-linked entry is ever visible.
-fn on_insert<R: Relation, S: Side<R>>(
-    world: &mut DeferredWorld,
-    entity: Entity,
-    reapply: fn(&mut World, Entity, Entity),
-) {
+/// mark). Any other is empty (a taken list: see [`take_entries`]), so it
+/// is removed again.
+fn on_insert<R: Relation, S: Side<R>>(world: &mut DeferredWorld, entity: Entity) {
     let Some(mut side) = world.get_mut::<S>(entity) else {
         return;
     };
     let list = side.list_mut();
-    if std::mem::take(&mut list.linked) {
-        return;
+    if !std::mem::take(&mut list.linked) && list.entities.is_empty() {
+        world
+            .commands()
+            .queue(move |world: &mut World| remove_if_empty::<R, S>(world, entity));
     }
-    let entries = std::mem::take(&mut list.entities);
-    world.commands().queue(move |world: &mut World| {
-        for other in entries {
-            reapply(world, entity, other);
-        }
-        remove_if_empty::<R, S>(world, entity);
-    });
 }
 
-/// Relates again an entry of a list inserted by hand, logging a refusal.
-fn reapply(world: &mut World, source: Entity, target: Entity, relation: fn(&mut World, Entity, Entity) -> Result<(), super::RelationError>) {
-    if let Err(error) = relation(world, source, target) {
-        log::warn!("{error}; the entry came from a list inserted by hand and was dropped");
-    }
+/// Empties `entity`'s `S` in place and returns what it held. The list is
+/// emptied, not just read, because an observer that panics after the hook
+/// aborts the removal: the list then stays, and must not name entities
+/// that no longer list it back.
+fn take_entries<R: Relation, S: Side<R>>(world: &mut DeferredWorld, entity: Entity) -> Vec<Entity> {
+    world
+        .get_mut::<S>(entity)
+        .map(|mut side| std::mem::take(&mut side.list_mut().entities))
+        .unwrap_or_default()
 }
 
 /// The hooks of [`Targets`].
@@ -95,18 +90,14 @@ pub(super) mod targets {
 
     /// See [`super::on_insert`].
     pub(crate) fn on_insert<R: Relation>(mut world: DeferredWorld, ctx: HookContext) {
-        super::on_insert::<R, Targets<R>>(&mut world, ctx.entity, |world, source, target| {
-            reapply(world, source, target, crate::relation::ops::relate::<R>);
-        });
+        super::on_insert::<R, Targets<R>>(&mut world, ctx.entity);
     }
 
     /// Every target loses this entity from its sources (and, for a
-    /// symmetric kind, the reverse edges go too).
+    /// symmetric kind, the reverse edges go too); the list is emptied.
     pub(crate) fn on_discard<R: Relation>(mut world: DeferredWorld, ctx: HookContext) {
         let source = ctx.entity;
-        let Some(targets) = world.get::<Targets<R>>(source).map(|t| t.to_vec()) else {
-            return;
-        };
+        let targets = take_entries::<R, Targets<R>>(&mut world, source);
         for &target in &targets {
             remove_in_place::<R, Sources<R>>(&mut world, target, source);
         }
@@ -127,18 +118,14 @@ pub(super) mod sources {
 
     /// See [`super::on_insert`].
     pub(crate) fn on_insert<R: Relation>(mut world: DeferredWorld, ctx: HookContext) {
-        super::on_insert::<R, Sources<R>>(&mut world, ctx.entity, |world, target, source| {
-            reapply(world, source, target, crate::relation::ops::relate::<R>);
-        });
+        super::on_insert::<R, Sources<R>>(&mut world, ctx.entity);
     }
 
     /// Every source loses this entity from its targets (and, for a
-    /// symmetric kind, the reverse edges go too).
+    /// symmetric kind, the reverse edges go too); the list is emptied.
     pub(crate) fn on_discard<R: Relation>(mut world: DeferredWorld, ctx: HookContext) {
         let target = ctx.entity;
-        let Some(sources) = world.get::<Sources<R>>(target).map(|s| s.to_vec()) else {
-            return;
-        };
+        let sources = take_entries::<R, Sources<R>>(&mut world, target);
         for &source in &sources {
             remove_in_place::<R, Targets<R>>(&mut world, source, target);
         }

@@ -67,9 +67,11 @@
 //! relation and both entities; no dangling id is ever stored.
 //!
 //! A `Targets<R>` or `Sources<R>` value cannot be built outside this
-//! module; one taken from an entity and inserted on another is re-applied
-//! through `relate` (its entries are related one by one, by a command, and
-//! invalid ones are refused with a logged warning).
+//! module. Removing one (by `remove`, `take`, despawn or an insert over
+//! it) empties it before any observer runs, so `Discard` and `Remove`
+//! observers, and `take`, see an empty list: this keeps both sides in step
+//! even when such an observer panics and the removal is abandoned. An
+//! empty list inserted by hand is removed again.
 
 mod hooks;
 mod integrity;
@@ -147,8 +149,8 @@ pub struct Sources<R: Relation> {
 struct EntityList<R> {
     entities: Vec<Entity>,
     /// Set by the relation methods when they insert a list whose other
-    /// side they already wrote; the `on_insert` hook clears it, so a list
-    /// taken and inserted by hand is re-applied instead.
+    /// side they already wrote; the `on_insert` hook clears it, so any
+    /// other insert (an emptied list, taken by hand) is recognised.
     linked: bool,
     marker: PhantomData<fn() -> R>,
 }
