@@ -116,7 +116,9 @@ fn scene_graph() {
                 .id();
         })
         .id();
-    let comet = world.spawn((Name("comet"), Local(Transform2::at(-5.0, 5.0)))).id();
+    let comet = world
+        .spawn((Name("comet"), Local(Transform2::at(-5.0, 5.0))))
+        .id();
 
     let mut schedule = Schedule::default();
     schedule.add_systems((spin, propagate).chain());
@@ -128,7 +130,10 @@ fn scene_graph() {
     let close = |a: f32, b: f32| (a - b).abs() < 1e-4;
     let p = at(&world, planet);
     let m = at(&world, moon);
-    println!("after one turn: planet at ({:.2}, {:.2}), moon at ({:.2}, {:.2})", p.x, p.y, m.x, m.y);
+    println!(
+        "after one turn: planet at ({:.2}, {:.2}), moon at ({:.2}, {:.2})",
+        p.x, p.y, m.x, m.y
+    );
     assert!(close(p.x, 0.0) && close(p.y, 10.0), "{p:?}");
     assert!(close(m.x, 0.0) && close(m.y, 12.0), "{m:?}");
     assert_eq!(at(&world, comet), Transform2::at(-5.0, 5.0));
@@ -157,7 +162,11 @@ struct Likes;
 struct FriendOf;
 
 /// Befriends every pair that likes each other.
-fn befriend_mutual_likes(likers: Query<(Entity, &Targets<Likes>)>, world_likes: Related<Likes, Entity>, mut commands: Commands) {
+fn befriend_mutual_likes(
+    likers: Query<(Entity, &Targets<Likes>)>,
+    world_likes: Related<Likes, Entity>,
+    mut commands: Commands,
+) {
     for (a, liked) in likers.iter() {
         for &b in liked.iter() {
             if a < b && world_likes.targets(b).contains(&a) {
@@ -184,20 +193,39 @@ fn most_liked(liked: Query<(&Name, &Sources<Likes>)>) -> Option<(&'static str, u
 
 fn who_likes_whom() -> Result<(), RelationError> {
     let mut world = World::new();
-    let [ana, ben, cho, dee] = ["ana", "ben", "cho", "dee"].map(|name| world.spawn(Name(name)).id());
-    world.entity_mut(ana).relate::<Likes>(ben)?.relate::<Likes>(cho)?;
+    let [ana, ben, cho, dee] =
+        ["ana", "ben", "cho", "dee"].map(|name| world.spawn(Name(name)).id());
+    world
+        .entity_mut(ana)
+        .relate::<Likes>(ben)?
+        .relate::<Likes>(cho)?;
     world.entity_mut(ben).relate::<Likes>(ana)?;
     world.entity_mut(cho).relate::<Likes>(ben)?;
-    world.entity_mut(dee).relate::<Likes>(ben)?.relate::<Likes>(cho)?;
+    world
+        .entity_mut(dee)
+        .relate::<Likes>(ben)?
+        .relate::<Likes>(cho)?;
 
     for (name, person) in [("ana", ana), ("ben", ben), ("cho", cho), ("dee", dee)] {
-        let who = world.run_system_once_with(fans, person).expect("the system runs");
+        let who = world
+            .run_system_once_with(fans, person)
+            .expect("the system runs");
         println!("{name} is liked by {who:?}");
     }
-    assert_eq!(world.run_system_once_with(fans, ben).expect("the system runs"), ["ana", "cho", "dee"]);
-    assert_eq!(world.run_system_once(most_liked).expect("the system runs"), Some(("ben", 3)));
+    assert_eq!(
+        world
+            .run_system_once_with(fans, ben)
+            .expect("the system runs"),
+        ["ana", "cho", "dee"]
+    );
+    assert_eq!(
+        world.run_system_once(most_liked).expect("the system runs"),
+        Some(("ben", 3))
+    );
 
-    world.run_system_once(befriend_mutual_likes).expect("the system runs");
+    world
+        .run_system_once(befriend_mutual_likes)
+        .expect("the system runs");
     assert_eq!(world.targets_of::<FriendOf>(ben), &[ana]);
     assert_eq!(world.targets_of::<FriendOf>(ana), &[ben]);
 
@@ -209,7 +237,10 @@ fn who_likes_whom() -> Result<(), RelationError> {
     world.despawn(ben);
     assert_eq!(world.targets_of::<Likes>(ana), &[cho]);
     assert!(world.get::<Targets<FriendOf>>(ana).is_none());
-    assert_eq!(world.run_system_once(most_liked).expect("the system runs"), Some(("cho", 2)));
+    assert_eq!(
+        world.run_system_once(most_liked).expect("the system runs"),
+        Some(("cho", 2))
+    );
     world.check_integrity().expect("the world is consistent");
     println!("who likes whom: both sides agree after every change");
     Ok(())

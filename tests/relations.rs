@@ -100,7 +100,8 @@ fn has_any_relation_is_an_archetype_filter() {
     assert_eq!(found, [a, b]);
     let mut targets = world.query_filtered::<Entity, With<Sources<Likes>>>();
     assert_eq!(targets.iter(&world).collect::<Vec<_>>(), [x]);
-    let mut lonely = world.query_filtered::<Entity, (Without<Targets<Likes>>, Without<Sources<Likes>>)>();
+    let mut lonely =
+        world.query_filtered::<Entity, (Without<Targets<Likes>>, Without<Sources<Likes>>)>();
     assert_eq!(lonely.iter(&world).collect::<Vec<_>>(), [c]);
 }
 
@@ -112,9 +113,16 @@ fn refusals_name_the_entities_and_change_nothing() {
     };
     world.despawn(gone);
     let error = world.entity_mut(a).relate::<Likes>(gone).unwrap_err();
-    assert!(matches!(error, RelationError::MissingTarget { source, target, .. } if source == a && target == gone));
+    assert!(
+        matches!(error, RelationError::MissingTarget { source, target, .. } if source == a && target == gone)
+    );
     let text = error.to_string();
-    assert!(text.contains(&format!("{a:?}")) && text.contains(&format!("{gone:?}")) && text.contains("Likes"), "{text}");
+    assert!(
+        text.contains(&format!("{a:?}"))
+            && text.contains(&format!("{gone:?}"))
+            && text.contains("Likes"),
+        "{text}"
+    );
     assert!(world.get::<Targets<Likes>>(a).is_none());
 
     let error = world.relate::<Likes>(a, a).unwrap_err();
@@ -129,7 +137,10 @@ fn refusals_name_the_entities_and_change_nothing() {
     assert!(world.get::<Targets<Likes>>(a).is_none());
 
     let error = world.relate::<Likes>(gone, a).unwrap_err();
-    assert!(matches!(error, RelationError::MissingSource { .. }), "{error}");
+    assert!(
+        matches!(error, RelationError::MissingSource { .. }),
+        "{error}"
+    );
     assert!(world.get::<Sources<Likes>>(a).is_none());
 
     // A kind that allows it relates an entity to itself.
@@ -316,7 +327,10 @@ fn a_refused_command_reports_the_entities() {
     }))
     .unwrap_err();
     let text = panic_text(&*panic);
-    assert!(text.contains(&format!("{gone:?}")) && text.contains("does not exist"), "{text}");
+    assert!(
+        text.contains(&format!("{gone:?}")) && text.contains("does not exist"),
+        "{text}"
+    );
     assert!(world.get::<Targets<Likes>>(a).is_none());
     integrity(&world);
 }
@@ -462,7 +476,11 @@ enum Op {
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
-    prop_oneof![Just(Kind::Likes), Just(Kind::MemberOf), Just(Kind::FriendOf)]
+    prop_oneof![
+        Just(Kind::Likes),
+        Just(Kind::MemberOf),
+        Just(Kind::FriendOf)
+    ]
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -558,7 +576,11 @@ fn world_relate(world: &mut World, kind: Kind, s: Entity, t: Entity) {
         Kind::MemberOf => world.relate::<MemberOf>(s, t),
         Kind::FriendOf => world.relate::<FriendOf>(s, t),
     };
-    assert_eq!(result.is_err(), s == t, "relate {kind:?} {s:?} -> {t:?}: {result:?}");
+    assert_eq!(
+        result.is_err(),
+        s == t,
+        "relate {kind:?} {s:?} -> {t:?}: {result:?}"
+    );
 }
 
 fn world_apply(world: &mut World, op: &Op, e: &[Entity]) {
@@ -626,10 +648,22 @@ fn compare(world: &World, models: &[Model; 3], e: &[Entity]) {
         };
         assert_eq!(world.targets_of::<Likes>(entity), listed(&models[0], true));
         assert_eq!(world.sources_of::<Likes>(entity), listed(&models[0], false));
-        assert_eq!(world.targets_of::<MemberOf>(entity), listed(&models[1], true));
-        assert_eq!(world.sources_of::<MemberOf>(entity), listed(&models[1], false));
-        assert_eq!(world.targets_of::<FriendOf>(entity), listed(&models[2], true));
-        assert_eq!(world.sources_of::<FriendOf>(entity), listed(&models[2], false));
+        assert_eq!(
+            world.targets_of::<MemberOf>(entity),
+            listed(&models[1], true)
+        );
+        assert_eq!(
+            world.sources_of::<MemberOf>(entity),
+            listed(&models[1], false)
+        );
+        assert_eq!(
+            world.targets_of::<FriendOf>(entity),
+            listed(&models[2], true)
+        );
+        assert_eq!(
+            world.sources_of::<FriendOf>(entity),
+            listed(&models[2], false)
+        );
         // The components exist exactly when the lists are non-empty.
         assert_eq!(
             world.get::<Targets<Likes>>(entity).is_some(),

@@ -56,6 +56,7 @@ pub mod prelude {
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
+    pub use crate::relation::{Related, Relation, Sources, Targets};
     pub use crate::relationship::RelationshipTarget;
     pub use crate::resource::Resource;
     pub use crate::schedule::{
@@ -72,5 +73,4 @@ pub mod prelude {
     };
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};
-    pub use crate::relation::{Related, Relation, Sources, Targets};
 }

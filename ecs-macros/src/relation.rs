@@ -83,7 +83,10 @@ mod tests {
             ),
         )
         .unwrap();
-        assert!(out.contains(":: ecs :: relation :: Relation for Likes"), "{out}");
+        assert!(
+            out.contains(":: ecs :: relation :: Relation for Likes"),
+            "{out}"
+        );
         assert!(out.contains("const EXCLUSIVE : bool = true ;"), "{out}");
         assert!(out.contains("const SYMMETRIC : bool = false ;"), "{out}");
         assert!(out.contains("const ALLOW_SELF : bool = true ;"), "{out}");
@@ -111,7 +114,12 @@ mod tests {
 
     #[test]
     fn lifetimes_are_rejected() {
-        let errors = messages(derive, parse_quote!(struct Likes<'a>(&'a ());));
+        let errors = messages(
+            derive,
+            parse_quote!(
+                struct Likes<'a>(&'a ());
+            ),
+        );
         assert_eq!(
             errors,
             ["`Relation` types must be 'static: remove the lifetime parameter `'a`"]

@@ -166,8 +166,14 @@ pub fn ours() -> Box<dyn Case> {
         },
         |s| {
             let expected = Model::many_to_many().expected(|i| s.entities[i].to_bits());
-            assert_eq!(s.run(), expected, "ours: the look-ups disagree with the model");
-            s.world.check_integrity().expect("ours: the relation is consistent");
+            assert_eq!(
+                s.run(),
+                expected,
+                "ours: the look-ups disagree with the model"
+            );
+            s.world
+                .check_integrity()
+                .expect("ours: the relation is consistent");
         },
     )
 }
@@ -220,7 +226,11 @@ pub fn floor() -> Box<dyn Case> {
         },
         |s| {
             let expected = Model::many_to_many().expected(|i| s.entities[i].to_bits());
-            assert_eq!(s.run(), expected, "floor: the look-ups disagree with the model");
+            assert_eq!(
+                s.run(),
+                expected,
+                "floor: the look-ups disagree with the model"
+            );
         },
     )
 }
@@ -260,8 +270,7 @@ macro_rules! relations_one_to_many {
         pub fn relations_one_to_many() -> Box<dyn $crate::Case> {
             use $crate::relations::{lookup_indices, target_indices, ENTITIES};
             let mut world = World::new();
-            let entities: Vec<Entity> =
-                (0..ENTITIES).map(|_| world.spawn_empty().id()).collect();
+            let entities: Vec<Entity> = (0..ENTITIES).map(|_| world.spawn_empty().id()).collect();
             for (i, &child) in entities.iter().enumerate() {
                 if let Some(&parent) = target_indices(i).first() {
                     world.entity_mut(child).insert(ChildOf(entities[parent]));

@@ -35,7 +35,11 @@ impl<R: Relation> Side<R> for Sources<R> {
 
 /// Takes `entity` out of `owner`'s `S`, in place; an emptied list is
 /// removed by a queued command (a hook cannot change archetypes).
-fn remove_in_place<R: Relation, S: Side<R>>(world: &mut DeferredWorld, owner: Entity, entity: Entity) {
+fn remove_in_place<R: Relation, S: Side<R>>(
+    world: &mut DeferredWorld,
+    owner: Entity,
+    entity: Entity,
+) {
     let Some(mut side) = world.get_mut::<S>(owner) else {
         return;
     };
@@ -51,7 +55,10 @@ fn remove_in_place<R: Relation, S: Side<R>>(world: &mut DeferredWorld, owner: En
 /// may have refilled it.
 pub(super) fn remove_if_empty<R: Relation, S: Side<R>>(world: &mut World, owner: Entity) {
     if let Ok(mut entity) = world.get_entity_mut(owner) {
-        if entity.get::<S>().is_some_and(|s| s.list().entities.is_empty()) {
+        if entity
+            .get::<S>()
+            .is_some_and(|s| s.list().entities.is_empty())
+        {
             entity.remove::<S>();
         }
     }

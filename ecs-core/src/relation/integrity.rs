@@ -19,7 +19,9 @@ static CHECKS: Mutex<Vec<(TypeId, Check)>> = Mutex::new(Vec::new());
 /// Registers `R`'s check (once per kind; called when a world registers
 /// `Targets<R>` or `Sources<R>`).
 pub(super) fn register<R: Relation>() {
-    let mut checks = CHECKS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut checks = CHECKS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let id = TypeId::of::<R>();
     if !checks.iter().any(|&(known, _)| known == id) {
         checks.push((id, check::<R>));
@@ -57,12 +59,19 @@ fn check<R: Relation>(world: &World) -> Result<(), String> {
                 &**targets
             ));
         }
-        check_side(world, relation, source, targets, "target", |world, target| {
-            world.sources_of::<R>(target)
-        })?;
+        check_side(
+            world,
+            relation,
+            source,
+            targets,
+            "target",
+            |world, target| world.sources_of::<R>(target),
+        )?;
         for &target in targets.iter() {
             if target == source && !R::ALLOW_SELF {
-                return Err(format!("entity {source:?} relates to itself by `{relation}`"));
+                return Err(format!(
+                    "entity {source:?} relates to itself by `{relation}`"
+                ));
             }
             if R::SYMMETRIC && !world.targets_of::<R>(target).contains(&source) {
                 return Err(format!(
@@ -72,9 +81,14 @@ fn check<R: Relation>(world: &World) -> Result<(), String> {
         }
     }
     for (target, sources) in holders::<Sources<R>>(world) {
-        check_side(world, relation, target, sources, "source", |world, source| {
-            world.targets_of::<R>(source)
-        })?;
+        check_side(
+            world,
+            relation,
+            target,
+            sources,
+            "source",
+            |world, source| world.targets_of::<R>(source),
+        )?;
     }
     Ok(())
 }
@@ -101,7 +115,10 @@ fn check_side(
                 "entity {owner:?} lists {role} {entry:?} of `{relation}`, which does not exist"
             ));
         }
-        let back = other_side(world, entry).iter().filter(|&&e| e == owner).count();
+        let back = other_side(world, entry)
+            .iter()
+            .filter(|&&e| e == owner)
+            .count();
         if back != 1 {
             return Err(format!(
                 "entity {owner:?} lists {role} {entry:?} of `{relation}`, which lists it back {back} times"

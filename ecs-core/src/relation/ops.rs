@@ -20,7 +20,11 @@ fn has_edge<R: Relation>(world: &World, source: Entity, target: Entity) -> bool 
 }
 
 /// Refuses a relation to a missing entity or (unless allowed) to itself.
-fn validate<R: Relation>(world: &World, source: Entity, target: Entity) -> Result<(), RelationError> {
+fn validate<R: Relation>(
+    world: &World,
+    source: Entity,
+    target: Entity,
+) -> Result<(), RelationError> {
     let relation = type_name::<R>();
     if world.get_entity(source).is_err() {
         return Err(RelationError::MissingSource {
@@ -171,14 +175,16 @@ impl World {
     /// if it relates to none or does not exist.
     #[inline]
     pub fn targets_of<R: Relation>(&self, source: Entity) -> &[Entity] {
-        self.get::<Targets<R>>(source).map_or(&[], |targets| targets)
+        self.get::<Targets<R>>(source)
+            .map_or(&[], |targets| targets)
     }
 
     /// The sources relating to `target` by `R`, in the order they related;
     /// empty if there are none or it does not exist.
     #[inline]
     pub fn sources_of<R: Relation>(&self, target: Entity) -> &[Entity] {
-        self.get::<Sources<R>>(target).map_or(&[], |sources| sources)
+        self.get::<Sources<R>>(target)
+            .map_or(&[], |sources| sources)
     }
 
     /// Relates `source` to `target` by `R`; see [`EntityWorldMut::relate`].
@@ -186,7 +192,11 @@ impl World {
     /// # Errors
     /// If either entity does not exist, or `source == target` and `R`
     /// does not allow self-relations.
-    pub fn relate<R: Relation>(&mut self, source: Entity, target: Entity) -> Result<(), RelationError> {
+    pub fn relate<R: Relation>(
+        &mut self,
+        source: Entity,
+        target: Entity,
+    ) -> Result<(), RelationError> {
         relate::<R>(self, source, target)
     }
 

@@ -49,7 +49,9 @@ pub struct Related<'w, 's, R: Relation, D: QueryData + 'static, F: QueryFilter +
     targets: Query<'w, 's, &'static Targets<R>>,
 }
 
-impl<'w, 's, R: Relation, D: QueryData + 'static, F: QueryFilter + 'static> Related<'w, 's, R, D, F> {
+impl<'w, 's, R: Relation, D: QueryData + 'static, F: QueryFilter + 'static>
+    Related<'w, 's, R, D, F>
+{
     /// The sources relating to `target`, in the order they related (all of
     /// them, matching the query or not).
     #[inline]
@@ -68,14 +70,18 @@ impl<'w, 's, R: Relation, D: QueryData + 'static, F: QueryFilter + 'static> Rela
     /// in the order they related.
     pub fn iter_sources(&self, target: Entity) -> impl Iterator<Item = ReadItem<'_, D>> + '_ {
         let sources = self.sources(target);
-        sources.iter().filter_map(|&source| self.query.get(source).ok())
+        sources
+            .iter()
+            .filter_map(|&source| self.query.get(source).ok())
     }
 
     /// The query's items of the targets `source` relates to that match it,
     /// in the order related.
     pub fn iter_targets(&self, source: Entity) -> impl Iterator<Item = ReadItem<'_, D>> + '_ {
         let targets = self.targets(source);
-        targets.iter().filter_map(|&target| self.query.get(target).ok())
+        targets
+            .iter()
+            .filter_map(|&target| self.query.get(target).ok())
     }
 
     /// Calls `f` with the mutable item of every source relating to
