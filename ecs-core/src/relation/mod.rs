@@ -23,13 +23,17 @@
 //! matching, not by a scan.
 //!
 //! Change relations with [`EntityWorldMut::relate`],
-//! [`unrelate`](EntityWorldMut::unrelate) and
-//! [`unrelate_all`](EntityWorldMut::unrelate_all) (the same on
+//! [`unrelate`](crate::world::EntityWorldMut::unrelate) and
+//! [`unrelate_all`](crate::world::EntityWorldMut::unrelate_all) (the same on
 //! [`EntityCommands`](crate::system::EntityCommands)); read them with
 //! [`World::targets_of`] / [`World::sources_of`], or in a system with the
 //! [`Related`] parameter. Both sides stay in step whatever happens to
 //! either entity: despawning a source or a target, removing or taking
 //! either component, replacing it.
+//!
+//! [`EntityWorldMut::relate`]: crate::world::EntityWorldMut::relate
+//! [`World::targets_of`]: crate::world::World::targets_of
+//! [`World::sources_of`]: crate::world::World::sources_of
 //!
 //! ```
 //! use ecs::prelude::*;
