@@ -103,6 +103,11 @@ fn displace<R: Relation>(world: &mut World, source: Entity) {
 /// written in place first, then the missing ones are inserted already
 /// linked, so no observer ever sees half an edge.
 fn add_edge<R: Relation>(world: &mut World, from: Entity, to: Entity) {
+    // An observer of an earlier edge of the same call may have despawned
+    // either end; its hooks have already unlinked it.
+    if world.get_entity(from).is_err() || world.get_entity(to).is_err() {
+        return;
+    }
     let from_has = push::<R, Targets<R>>(world, from, to);
     let to_has = push::<R, Sources<R>>(world, to, from);
     if !from_has {
