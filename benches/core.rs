@@ -64,6 +64,12 @@ fn scenarios(c: &mut Criterion) {
     scenario(c, "nested_sets", ours::nested_sets, None);
     scenario(c, "messages", ours::messages, None);
     scenario(c, "spawn_despawn", ours::spawn_despawn, None);
+    scenario(
+        c,
+        "relations",
+        ecs_scenarios::relations::ours,
+        Some(ecs_scenarios::relations::floor),
+    );
 }
 
 /// `simple_iter` written as a `for` loop over `iter_mut` (the external

@@ -157,6 +157,10 @@
 //!   entities ([`ChildOf`](hierarchy::ChildOf) and
 //!   [`Children`](hierarchy::Children), custom relationships), kept
 //!   consistent by hooks, and bundles that spawn related entities.
+//! - [`relation`]: many-to-many relations ([`Targets`](relation::Targets)
+//!   and [`Sources`](relation::Sources) of a [`Relation`](relation::Relation)
+//!   kind), exclusive and symmetric flavours, and the
+//!   [`Related`](relation::Related) query parameter.
 //! - [`prelude`]: the types most programs need.
 
 pub use ecs_core::*;

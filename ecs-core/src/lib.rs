@@ -26,6 +26,7 @@ pub mod name;
 pub mod observer;
 pub mod ptr;
 pub mod query;
+pub mod relation;
 pub mod relationship;
 pub mod resource;
 pub mod schedule;
@@ -56,6 +57,7 @@ pub mod prelude {
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
+    pub use crate::relation::{Related, Relation, Sources, Targets};
     pub use crate::relationship::RelationshipTarget;
     pub use crate::resource::Resource;
     pub use crate::schedule::{

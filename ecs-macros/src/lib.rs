@@ -60,6 +60,7 @@ mod generics;
 mod marker;
 mod message;
 mod query;
+mod relation;
 mod resource;
 mod schedule_label;
 mod system_param;
@@ -264,6 +265,43 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Resource, attributes(ecs))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     expand(input, resource::derive)
+}
+
+/// Implements `Relation` for a type naming a kind of many-to-many relation
+/// between entities (`EntityWorldMut::relate::<R>(target)`).
+///
+/// The type is only a name, never stored: a unit struct is usual. Generic
+/// parameters are kept with their bounds; lifetime parameters are rejected.
+///
+/// # Attributes
+///
+/// - `#[relation(exclusive)]`: a source has at most one target; relating
+///   it again moves it.
+/// - `#[relation(symmetric)]`: `a` relates to `b` exactly when `b` relates
+///   to `a`.
+/// - `#[relation(allow_self)]`: an entity may relate to itself.
+/// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// # Example
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Relation)]
+/// #[relation(exclusive)]
+/// struct MemberOf;
+///
+/// let mut world = World::new();
+/// let red = world.spawn_empty().id();
+/// let blue = world.spawn_empty().id();
+/// let player = world.spawn_empty().relate::<MemberOf>(red).unwrap().id();
+/// world.entity_mut(player).relate::<MemberOf>(blue).unwrap();
+/// assert_eq!(world.targets_of::<MemberOf>(player), &[blue]);
+/// assert!(world.sources_of::<MemberOf>(red).is_empty());
+/// ```
+#[proc_macro_derive(Relation, attributes(relation, ecs))]
+pub fn derive_relation(input: TokenStream) -> TokenStream {
+    expand(input, relation::derive)
 }
 
 /// Implements `QueryData` for a struct whose fields are query data, so the

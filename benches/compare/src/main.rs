@@ -22,6 +22,13 @@ mod hecs_lib;
 mod report;
 
 use ecs_scenarios::{floor, ours};
+
+/// The `relations` scenario's one-to-many case on bevy_ecs.
+mod bevy_relations {
+    use bevy_ecs::prelude::*;
+
+    ecs_scenarios::relations_one_to_many!(bevy_ecs);
+}
 use harness::{measure, Build, Lib, Plan, Scenario, Target};
 use std::time::{Duration, Instant};
 
@@ -123,6 +130,17 @@ fn scenarios() -> Vec<Scenario> {
             peers: &[Bevy],
             target: Target::Peer(0.8),
             cases: cases!(messages: Ours, Bevy),
+        },
+        Scenario {
+            name: "relations",
+            what: "100,000 entities with up to 8 relations each: 10,000 × all sources and all targets of X (bevy: one-to-many ChildOf/Children)",
+            peers: &[Bevy],
+            target: Target::Floor(2.0),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::relations::ours as Build),
+                (Lib::Bevy, bevy_relations::relations_one_to_many as Build),
+                (Lib::Floor, ecs_scenarios::relations::floor as Build),
+            ],
         },
         Scenario {
             name: "spawn_despawn",

@@ -9,6 +9,8 @@
 //! ([`nested_sets_scenario!`]) that both `ours` and the comparison's bevy
 //! module expand: its 50 systems are too many to keep alike by hand.
 //! `messages` is written the same way ([`messages_scenario!`]).
+//! `relations` keeps its cases in its own module, the one-to-many one as
+//! a macro ([`relations_one_to_many!`]) for the same reason.
 
 pub mod case;
 pub mod floor;
@@ -16,6 +18,7 @@ pub mod messages;
 pub mod nested_sets;
 pub mod ours;
 mod params;
+pub mod relations;
 
 pub use case::{case, fresh_world_case, Case};
 pub use params::*;

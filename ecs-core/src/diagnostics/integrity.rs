@@ -1,7 +1,13 @@
 //! The storage invariants, checked: [`World::check_integrity`].
 
+use std::any::type_name;
+
 use crate::{
     archetype::{Archetype, EdgeKind},
+    component::Component,
+    entity::Entity,
+    hierarchy::ChildOf,
+    relationship::{Relationship, RelationshipTarget},
     storage::{TableId, NO_COLUMN},
     world::World,
 };
@@ -13,7 +19,11 @@ impl World {
     /// column of its source table sits in its target's table, and every
     /// bundle where each of its components' columns sits in the table it
     /// spawns into; every sparse-set value belongs to a live entity whose
-    /// archetype has that component. Returns the first violation found.
+    /// archetype has that component; `ChildOf` and `Children` agree, and
+    /// so do the `Targets` and `Sources` of every relation kind (each entry
+    /// names a live entity listing it back exactly once; a symmetric kind
+    /// is symmetric, an exclusive one has at most one target). Returns the
+    /// first violation found.
     ///
     /// It walks the whole world (O(entities + values)): a debugging and
     /// testing aid, not something to call every frame.
@@ -23,7 +33,56 @@ impl World {
         self.check_tables()?;
         self.check_edge_columns()?;
         self.check_bundle_spawn_columns()?;
-        self.check_sparse_sets()
+        self.check_sparse_sets()?;
+        self.check_relationship::<ChildOf>()?;
+        crate::relation::run_registered_checks(self)
+    }
+
+    /// Every live entity that has a `C`.
+    pub(crate) fn entities_with<C: Component>(&self) -> Vec<Entity> {
+        let Some(id) = self.components.component_id::<C>() else {
+            return Vec::new();
+        };
+        self.archetypes
+            .iter()
+            .filter(|archetype| archetype.contains(id))
+            .flat_map(|archetype| {
+                let table = &self.storages.tables[archetype.table_id()];
+                archetype.entities_in(table).map(|e| e.id())
+            })
+            .collect()
+    }
+
+    /// Every `R` points at a live entity whose list holds it exactly once,
+    /// and every list entry is a live entity whose `R` points back.
+    fn check_relationship<R: Relationship>(&self) -> Result<(), String> {
+        let relationship = type_name::<R>();
+        for source in self.entities_with::<R>() {
+            let Some(target) = self.get::<R>(source).map(R::get) else {
+                continue;
+            };
+            let listed = self
+                .get::<R::RelationshipTarget>(target)
+                .map_or(0, |list| list.iter().filter(|&e| e == source).count());
+            if listed != 1 {
+                return Err(format!(
+                    "entity {source:?} has {relationship}({target:?}), whose list holds it {listed} times"
+                ));
+            }
+        }
+        for target in self.entities_with::<R::RelationshipTarget>() {
+            let Some(list) = self.get::<R::RelationshipTarget>(target) else {
+                continue;
+            };
+            for source in list.iter() {
+                if self.get::<R>(source).map(R::get) != Some(target) {
+                    return Err(format!(
+                        "entity {target:?} lists {source:?}, whose {relationship} does not point back"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Each archetype's table ownership and entity count, then each of its
