@@ -698,3 +698,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_relate_abandoned_by_a_panicking_add_observer_leaves_no_empty_side() {
+    let mut world = World::new();
+    world.add_observer(|_: On<Add<Targets<Likes>>>| panic!("no new likes"));
+    let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+    assert!(catch_unwind(AssertUnwindSafe(|| world.relate::<Likes>(a, b))).is_err());
+    world.flush();
+    assert!(world.get::<Targets<Likes>>(a).is_none());
+    assert!(world.get::<Sources<Likes>>(b).is_none());
+    let mut with_targets = world.query_filtered::<Entity, With<Targets<Likes>>>();
+    assert_eq!(with_targets.iter(&world).count(), 0);
+    integrity(&world);
+}

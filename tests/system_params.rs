@@ -615,3 +615,31 @@ fn world_metadata_params_read_without_access() {
         .combined_access()
         .is_compatible(&ecs::query::Access::default()));
 }
+
+/// Records the last-run tick of the system meta it is applied with.
+#[derive(Default)]
+struct LastRuns(Vec<ecs::change_detection::Tick>);
+
+impl SystemBuffer for LastRuns {
+    fn apply(&mut self, system_meta: &ecs::system::SystemMeta, world: &mut World) {
+        self.0.push(system_meta.last_run());
+        world.resource_mut::<SeenLastRuns>().0 = self.0.clone();
+    }
+}
+
+#[derive(Resource, Default)]
+struct SeenLastRuns(Vec<ecs::change_detection::Tick>);
+
+#[test]
+fn a_buffer_is_applied_with_the_last_run_of_the_run_that_filled_it() {
+    let mut world = World::new();
+    world.init_resource::<SeenLastRuns>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|_: Deferred<LastRuns>| {});
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let seen = &world.resource::<SeenLastRuns>().0;
+    assert_eq!(seen.len(), 3);
+    assert!(seen[0] != seen[1] && seen[1] != seen[2], "{seen:?}");
+}

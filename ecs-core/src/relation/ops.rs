@@ -84,6 +84,15 @@ pub(crate) fn relate<R: Relation>(
         for &(from, to) in edges {
             remove_edge_in_place::<R>(world, from, to);
         }
+        // A side inserted by this call is now empty: take it off again, so
+        // `With<Targets<R>>` means "has a relation". An observer of that
+        // removal panicking too leaves an empty list, which is consistent.
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            for &(from, to) in edges {
+                remove_if_empty::<R, Targets<R>>(world, from);
+                remove_if_empty::<R, Sources<R>>(world, to);
+            }
+        }));
         resume_unwind(panic);
     }
     Ok(())

@@ -114,10 +114,12 @@ unsafe impl<T: SystemBuffer> SystemParam for Deferred<'_, T> {
     #[inline]
     unsafe fn get_param<'w, 's>(
         state: &'s mut DeferredState<T>,
-        _: &SystemMeta,
+        meta: &SystemMeta,
         _: UnsafeWorldCell<'w>,
         _: Tick,
     ) -> Deferred<'s, T> {
+        // `apply` gets the meta of the run that filled the buffer.
+        state.meta.sync_last_run(meta);
         Deferred(state.buffer.get())
     }
 

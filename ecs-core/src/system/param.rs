@@ -128,6 +128,12 @@ impl SystemMeta {
     /// A meta with this system's name and last run and no access: what a
     /// member of a [`ParamSet`](super::ParamSet) records its access in, and
     /// fetches with.
+    /// Takes `system`'s last-run tick, so a copy made by
+    /// [`for_member`](Self::for_member) stays current.
+    pub(crate) fn sync_last_run(&mut self, system: &SystemMeta) {
+        self.last_run = system.last_run;
+    }
+
     pub(crate) fn for_member(&self) -> SystemMeta {
         SystemMeta {
             name: self.name.clone(),

@@ -144,8 +144,11 @@ macro_rules! impl_param_set {
                 /// while it is alive.
                 ///
                 /// # Panics
-                /// If the member fails validation, which the system's own
-                /// fetch rules out (it skips the run instead).
+                /// If the member fails validation (a `Single` with no
+                /// match or several). The system's fetch checks every
+                /// member before the run, but writes through an earlier
+                /// member (a `Changed` filter, a spawn) can make it fail
+                /// afterwards, as in bevy.
                 #[track_caller]
                 pub fn $get(&mut self) -> SystemParamItem<'_, '_, $param> {
                     // SAFETY: the system holds the member's access (recorded

@@ -31,7 +31,9 @@ impl World {
     ///
     /// # Panics
     /// At the first entity that is not spawned, naming it and the bundle;
-    /// the pairs before it are inserted, the rest dropped.
+    /// the pairs before it are inserted, the rest dropped. Commands that
+    /// the hooks of the earlier inserts queued stay queued until the next
+    /// flush.
     #[track_caller]
     pub fn insert_batch<I, B>(&mut self, batch: I)
     where
