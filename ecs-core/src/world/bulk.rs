@@ -33,13 +33,13 @@ use crate::{
         remove_bundle_unhooked, write_bundle, Bundle, BundleId, InsertMode, InsertTarget,
     },
     component::{ComponentId, StorageType},
-    entity::Entity,
+    entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
     query::{QueryData, QueryFilter, QueryState},
     storage::TableRow,
     utils::DropPanics,
     world::{
-        relocation::{drop_sparse_values, enter_archetype, remove_entity},
+        relocation::{drop_sparse_values, remove_entity},
         unsafe_world_cell::UnsafeWorldCell,
         World,
     },
@@ -198,7 +198,10 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             }
             let table = &world.storages.tables[archetype.table_id()];
             let rows = archetype.entities_in(table);
-            let entities: Vec<Entity> = if F::IS_ARCHETYPAL {
+            let entities: Vec<Entity> = if F::IS_ARCHETYPAL && archetype.owns_table() {
+                // The archetype's rows are its table's: one copy.
+                table.entities().to_vec()
+            } else if F::IS_ARCHETYPAL {
                 rows.map(|row| row.id()).collect()
             } else {
                 // SAFETY: the state was built for this world (checked by
@@ -283,7 +286,7 @@ fn moves_whole_table(world: &World, group: &MatchedGroup) -> bool {
 /// The current location of a matched entity, which no hook could despawn
 /// (hooks and observers only queue commands).
 #[track_caller]
-fn matched_location(world: &World, entity: Entity) -> crate::entity::EntityLocation {
+fn matched_location(world: &World, entity: Entity) -> EntityLocation {
     world
         .entities
         .get(entity)
@@ -482,21 +485,20 @@ fn set_moved_locations(
     start: usize,
 ) {
     world.archetypes[from].clear_entities();
-    let table_id = world.archetypes[to].table_id();
-    world.archetypes[to].reserve(moved.len());
+    let target = &mut world.archetypes[to];
+    let table_id = target.table_id();
+    target.reserve(moved.len());
     for (i, &entity) in moved.iter().enumerate() {
-        // SAFETY: `entity` is live and its values are at row `start + i`
-        // of the target table (moved there in row order).
-        unsafe {
-            enter_archetype(
-                &mut world.entities,
-                &mut world.archetypes,
-                entity,
-                to,
-                table_id,
-                TableRow::new(start + i),
-            )
+        let table_row = TableRow::new(start + i);
+        let location = EntityLocation {
+            archetype_id: to,
+            archetype_row: target.allocate(entity, table_row),
+            table_id,
+            table_row,
         };
+        // SAFETY: `entity` is live, and its values are now at `location`
+        // (moved to row `start + i` of the target table, in row order).
+        unsafe { world.entities.set(entity.index(), location) };
     }
 }
 
