@@ -61,8 +61,12 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     /// entity, but a table whose every row matched moves to its target
     /// table whole: one copy per column. `on_discard` hooks and observers
     /// run for every entity before anything moves, `on_add` and
-    /// `on_insert` for every entity once every value is in place (see the
-    /// [module docs](self) for the order).
+    /// `on_insert` for every entity once every value is in place: entity
+    /// by entity, archetype by archetype in the query's order, each in row
+    /// order. The commands hooks and observers queue apply once, at the
+    /// end. When the bundle brings required components, each entity is
+    /// inserted in turn instead, hooks included, as
+    /// [`World::insert_batch`] does.
     ///
     /// ```
     /// use ecs::prelude::*;
