@@ -17,6 +17,7 @@
 //! contains NAME; writes nothing unless `--write`), `--no-write`.
 
 mod bevy;
+mod bulk;
 mod harness;
 mod hecs_lib;
 mod report;
@@ -148,6 +149,39 @@ fn scenarios() -> Vec<Scenario> {
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
             cases: cases!(spawn_despawn: Ours, Bevy, Hecs),
+        },
+        Scenario {
+            name: "bulk_insert",
+            what: "insert B into the 10,000 entities with A (ours: one `World::insert_for`; bevy: `insert_batch`; hecs: `insert_one` each)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.1),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::bulk::ours::bulk_insert as Build),
+                (Lib::Bevy, bulk::bevy::bulk_insert as Build),
+                (Lib::Hecs, bulk::hecs_lib::bulk_insert as Build),
+            ],
+        },
+        Scenario {
+            name: "bulk_insert_loop",
+            what: "the same insert entity by entity on every library",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::bulk::ours::bulk_insert_loop as Build),
+                (Lib::Bevy, bulk::bevy::bulk_insert_loop as Build),
+                (Lib::Hecs, bulk::hecs_lib::bulk_insert as Build),
+            ],
+        },
+        Scenario {
+            name: "bulk_remove",
+            what: "remove B from the 10,000 entities with it (ours: one `World::remove_for`; bevy, hecs: entity by entity)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.1),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::bulk::ours::bulk_remove as Build),
+                (Lib::Bevy, bulk::bevy::bulk_remove as Build),
+                (Lib::Hecs, bulk::hecs_lib::bulk_remove as Build),
+            ],
         },
     ]
 }

@@ -12,6 +12,7 @@
 //! `relations` keeps its cases in its own module, the one-to-many one as
 //! a macro ([`relations_one_to_many!`]) for the same reason.
 
+pub mod bulk;
 pub mod case;
 pub mod floor;
 pub mod messages;

@@ -313,7 +313,7 @@ pub(crate) fn fire_after_insert(
 /// Fires `on_discard` hooks and observers for the components of the bundle
 /// the entity already has, before they are overwritten.
 #[cold]
-fn fire_before_replace(
+pub(crate) fn fire_before_replace(
     world: &mut World,
     entity: Entity,
     archetype: ArchetypeId,
@@ -425,7 +425,7 @@ fn resolve_insert(
 /// [`resolve_insert`] gave for it and `bundle_id`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn move_and_write<B: DynamicBundle>(
+pub(crate) unsafe fn move_and_write<B: DynamicBundle>(
     world: &mut World,
     entity: Entity,
     location: EntityLocation,

@@ -17,9 +17,12 @@ mod spawn;
 mod value_scratch;
 
 pub use ecs_macros::Bundle;
+pub(crate) use info::InsertTarget;
 pub use info::{BundleId, BundleInfo, Bundles};
-pub(crate) use insert::{insert_bundle, InsertMode};
-pub(crate) use remove::{remove_bundle, take_bundle};
+pub(crate) use insert::{
+    fire_after_insert, fire_before_replace, insert_bundle, move_and_write, write_bundle, InsertMode,
+};
+pub(crate) use remove::{fire_before_remove, remove_bundle, remove_bundle_unhooked, take_bundle};
 pub(crate) use spawn::BundleSpawner;
 pub(crate) use value_scratch::ValueScratch;
 

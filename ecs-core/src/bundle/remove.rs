@@ -15,7 +15,7 @@ use crate::{
 /// components of the bundle that the entity has, while they are still in
 /// place. Only the flag test is on the hot path.
 #[inline]
-fn fire_before_remove(
+pub(crate) fn fire_before_remove(
     world: &mut World,
     entity: Entity,
     location: EntityLocation,
@@ -83,8 +83,40 @@ pub(crate) unsafe fn remove_bundle(
         return location;
     }
     fire_before_remove(world, entity, location, bundle_id);
-    let bundle_info = &world.bundles[bundle_id];
     let mut panics = DropPanics::default();
+    // SAFETY: `location` is current (nothing moves in the hooks above), and
+    // the edge to `new_archetype_id` was just cached.
+    let new_location = unsafe {
+        remove_bundle_unhooked(
+            world,
+            entity,
+            location,
+            bundle_id,
+            new_archetype_id,
+            &mut panics,
+        )
+    };
+    panics.finish();
+    new_location
+}
+
+/// The move of [`remove_bundle`], after its hooks: drops the entity's
+/// sparse values of the bundle and moves its row to `new_archetype_id`,
+/// dropping the removed table values. Returns the new location.
+///
+/// # Safety
+/// `location` is `entity`'s current location, the world is flushed, and
+/// the remove edge of `bundle_id` from its archetype is cached and leads
+/// to `new_archetype_id`.
+pub(crate) unsafe fn remove_bundle_unhooked(
+    world: &mut World,
+    entity: Entity,
+    location: EntityLocation,
+    bundle_id: BundleId,
+    new_archetype_id: crate::archetype::ArchetypeId,
+    panics: &mut DropPanics,
+) -> EntityLocation {
+    let bundle_info = &world.bundles[bundle_id];
     let old_archetype = &world.archetypes[location.archetype_id];
     // Most archetypes have no sparse-set components: then there is nothing
     // to look up per bundle component.
@@ -101,23 +133,21 @@ pub(crate) unsafe fn remove_bundle(
         &mut world.storages.sparse_sets,
         present_sparse,
         entity,
-        &mut panics,
+        panics,
     );
     // SAFETY: the remove edge of `bundle_id` from the entity's archetype
-    // was just cached and leads to `new_archetype_id`; the values of the
+    // is cached and leads to `new_archetype_id` (caller); the values of the
     // dropped table columns are dropped by the move.
-    let new_location = unsafe {
+    unsafe {
         move_entity(
             world,
             entity,
             location,
             new_archetype_id,
             EdgeKind::Remove(bundle_id),
-            &mut panics,
+            panics,
         )
-    };
-    panics.finish();
-    new_location
+    }
 }
 
 /// Moves the bundle `B` out of the entity if it has all of it. Returns the

@@ -392,6 +392,34 @@ impl BlobVec {
         self.len = last;
     }
 
+    /// Moves every value onto the end of `dst` with one copy, leaving this
+    /// vector empty (the values are moved, not dropped).
+    ///
+    /// # Safety
+    /// `dst` holds values of the same type and has room for `self.len()`
+    /// more (`dst.len + self.len <= dst.capacity`).
+    pub(crate) unsafe fn append_all_into(&mut self, dst: &mut BlobVec) {
+        debug_assert_eq!(self.item_layout, dst.item_layout);
+        let n = self.len;
+        debug_assert!(dst.len + n <= dst.capacity);
+        if self.stride != 0 && n != 0 {
+            // SAFETY: the first `n` items here are initialised; `dst` has
+            // room for `n` more after its `len` (caller); the two are
+            // different vectors, so the ranges do not overlap; the bytes
+            // between items (padding) may be copied uninitialised.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.data.as_ptr(),
+                    dst.get_unchecked(dst.len),
+                    n * self.stride,
+                )
+            };
+        }
+        // Lengths move with the values: each value is owned by `dst` alone.
+        dst.len += n;
+        self.len = 0;
+    }
+
     /// Moves the items to `data`, memory for `capacity` items that the
     /// vector will use from now on without owning it (it never grows or
     /// frees it); frees the old allocation if the vector owned it.

@@ -138,6 +138,19 @@ impl TickVec {
         }
     }
 
+    /// Copies the first `len` ticks to `dst` after its first `dst_len`.
+    ///
+    /// # Safety
+    /// The first `len` ticks here are initialised, and `dst` has room for
+    /// `dst_len + len` ticks.
+    #[inline]
+    unsafe fn copy_into(&self, len: usize, dst: &mut TickVec, dst_len: usize) {
+        debug_assert!(dst_len + len <= dst.capacity());
+        // SAFETY: initialised ticks (caller) copied into room in another
+        // array (caller); ticks need no drop.
+        unsafe { std::ptr::copy_nonoverlapping(self.as_ptr(), dst.as_ptr().add(dst_len), len) };
+    }
+
     /// Moves the first `len` ticks into memory owned by the column's table.
     ///
     /// # Safety
@@ -385,6 +398,25 @@ impl Column {
                     changed: self.changed_ticks.swap_remove_at(row, len),
                 },
             );
+        }
+    }
+
+    /// Moves every value (and its ticks) onto the end of `dst` with one
+    /// copy per array, leaving this column empty.
+    ///
+    /// # Safety
+    /// `dst` holds the same component and has room for `self.len()` more
+    /// values.
+    pub(crate) unsafe fn append_all_into(&mut self, dst: &mut Column) {
+        let (len, dst_len) = (self.len(), dst.len());
+        // SAFETY: the ticks first, while the lengths still say how many
+        // are initialised (the column invariant); `dst` has room (caller).
+        unsafe {
+            self.added_ticks
+                .copy_into(len, &mut dst.added_ticks, dst_len);
+            self.changed_ticks
+                .copy_into(len, &mut dst.changed_ticks, dst_len);
+            self.data.append_all_into(&mut dst.data);
         }
     }
 

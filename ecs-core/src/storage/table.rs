@@ -508,6 +508,44 @@ impl Table {
         }
     }
 
+    /// Moves every row's values to the end of `new_table` with one copy per
+    /// column, dropping the values of the columns `new_table` lacks, and
+    /// empties this table. Returns the moved rows' entities, in row order:
+    /// the caller pushes them onto `new_table` with
+    /// [`Table::push_entity`] (after a column that `new_table` adds gets
+    /// the row's value, if any) so that its rows line up again.
+    ///
+    /// # Safety
+    /// `new_table` is a different table; `moves` is
+    /// `self.column_positions_in(new_table)`; the caller pushes the
+    /// returned entities, and a value for every column of `new_table` this
+    /// table lacks, before any other use of `new_table`.
+    pub(crate) unsafe fn move_all_rows(
+        &mut self,
+        new_table: &mut Table,
+        moves: &[u32],
+        panics: &mut DropPanics,
+    ) -> Vec<Entity> {
+        assert_eq!(moves.len(), self.columns.len(), "one position per column");
+        debug_assert!(self.column_positions_match(new_table, moves));
+        let n = self.entities.len();
+        new_table.reserve(n);
+        let new_columns = new_table.columns.values_mut();
+        for (column, &to) in self.columns.values_mut().iter_mut().zip(moves) {
+            if to == NO_COLUMN {
+                column.clear(panics);
+            } else {
+                // SAFETY: `to` is the position of the same component's
+                // column in `new_table` (caller), which has room for `n`
+                // more rows (reserved above; its columns hold one value
+                // per row it has).
+                unsafe { column.append_all_into(new_columns.get_unchecked_mut(to as usize)) };
+            }
+        }
+        // Drained rather than taken: the table keeps its capacity.
+        self.entities.drain(..).collect()
+    }
+
     /// Pushes a value onto the column of `id` for the row being built.
     ///
     /// # Safety

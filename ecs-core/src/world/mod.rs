@@ -8,6 +8,7 @@
 //! The [`CommandQueue`] lives here: it is bound to one world and applied to
 //! it. `Commands`, the system parameter that fills it, sits in `system`.
 
+mod bulk;
 mod command_queue;
 mod deferred_world;
 mod entity_fetch;

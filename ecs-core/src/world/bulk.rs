@@ -1,0 +1,670 @@
+//! Query-level bulk changes: insert a bundle into, remove a bundle from, or
+//! despawn every entity a query matches ([`QueryState::insert_all`],
+//! [`QueryState::remove_all`], [`QueryState::despawn_all`] and the
+//! [`World::insert_for`] family).
+//!
+//! Each runs in three phases, so that user code never sees a half-moved
+//! table:
+//!
+//! ```text
+//!  1. before   on_discard / on_remove / on_despawn (and removal records),
+//!              entity by entity, every value still in place
+//!  2. move     archetype by archetype; a table whose every row matched
+//!              moves whole to the target table:
+//!
+//!              table {A}                 table {A,B}
+//!              rows 0..n  ── A: one copy ──▶ rows m..m+n   (B written next)
+//!
+//!              then each moved entity's location is set, in one pass
+//!  3. after    on_add / on_insert, entity by entity
+//! ```
+//!
+//! A table shared with archetypes the query did not match whole (or rows a
+//! `Changed`/`Added` filter rejected) moves row by row, as a one-by-one
+//! change would. Hooks and observers run for every entity in the order of
+//! the query's archetypes, each in row order; the commands they queue are
+//! applied once, at the end. A panic in a hook or observer leaves every
+//! entity either unchanged (phase 1) or fully changed (phase 3).
+
+use crate::{
+    archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
+    bundle::{
+        fire_after_insert, fire_before_remove, fire_before_replace, insert_bundle, move_and_write,
+        remove_bundle_unhooked, write_bundle, Bundle, BundleId, InsertMode, InsertTarget,
+    },
+    component::{ComponentId, StorageType},
+    entity::{Entity, EntityLocation},
+    observer::{trigger_lifecycle, Lifecycle},
+    query::{QueryData, QueryFilter, QueryState},
+    storage::TableRow,
+    utils::DropPanics,
+    world::{
+        relocation::{drop_sparse_values, remove_entity},
+        unsafe_world_cell::UnsafeWorldCell,
+        World,
+    },
+};
+
+/// The entities a query matched in one archetype, in row order.
+struct MatchedGroup {
+    archetype_id: ArchetypeId,
+    entities: Vec<Entity>,
+}
+
+impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
+    /// Inserts a clone of `bundle` into every entity the query matches,
+    /// replacing (and dropping) values an entity already has. Returns the
+    /// number of entities changed.
+    ///
+    /// The result is that of
+    /// [`EntityWorldMut::insert`](super::EntityWorldMut::insert) on each
+    /// entity, but a table whose every row matched moves to its target
+    /// table whole: one copy per column. `on_discard` hooks and observers
+    /// run for every entity before anything moves, `on_add` and
+    /// `on_insert` for every entity once every value is in place: entity
+    /// by entity, archetype by archetype in the query's order, each in row
+    /// order. The commands hooks and observers queue apply once, at the
+    /// end. When the bundle brings required components, each entity is
+    /// inserted in turn instead, hooks included, as
+    /// [`World::insert_batch`] does.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Enemy;
+    /// #[derive(Component, Clone, Debug, PartialEq)]
+    /// struct Frozen(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..10).map(|_| Enemy));
+    /// let mut enemies = world.query_filtered::<Entity, With<Enemy>>();
+    /// assert_eq!(enemies.insert_all(&mut world, Frozen(3)), 10);
+    /// assert_eq!(world.query::<&Frozen>().iter(&world).count(), 10);
+    /// ```
+    #[track_caller]
+    pub fn insert_all<B: Bundle + Clone>(&mut self, world: &mut World, bundle: B) -> usize {
+        self.insert_all_with(world, |_| bundle.clone())
+    }
+
+    /// [`QueryState::insert_all`] with a bundle made for each entity by
+    /// `make`, which runs for every matched entity before any hook or move
+    /// (a panic in it changes nothing).
+    #[track_caller]
+    pub fn insert_all_with<B: Bundle>(
+        &mut self,
+        world: &mut World,
+        make: impl FnMut(Entity) -> B,
+    ) -> usize {
+        self.insert_all_with_mode(world, make, InsertMode::Replace)
+    }
+
+    /// [`QueryState::insert_all`], keeping the values an entity already
+    /// has (the new ones are dropped).
+    #[track_caller]
+    pub fn insert_all_if_new<B: Bundle + Clone>(&mut self, world: &mut World, bundle: B) -> usize {
+        self.insert_all_with_mode(world, |_| bundle.clone(), InsertMode::Keep)
+    }
+
+    #[track_caller]
+    fn insert_all_with_mode<B: Bundle>(
+        &mut self,
+        world: &mut World,
+        mut make: impl FnMut(Entity) -> B,
+        mode: InsertMode,
+    ) -> usize {
+        let groups = self.matched_groups(world);
+        let bundle_id = world.bundles.register_info::<B>(&mut world.components);
+        // Made before anything runs or moves: `make` (and `Clone`) is user
+        // code that may panic.
+        let values: Vec<B> = groups
+            .iter()
+            .flat_map(|group| group.entities.iter())
+            .map(|&entity| make(entity))
+            .collect();
+        let count = values.len();
+        insert_groups(world, &groups, values, bundle_id, mode);
+        world.flush_commands();
+        count
+    }
+
+    /// Removes the components of the bundle `B` that each matched entity
+    /// has, dropping them. Returns the number of entities matched.
+    ///
+    /// The result is that of
+    /// [`EntityWorldMut::remove`](super::EntityWorldMut::remove) on each
+    /// entity; `on_discard` and `on_remove` hooks and observers run, and
+    /// [`RemovedComponents`](crate::lifecycle::RemovedComponents) records
+    /// the removals, for every entity before anything moves.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Frozen;
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..10).map(|_| Frozen));
+    /// world.query::<&Frozen>().remove_all::<Frozen>(&mut world);
+    /// assert_eq!(world.query::<&Frozen>().iter(&world).count(), 0);
+    /// ```
+    #[track_caller]
+    pub fn remove_all<B: Bundle>(&mut self, world: &mut World) -> usize {
+        let groups = self.matched_groups(world);
+        let bundle_id = world.bundles.register_info::<B>(&mut world.components);
+        let count = groups.iter().map(|group| group.entities.len()).sum();
+        remove_groups(world, &groups, bundle_id);
+        world.flush_commands();
+        count
+    }
+
+    /// Despawns every entity the query matches, dropping its components.
+    /// Returns the number of entities despawned.
+    ///
+    /// The result is that of [`World::despawn`] on each entity;
+    /// `on_despawn`, `on_discard` and `on_remove` hooks and observers run
+    /// for every entity before any is despawned.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Dead;
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..10).map(|_| Dead));
+    /// let alive = world.spawn_empty().id();
+    /// assert_eq!(world.query_filtered::<(), With<Dead>>().despawn_all(&mut world), 10);
+    /// assert_eq!(world.entities().len(), 1);
+    /// assert!(world.get_entity(alive).is_ok());
+    /// ```
+    #[track_caller]
+    pub fn despawn_all(&mut self, world: &mut World) -> usize {
+        let groups = self.matched_groups(world);
+        let count = groups.iter().map(|group| group.entities.len()).sum();
+        despawn_groups(world, &groups);
+        world.flush_commands();
+        count
+    }
+
+    /// The matched entities, archetype by archetype, each in row order.
+    #[track_caller]
+    fn matched_groups(&mut self, world: &mut World) -> Vec<MatchedGroup> {
+        world.flush_entities();
+        self.update_archetypes(world);
+        let (last_run, this_run) = (world.last_change_tick(), world.change_tick());
+        let world: &World = world;
+        let mut groups = Vec::new();
+        for &archetype_id in &self.matched_archetype_ids {
+            let archetype = &world.archetypes[archetype_id];
+            if archetype.is_empty() {
+                continue;
+            }
+            let table = &world.storages.tables[archetype.table_id()];
+            let rows = archetype.entities_in(table);
+            let entities: Vec<Entity> = if F::IS_ARCHETYPAL && archetype.owns_table() {
+                // The archetype's rows are its table's: one copy.
+                table.entities().to_vec()
+            } else if F::IS_ARCHETYPAL {
+                rows.map(|row| row.id()).collect()
+            } else {
+                // SAFETY: the state was built for this world (checked by
+                // `update_archetypes`), whose shared borrow covers the
+                // filter's reads; it matches `archetype`, whose table is
+                // `table`.
+                let mut filter = unsafe {
+                    let mut filter = F::init_fetch(
+                        UnsafeWorldCell::new_readonly(world),
+                        &self.filter_state,
+                        last_run,
+                        this_run,
+                    );
+                    F::set_archetype(&mut filter, &self.filter_state, archetype, table);
+                    filter
+                };
+                rows.filter(|row| {
+                    // SAFETY: `row` is a row of the archetype the fetch was
+                    // set to.
+                    unsafe { F::filter_fetch(&mut filter, row.id(), row.table_row()) }
+                })
+                .map(|row| row.id())
+                .collect()
+            };
+            if !entities.is_empty() {
+                groups.push(MatchedGroup {
+                    archetype_id,
+                    entities,
+                });
+            }
+        }
+        groups
+    }
+}
+
+impl World {
+    /// Inserts a clone of `bundle` into every entity matching the filter
+    /// `F`: [`QueryState::insert_all`] on `World::query_filtered::<Entity,
+    /// F>()`. Returns the number of entities changed.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Enemy;
+    /// #[derive(Component, Clone)]
+    /// struct Frozen;
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3).map(|_| Enemy));
+    /// assert_eq!(world.insert_for::<With<Enemy>, _>(Frozen), 3);
+    /// ```
+    #[track_caller]
+    pub fn insert_for<F: QueryFilter, B: Bundle + Clone>(&mut self, bundle: B) -> usize {
+        self.query_filtered::<Entity, F>().insert_all(self, bundle)
+    }
+
+    /// Removes the bundle `B` from every entity matching the filter `F`:
+    /// [`QueryState::remove_all`]. Returns the number of entities matched.
+    #[track_caller]
+    pub fn remove_for<F: QueryFilter, B: Bundle>(&mut self) -> usize {
+        self.query_filtered::<Entity, F>().remove_all::<B>(self)
+    }
+
+    /// Despawns every entity matching the filter `F`:
+    /// [`QueryState::despawn_all`]. Returns the number of entities
+    /// despawned.
+    #[track_caller]
+    pub fn despawn_for<F: QueryFilter>(&mut self) -> usize {
+        self.query_filtered::<Entity, F>().despawn_all(self)
+    }
+}
+
+/// Whether `group` is every row of its table, which belongs to its
+/// archetype alone: then the table can move whole.
+fn moves_whole_table(world: &World, group: &MatchedGroup) -> bool {
+    let archetype = &world.archetypes[group.archetype_id];
+    archetype.owns_table()
+        && world.storages.tables[archetype.table_id()].entity_count() == group.entities.len()
+}
+
+/// The current location of a matched entity, which no hook could despawn
+/// (hooks and observers only queue commands).
+#[track_caller]
+fn matched_location(world: &World, entity: Entity) -> EntityLocation {
+    world
+        .entities
+        .get(entity)
+        .unwrap_or_else(|| panic!("entity {entity} matched by a bulk change is no longer spawned"))
+}
+
+/// Inserts `values` (one per matched entity, in group order) into the
+/// groups' entities.
+fn insert_groups<B: Bundle>(
+    world: &mut World,
+    groups: &[MatchedGroup],
+    values: Vec<B>,
+    bundle_id: BundleId,
+    mode: InsertMode,
+) {
+    // Read before any hook runs: the values carry the tick of the call.
+    let change_tick = world.change_tick();
+    let targets: Vec<InsertTarget> = groups
+        .iter()
+        .map(|group| {
+            world.bundles[bundle_id].insert_bundle_into_archetype(
+                &mut world.archetypes,
+                &mut world.storages,
+                &world.components,
+                group.archetype_id,
+            )
+        })
+        .collect();
+    if targets.iter().any(|target| target.has_required) {
+        // Required components are made by user constructors, one entity at
+        // a time: then each entity is inserted in turn, hooks included.
+        let entities = groups.iter().flat_map(|group| group.entities.iter());
+        for (&entity, value) in entities.zip(values) {
+            world.flush_entities();
+            let location = matched_location(world, entity);
+            // SAFETY: `location` is current and the world is flushed.
+            unsafe { insert_bundle(world, entity, location, bundle_id, value, mode) };
+        }
+        return;
+    }
+    if mode == InsertMode::Replace {
+        for group in groups {
+            let flags = world.archetypes[group.archetype_id].flags();
+            if flags.intersects(Lifecycle::Discard.any_flags()) {
+                for &entity in &group.entities {
+                    fire_before_replace(world, entity, group.archetype_id, bundle_id);
+                }
+            }
+        }
+    }
+    world.flush_entities();
+    let mut panics = DropPanics::default();
+    let mut values = values.into_iter();
+    for (group, &target) in groups.iter().zip(&targets) {
+        let values = values.by_ref().take(group.entities.len());
+        let whole = target.archetype_id != group.archetype_id
+            && moves_whole_table(world, group)
+            && world.archetypes[target.archetype_id].table_id()
+                != world.archetypes[group.archetype_id].table_id();
+        if whole {
+            // SAFETY: the group is every row of its table, which its
+            // archetype owns; `target` was resolved for it and leads to
+            // another table.
+            unsafe {
+                insert_whole_table(
+                    world,
+                    group,
+                    values,
+                    bundle_id,
+                    target,
+                    change_tick,
+                    mode,
+                    &mut panics,
+                )
+            };
+        } else {
+            for (&entity, value) in group.entities.iter().zip(values) {
+                let location = matched_location(world, entity);
+                // SAFETY: `location` is current; `target` was resolved for
+                // its archetype and nothing changed archetypes since.
+                unsafe {
+                    move_and_write(
+                        world,
+                        entity,
+                        location,
+                        bundle_id,
+                        value,
+                        mode,
+                        target,
+                        change_tick,
+                        &mut panics,
+                    )
+                };
+            }
+        }
+    }
+    for (group, target) in groups.iter().zip(&targets) {
+        let flags = world.archetypes[target.archetype_id].flags();
+        if flags.intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags()) {
+            for &entity in &group.entities {
+                fire_after_insert(
+                    world,
+                    entity,
+                    target.archetype_id,
+                    bundle_id,
+                    group.archetype_id,
+                    mode,
+                );
+            }
+        }
+    }
+    // A panicking `Drop` (of a replaced value) goes on once every entity
+    // is whole, hooks included.
+    panics.finish();
+}
+
+/// Moves the whole table of `group` to the table of `target`, writes the
+/// values, and sets every moved entity's location.
+///
+/// # Safety
+/// `group` is every row of its archetype's table, which the archetype
+/// owns; `target` is the insert target of `bundle_id` from that archetype,
+/// with a different table and no required components; `values` yields one
+/// value per entity of the group.
+#[allow(clippy::too_many_arguments)]
+unsafe fn insert_whole_table<B: Bundle>(
+    world: &mut World,
+    group: &MatchedGroup,
+    values: impl Iterator<Item = B>,
+    bundle_id: BundleId,
+    target: InsertTarget,
+    change_tick: crate::change_detection::Tick,
+    mode: InsertMode,
+    panics: &mut DropPanics,
+) {
+    let source = &world.archetypes[group.archetype_id];
+    let (source_table, target_table) = (
+        source.table_id(),
+        world.archetypes[target.archetype_id].table_id(),
+    );
+    let edge = source
+        .edges()
+        .get_archetype_after_bundle_insert(bundle_id)
+        .expect("insert edge is cached");
+    let status = (!target.all_added).then_some(&*edge.bundle_status);
+    let moves = source.edges().table_moves(EdgeKind::Insert(bundle_id));
+    let (old_table, new_table) = world.storages.tables.get_2_mut(source_table, target_table);
+    let start = new_table.entity_count();
+    // SAFETY: different tables; `moves` is the cached edge's (computed for
+    // these two tables); each moved entity is pushed below, right after
+    // its row gets a value in every column the target adds (the bundle's
+    // new components; required ones there are none).
+    let moved = unsafe { old_table.move_all_rows(new_table, moves, panics) };
+    let bundle_info = &world.bundles[bundle_id];
+    let mut written = 0;
+    for (&entity, value) in moved.iter().zip(values) {
+        let row = new_table.push_entity(entity);
+        // SAFETY: `row` is the entity's row, the last one, just pushed;
+        // `status` was computed for the source archetype; the target
+        // archetype has a sparse set for every sparse bundle component.
+        unsafe {
+            write_bundle(
+                value,
+                bundle_info,
+                status,
+                None,
+                entity,
+                new_table,
+                row,
+                &mut world.storages.sparse_sets,
+                &world.components,
+                change_tick,
+                mode,
+                panics,
+            )
+        };
+        written += 1;
+    }
+    assert_eq!(written, moved.len(), "one value per moved entity");
+    set_moved_locations(
+        world,
+        group.archetype_id,
+        target.archetype_id,
+        &moved,
+        start,
+    );
+}
+
+/// Records that `moved` left the archetype `from` (whose rows they all
+/// were) for rows `start..` of the table of archetype `to`.
+fn set_moved_locations(
+    world: &mut World,
+    from: ArchetypeId,
+    to: ArchetypeId,
+    moved: &[Entity],
+    start: usize,
+) {
+    world.archetypes[from].clear_entities();
+    let target = &mut world.archetypes[to];
+    let table_id = target.table_id();
+    target.reserve(moved.len());
+    for (i, &entity) in moved.iter().enumerate() {
+        let table_row = TableRow::new(start + i);
+        let location = EntityLocation {
+            archetype_id: to,
+            archetype_row: target.allocate(entity, table_row),
+            table_id,
+            table_row,
+        };
+        // SAFETY: `entity` is live, and its values are now at `location`
+        // (moved to row `start + i` of the target table, in row order).
+        unsafe { world.entities.set(entity.index(), location) };
+    }
+}
+
+/// Removes the bundle `bundle_id` from the groups' entities.
+fn remove_groups(world: &mut World, groups: &[MatchedGroup], bundle_id: BundleId) {
+    let targets: Vec<ArchetypeId> = groups
+        .iter()
+        .map(|group| {
+            world.bundles[bundle_id]
+                .remove_bundle_from_archetype(
+                    &mut world.archetypes,
+                    &mut world.storages,
+                    &world.components,
+                    group.archetype_id,
+                    true,
+                )
+                .expect("remove always has a target archetype")
+        })
+        .collect();
+    for (group, &target) in groups.iter().zip(&targets) {
+        if target != group.archetype_id {
+            for &entity in &group.entities {
+                let location = matched_location(world, entity);
+                fire_before_remove(world, entity, location, bundle_id);
+            }
+        }
+    }
+    world.flush_entities();
+    let mut panics = DropPanics::default();
+    for (group, &target) in groups.iter().zip(&targets) {
+        if target == group.archetype_id {
+            continue;
+        }
+        let source_table = world.archetypes[group.archetype_id].table_id();
+        if moves_whole_table(world, group) && world.archetypes[target].table_id() != source_table {
+            remove_whole_table(world, group, bundle_id, target, &mut panics);
+        } else {
+            for &entity in &group.entities {
+                let location = matched_location(world, entity);
+                // SAFETY: `location` is current, the world is flushed, and
+                // the remove edge to `target` was cached above.
+                unsafe {
+                    remove_bundle_unhooked(world, entity, location, bundle_id, target, &mut panics)
+                };
+            }
+        }
+    }
+    panics.finish();
+}
+
+/// Moves the whole table of `group` to the table of `target`, dropping the
+/// bundle's values (table and sparse), and sets every moved entity's
+/// location. `group` must be every row of its archetype's table, which the
+/// archetype owns, and `target` the remove target of `bundle_id` from it,
+/// with another table.
+fn remove_whole_table(
+    world: &mut World,
+    group: &MatchedGroup,
+    bundle_id: BundleId,
+    target: ArchetypeId,
+    panics: &mut DropPanics,
+) {
+    let source = &world.archetypes[group.archetype_id];
+    assert!(
+        moves_whole_table(world, group),
+        "the group is its whole table"
+    );
+    let sparse: Vec<ComponentId> = world.bundles[bundle_id]
+        .components()
+        .iter()
+        .copied()
+        .filter(|&id| source.get_storage_type(id) == Some(StorageType::SparseSet))
+        .collect();
+    if !sparse.is_empty() {
+        for &entity in &group.entities {
+            drop_sparse_values(
+                &mut world.storages.sparse_sets,
+                sparse.iter().copied(),
+                entity,
+                panics,
+            );
+        }
+    }
+    let (source_table, target_table) = (source.table_id(), world.archetypes[target].table_id());
+    let moves = source.edges().table_moves(EdgeKind::Remove(bundle_id));
+    let (old_table, new_table) = world.storages.tables.get_2_mut(source_table, target_table);
+    let start = new_table.entity_count();
+    // SAFETY: different tables (checked by the caller); `moves` is the
+    // cached remove edge's; the target adds no column (a remove only takes
+    // away), so pushing the entities below lines its rows up again.
+    let moved = unsafe { old_table.move_all_rows(new_table, moves, panics) };
+    for &entity in &moved {
+        new_table.push_entity(entity);
+    }
+    set_moved_locations(world, group.archetype_id, target, &moved, start);
+}
+
+/// Despawns the groups' entities.
+fn despawn_groups(world: &mut World, groups: &[MatchedGroup]) {
+    for group in groups {
+        let archetype = &world.archetypes[group.archetype_id];
+        let flags = archetype.flags();
+        if !flags.intersects(
+            Lifecycle::Despawn.any_flags()
+                | Lifecycle::Discard.any_flags()
+                | Lifecycle::Remove.any_flags()
+                | ArchetypeFlags::REMOVAL_TRACKED,
+        ) {
+            continue;
+        }
+        let components: Vec<ComponentId> = archetype.components().collect();
+        for &entity in &group.entities {
+            for kind in [Lifecycle::Despawn, Lifecycle::Discard, Lifecycle::Remove] {
+                if flags.intersects(kind.any_flags()) {
+                    trigger_lifecycle(world, kind, entity, &components);
+                }
+            }
+            // After the entity's hooks: one that panics leaves it, and no
+            // message, behind.
+            if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
+                world
+                    .removed_components
+                    .record(entity, components.iter().copied());
+            }
+        }
+    }
+    // Entities the hooks reserved become live before the frees below,
+    // which would otherwise hand their ids out again.
+    world.flush_entities();
+    let mut panics = DropPanics::default();
+    for group in groups {
+        if moves_whole_table(world, group) {
+            despawn_whole_table(world, group, &mut panics);
+        } else {
+            for &entity in &group.entities {
+                let location = world.entities.free(entity).expect("hooks cannot despawn");
+                // SAFETY: `location` was the entity's location as it was
+                // freed, and nothing has moved since.
+                unsafe { remove_entity(world, entity, location, &mut panics) };
+            }
+        }
+    }
+    panics.finish();
+}
+
+/// Frees every entity of `group`, which is every row of its archetype's
+/// table (owned by the archetype), and drops all their values.
+fn despawn_whole_table(world: &mut World, group: &MatchedGroup, panics: &mut DropPanics) {
+    for &entity in &group.entities {
+        world.entities.free(entity).expect("hooks cannot despawn");
+    }
+    let archetype = &mut world.archetypes[group.archetype_id];
+    if !archetype.sparse_set_components().is_empty() {
+        for &entity in &group.entities {
+            drop_sparse_values(
+                &mut world.storages.sparse_sets,
+                archetype.sparse_set_components().iter().copied(),
+                entity,
+                panics,
+            );
+        }
+    }
+    archetype.clear_entities();
+    world.storages.tables[archetype.table_id()].clear(panics);
+}
