@@ -248,6 +248,7 @@ mod fetch;
 mod filter;
 mod iter;
 mod iter_many;
+mod lens;
 mod par_iter;
 mod state;
 mod world_query;
