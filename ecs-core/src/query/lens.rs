@@ -161,7 +161,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             .filter(|&id| other.matches_archetype(id));
         QueryState::from_matches(
             world,
-            self.archetype_generation().min(other.archetype_generation()),
+            self.archetype_generation()
+                .min(other.archetype_generation()),
             access,
             fetch_state,
             filter_state,
@@ -266,13 +267,7 @@ impl Allowed {
 
 #[cold]
 #[track_caller]
-fn refuse(
-    what: &str,
-    lens: &str,
-    source: &str,
-    refusal: Refusal,
-    components: &Components,
-) -> ! {
+fn refuse(what: &str, lens: &str, source: &str, refusal: Refusal, components: &Components) -> ! {
     let name = |id: ComponentId| components.get_name(id).unwrap_or("?").to_owned();
     let reason = match refusal {
         Refusal::Read(id) => format!("reads `{}`, which the source does not access", name(id)),

@@ -250,6 +250,7 @@ mod iter;
 mod iter_many;
 mod lens;
 mod par_iter;
+mod sort;
 mod state;
 mod world_query;
 
@@ -263,6 +264,7 @@ pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;
 pub use iter_many::{QueryManyIter, QueryManyMatchedIter, QueryManyUnwrappedIter};
 pub use par_iter::QueryParIter;
+pub use sort::QuerySortedIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{
