@@ -466,3 +466,91 @@ fn a_panicking_comparator_leaves_the_world_usable() {
     let mut all = world.query::<&A>();
     assert_eq!(all.iter(&world).count(), 6);
 }
+
+// ---- contiguous access ----------------------------------------------------------
+
+#[test]
+fn contiguous_iter_yields_each_table_as_slices() {
+    let mut world = World::new();
+    for i in 0..10 {
+        let mut e = world.spawn((A(i), B(i * 10)));
+        if i % 2 == 0 {
+            e.insert(C(i));
+        }
+    }
+    world.spawn(B(99));
+    world
+        .run_system_once(|query: Query<(Entity, &A, Option<&C>, Has<C>)>| {
+            let mut tables = 0;
+            let mut total = 0;
+            for (entities, a, c, has_c) in query.contiguous_iter().unwrap() {
+                tables += 1;
+                assert_eq!(entities.len(), a.len());
+                assert_eq!(c.is_some(), has_c);
+                if let Some(c) = c {
+                    assert_eq!(c.len(), a.len());
+                    assert!(a.iter().zip(c).all(|(a, c)| a.0 == c.0));
+                }
+                total += a.iter().map(|a| a.0).sum::<u32>();
+            }
+            assert_eq!(tables, 2);
+            assert_eq!(total, 45);
+        })
+        .unwrap();
+}
+
+#[test]
+fn contiguous_iter_mut_writes_and_marks_changed_once_per_table() {
+    let mut world = World::new();
+    for i in 0..6 {
+        world.spawn((A(i), B(i)));
+    }
+    world.spawn(A(100));
+    world.clear_trackers();
+    let mut state = world.query_filtered::<(&mut A, Ref<B>), Without<C>>();
+    for (mut a, b) in state.contiguous_iter_mut(&mut world).unwrap() {
+        assert!(b.is_changed_iter().all(|changed| !changed));
+        assert_eq!(a.is_changed_iter().filter(|c| *c).count(), 0);
+        for (a, b) in a.iter_mut().zip(b.iter()) {
+            a.0 += b.0;
+        }
+        assert!(a.is_changed_iter().all(|changed| changed));
+    }
+    let mut changed = world.query_filtered::<&A, Changed<A>>();
+    assert_eq!(
+        values(changed.iter(&world)),
+        BTreeSet::from([0, 2, 4, 6, 8, 10])
+    );
+}
+
+#[test]
+fn bypassing_change_detection_marks_nothing() {
+    let mut world = World::new();
+    world.spawn(A(1));
+    world.clear_trackers();
+    let mut state = world.query::<&mut A>();
+    for mut a in state.contiguous_iter_mut(&mut world).unwrap() {
+        a.bypass_change_detection()[0].0 = 7;
+    }
+    let mut changed = world.query_filtered::<&A, Changed<A>>();
+    assert_eq!(changed.iter(&world).count(), 0);
+    let mut all = world.query::<&A>();
+    assert_eq!(values(all.iter(&world)), BTreeSet::from([7]));
+}
+
+#[test]
+fn contiguous_iter_of_a_sparse_query_is_an_error() {
+    let mut world = world_abc();
+    let mut state = world.query::<(&A, &S)>();
+    let error = state.contiguous_iter(&world).err().unwrap();
+    assert!(error.to_string().contains("not dense"), "{error}");
+    let mut filtered = world.query_filtered::<&A, With<S>>();
+    assert!(filtered.contiguous_iter(&world).is_err());
+    // A dense lens of a sparse query walks archetypes, so it is refused too.
+    world
+        .run_system_once(|mut query: Query<(&A, &S)>| {
+            let mut lens = query.transmute_lens::<&A>();
+            assert!(lens.query().contiguous_iter().is_err());
+        })
+        .unwrap();
+}

@@ -243,6 +243,7 @@
 mod access;
 mod archetype_filter;
 mod combinations;
+mod contiguous;
 mod error;
 mod fetch;
 mod filter;
@@ -257,6 +258,9 @@ mod world_query;
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
 pub use archetype_filter::ArchetypeFilter;
 pub use combinations::QueryCombinationIter;
+pub use contiguous::{
+    ContiguousMut, ContiguousQueryData, ContiguousRef, QueryContiguousIter, QueryNotDenseError,
+};
 pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};

@@ -4,8 +4,9 @@ use crate::{
     change_detection::Tick,
     entity::Entity,
     query::{
-        QueryCombinationIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
-        QueryParIter, QuerySingleError, QueryState, ReadOnlyQueryData,
+        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter, QueryData,
+        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryNotDenseError, QueryParIter,
+        QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -474,6 +475,95 @@ impl<'a, 's, D: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'_, 's
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
+    }
+}
+
+// ---- contiguous access -------------------------------------------------------
+
+impl<'w, 's, D: QueryData, F: ArchetypeFilter> Query<'w, 's, D, F> {
+    /// The matches as read-only slices, one table at a time (see
+    /// [`ContiguousQueryData`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Health(1.0));
+    /// world.spawn(Health(2.0));
+    /// world
+    ///     .run_system_once(|query: Query<(Entity, &Health)>| {
+    ///         let mut total = 0.0;
+    ///         for (entities, health) in query.contiguous_iter().unwrap() {
+    ///             assert_eq!(entities.len(), health.len());
+    ///             total += health.iter().map(|h| h.0).sum::<f32>();
+    ///         }
+    ///         assert_eq!(total, 3.0);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryNotDenseError`] if the query walks archetypes (a term or
+    /// filter names a sparse-set component).
+    pub fn contiguous_iter(
+        &self,
+    ) -> Result<QueryContiguousIter<'_, 's, D::ReadOnly, F>, QueryNotDenseError>
+    where
+        D::ReadOnly: ContiguousQueryData,
+    {
+        self.as_readonly().contiguous_iter_inner()
+    }
+
+    /// The matches as slices, one table at a time, mutably: each `&mut T`
+    /// term is a [`ContiguousMut`](crate::query::ContiguousMut), which
+    /// marks its table's rows changed once, when first written through.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Health(10.0)).id();
+    /// world
+    ///     .run_system_once(|mut query: Query<&mut Health>| {
+    ///         for mut health in query.contiguous_iter_mut().unwrap() {
+    ///             for h in health.iter_mut() {
+    ///                 h.0 *= 0.5;
+    ///             }
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(world.get::<Health>(e).unwrap().0, 5.0);
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_iter_mut(
+        &mut self,
+    ) -> Result<QueryContiguousIter<'_, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        self.reborrow().contiguous_iter_inner()
+    }
+
+    /// [`Query::contiguous_iter_mut`], consuming the query.
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_iter_inner(
+        self,
+    ) -> Result<QueryContiguousIter<'w, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe { QueryContiguousIter::new(self.world, self.state, self.last_run, self.this_run) }
     }
 }
 
