@@ -397,10 +397,8 @@ fn a_stable_sort_keeps_the_iteration_order_of_equal_keys() {
 fn sort_of_a_mutable_query_may_write_the_sort_key() {
     let mut world = ranked();
     let mut query = world.query::<&mut A>();
-    let mut next = 0;
-    for mut a in query.iter_mut(&mut world).sort::<&A>() {
-        a.0 = next;
-        next += 1;
+    for (rank, mut a) in query.iter_mut(&mut world).sort::<&A>().enumerate() {
+        a.0 = rank as u32;
     }
     let mut all = world.query::<&A>();
     assert_eq!(values(all.iter(&world)), (0..6).collect());

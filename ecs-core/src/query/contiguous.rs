@@ -194,7 +194,7 @@ unsafe impl<T: Component> ContiguousQueryData for Has<T> {
     type Contiguous<'w> = bool;
 
     #[inline]
-    unsafe fn fetch_contiguous<'w>(&id: &ComponentId, table: &'w Table, _: Tick, _: Tick) -> bool {
+    unsafe fn fetch_contiguous(&id: &ComponentId, table: &Table, _: Tick, _: Tick) -> bool {
         table.has_column(id)
     }
 }
