@@ -57,6 +57,7 @@ pub mod prelude {
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
+    pub use crate::query::{ContiguousMut, ContiguousRef};
     pub use crate::relation::{Related, Relation, Sources, Targets};
     pub use crate::relationship::RelationshipTarget;
     pub use crate::resource::Resource;

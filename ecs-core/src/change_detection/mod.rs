@@ -51,6 +51,8 @@ mod tick;
 
 // Bevy's paths for items defined in other modules.
 pub use crate::system::{Res, ResMut};
+// Where bevy users find the contiguous slices of `contiguous_iter`.
+pub use crate::query::{ContiguousMut, ContiguousRef};
 
 pub(crate) use tick::CountedTick;
 pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};

@@ -97,7 +97,7 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
         // Only the list of the walk in use is kept; the other stays empty.
         let (tables, archetypes): (&'s [TableId], &'s [ArchetypeId]) = match at_start {
             false => (&[], &[]),
-            true if QueryState::<D, F>::IS_DENSE => (&state.matched_table_ids, &[]),
+            true if state.walks_tables() => (&state.matched_table_ids, &[]),
             true => (&[], &state.matched_archetype_ids),
         };
         Cursor {
@@ -120,7 +120,7 @@ impl<'w, 's, F: QueryFilter> Cursor<'w, 's, F> {
         archetypes: &'w Archetypes,
         tables: &'w Tables,
     ) -> bool {
-        if QueryState::<D, F>::IS_DENSE {
+        if state.walks_tables() {
             let Some(&id) = self.table_ids.next() else {
                 return false;
             };

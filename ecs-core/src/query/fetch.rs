@@ -45,6 +45,10 @@ macro_rules! component_id_state {
             world.register_component::<T>()
         }
 
+        fn get_state(components: &crate::component::Components) -> Option<ComponentId> {
+            components.component_id::<T>()
+        }
+
         fn matches_component_set(
             &id: &ComponentId,
             set_contains_id: &impl Fn(ComponentId) -> bool,
@@ -554,6 +558,10 @@ unsafe impl WorldQuery for Entity {
     unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
     fn update_component_access(_: &(), _: &mut FilteredAccess) {}
     fn init_state(_: &mut World) {}
+
+    fn get_state(_: &crate::component::Components) -> Option<()> {
+        Some(())
+    }
     fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
         true
     }
@@ -620,6 +628,10 @@ unsafe impl<T: Component> WorldQuery for Has<T> {
 
     fn init_state(world: &mut World) -> ComponentId {
         world.register_component::<T>()
+    }
+
+    fn get_state(components: &crate::component::Components) -> Option<ComponentId> {
+        components.component_id::<T>()
     }
 
     fn matches_component_set(_: &ComponentId, _: &impl Fn(ComponentId) -> bool) -> bool {
@@ -739,6 +751,10 @@ unsafe impl<D: WorldQuery> WorldQuery for Option<D> {
 
     fn init_state(world: &mut World) -> D::State {
         D::init_state(world)
+    }
+
+    fn get_state(components: &crate::component::Components) -> Option<D::State> {
+        D::get_state(components)
     }
 
     fn matches_component_set(_: &D::State, _: &impl Fn(ComponentId) -> bool) -> bool {
@@ -954,6 +970,10 @@ macro_rules! tuple_world_query {
                 ($($name::init_state(world),)*)
             }
 
+            fn get_state(components: &crate::component::Components) -> Option<Self::State> {
+                Some(($($name::get_state(components)?,)*))
+            }
+
             fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
                 let ($($name,)*) = state;
                 true $(&& $name::matches_component_set($name, set_contains_id))*
@@ -1068,6 +1088,10 @@ macro_rules! alternatives_world_query {
 
         fn init_state(world: &mut World) -> Self::State {
             ($($name::init_state(world),)*)
+        }
+
+        fn get_state(components: &crate::component::Components) -> Option<Self::State> {
+            Some(($($name::get_state(components)?,)*))
         }
 
         fn matches_component_set(state: &Self::State, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {

@@ -44,20 +44,25 @@ use crate::{
 /// `count` of a query whose filter is archetypal (no `Added`/`Changed`)
 /// adds up lengths without visiting rows, and `size_hint` is then exact.
 pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
+    /// The world and ticks the iterator was made with, kept for `sort`.
+    pub(super) world: UnsafeWorldCell<'w>,
+    pub(super) last_run: Tick,
+    pub(super) this_run: Tick,
     /// The world's tables as a slice: held in registers through a loop,
     /// where `&Tables` would be reloaded after every write through an item.
     tables: &'w [Table],
     archetypes: &'w Archetypes,
-    state: &'s QueryState<D, F>,
+    pub(super) state: &'s QueryState<D, F>,
     table_ids: std::slice::Iter<'s, TableId>,
     /// The column cache slots of the tables still in `table_ids`.
     table_columns: ColumnSlots<'s>,
     archetype_ids: std::slice::Iter<'s, ArchetypeId>,
     /// The current table's entities (dense walk, or an archetype that
     /// fills its table).
-    table_entities: &'w [Entity],
-    /// The current archetype's entities (archetype walk).
-    archetype_entities: &'w [ArchetypeEntity],
+    pub(super) table_entities: &'w [Entity],
+    /// The current archetype's entities (archetype walk); for a dense
+    /// query walking archetypes (a lens), those after the current run.
+    pub(super) archetype_entities: &'w [ArchetypeEntity],
     /// Whether the current archetype is walked by table row.
     by_table_row: bool,
     fetch: D::Fetch<'w>,
@@ -117,13 +122,23 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
     ) -> Self {
         // SAFETY: forwarded.
         let (fetch, filter) = unsafe { state.init_fetches(world, last_run, this_run) };
+        // A lens walking archetypes ignores its table list (see
+        // `QueryState::walks_tables`).
+        let table_ids: &'s [TableId] = if state.archetype_walk {
+            &[]
+        } else {
+            &state.matched_table_ids
+        };
         QueryIter {
+            world,
+            last_run,
+            this_run,
             // SAFETY: the iterator reads only what the caller's access
             // covers (caller).
             tables: unsafe { world.storages() }.tables.iter().as_slice(),
             archetypes: world.archetypes(),
             state,
-            table_ids: state.matched_table_ids.iter(),
+            table_ids: table_ids.iter(),
             table_columns: ColumnSlots::new(&state.matched_table_columns),
             archetype_ids: state.matched_archetype_ids.iter(),
             table_entities: &[],
@@ -170,7 +185,12 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 self.current_row = 0;
                 return true;
             }
-        } else {
+        }
+        if !QueryState::<D, F>::IS_DENSE || self.state.archetype_walk {
+            if QueryState::<D, F>::IS_DENSE && !self.archetype_entities.is_empty() {
+                self.next_table_run();
+                return true;
+            }
             for &archetype_id in self.archetype_ids.by_ref() {
                 let archetype = &self.archetypes[archetype_id];
                 if archetype.is_empty() {
@@ -186,17 +206,40 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 // An archetype holding every row of its table is walked by
                 // table row: same entities, sequential column access.
                 self.by_table_row = archetype.len() == table.entity_count();
+                self.current_len = archetype.len();
+                self.current_row = 0;
                 if self.by_table_row {
                     self.table_entities = table.entities();
+                } else if QueryState::<D, F>::IS_DENSE {
+                    // A dense walk steps through table rows: it takes the
+                    // archetype's rows as runs of consecutive table rows.
+                    self.table_entities = table.entities();
+                    self.archetype_entities = archetype.shared_entities();
+                    self.next_table_run();
                 } else {
                     self.archetype_entities = archetype.shared_entities();
                 }
-                self.current_len = archetype.len();
-                self.current_row = 0;
                 return true;
             }
         }
         false
+    }
+
+    /// Points the row cursor at the next run of consecutive table rows
+    /// in `archetype_entities` (a dense query walking archetypes), and
+    /// drops the run from it.
+    #[cold]
+    fn next_table_run(&mut self) {
+        let entities = self.archetype_entities;
+        let start = entities[0].table_row().index();
+        let run = 1 + entities[1..]
+            .iter()
+            .zip(start + 1..)
+            .take_while(|(e, row)| e.table_row().index() == *row)
+            .count();
+        self.archetype_entities = &entities[run..];
+        self.current_row = start;
+        self.current_len = start + run;
     }
 
     #[inline(always)]
@@ -252,23 +295,26 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
 
     fn remaining_max(&self) -> usize {
         let current = self.current_len - self.current_row;
+        let mut rest = 0;
         if QueryState::<D, F>::IS_DENSE {
-            current
-                + self
-                    .table_ids
-                    .as_slice()
-                    .iter()
-                    .map(|&id| self.tables[id.index()].entity_count())
-                    .sum::<usize>()
-        } else {
-            current
-                + self
-                    .archetype_ids
-                    .as_slice()
-                    .iter()
-                    .map(|&id| self.archetypes[id].len())
-                    .sum::<usize>()
+            rest += self
+                .table_ids
+                .as_slice()
+                .iter()
+                .map(|&id| self.tables[id.index()].entity_count())
+                .sum::<usize>();
+            // The runs still to come of the current archetype (a lens).
+            rest += self.archetype_entities.len();
         }
+        if !QueryState::<D, F>::IS_DENSE || self.state.archetype_walk {
+            rest += self
+                .archetype_ids
+                .as_slice()
+                .iter()
+                .map(|&id| self.archetypes[id].len())
+                .sum::<usize>();
+        }
+        current + rest
     }
 }
 

@@ -243,18 +243,24 @@
 mod access;
 mod archetype_filter;
 mod combinations;
+mod contiguous;
 mod error;
 mod fetch;
 mod filter;
 mod iter;
 mod iter_many;
+mod lens;
 mod par_iter;
+mod sort;
 mod state;
 mod world_query;
 
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
 pub use archetype_filter::ArchetypeFilter;
 pub use combinations::QueryCombinationIter;
+pub use contiguous::{
+    ContiguousMut, ContiguousQueryData, ContiguousRef, QueryContiguousIter, QueryNotDenseError,
+};
 pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};
@@ -262,6 +268,7 @@ pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;
 pub use iter_many::{QueryManyIter, QueryManyMatchedIter, QueryManyUnwrappedIter};
 pub use par_iter::QueryParIter;
+pub use sort::QuerySortedIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{

@@ -55,7 +55,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
         // SAFETY: only the tables' lengths are read.
         let tables = &unsafe { self.world.storages() }.tables;
         let archetypes = self.world.archetypes();
-        let dense = QueryState::<D, F>::IS_DENSE;
+        let dense = self.state.walks_tables();
         let table_lens = self
             .state
             .matched_table_ids
@@ -94,7 +94,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
             (self.world, self.state, self.last_run, self.this_run);
         let func = &func;
         rayon::scope(|scope| {
-            if QueryState::<D, F>::IS_DENSE {
+            if state.walks_tables() {
                 for (match_index, &table_id) in state.matched_table_ids.iter().enumerate() {
                     // SAFETY: only the table's length is read here.
                     let table = &unsafe { world.storages() }.tables[table_id];

@@ -61,6 +61,10 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     component_access: FilteredAccess,
     pub(crate) fetch_state: D::State,
     pub(crate) filter_state: F::State,
+    /// Set on a lens of a query that walks archetypes: the lens walks the
+    /// matched archetypes even when its own terms are dense, since the
+    /// source's matches may cover only part of a table.
+    pub(crate) archetype_walk: bool,
     marker: PhantomData<fn() -> (D, F)>,
 }
 
@@ -109,6 +113,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             component_access,
             fetch_state,
             filter_state,
+            archetype_walk: false,
             marker: PhantomData,
         };
         state.update_archetypes(world);
@@ -745,5 +750,55 @@ impl World {
     #[track_caller]
     pub fn query_filtered<D: QueryData, F: QueryFilter>(&mut self) -> QueryState<D, F> {
         QueryState::new(self)
+    }
+}
+
+/// The constructor and walk choice behind query lenses (`lens.rs`).
+impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
+    /// Whether iteration walks the matched tables (a dense query that is
+    /// not a lens of an archetype-walking query) rather than archetypes.
+    #[inline(always)]
+    pub(crate) fn walks_tables(&self) -> bool {
+        Self::IS_DENSE && !self.archetype_walk
+    }
+
+    /// The archetype generation the match cache is up to date with.
+    pub(super) fn archetype_generation(&self) -> ArchetypeGeneration {
+        self.archetype_generation
+    }
+
+    /// A state matching exactly `archetype_ids` of `world`, with the given
+    /// access and term states; `source_walks_tables` tells whether the
+    /// query these matches come from walks tables.
+    pub(super) fn from_matches(
+        world: UnsafeWorldCell<'_>,
+        generation: ArchetypeGeneration,
+        component_access: FilteredAccess,
+        fetch_state: D::State,
+        filter_state: F::State,
+        archetype_ids: impl Iterator<Item = ArchetypeId>,
+        source_walks_tables: bool,
+    ) -> Self {
+        let mut state = QueryState {
+            world_id: world.id(),
+            archetype_generation: generation,
+            matched_tables: FixedBitSet::new(),
+            matched_archetypes: FixedBitSet::new(),
+            matched_table_ids: Vec::new(),
+            matched_table_columns: Vec::new(),
+            matched_archetype_ids: Vec::new(),
+            component_access,
+            fetch_state,
+            filter_state,
+            archetype_walk: Self::IS_DENSE && !source_walks_tables,
+            marker: PhantomData,
+        };
+        let archetypes = world.archetypes();
+        // SAFETY: only the tables' layout (their columns) is read.
+        let tables = &unsafe { world.storages() }.tables;
+        for id in archetype_ids {
+            state.new_archetype(&archetypes[id], tables);
+        }
+        state
     }
 }

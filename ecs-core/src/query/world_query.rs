@@ -1,7 +1,7 @@
 use crate::{
     archetype::Archetype,
     change_detection::Tick,
-    component::ComponentId,
+    component::{ComponentId, Components},
     entity::Entity,
     storage::{Table, TableRow},
     world::{UnsafeWorldCell, World},
@@ -188,6 +188,18 @@ pub unsafe trait WorldQuery {
 
     /// Builds the state, registering the components involved.
     fn init_state(world: &mut World) -> Self::State;
+
+    /// Builds the state from the components already registered, without
+    /// `&mut World` (what query lenses and sorts use): `None` if a
+    /// component involved is not registered yet.
+    ///
+    /// The default answers `None`, which makes a lens to this query panic
+    /// asking for the components to be registered: an impl that can look
+    /// its components up should override it.
+    fn get_state(components: &Components) -> Option<Self::State> {
+        let _ = components;
+        None
+    }
 
     /// Whether an archetype with the components for which `set_contains_id`
     /// is true matches.

@@ -121,7 +121,7 @@ pub use param::{
     Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
 };
 pub use param_set::ParamSet;
-pub use query::Query;
+pub use query::{Query, QueryLens};
 pub use read_only::{
     assert_is_read_only_system, assert_is_system, assert_system_does_not_conflict, ReadOnlySystem,
 };

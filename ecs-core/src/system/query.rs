@@ -4,8 +4,9 @@ use crate::{
     change_detection::Tick,
     entity::Entity,
     query::{
-        QueryCombinationIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
-        QueryParIter, QuerySingleError, QueryState, ReadOnlyQueryData,
+        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter, QueryData,
+        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryNotDenseError, QueryParIter,
+        QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -474,5 +475,318 @@ impl<'a, 's, D: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'_, 's
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
+    }
+}
+
+// ---- contiguous access -------------------------------------------------------
+
+impl<'w, 's, D: QueryData, F: ArchetypeFilter> Query<'w, 's, D, F> {
+    /// The matches as read-only slices, one table at a time (see
+    /// [`ContiguousQueryData`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Health(1.0));
+    /// world.spawn(Health(2.0));
+    /// world
+    ///     .run_system_once(|query: Query<(Entity, &Health)>| {
+    ///         let mut total = 0.0;
+    ///         for (entities, health) in query.contiguous_iter().unwrap() {
+    ///             assert_eq!(entities.len(), health.len());
+    ///             total += health.iter().map(|h| h.0).sum::<f32>();
+    ///         }
+    ///         assert_eq!(total, 3.0);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryNotDenseError`] if the query walks archetypes (a term or
+    /// filter names a sparse-set component).
+    pub fn contiguous_iter(
+        &self,
+    ) -> Result<QueryContiguousIter<'_, 's, D::ReadOnly, F>, QueryNotDenseError>
+    where
+        D::ReadOnly: ContiguousQueryData,
+    {
+        self.as_readonly().contiguous_iter_inner()
+    }
+
+    /// The matches as slices, one table at a time, mutably: each `&mut T`
+    /// term is a [`ContiguousMut`](crate::query::ContiguousMut), which
+    /// marks its table's rows changed once, when first written through.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Health(10.0)).id();
+    /// world
+    ///     .run_system_once(|mut query: Query<&mut Health>| {
+    ///         for mut health in query.contiguous_iter_mut().unwrap() {
+    ///             for h in health.iter_mut() {
+    ///                 h.0 *= 0.5;
+    ///             }
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(world.get::<Health>(e).unwrap().0, 5.0);
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_iter_mut(
+        &mut self,
+    ) -> Result<QueryContiguousIter<'_, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        self.reborrow().contiguous_iter_inner()
+    }
+
+    /// [`Query::contiguous_iter_mut`], consuming the query.
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_iter_inner(
+        self,
+    ) -> Result<QueryContiguousIter<'w, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe { QueryContiguousIter::new(self.world, self.state, self.last_run, self.this_run) }
+    }
+}
+
+// ---- lenses ---------------------------------------------------------------
+
+impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
+    /// A [`QueryLens`] fetching `NewD` from this query's matches: a way to
+    /// hand a more general query (`Query<&Position>`) to code written for
+    /// it, from a more specific one (`Query<(&Position, &Velocity)>`).
+    ///
+    /// `NewD` may read what this query reads or writes, write what it
+    /// writes, and require only what it requires (so `Option<&T>` may become
+    /// `Option<&T>` or `Has<T>`, not `&T`); `Entity` is always allowed.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::QueryLens;
+    ///
+    /// #[derive(Component)]
+    /// struct Position(f32);
+    /// #[derive(Component)]
+    /// struct Velocity(f32);
+    ///
+    /// fn total(lens: &mut QueryLens<&Position>) -> f32 {
+    ///     lens.query().iter().map(|p| p.0).sum()
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.spawn((Position(1.0), Velocity(0.0)));
+    /// world.spawn((Position(2.0), Velocity(0.0)));
+    /// world.spawn(Position(40.0));
+    /// world
+    ///     .run_system_once(|mut query: Query<(&Position, &Velocity)>| {
+    ///         assert_eq!(total(&mut query.transmute_lens::<&Position>()), 3.0);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    ///
+    /// # Panics
+    /// If `NewD` asks for access this query does not have, naming the
+    /// component, or names a component not registered in the world.
+    #[track_caller]
+    pub fn transmute_lens<NewD: QueryData>(&mut self) -> QueryLens<'_, NewD> {
+        self.reborrow().transmute_lens_filtered_inner::<NewD, ()>()
+    }
+
+    /// [`Query::transmute_lens`], consuming the query so the lens may live
+    /// as long as the world borrow.
+    ///
+    /// # Panics
+    /// As for [`Query::transmute_lens`].
+    #[track_caller]
+    pub fn transmute_lens_inner<NewD: QueryData>(self) -> QueryLens<'w, NewD> {
+        self.transmute_lens_filtered_inner::<NewD, ()>()
+    }
+
+    /// [`Query::transmute_lens`] with a filter `NewF`, which may narrow the
+    /// matches but not widen them.
+    ///
+    /// # Panics
+    /// As for [`Query::transmute_lens`], for `NewD` and `NewF`.
+    #[track_caller]
+    pub fn transmute_lens_filtered<NewD: QueryData, NewF: QueryFilter>(
+        &mut self,
+    ) -> QueryLens<'_, NewD, NewF> {
+        self.reborrow().transmute_lens_filtered_inner()
+    }
+
+    /// [`Query::transmute_lens_filtered`], consuming the query.
+    ///
+    /// # Panics
+    /// As for [`Query::transmute_lens`], for `NewD` and `NewF`.
+    #[track_caller]
+    pub fn transmute_lens_filtered_inner<NewD: QueryData, NewF: QueryFilter>(
+        self,
+    ) -> QueryLens<'w, NewD, NewF> {
+        let state = self.state.transmute_filtered::<NewD, NewF>(self.world);
+        QueryLens {
+            world: self.world,
+            state,
+            last_run: self.last_run,
+            this_run: self.this_run,
+        }
+    }
+
+    /// A [`QueryLens`] with this query's own data.
+    pub fn as_query_lens(&mut self) -> QueryLens<'_, D> {
+        self.transmute_lens()
+    }
+
+    /// [`Query::as_query_lens`], consuming the query.
+    pub fn into_query_lens(self) -> QueryLens<'w, D> {
+        self.transmute_lens_inner()
+    }
+
+    /// A [`QueryLens`] over the entities both this query and `other`
+    /// match, fetching `NewD`, which may use the access of either.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Position(f32);
+    /// #[derive(Component)]
+    /// struct Player;
+    ///
+    /// let mut world = World::new();
+    /// world.spawn((Position(1.0), Player));
+    /// world.spawn(Position(2.0));
+    /// world
+    ///     .run_system_once(|mut positions: Query<&Position>, mut players: Query<&Player>| {
+    ///         let mut lens = positions.join::<_, (&Position, &Player)>(&mut players);
+    ///         let xs: Vec<f32> = lens.query().iter().map(|(p, _)| p.0).collect();
+    ///         assert_eq!(xs, [1.0]);
+    ///     })
+    ///     .unwrap();
+    /// ```
+    ///
+    /// # Panics
+    /// If `NewD` asks for access neither query has, naming the component.
+    #[track_caller]
+    pub fn join<'a, OtherD: QueryData, NewD: QueryData>(
+        &'a mut self,
+        other: &'a mut Query<OtherD>,
+    ) -> QueryLens<'a, NewD> {
+        self.join_filtered(other)
+    }
+
+    /// [`Query::join`], consuming both queries.
+    ///
+    /// # Panics
+    /// As for [`Query::join`].
+    #[track_caller]
+    pub fn join_inner<OtherD: QueryData, NewD: QueryData>(
+        self,
+        other: Query<'w, '_, OtherD>,
+    ) -> QueryLens<'w, NewD> {
+        self.join_filtered_inner(other)
+    }
+
+    /// [`Query::join`] with filters on `other` and on the lens.
+    ///
+    /// # Panics
+    /// As for [`Query::join`], for `NewD` and `NewF`.
+    #[track_caller]
+    pub fn join_filtered<
+        'a,
+        OtherD: QueryData,
+        OtherF: QueryFilter,
+        NewD: QueryData,
+        NewF: QueryFilter,
+    >(
+        &'a mut self,
+        other: &'a mut Query<OtherD, OtherF>,
+    ) -> QueryLens<'a, NewD, NewF> {
+        self.reborrow().join_filtered_inner(other.reborrow())
+    }
+
+    /// [`Query::join_filtered`], consuming both queries.
+    ///
+    /// # Panics
+    /// As for [`Query::join`], for `NewD` and `NewF`.
+    #[track_caller]
+    pub fn join_filtered_inner<
+        OtherD: QueryData,
+        OtherF: QueryFilter,
+        NewD: QueryData,
+        NewF: QueryFilter,
+    >(
+        self,
+        other: Query<'w, '_, OtherD, OtherF>,
+    ) -> QueryLens<'w, NewD, NewF> {
+        let state = self
+            .state
+            .join_filtered::<OtherD, OtherF, NewD, NewF>(self.world, other.state);
+        QueryLens {
+            world: self.world,
+            state,
+            last_run: self.last_run,
+            this_run: self.this_run,
+        }
+    }
+}
+
+/// A query state made from another query ([`Query::transmute_lens`],
+/// [`Query::join`]), holding that query's world access; call
+/// [`QueryLens::query`] (or `.into()`) for the [`Query`].
+pub struct QueryLens<'w, Q: QueryData, F: QueryFilter = ()> {
+    world: UnsafeWorldCell<'w>,
+    state: QueryState<Q, F>,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryLens<'_, Q, F> {
+    /// The lens as a [`Query`].
+    pub fn query(&mut self) -> Query<'_, '_, Q, F> {
+        // SAFETY: the lens's access is a subset of the access of the
+        // query it came from (checked when it was made), which it holds
+        // for its lifetime; `&mut self` keeps the query exclusive.
+        unsafe { Query::new(self.world, &self.state, self.last_run, self.this_run) }
+    }
+}
+
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryLens<'w, Q, F> {
+    /// The lens as a read-only [`Query`] whose items live as long as the
+    /// world borrow.
+    pub fn query_inner(&self) -> Query<'w, '_, Q, F> {
+        // SAFETY: as in `query`; read-only items may alias.
+        unsafe { Query::new(self.world, &self.state, self.last_run, self.this_run) }
+    }
+}
+
+impl<'w, 's, Q: QueryData, F: QueryFilter> From<&'s mut QueryLens<'w, Q, F>>
+    for Query<'s, 's, Q, F>
+{
+    fn from(lens: &'s mut QueryLens<'w, Q, F>) -> Query<'s, 's, Q, F> {
+        lens.query()
+    }
+}
+
+impl<'q, Q: QueryData, F: QueryFilter> From<&'q mut Query<'_, '_, Q, F>> for QueryLens<'q, Q, F> {
+    fn from(query: &'q mut Query<'_, '_, Q, F>) -> QueryLens<'q, Q, F> {
+        query.transmute_lens_filtered()
     }
 }

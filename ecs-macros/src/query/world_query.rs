@@ -337,7 +337,8 @@ impl WorldQueryImpl<'_, '_> {
         }
     }
 
-    /// `update_component_access`, `init_state` and `matches_component_set`.
+    /// `update_component_access`, `init_state`, `get_state` and
+    /// `matches_component_set`.
     fn state_methods(&self) -> TokenStream {
         let krate = &self.query.krate;
         let state = self.state;
@@ -346,6 +347,7 @@ impl WorldQueryImpl<'_, '_> {
         let allow_unused = self.allow_unused();
         let update_component_access = self.items(quote!(update_component_access));
         let init_state = self.items(quote!(init_state));
+        let get_state = self.items(quote!(get_state));
         let matches_component_set = all(self.types.iter().zip(&names).map(|(ty, name)| {
             let matches = ty.item(&world_query, quote!(matches_component_set));
             quote!(#matches(&state.#name, set_contains_id))
@@ -361,6 +363,15 @@ impl WorldQueryImpl<'_, '_> {
                 #state {
                     #(#names: #init_state(world),)*
                 }
+            }
+
+            #allow_unused
+            fn get_state(
+                components: &#krate::component::Components,
+            ) -> ::core::option::Option<Self::State> {
+                ::core::option::Option::Some(#state {
+                    #(#names: #get_state(components)?,)*
+                })
             }
 
             #allow_unused
