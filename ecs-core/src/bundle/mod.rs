@@ -19,7 +19,7 @@ mod value_scratch;
 pub use ecs_macros::Bundle;
 pub use info::{BundleId, BundleInfo, Bundles};
 pub(crate) use insert::{insert_bundle, InsertMode};
-pub(crate) use remove::{remove_bundle, take_bundle};
+pub(crate) use remove::{fire_before_remove, remove_bundle, take_bundle};
 pub(crate) use spawn::BundleSpawner;
 pub(crate) use value_scratch::ValueScratch;
 

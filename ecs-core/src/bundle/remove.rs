@@ -15,7 +15,7 @@ use crate::{
 /// components of the bundle that the entity has, while they are still in
 /// place. Only the flag test is on the hot path.
 #[inline]
-fn fire_before_remove(
+pub(crate) fn fire_before_remove(
     world: &mut World,
     entity: Entity,
     location: EntityLocation,

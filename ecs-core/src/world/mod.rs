@@ -10,6 +10,7 @@
 
 mod command_queue;
 mod deferred_world;
+mod entity_clone;
 mod entity_fetch;
 mod entity_mut;
 mod entity_ref;
