@@ -11,9 +11,7 @@ use common::drop_log::{DropLog, Payload};
 use common::integrity::integrity;
 use common::panics::expect_panic;
 use ecs::component::{ComponentCloneBehavior, ComponentDescriptor};
-use ecs::entity::{
-    ComponentCloneCtx, EntityCloner, EntityHashMap, MapEntities, SourceComponent,
-};
+use ecs::entity::{ComponentCloneCtx, EntityCloner, EntityHashMap, MapEntities, SourceComponent};
 use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::world::{CommandQueue, DeferredWorld};
@@ -71,7 +69,14 @@ fn clone_behaviors_resolve_as_declared() {
     let a = world.register_component::<A>();
     let not_clone = world.register_component::<NotClone>();
     let ignored = world.register_component::<Ignored>();
-    let info = |id| world.components().get_info(id).unwrap().clone_behavior().clone();
+    let info = |id| {
+        world
+            .components()
+            .get_info(id)
+            .unwrap()
+            .clone_behavior()
+            .clone()
+    };
     assert!(matches!(info(a), ComponentCloneBehavior::Custom(_)));
     assert!(matches!(info(not_clone), ComponentCloneBehavior::Default));
     assert!(matches!(info(ignored), ComponentCloneBehavior::Ignore));
@@ -215,7 +220,10 @@ fn a_clone_fn_for_another_type_panics_naming_both() {
             .override_clone_behavior::<A>(ComponentCloneBehavior::clone::<B>())
             .clone_entity(source, target);
     });
-    assert!(msg.contains("cloning::A") && msg.contains("cloning::B"), "{msg}");
+    assert!(
+        msg.contains("cloning::A") && msg.contains("cloning::B"),
+        "{msg}"
+    );
     assert_eq!(world.get::<B>(target), None);
     integrity(&world);
 }
@@ -469,7 +477,10 @@ fn cloning_maps_marked_entities() {
         })
     );
     assert_eq!(world.get::<Target>(copy), Some(&Target::Someone(copy, 3)));
-    assert_eq!(world.get::<OwnImpl>(copy), Some(&OwnImpl(Pair(copy, other))));
+    assert_eq!(
+        world.get::<OwnImpl>(copy),
+        Some(&OwnImpl(Pair(copy, other)))
+    );
 
     let mut map = EntityHashMap::<Entity>::default();
     map.set_mapped(source, other);
@@ -633,7 +644,10 @@ fn dynamic_components_clone_only_with_a_behavior() {
     let entity = world.entity(copy);
     assert!(!entity.contains_id(skipped));
     // SAFETY: the component is a `u64`.
-    assert_eq!(unsafe { *entity.get_by_id(copied).unwrap().cast::<u64>() }, 6);
+    assert_eq!(
+        unsafe { *entity.get_by_id(copied).unwrap().cast::<u64>() },
+        6
+    );
 }
 
 // ---- panics -----------------------------------------------------------------------------
@@ -731,7 +745,9 @@ fn a_panicking_hook_on_the_clone_drops_each_value_once() {
     static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let log = LOG.with(|log| log.clone());
     let mut world = World::new();
-    let source = world.spawn((Touchy(Payload::new(7, &log)), Early(Payload::new(8, &log)))).id();
+    let source = world
+        .spawn((Touchy(Payload::new(7, &log)), Early(Payload::new(8, &log))))
+        .id();
     ARMED.store(true, Ordering::SeqCst);
     let msg = expect_panic(|| world.entity_mut(source).clone_and_spawn());
     ARMED.store(false, Ordering::SeqCst);

@@ -9,7 +9,8 @@ use std::{
 use hashbrown::HashMap;
 
 use super::{
-    Component, ComponentCloneBehavior, ComponentHooks, RequiredComponent, RequiredComponentsRegistrar, StorageType,
+    Component, ComponentCloneBehavior, ComponentHooks, RequiredComponent,
+    RequiredComponentsRegistrar, StorageType,
 };
 use crate::{
     archetype::ArchetypeFlags, resource::Resource, storage::SparseSetIndex, utils::TypeIdMap,

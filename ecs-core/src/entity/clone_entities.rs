@@ -547,9 +547,7 @@ fn clone_one(
         unsafe { source_mut.take_ids_for_clone(&cloned.moved, &mut cloned.scratch) };
     }
     if !cloned.scratch.is_empty() {
-        world
-            .entity_mut(target)
-            .insert_clones(&mut cloned.scratch);
+        world.entity_mut(target).insert_clones(&mut cloned.scratch);
     }
     target
 }
@@ -808,9 +806,11 @@ impl EntityClonerBuilder<'_, OptOut> {
         for id in ids {
             self.filter.deny.insert(id);
             if self.filter.attach_required_by_components {
-                let requiring = self.world.components.iter().filter(|info| {
-                    info.required_components().iter().any(|r| r.id == id)
-                });
+                let requiring = self
+                    .world
+                    .components
+                    .iter()
+                    .filter(|info| info.required_components().iter().any(|r| r.id == id));
                 self.filter.deny.extend(requiring.map(ComponentInfo::id));
             }
         }
@@ -996,7 +996,9 @@ impl CloneByFilter for OptIn {
         let explicit = chosen.len();
         for i in 0..explicit {
             for &required in &self.allow[&chosen[i]].required {
-                if source.contains(&required) && !target_has(required) && !chosen.contains(&required)
+                if source.contains(&required)
+                    && !target_has(required)
+                    && !chosen.contains(&required)
                 {
                     chosen.push(required);
                 }

@@ -249,7 +249,11 @@ mod tests {
 
     #[test]
     fn collections_map_every_id() {
-        let (a, b, c) = (Entity::from_raw(1), Entity::from_raw(2), Entity::from_raw(3));
+        let (a, b, c) = (
+            Entity::from_raw(1),
+            Entity::from_raw(2),
+            Entity::from_raw(3),
+        );
         let mut map = EntityHashMap::<Entity>::default();
         map.set_mapped(a, c);
         let mut list = vec![a, b];

@@ -17,9 +17,9 @@ pub mod hash_set;
 mod map_entities;
 
 pub use clone_entities::{
-    clone_relationship_target, CloneByFilter, ComponentCloneCtx, EntityCloner,
-    EntityClonerBuilder, EntityClonerFilter, FilterableId, FilterableIds, Marker, OptIn, OptOut,
-    ScalarType, SourceComponent, VectorType,
+    clone_relationship_target, CloneByFilter, ComponentCloneCtx, EntityCloner, EntityClonerBuilder,
+    EntityClonerFilter, FilterableId, FilterableIds, Marker, OptIn, OptOut, ScalarType,
+    SourceComponent, VectorType,
 };
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
 pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};

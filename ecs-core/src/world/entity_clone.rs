@@ -139,7 +139,10 @@ impl EntityWorldMut<'_> {
     pub(crate) fn remove_ids_for_clone(&mut self, ids: &[ComponentId]) {
         let present: Vec<ComponentId> = {
             let archetype = self.archetype();
-            ids.iter().copied().filter(|&id| archetype.contains(id)).collect()
+            ids.iter()
+                .copied()
+                .filter(|&id| archetype.contains(id))
+                .collect()
         };
         if present.is_empty() {
             return;
@@ -163,10 +166,17 @@ impl EntityWorldMut<'_> {
     /// # Safety
     /// `scratch`'s values are inserted into this world only.
     #[track_caller]
-    pub(crate) unsafe fn take_ids_for_clone(&mut self, ids: &[ComponentId], scratch: &mut CloneScratch) {
+    pub(crate) unsafe fn take_ids_for_clone(
+        &mut self,
+        ids: &[ComponentId],
+        scratch: &mut CloneScratch,
+    ) {
         let present: Vec<ComponentId> = {
             let archetype = self.archetype();
-            ids.iter().copied().filter(|&id| archetype.contains(id)).collect()
+            ids.iter()
+                .copied()
+                .filter(|&id| archetype.contains(id))
+                .collect()
         };
         if present.is_empty() {
             return;
@@ -247,7 +257,14 @@ impl EntityWorldMut<'_> {
             // SAFETY: the location is current; the bundle hands out owned
             // values of `bundle_id`'s components, in order.
             let location = unsafe {
-                insert_bundle(world, entity, location, bundle_id, bundle, InsertMode::Replace)
+                insert_bundle(
+                    world,
+                    entity,
+                    location,
+                    bundle_id,
+                    bundle,
+                    InsertMode::Replace,
+                )
             };
             ((), location)
         });

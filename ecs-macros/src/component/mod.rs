@@ -110,8 +110,11 @@ impl<'a> ComponentInput<'a> {
         let relationship_impl = relationship
             .as_ref()
             .map(|end| relationship::generate_impl(end, input, krate));
-        let clone_behavior =
-            clone::generate_clone_behavior(attr.clone_behavior.as_ref(), relationship.as_ref(), krate);
+        let clone_behavior = clone::generate_clone_behavior(
+            attr.clone_behavior.as_ref(),
+            relationship.as_ref(),
+            krate,
+        );
         let map_entities = clone::generate_map_entities(
             &input.data,
             attr.map_entities.as_ref(),
