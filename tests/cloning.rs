@@ -643,11 +643,9 @@ fn dynamic_components_clone_only_with_a_behavior() {
     let copy = world.entity_mut(source).clone_and_spawn();
     let entity = world.entity(copy);
     assert!(!entity.contains_id(skipped));
-    // SAFETY: the component is a `u64`.
-    assert_eq!(
-        unsafe { *entity.get_by_id(copied).unwrap().cast::<u64>() },
-        6
-    );
+    let value = entity.get_by_id(copied).unwrap().cast::<u64>();
+    // SAFETY: the component is a `u64`, alive while `entity` borrows the world.
+    assert_eq!(unsafe { *value }, 6);
 }
 
 // ---- panics -----------------------------------------------------------------------------
