@@ -236,7 +236,7 @@ struct ClonedValue {
 /// memory.
 ///
 /// Invariant: each `ptr` was allocated by [`alloc_value`] with its
-/// `layout`, and holds an owned, valid value of `id` while `owned` is set.
+/// `layout`, and holds an owned, valid value of `id` until `disowned` is set.
 #[derive(Default)]
 pub(crate) struct CloneScratch {
     values: Vec<ClonedValue>,
