@@ -99,6 +99,17 @@ use syn::DeriveInput;
 ///   `C { .. }`) by that value. Requirements are transitive; a cycle of them
 ///   panics, naming the components, when the component is first
 ///   registered. The attribute may be repeated.
+/// - `#[component(clone_behavior = Ignore)]` (or `Custom(path)`,
+///   `clone::<Self>()`) sets how entity cloning clones the component; by
+///   default a `Clone` type is cloned through `Clone` and any other type
+///   is skipped.
+/// - `#[entities]` on a field (of a struct or an enum variant) makes
+///   cloning remap the entity ids the field holds (its type implements
+///   `MapEntities`: `Entity`, `Option<Entity>`, `Vec<Entity>`, ..); a
+///   relationship's entity is remapped without it.
+///   `#[component(map_entities)]` uses the type's own `MapEntities` impl
+///   instead, `map_entities = path` a `fn(&mut Self, &mut impl
+///   EntityMapper)`.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 ///
 /// Any other key is an error.
@@ -155,7 +166,7 @@ use syn::DeriveInput;
 /// ```
 #[proc_macro_derive(
     Component,
-    attributes(component, require, ecs, relationship, relationship_target)
+    attributes(component, require, ecs, relationship, relationship_target, entities)
 )]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     expand(input, component::derive)

@@ -24,10 +24,18 @@
 //! for. Only the hook's signature names it; the registry stores hooks as
 //! plain function pointers and never calls them.
 
+mod clone;
 mod hooks;
 mod registry;
 mod required;
 
+pub use clone::{
+    component_clone_ignore, component_clone_via_clone, ComponentCloneBehavior, ComponentCloneFn,
+};
+#[doc(hidden)]
+pub use clone::{
+    DefaultCloneBehaviorBase, DefaultCloneBehaviorSpecialization, DefaultCloneBehaviorViaClone,
+};
 pub use ecs_macros::Component;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub use registry::{ComponentDescriptor, ComponentId, ComponentInfo, Components};
@@ -78,5 +86,21 @@ pub trait Component: Send + Sync + 'static {
     /// lacks.
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         let _ = required;
+    }
+
+    /// How the [`EntityCloner`](crate::entity::EntityCloner) clones this
+    /// component (`#[component(clone_behavior = ..)]`; the derive picks
+    /// [`ComponentCloneBehavior::clone`] for `Clone` types).
+    #[inline]
+    fn clone_behavior() -> ComponentCloneBehavior {
+        ComponentCloneBehavior::Default
+    }
+
+    /// Rewrites the entity ids this component holds through `mapper`
+    /// (the derive maps every field marked `#[entities]`, and a
+    /// relationship's entity). Cloning calls it on each clone.
+    #[inline]
+    fn map_entities<E: crate::entity::EntityMapper>(this: &mut Self, mapper: &mut E) {
+        let _ = (this, mapper);
     }
 }

@@ -9,7 +9,8 @@ use std::{
 use hashbrown::HashMap;
 
 use super::{
-    Component, ComponentHooks, RequiredComponent, RequiredComponentsRegistrar, StorageType,
+    Component, ComponentCloneBehavior, ComponentHooks, RequiredComponent,
+    RequiredComponentsRegistrar, StorageType,
 };
 use crate::{
     archetype::ArchetypeFlags, resource::Resource, storage::SparseSetIndex, utils::TypeIdMap,
@@ -63,6 +64,7 @@ pub struct ComponentDescriptor {
     type_id: Option<TypeId>,
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
+    clone_behavior: ComponentCloneBehavior,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -116,6 +118,7 @@ impl ComponentDescriptor {
             type_id: Some(TypeId::of::<T>()),
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
+            clone_behavior: T::clone_behavior(),
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -129,6 +132,7 @@ impl ComponentDescriptor {
             type_id: Some(TypeId::of::<R>()),
             layout: Layout::new::<R>(),
             drop: std::mem::needs_drop::<R>().then_some(drop_ptr::<R> as _),
+            clone_behavior: ComponentCloneBehavior::Ignore,
             kind: DescriptorKind::Resource,
         }
     }
@@ -153,8 +157,23 @@ impl ComponentDescriptor {
             type_id: None,
             layout,
             drop,
+            clone_behavior: ComponentCloneBehavior::Default,
             kind: DescriptorKind::Dynamic,
         }
+    }
+
+    /// The descriptor with `clone_behavior` (a dynamic component's is
+    /// [`ComponentCloneBehavior::Default`], so it is skipped by cloning
+    /// unless given one).
+    pub fn with_clone_behavior(mut self, clone_behavior: ComponentCloneBehavior) -> Self {
+        self.clone_behavior = clone_behavior;
+        self
+    }
+
+    /// How the component is cloned.
+    #[inline]
+    pub fn clone_behavior(&self) -> &ComponentCloneBehavior {
+        &self.clone_behavior
     }
 
     /// The component's name (its Rust type name for typed components).
@@ -242,6 +261,12 @@ impl ComponentInfo {
     #[inline]
     pub fn layout(&self) -> Layout {
         self.descriptor.layout
+    }
+
+    /// How the component is cloned.
+    #[inline]
+    pub fn clone_behavior(&self) -> &ComponentCloneBehavior {
+        &self.descriptor.clone_behavior
     }
 
     /// The function that drops one value in place, if values need dropping.

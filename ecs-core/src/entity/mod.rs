@@ -9,15 +9,23 @@
 //! Entity 1v1 -> generation mismatch -> InvalidEntityError ("was despawned")
 //! ```
 
+pub(crate) mod clone_entities;
 mod entities;
 mod error;
 pub mod hash_map;
 pub mod hash_set;
+mod map_entities;
 
+pub use clone_entities::{
+    clone_relationship_target, CloneByFilter, ComponentCloneCtx, EntityCloner, EntityClonerBuilder,
+    EntityClonerFilter, FilterableId, FilterableIds, Marker, OptIn, OptOut, ScalarType,
+    SourceComponent, VectorType,
+};
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
 pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 pub use hash_map::{EntityHash, EntityHashMap, EntityHasher};
 pub use hash_set::EntityHashSet;
+pub use map_entities::{EntityMapper, MapEntities};
 
 use std::{fmt, hash::Hash, num::NonZeroU32};
 

@@ -1,4 +1,5 @@
 mod batch;
+mod clone_commands;
 mod entity_commands;
 
 use std::any::type_name;

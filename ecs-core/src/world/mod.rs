@@ -11,6 +11,7 @@
 mod bulk;
 mod command_queue;
 mod deferred_world;
+mod entity_clone;
 mod entity_fetch;
 mod entity_mut;
 mod entity_ref;

@@ -11,6 +11,7 @@
 //! A hook or requirement the user did not write generates nothing: the
 //! trait's default methods register none.
 
+mod clone;
 mod relationship;
 mod require;
 
@@ -24,6 +25,7 @@ use crate::bounds::where_self_is_send_sync_static;
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
 
+use clone::MapEntitiesAttr;
 use relationship::RelationshipEnd;
 use require::Required;
 
@@ -54,7 +56,13 @@ impl<'a> ComponentInput<'a> {
         let required = require::parse(&input.attrs, &input.ident, &mut errors);
         let relationship = relationship::parse(input, &mut errors);
         reject_lifetimes(&input.generics, "Component", &mut errors);
+        clone::check_clone_behavior(
+            attr.clone_behavior.as_ref(),
+            relationship.as_ref(),
+            &mut errors,
+        );
         for attrs in inner_attrs(&input.data) {
+            clone::check_entities_attrs(attrs, &mut errors);
             attr::reject_misplaced(
                 attrs,
                 "component",
@@ -102,6 +110,17 @@ impl<'a> ComponentInput<'a> {
         let relationship_impl = relationship
             .as_ref()
             .map(|end| relationship::generate_impl(end, input, krate));
+        let clone_behavior = clone::generate_clone_behavior(
+            attr.clone_behavior.as_ref(),
+            relationship.as_ref(),
+            krate,
+        );
+        let map_entities = clone::generate_map_entities(
+            &input.data,
+            attr.map_entities.as_ref(),
+            relationship.as_ref(),
+            krate,
+        );
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -109,6 +128,8 @@ impl<'a> ComponentInput<'a> {
                     #krate::component::StorageType::#storage;
                 #hooks
                 #required
+                #clone_behavior
+                #map_entities
             }
             #relationship_impl
         }
@@ -192,6 +213,10 @@ struct ComponentAttr {
     /// The hooks named, at most one of each kind, in [`HookKind::ALL`]
     /// order.
     hooks: Vec<Hook>,
+    /// `clone_behavior = ..`, read as `ComponentCloneBehavior::<expr>`.
+    clone_behavior: Option<Expr>,
+    /// `map_entities` or `map_entities = path`.
+    map_entities: Option<MapEntitiesAttr>,
 }
 
 impl ComponentAttr {
@@ -203,10 +228,14 @@ impl ComponentAttr {
         "on_discard",
         "on_remove",
         "on_despawn",
+        "clone_behavior",
+        "map_entities",
     ];
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut storage = SetOnce::default();
+        let mut clone_behavior = SetOnce::default();
+        let mut map_entities = SetOnce::default();
         let mut hooks: [SetOnce<HookValue>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
@@ -215,6 +244,14 @@ impl ComponentAttr {
                     attr::string_value(&meta, Storage::USAGE).and_then(|lit| Storage::parse(&lit));
                 if let Some(value) = errors.take(value) {
                     storage.set(key, value, errors);
+                }
+            } else if key.is_ident("clone_behavior") {
+                if let Some(value) = errors.take(clone::parse_clone_behavior(&meta)) {
+                    clone_behavior.set(key, value, errors);
+                }
+            } else if key.is_ident("map_entities") {
+                if let Some(value) = errors.take(MapEntitiesAttr::parse(&meta)) {
+                    map_entities.set(key, value, errors);
                 }
             } else if let Some(kind) = HookKind::from_key(key) {
                 if let Some(value) = errors.take(HookValue::parse(&meta, kind)) {
@@ -243,6 +280,8 @@ impl ComponentAttr {
         Self {
             storage: storage.get().unwrap_or_default(),
             hooks,
+            clone_behavior: clone_behavior.get(),
+            map_entities: map_entities.get(),
         }
     }
 }
