@@ -48,12 +48,14 @@
 //! compares against the world's last change tick.
 
 mod tick;
+mod untyped;
 
 // Bevy's paths for items defined in other modules.
 pub use crate::system::{Res, ResMut};
 
 pub(crate) use tick::CountedTick;
 pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
+pub use untyped::MutUntyped;
 
 use std::{
     fmt,
