@@ -126,7 +126,6 @@ fn get_mut_by_id_detects_changes() {
     let mut typed = unsafe { value.reborrow().with_type::<u64>() };
     *typed += 1;
     assert!(typed.is_changed());
-    drop(typed);
     assert!(value.is_changed());
     // SAFETY: a `u64`.
     assert_eq!(unsafe { *entity.get_by_id(id).unwrap().deref::<u64>() }, 6);
@@ -162,8 +161,8 @@ fn dynamic_values_with_drop_are_dropped_once() {
             unsafe { world.insert_resource_by_id(id, value) };
         },
     );
-    // SAFETY: a `Tracked`.
     assert_eq!(
+        // SAFETY: a `Tracked`.
         unsafe { world.get_resource_by_id(id).unwrap().deref::<Tracked>() }.id,
         7
     );
