@@ -242,7 +242,9 @@
 
 mod access;
 mod archetype_filter;
+mod builder;
 mod combinations;
+mod entity_fetch;
 mod error;
 mod fetch;
 mod filter;
@@ -254,6 +256,7 @@ mod world_query;
 
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
 pub use archetype_filter::ArchetypeFilter;
+pub use builder::QueryBuilder;
 pub use combinations::QueryCombinationIter;
 pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};

@@ -115,6 +115,57 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         state
     }
 
+    /// The state of the terms a [`QueryBuilder`](super::QueryBuilder)
+    /// collected (see [`QueryBuilder::build`](super::QueryBuilder::build)).
+    ///
+    /// # Panics
+    /// If the builder's filter names a sparse-set component while the query
+    /// walks tables, naming it.
+    #[track_caller]
+    pub fn from_builder(builder: &mut super::QueryBuilder<D, F>) -> Self {
+        let component_access = builder.access().clone();
+        let world = builder.world_mut();
+        if Self::IS_DENSE {
+            for id in component_access.filter_ids() {
+                let info = world.components().get_info(id);
+                if info
+                    .is_some_and(|i| i.storage_type() == crate::component::StorageType::SparseSet)
+                {
+                    panic!(
+                        "QueryBuilder for `{}`: its filter names the sparse-set component `{}`, \
+                         but the query walks tables; use `FilteredEntityRef`/`FilteredEntityMut` data",
+                        type_name::<D>(),
+                        info.map_or("<unknown>", |i| i.name())
+                    );
+                }
+            }
+        }
+        let mut fetch_state = D::init_state(world);
+        let filter_state = F::init_state(world);
+        let mut own = FilteredAccess::default();
+        D::update_component_access(&fetch_state, &mut own);
+        D::provide_extra_access(
+            &mut fetch_state,
+            own.access_mut(),
+            component_access.access(),
+        );
+        let mut state = QueryState {
+            world_id: world.id(),
+            archetype_generation: ArchetypeGeneration::initial(),
+            matched_tables: FixedBitSet::new(),
+            matched_archetypes: FixedBitSet::new(),
+            matched_table_ids: Vec::new(),
+            matched_table_columns: Vec::new(),
+            matched_archetype_ids: Vec::new(),
+            component_access,
+            fetch_state,
+            filter_state,
+            marker: PhantomData,
+        };
+        state.update_archetypes(world);
+        state
+    }
+
     /// The components read and written, and the filter.
     #[inline]
     pub fn component_access(&self) -> &FilteredAccess {
@@ -203,8 +254,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
 
     fn new_archetype(&mut self, archetype: &Archetype, tables: &Tables) {
         let contains = |id| archetype.contains(id);
+        // The access's filter holds the terms of a `QueryBuilder`, which
+        // `D` and `F` alone do not know.
         if !(D::matches_component_set(&self.fetch_state, &contains)
-            && F::matches_component_set(&self.filter_state, &contains))
+            && F::matches_component_set(&self.filter_state, &contains)
+            && self.component_access.matches_component_set(&contains))
         {
             return;
         }

@@ -63,6 +63,12 @@ impl<'w> EntityRef<'w> {
         &self.world.archetypes[self.location.archetype_id]
     }
 
+    /// The world's component registry.
+    #[inline]
+    pub(crate) fn world_components(&self) -> &'w crate::component::Components {
+        &self.world.components
+    }
+
     /// Whether the entity has component `T`.
     #[inline]
     pub fn contains<T: Component>(&self) -> bool {

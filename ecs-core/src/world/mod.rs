@@ -11,6 +11,7 @@
 mod command_queue;
 mod deferred_world;
 mod entity_fetch;
+mod entity_filtered;
 mod entity_mut;
 mod entity_ref;
 mod entity_remove;
@@ -36,6 +37,7 @@ pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::WorldEntityFetch;
+pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
 pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
