@@ -10,6 +10,7 @@ use common::integrity::check_invariants;
 use ecs::change_detection::MutUntyped;
 use ecs::component::{ComponentDescriptor, StorageType};
 use ecs::prelude::*;
+
 use ecs::ptr::OwningPtr;
 use ecs::world::error::EntityComponentError;
 
@@ -174,4 +175,112 @@ fn dynamic_values_with_drop_are_dropped_once() {
     drop(world);
     log.assert_dropped(&[0, 1, 8, 2]);
     log.assert_no_double_drop();
+}
+
+#[derive(Component, Debug, PartialEq)]
+struct Speed(u32);
+
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct Sleeping;
+
+#[test]
+fn entity_handles_as_query_data() {
+    let mut world = World::new();
+    world.spawn((Marker(1), Speed(2)));
+    world.spawn(Marker(3));
+    let mut read = world.query::<EntityRef>();
+    let mut sum: u32 = read
+        .iter(&world)
+        .filter_map(|e| e.get::<Marker>())
+        .map(|m| m.0)
+        .sum();
+    assert_eq!(sum, 4);
+    let mut write = world.query::<EntityMut>();
+    for mut e in write.iter_mut(&mut world) {
+        e.get_mut::<Marker>().unwrap().0 += 10;
+    }
+    sum = read
+        .iter(&world)
+        .filter_map(|e| e.get::<Marker>())
+        .map(|m| m.0)
+        .sum();
+    assert_eq!(sum, 24);
+}
+
+#[test]
+#[should_panic(expected = "EntityMut")]
+fn entity_mut_beside_a_read_is_refused() {
+    let mut world = World::new();
+    world.query::<(&Marker, EntityMut)>();
+}
+
+#[test]
+fn builder_filters_and_filtered_access() {
+    let mut world = World::new();
+    let a = world.spawn((Marker(1), Speed(1))).id();
+    let b = world.spawn((Marker(2), Speed(2), Sleeping)).id();
+    let c = world.spawn(Marker(3)).id();
+    let marker = world.register_component::<Marker>();
+    let speed = world.register_component::<Speed>();
+
+    let mut awake = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .ref_id(marker)
+        .mut_id(speed)
+        .without::<Sleeping>()
+        .build();
+    let mut seen = Vec::new();
+    for mut e in awake.iter_mut(&mut world) {
+        seen.push(e.id());
+        assert!(e.get::<Marker>().is_some());
+        assert!(e.get_mut::<Marker>().is_none(), "marker is read-only here");
+        e.get_mut::<Speed>().unwrap().0 += 100;
+        assert!(e.get_by_id(speed).is_some());
+    }
+    assert_eq!(seen, [a]);
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(101)));
+    assert_eq!(world.get::<Speed>(b), Some(&Speed(2)));
+
+    // `or`: entities with Speed or Sleeping; `optional` reads without requiring.
+    let mut either = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+        .or(|b| {
+            b.with::<Speed>();
+            b.with::<Sleeping>();
+        })
+        .optional(|b| {
+            b.ref_id(marker);
+        })
+        .build();
+    let mut ids: Vec<Entity> = either.iter(&world).map(|e| e.id()).collect();
+    ids.sort();
+    assert_eq!(ids, [a, b]);
+    assert!(either.iter(&world).all(|e| e.get::<Marker>().is_some()));
+    assert!(either.iter(&world).all(|e| e.get::<Speed>().is_none()));
+
+    // The state stays cached: a new archetype is picked up.
+    let d = world.spawn((Marker(4), Speed(4), Sleeping)).id();
+    assert_eq!(either.iter(&world).count(), 3);
+    let _ = (c, d);
+}
+
+#[test]
+fn typed_data_with_run_time_filters() {
+    let mut world = World::new();
+    world.spawn((Marker(1), Speed(1)));
+    world.spawn(Marker(2));
+    let speed = world.register_component::<Speed>();
+    let mut query = QueryBuilder::<&Marker>::new(&mut world)
+        .without_id(speed)
+        .build();
+    assert_eq!(query.iter(&world).map(|m| m.0).collect::<Vec<_>>(), [2]);
+}
+
+#[test]
+#[should_panic(expected = "Marker")]
+fn conflicting_run_time_terms_name_the_component() {
+    let mut world = World::new();
+    let marker = world.register_component::<Marker>();
+    QueryBuilder::<&Marker>::new(&mut world)
+        .mut_id(marker)
+        .build();
 }
