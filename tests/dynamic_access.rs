@@ -284,3 +284,23 @@ fn conflicting_run_time_terms_name_the_component() {
         .mut_id(marker)
         .build();
 }
+
+#[test]
+fn filtered_handle_in_a_tuple_gets_only_the_run_time_terms() {
+    let mut world = World::new();
+    let e = world.spawn((Marker(1), Speed(2))).id();
+    let speed = world.register_component::<Speed>();
+    let mut query = QueryBuilder::<(&mut Marker, FilteredEntityMut)>::new(&mut world)
+        .mut_id(speed)
+        .build();
+    let (mut marker, mut entity) = query.single_mut(&mut world).unwrap();
+    assert_eq!(entity.id(), e);
+    marker.0 += 1;
+    assert!(
+        entity.get::<Marker>().is_none(),
+        "the typed term owns Marker"
+    );
+    entity.get_mut::<Speed>().unwrap().0 += 1;
+    assert_eq!(world.get::<Speed>(e), Some(&Speed(3)));
+    assert_eq!(world.get::<Marker>(e), Some(&Marker(2)));
+}

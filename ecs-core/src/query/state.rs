@@ -75,6 +75,28 @@ impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
     }
 }
 
+/// What a builder's terms add beyond `D`'s own typed terms (`own`): the
+/// access its filtered handles may take without aliasing a typed term of
+/// the same item.
+fn builder_only_access(own: &super::Access, full: &super::Access) -> super::Access {
+    let mut available = super::Access::default();
+    for id in full.reads().filter(|&id| !own.has_read(id)) {
+        if full.has_write(id) {
+            available.add_write(id);
+        } else {
+            available.add_read(id);
+        }
+    }
+    if own.reads().next().is_none() && !own.has_read_all() {
+        if full.has_write_all() {
+            available.write_all();
+        } else if full.has_read_all() {
+            available.read_all();
+        }
+    }
+    available
+}
+
 impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     /// Whether iteration walks tables (no sparse-set component involved).
     pub const IS_DENSE: bool = D::IS_DENSE && F::IS_DENSE;
@@ -144,11 +166,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let filter_state = F::init_state(world);
         let mut own = FilteredAccess::default();
         D::update_component_access(&fetch_state, &mut own);
-        D::provide_extra_access(
-            &mut fetch_state,
-            own.access_mut(),
-            component_access.access(),
-        );
+        let available = builder_only_access(own.access(), component_access.access());
+        D::provide_extra_access(&mut fetch_state, own.access_mut(), &available);
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),

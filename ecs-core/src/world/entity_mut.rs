@@ -17,6 +17,10 @@ use crate::{
 /// with an array, a slice or an
 /// [`EntityHashSet`](crate::entity::EntityHashSet)).
 ///
+/// As query data (`Query<EntityMut>`) it writes every component of each
+/// entity, and records a write of everything, resources included, for the
+/// reason given on [`EntityRef`].
+///
 /// It has the component access of [`EntityRef`] and [`EntityWorldMut`](super::EntityWorldMut)
 /// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`); bevy's
 /// query-shaped accessors (`components`, `get_components`) are not here,

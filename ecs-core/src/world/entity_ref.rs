@@ -28,6 +28,12 @@ macro_rules! debug_as_entity {
 debug_as_entity!(EntityRef, EntityWorldMut);
 
 /// Shared access to one entity's components.
+///
+/// As query data (`Query<EntityRef>`) it reads every component of each
+/// entity. It records a read of everything, resources included, where
+/// bevy's records components only, because this crate's access sets do not
+/// tell component ids from resource ids: beside a `ResMut` in one system it
+/// is refused.
 #[derive(Clone, Copy)]
 pub struct EntityRef<'w> {
     world: &'w World,

@@ -435,10 +435,7 @@ impl World {
     }
 
     /// Every resource that has a value: its id, its info and a pointer to
-    /// the value (valid while the world is borrowed).
-    ///
-    /// Bevy's yields a `Ptr`; this crate has no such type and hands out raw
-    /// pointers for untyped values, as [`EntityRef::get_by_id`](super::EntityRef::get_by_id) does.
+    /// the value.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -451,13 +448,15 @@ impl World {
     /// let (_, info, ptr) = world.iter_resources().next().unwrap();
     /// assert!(info.name().ends_with("Gold"));
     /// // SAFETY: the info names `Gold`, so the value is one.
-    /// assert_eq!(unsafe { &*ptr.cast::<Gold>() }.0, 4);
+    /// assert_eq!(unsafe { ptr.deref::<Gold>() }.0, 4);
     /// ```
-    pub fn iter_resources(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo, *const u8)> {
+    pub fn iter_resources(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo, Ptr<'_>)> {
         self.storages.resources.iter().filter_map(|(id, data)| {
-            let ptr = data.get_data()?;
+            let ptr = std::ptr::NonNull::new(data.get_data()?)?;
             let info = self.components.get_info(id)?;
-            Some((id, info, ptr as *const u8))
+            // SAFETY: the resource's value, which `&self` keeps from being
+            // written.
+            Some((id, info, unsafe { Ptr::new(ptr) }))
         })
     }
 
