@@ -632,20 +632,20 @@ fn dynamic_components_clone_only_with_a_behavior() {
         .with_clone_behavior(ComponentCloneBehavior::Custom(copy_bits))
     });
     let source = world.spawn_empty().id();
-    let (mut x, mut y) = (5u64, 6u64);
     // SAFETY: each pointer is a `u64` of the component's layout, moved in.
-    unsafe {
-        world
-            .entity_mut(source)
-            .insert_by_id(skipped, (&raw mut x).cast())
-            .insert_by_id(copied, (&raw mut y).cast());
-    }
+    ecs::ptr::OwningPtr::make(5u64, |x| unsafe {
+        world.entity_mut(source).insert_by_id(skipped, x);
+    });
+    // SAFETY: as above.
+    ecs::ptr::OwningPtr::make(6u64, |y| unsafe {
+        world.entity_mut(source).insert_by_id(copied, y);
+    });
     let copy = world.entity_mut(source).clone_and_spawn();
     let entity = world.entity(copy);
     assert!(!entity.contains_id(skipped));
-    let value = entity.get_by_id(copied).unwrap().cast::<u64>();
+    let value = entity.get_by_id(copied).unwrap();
     // SAFETY: the component is a `u64`, alive while `entity` borrows the world.
-    assert_eq!(unsafe { *value }, 6);
+    assert_eq!(unsafe { *value.deref::<u64>() }, 6);
 }
 
 // ---- panics -----------------------------------------------------------------------------

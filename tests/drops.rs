@@ -20,6 +20,7 @@ use common::integrity::check_invariants;
 use common::panics::panic_message;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
+use ecs::ptr::OwningPtr;
 
 // ---- tracked components -------------------------------------------------------------
 
@@ -548,9 +549,9 @@ fn spawn_batch_drops_each_value_once_also_when_the_input_panics() {
 
 /// # Safety
 /// `ptr` points to a valid `Tracked` that is not used afterwards.
-unsafe fn drop_tracked(ptr: *mut u8) {
+unsafe fn drop_tracked(ptr: OwningPtr<'_>) {
     // SAFETY: guaranteed by the caller.
-    unsafe { ptr.cast::<Tracked>().drop_in_place() }
+    unsafe { ptr.drop_as::<Tracked>() }
 }
 
 fn dynamic_drops(storage: StorageType) {
@@ -568,13 +569,12 @@ fn dynamic_drops(storage: StorageType) {
     };
     let id = world.register_component_with_descriptor(descriptor);
     let insert = |world: &mut World, e: Entity, value: u32| {
-        let mut value = std::mem::ManuallyDrop::new(Tracked::new(value, &log));
-        // SAFETY: an owned `Tracked` (the component's type) moves in.
-        unsafe {
-            world
-                .entity_mut(e)
-                .insert_by_id(id, (&mut *value as *mut Tracked).cast());
-        }
+        OwningPtr::make(Tracked::new(value, &log), |value| {
+            // SAFETY: an owned `Tracked` (the component's type) moves in.
+            unsafe {
+                world.entity_mut(e).insert_by_id(id, value);
+            }
+        });
     };
     let es: Vec<Entity> = (0..4).map(|i| world.spawn(Plain(i)).id()).collect();
     for (i, &e) in es.iter().enumerate() {
@@ -591,7 +591,7 @@ fn dynamic_drops(storage: StorageType) {
     log.assert_dropped(&[0, 1, 2]);
     let ptr = world.entity(es[3]).get_by_id(id).unwrap();
     // SAFETY: the component's values are `Tracked`.
-    assert_eq!(unsafe { &*ptr.cast::<Tracked>() }.id, 3);
+    assert_eq!(unsafe { ptr.deref::<Tracked>() }.id, 3);
     check_invariants(&world);
     drop(world);
     log.assert_dropped(&[0, 1, 2, 3, 10]);

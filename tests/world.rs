@@ -19,6 +19,7 @@ use common::integrity::check_invariants;
 use common::panics::expect_panic;
 use ecs::component::ComponentDescriptor;
 use ecs::prelude::*;
+use ecs::ptr::OwningPtr;
 use ecs::world::error::EntityMutableFetchError;
 
 // ---- components --------------------------------------------------------------
@@ -1258,25 +1259,22 @@ fn dynamic_component_round_trip(storage: StorageType) {
         .collect();
     let e = world.spawn((TA(100), SA(100))).id();
     for (i, &target) in others.iter().enumerate().chain([(99, &e)]) {
-        let mut value = 0xDEAD_BEEF_0000_0000u64 | i as u64;
-        // SAFETY: `value` is a valid u64, the component's layout; it is Copy,
-        // so the world taking ownership of its bytes is fine.
-        unsafe {
-            world
-                .entity_mut(target)
-                .insert_by_id(id, (&mut value as *mut u64).cast());
-        }
+        OwningPtr::make(0xDEAD_BEEF_0000_0000u64 | i as u64, |value| {
+            // SAFETY: `value` is a valid u64, the component's layout.
+            unsafe {
+                world.entity_mut(target).insert_by_id(id, value);
+            }
+        });
     }
     let read = |world: &World, target: Entity| -> Option<u64> {
-        let ptr = world.entity(target).get_by_id(id)?;
-        // SAFETY: the component's values are u64s; the pointer is valid
-        // while the world is borrowed.
-        Some(unsafe { ptr.cast::<u64>().read_unaligned() })
+        let ptr = world.entity(target).get_by_id(id).ok()?;
+        // SAFETY: the component's values are u64s.
+        Some(unsafe { *ptr.deref::<u64>() })
     };
     assert_eq!(read(&world, e), Some(0xDEAD_BEEF_0000_0063));
     assert!(world.entity(e).contains_id(id));
     assert!(world.entity(e).archetype().contains(id));
-    let ptr = world.entity_mut(e).get_by_id(id).unwrap();
+    let ptr = world.entity_mut(e).get_by_id(id).unwrap().as_ptr();
     assert_eq!(ptr as usize % std::mem::align_of::<u64>(), 0);
     for (i, &other) in others.iter().enumerate() {
         assert_eq!(read(&world, other), Some(0xDEAD_BEEF_0000_0000 | i as u64));
@@ -1286,13 +1284,12 @@ fn dynamic_component_round_trip(storage: StorageType) {
     assert_eq!(world.get::<SA>(e), Some(&SA(100)));
 
     // Replace by id.
-    let mut value = 7u64;
-    // SAFETY: as above.
-    unsafe {
-        world
-            .entity_mut(e)
-            .insert_by_id(id, (&mut value as *mut u64).cast());
-    }
+    OwningPtr::make(7u64, |value| {
+        // SAFETY: as above.
+        unsafe {
+            world.entity_mut(e).insert_by_id(id, value);
+        }
+    });
     assert_eq!(read(&world, e), Some(7));
 
     // Remove by id (twice: the second does nothing).
@@ -1345,7 +1342,8 @@ fn dynamic_component_with_padded_layout() {
                         [i, i.wrapping_add(1), i.wrapping_add(2)].as_ptr(),
                         3,
                     );
-                    world.entity_mut(e).insert_by_id(id, value);
+                    let owned = OwningPtr::new(std::ptr::NonNull::new(value).unwrap());
+                    world.entity_mut(e).insert_by_id(id, owned);
                     std::alloc::dealloc(value, layout);
                 }
                 e
@@ -1353,7 +1351,7 @@ fn dynamic_component_with_padded_layout() {
             .collect();
         for (i, &e) in es.iter().enumerate() {
             let i = i as u8;
-            let ptr = world.entity(e).get_by_id(id).unwrap();
+            let ptr = world.entity(e).get_by_id(id).unwrap().as_ptr();
             assert_eq!(ptr as usize % 64, 0, "value is 64-aligned");
             // SAFETY: the value is 3 initialised bytes.
             let bytes = unsafe { std::slice::from_raw_parts(ptr, 3) };

@@ -54,6 +54,7 @@ pub mod prelude {
     pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::{Observer, On};
+    pub use crate::query::QueryBuilder;
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
     };
@@ -76,5 +77,6 @@ pub mod prelude {
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
+    pub use crate::world::{FilteredEntityMut, FilteredEntityRef};
     pub use crate::{children, related};
 }

@@ -48,6 +48,7 @@
 //! compares against the world's last change tick.
 
 mod tick;
+mod untyped;
 
 // Bevy's paths for items defined in other modules.
 pub use crate::system::{Res, ResMut};
@@ -56,6 +57,7 @@ pub use crate::query::{ContiguousMut, ContiguousRef};
 
 pub(crate) use tick::CountedTick;
 pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
+pub use untyped::MutUntyped;
 
 use std::{
     fmt,

@@ -13,7 +13,8 @@ use super::{
     RequiredComponentsRegistrar, StorageType,
 };
 use crate::{
-    archetype::ArchetypeFlags, resource::Resource, storage::SparseSetIndex, utils::TypeIdMap,
+    archetype::ArchetypeFlags, ptr::OwningPtr, resource::Resource, storage::SparseSetIndex,
+    utils::TypeIdMap,
 };
 
 /// A dense identifier of a component (or resource) type within one
@@ -140,6 +141,10 @@ impl ComponentDescriptor {
     /// A descriptor for a component with no Rust type behind it (scripting,
     /// dynamic components).
     ///
+    /// Bevy's also takes mutability, clone behaviour and relationship
+    /// settings; this crate's dynamic components are always mutable and
+    /// have none of the others, so they are not parameters.
+    ///
     /// # Safety
     /// `drop`, if given, must be safe to call with a pointer to a value of
     /// `layout` that was written by the user of this component, and the
@@ -148,7 +153,7 @@ impl ComponentDescriptor {
         name: impl Into<Cow<'static, str>>,
         storage_type: StorageType,
         layout: Layout,
-        drop: Option<unsafe fn(*mut u8)>,
+        drop: Option<for<'a> unsafe fn(OwningPtr<'a>)>,
     ) -> Self {
         Self {
             name: name.into(),
@@ -156,7 +161,12 @@ impl ComponentDescriptor {
             is_send_and_sync: true,
             type_id: None,
             layout,
-            drop,
+            // SAFETY: `OwningPtr` is a `repr(transparent)` `NonNull<u8>`,
+            // which has the ABI of `*mut u8`; storage only calls the
+            // function with non-null pointers to owned values.
+            drop: drop.map(|f| unsafe {
+                std::mem::transmute::<for<'a> unsafe fn(OwningPtr<'a>), unsafe fn(*mut u8)>(f)
+            }),
             clone_behavior: ComponentCloneBehavior::Default,
             kind: DescriptorKind::Dynamic,
         }

@@ -299,14 +299,12 @@ mod tests {
         };
         let id = world.register_component_with_descriptor(descriptor);
         let e = world.spawn(Pos).id();
-        let mut value = 7u8;
-        // SAFETY: `value` is a valid `u8`, the component's layout; it is
-        // `Copy`, so the world taking ownership leaves nothing to drop.
-        unsafe {
-            world
-                .entity_mut(e)
-                .insert_by_id(id, (&mut value as *mut u8).cast());
-        }
+        crate::ptr::OwningPtr::make(7u8, |value| {
+            // SAFETY: `value` is a valid `u8`, the component's layout.
+            unsafe {
+                world.entity_mut(e).insert_by_id(id, value);
+            }
+        });
         let dot = world.archetype_graph_dot();
         check_syntax(&dot);
         assert!(

@@ -207,6 +207,12 @@ impl FilteredAccess {
         self.and_with(id);
     }
 
+    /// Forgets what every matched entity has (the first branch of an
+    /// `or`, whose requirements are not the other branches').
+    pub fn clear_required(&mut self) {
+        self.required.clear();
+    }
+
     /// Records that every matched entity has `id`.
     pub fn add_required(&mut self, id: ComponentId) {
         grow_insert(&mut self.required, id.index());
@@ -255,6 +261,23 @@ impl FilteredAccess {
     /// `Option<D>`: it reads what `D` reads without requiring it).
     pub fn extend_access(&mut self, other: &FilteredAccess) {
         self.access.extend(&other.access);
+    }
+
+    /// Whether an archetype with the components for which `contains` is
+    /// true passes the filter (one of its clauses).
+    pub fn matches_component_set(&self, contains: &impl Fn(ComponentId) -> bool) -> bool {
+        self.filter_sets.iter().any(|clause| {
+            clause.with.ones().all(|i| contains(ComponentId::new(i)))
+                && !clause.without.ones().any(|i| contains(ComponentId::new(i)))
+        })
+    }
+
+    /// Every component named by a `with` or `without` term of the filter.
+    pub fn filter_ids(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.filter_sets
+            .iter()
+            .flat_map(|c| c.with.ones().chain(c.without.ones()))
+            .map(ComponentId::new)
     }
 
     /// The components every matched entity has.

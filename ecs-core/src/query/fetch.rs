@@ -993,6 +993,15 @@ macro_rules! tuple_world_query {
                 // SAFETY: forwarded.
                 ($(unsafe { $name::fetch($name, entity, table_row) },)*)
             }
+
+            fn provide_extra_access(
+                state: &mut Self::State,
+                access: &mut super::Access,
+                available_access: &super::Access,
+            ) {
+                let ($($name,)*) = state;
+                $($name::provide_extra_access($name, access, available_access);)*
+            }
         }
 
         // SAFETY: every element is read-only.

@@ -242,8 +242,10 @@
 
 mod access;
 mod archetype_filter;
+mod builder;
 mod combinations;
 mod contiguous;
+mod entity_fetch;
 mod error;
 mod fetch;
 mod filter;
@@ -257,6 +259,7 @@ mod world_query;
 
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
 pub use archetype_filter::ArchetypeFilter;
+pub use builder::QueryBuilder;
 pub use combinations::QueryCombinationIter;
 pub use contiguous::{
     ContiguousMut, ContiguousQueryData, ContiguousRef, QueryContiguousIter, QueryNotDenseError,

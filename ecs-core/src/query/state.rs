@@ -79,6 +79,28 @@ impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
     }
 }
 
+/// What a builder's terms add beyond `D`'s own typed terms (`own`): the
+/// access its filtered handles may take without aliasing a typed term of
+/// the same item.
+fn builder_only_access(own: &super::Access, full: &super::Access) -> super::Access {
+    let mut available = super::Access::default();
+    for id in full.reads().filter(|&id| !own.has_read(id)) {
+        if full.has_write(id) {
+            available.add_write(id);
+        } else {
+            available.add_read(id);
+        }
+    }
+    if own.reads().next().is_none() && !own.has_read_all() {
+        if full.has_write_all() {
+            available.write_all();
+        } else if full.has_read_all() {
+            available.read_all();
+        }
+    }
+    available
+}
+
 impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     /// Whether iteration walks tables (no sparse-set component involved).
     pub const IS_DENSE: bool = D::IS_DENSE && F::IS_DENSE;
@@ -113,6 +135,56 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             component_access,
             fetch_state,
             filter_state,
+            archetype_walk: false,
+            marker: PhantomData,
+        };
+        state.update_archetypes(world);
+        state
+    }
+
+    /// The state of the terms a [`QueryBuilder`](super::QueryBuilder)
+    /// collected (see [`QueryBuilder::build`](super::QueryBuilder::build)).
+    ///
+    /// # Panics
+    /// If the builder's filter names a sparse-set component while the query
+    /// walks tables, naming it.
+    #[track_caller]
+    pub fn from_builder(builder: &mut super::QueryBuilder<D, F>) -> Self {
+        let component_access = builder.access().clone();
+        let world = builder.world_mut();
+        if Self::IS_DENSE {
+            for id in component_access.filter_ids() {
+                let info = world.components().get_info(id);
+                if info
+                    .is_some_and(|i| i.storage_type() == crate::component::StorageType::SparseSet)
+                {
+                    panic!(
+                        "QueryBuilder for `{}`: its filter names the sparse-set component `{}`, \
+                         but the query walks tables; use `FilteredEntityRef`/`FilteredEntityMut` data",
+                        type_name::<D>(),
+                        info.map_or("<unknown>", |i| i.name())
+                    );
+                }
+            }
+        }
+        let mut fetch_state = D::init_state(world);
+        let filter_state = F::init_state(world);
+        let mut own = FilteredAccess::default();
+        D::update_component_access(&fetch_state, &mut own);
+        let available = builder_only_access(own.access(), component_access.access());
+        D::provide_extra_access(&mut fetch_state, own.access_mut(), &available);
+        let mut state = QueryState {
+            world_id: world.id(),
+            archetype_generation: ArchetypeGeneration::initial(),
+            matched_tables: FixedBitSet::new(),
+            matched_archetypes: FixedBitSet::new(),
+            matched_table_ids: Vec::new(),
+            matched_table_columns: Vec::new(),
+            matched_archetype_ids: Vec::new(),
+            component_access,
+            fetch_state,
+            filter_state,
+            // A filter naming a sparse-set component is refused above.
             archetype_walk: false,
             marker: PhantomData,
         };
@@ -208,8 +280,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
 
     fn new_archetype(&mut self, archetype: &Archetype, tables: &Tables) {
         let contains = |id| archetype.contains(id);
+        // The access's filter holds the terms of a `QueryBuilder`, which
+        // `D` and `F` alone do not know.
         if !(D::matches_component_set(&self.fetch_state, &contains)
-            && F::matches_component_set(&self.filter_state, &contains))
+            && F::matches_component_set(&self.filter_state, &contains)
+            && self.component_access.matches_component_set(&contains))
         {
             return;
         }

@@ -230,6 +230,20 @@ pub unsafe trait QueryData: WorldQuery {
     /// What one entity yields.
     type Item<'w>;
 
+    /// Hands data whose access is decided at run time
+    /// ([`FilteredEntityRef`](crate::world::FilteredEntityRef),
+    /// [`FilteredEntityMut`](crate::world::FilteredEntityMut)) the access
+    /// of the [`QueryBuilder`](super::QueryBuilder) it is built with:
+    /// `available_access`, recording what it takes in `access`. The
+    /// default takes nothing.
+    fn provide_extra_access(
+        state: &mut Self::State,
+        access: &mut super::Access,
+        available_access: &super::Access,
+    ) {
+        let _ = (state, access, available_access);
+    }
+
     /// Fetches the item of one row.
     ///
     /// # Safety

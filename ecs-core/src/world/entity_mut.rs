@@ -4,9 +4,11 @@
 use super::{unsafe_world_cell::UnsafeWorldCell, EntityRef};
 use crate::{
     archetype::Archetype,
-    change_detection::{Mut, Ref},
+    change_detection::{Mut, MutUntyped, Ref},
     component::{Component, ComponentId},
     entity::{Entity, EntityLocation},
+    ptr::Ptr,
+    world::error::EntityComponentError,
 };
 
 /// Reads and writes one entity's component values, but cannot insert,
@@ -14,6 +16,10 @@ use crate::{
 /// held at once ([`World::get_entity_mut`](super::World::get_entity_mut)
 /// with an array, a slice or an
 /// [`EntityHashSet`](crate::entity::EntityHashSet)).
+///
+/// As query data (`Query<EntityMut>`) it writes every component of each
+/// entity, and records a write of everything, resources included, for the
+/// reason given on [`EntityRef`].
 ///
 /// It has the component access of [`EntityRef`] and [`EntityWorldMut`](super::EntityWorldMut)
 /// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`); bevy's
@@ -83,6 +89,12 @@ impl<'w> EntityMut<'w> {
         &self.cell.meta().archetypes[self.location.archetype_id]
     }
 
+    /// The world's component registry.
+    #[inline]
+    pub(crate) fn world_components(&self) -> &'w crate::component::Components {
+        &self.cell.meta().components
+    }
+
     /// A read-only handle borrowing this one.
     #[inline]
     pub fn as_readonly(&self) -> EntityRef<'_> {
@@ -129,10 +141,40 @@ impl<'w> EntityMut<'w> {
         self.as_readonly().get_ref::<T>()
     }
 
-    /// A pointer to the entity's value of the component `id`.
+    /// A pointer to the entity's value of the component `id`; see
+    /// [`EntityRef::get_by_id`].
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
     #[inline]
-    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+    pub fn get_by_id(&self, id: ComponentId) -> Result<Ptr<'_>, EntityComponentError> {
         self.as_readonly().get_by_id(id)
+    }
+
+    /// The entity's value of the component `id`, mutably; writing through
+    /// it marks it changed.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    #[inline]
+    pub fn get_mut_by_id(
+        &mut self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'_>, EntityComponentError> {
+        self.reborrow().into_mut_by_id(id)
+    }
+
+    /// Like [`EntityMut::get_mut_by_id`], borrowing for the handle's whole
+    /// lifetime.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    #[inline]
+    pub fn into_mut_by_id(self, id: ComponentId) -> Result<MutUntyped<'w>, EntityComponentError> {
+        let entity = EntityRef::new(self.cell.meta(), self.entity, self.location);
+        // SAFETY: the handle, consumed here, had exclusive access to the
+        // entity's values for `'w` (`new`'s contract).
+        unsafe { entity.get_mut_by_id_unchecked(id) }
     }
 
     /// The entity's component `T`, mutably; writing marks it changed.

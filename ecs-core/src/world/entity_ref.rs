@@ -5,9 +5,11 @@ use crate::{
         insert_bundle, remove_bundle, take_bundle, Bundle, BundleFromComponents, ComponentSink,
         DynamicBundle, InsertMode,
     },
-    change_detection::{Mut, Ref},
+    change_detection::{Mut, MutUntyped, Ref},
     component::{Component, ComponentId, StorageType},
     entity::{Entity, EntityLocation},
+    ptr::{OwningPtr, Ptr},
+    world::error::EntityComponentError,
 };
 
 /// `Debug` for entity handles: the entity's id, not the whole world.
@@ -26,6 +28,12 @@ macro_rules! debug_as_entity {
 debug_as_entity!(EntityRef, EntityWorldMut);
 
 /// Shared access to one entity's components.
+///
+/// As query data (`Query<EntityRef>`) it reads every component of each
+/// entity. It records a read of everything, resources included, where
+/// bevy's records components only, because this crate's access sets do not
+/// tell component ids from resource ids: beside a `ResMut` in one system it
+/// is refused.
 #[derive(Clone, Copy)]
 pub struct EntityRef<'w> {
     world: &'w World,
@@ -59,6 +67,12 @@ impl<'w> EntityRef<'w> {
     #[inline]
     pub fn archetype(&self) -> &'w Archetype {
         &self.world.archetypes[self.location.archetype_id]
+    }
+
+    /// The world's component registry.
+    #[inline]
+    pub(crate) fn world_components(&self) -> &'w crate::component::Components {
+        &self.world.components
     }
 
     /// Whether the entity has component `T`.
@@ -108,14 +122,69 @@ impl<'w> EntityRef<'w> {
         }
     }
 
-    /// A pointer to the entity's value of the component `id` (for dynamic
-    /// components). Reading it is valid while the world is borrowed.
+    /// A pointer to the entity's value of the component `id` (for
+    /// components with no Rust type, or whose type the caller knows only at
+    /// run time).
+    ///
+    /// Bevy's also takes arrays and sets of ids; this one takes a single id,
+    /// the form scripting layers use, as several reads need no alias check.
+    ///
+    /// # Errors
+    /// [`EntityComponentError::MissingComponent`] if the entity has no
+    /// component `id` (including an id this world never handed out).
     #[inline]
-    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+    pub fn get_by_id(&self, id: ComponentId) -> Result<Ptr<'w>, EntityComponentError> {
+        let (ptr, _, _) = self
+            .component_cells(id)
+            .ok_or(EntityComponentError::MissingComponent(id))?;
+        // SAFETY: the value is the entity's, valid while the world is
+        // borrowed for `'w`, which also keeps it from being written.
+        Ok(unsafe { Ptr::new(ptr) })
+    }
+
+    /// The value of `id` and its tick cells, if the entity has it.
+    #[inline]
+    fn component_cells(
+        &self,
+        id: ComponentId,
+    ) -> Option<(
+        std::ptr::NonNull<u8>,
+        &'w std::cell::UnsafeCell<crate::change_detection::Tick>,
+        &'w std::cell::UnsafeCell<crate::change_detection::Tick>,
+    )> {
         let storage_type = self.archetype().get_storage_type(id)?;
-        self.world
-            .component_ptr(id, storage_type, self.entity, self.location)
-            .map(|(ptr, _, _)| ptr as *const u8)
+        let (ptr, added, changed) =
+            self.world
+                .component_ptr(id, storage_type, self.entity, self.location)?;
+        // Storage hands out dangling, aligned (never null) pointers for
+        // zero-sized values.
+        Some((std::ptr::NonNull::new(ptr)?, added, changed))
+    }
+
+    /// [`EntityRef::get_by_id`] as a mutable, change-detected access.
+    ///
+    /// # Safety
+    /// The caller has exclusive access to the entity's value of `id` for
+    /// `'w` (no other reference to it lives meanwhile).
+    #[inline]
+    pub(crate) unsafe fn get_mut_by_id_unchecked(
+        &self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'w>, EntityComponentError> {
+        let (ptr, added, changed) = self
+            .component_cells(id)
+            .ok_or(EntityComponentError::MissingComponent(id))?;
+        // SAFETY: the value and its ticks are the entity's, exclusively
+        // borrowed for `'w` (caller).
+        unsafe {
+            Ok(MutUntyped::new(
+                crate::ptr::PtrMut::new(ptr),
+                &mut *added.get(),
+                &mut *changed.get(),
+                self.world.last_change_tick,
+                self.world.change_tick(),
+            ))
+        }
     }
 }
 
@@ -128,19 +197,22 @@ fn despawned_meanwhile(world: &World, entity: Entity) -> ! {
     panic!("entity {entity:?} was despawned (by a command a hook or observer queued); this handle can no longer change it")
 }
 
-/// A one-component bundle given by id and pointer.
-struct DynamicComponent {
-    storage_type: StorageType,
-    value: *mut u8,
+/// A bundle of components given by id and pointer, in the bundle's order.
+struct DynamicComponents {
+    storage_types: Vec<StorageType>,
+    values: Vec<*mut u8>,
 }
 
-impl DynamicBundle for DynamicComponent {
+impl DynamicBundle for DynamicComponents {
     #[inline]
     fn get_components(self, sink: &mut impl ComponentSink) {
-        // SAFETY: whoever builds a `DynamicComponent` (`insert_by_id`, whose
-        // caller guarantees it) gives an owned, valid value of the bundle's
-        // one component, of that storage type; it is handed out once.
-        unsafe { sink.put_ptr(self.storage_type, self.value) }
+        for (storage_type, value) in self.storage_types.into_iter().zip(self.values) {
+            // SAFETY: whoever builds a `DynamicComponents` (`insert_by_ids`,
+            // whose caller guarantees it) gives owned, valid values of the
+            // bundle's components in order, of those storage types; each is
+            // handed out once.
+            unsafe { sink.put_ptr(storage_type, value) }
+        }
     }
 }
 
@@ -218,10 +290,44 @@ impl<'w> EntityWorldMut<'w> {
         self.as_ref().get_ref::<T>()
     }
 
-    /// A pointer to the entity's value of the component `id`.
+    /// A pointer to the entity's value of the component `id`; see
+    /// [`EntityRef::get_by_id`].
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
     #[inline]
-    pub fn get_by_id(&self, id: ComponentId) -> Option<*const u8> {
+    pub fn get_by_id(&self, id: ComponentId) -> Result<Ptr<'_>, EntityComponentError> {
         self.as_ref().get_by_id(id)
+    }
+
+    /// The entity's value of the component `id`, mutably; writing through
+    /// it marks it changed.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    #[inline]
+    #[track_caller]
+    pub fn get_mut_by_id(
+        &mut self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'_>, EntityComponentError> {
+        // SAFETY: `&mut self` borrows the whole world exclusively.
+        unsafe { self.as_ref().get_mut_by_id_unchecked(id) }
+    }
+
+    /// Like [`EntityWorldMut::get_mut_by_id`], borrowing for the handle's
+    /// whole lifetime.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    #[inline]
+    #[track_caller]
+    pub fn into_mut_by_id(self, id: ComponentId) -> Result<MutUntyped<'w>, EntityComponentError> {
+        self.assert_not_despawned();
+        let entity = EntityRef::new(self.world, self.entity, self.location);
+        // SAFETY: the handle, consumed here, borrowed the world exclusively
+        // for `'w`.
+        unsafe { entity.get_mut_by_id_unchecked(id) }
     }
 
     /// The entity's component `T`, mutably; writing marks it changed.
@@ -342,33 +448,66 @@ impl<'w> EntityWorldMut<'w> {
     }
 
     /// Inserts one value of the component `id` (a component registered from
-    /// a descriptor, possibly with no Rust type).
+    /// a descriptor, possibly with no Rust type), replacing (and dropping)
+    /// the value the entity already has.
     ///
     /// # Safety
-    /// `value` must point to a valid value of the component `id`, whose
-    /// ownership moves into the world (the caller must not drop it).
+    /// `id` is one of this world's components and `component` points to a
+    /// valid value of it, whose ownership moves into the world.
     ///
     /// # Panics
     /// If `id` is not a registered component.
     #[track_caller]
-    pub unsafe fn insert_by_id(&mut self, id: ComponentId, value: *mut u8) -> &mut Self {
+    pub unsafe fn insert_by_id(&mut self, id: ComponentId, component: OwningPtr<'_>) -> &mut Self {
+        // SAFETY: forwarded.
+        unsafe { self.insert_by_ids(&[id], std::iter::once(component)) }
+    }
+
+    /// Inserts one value for each component of `ids`, taken in order from
+    /// `components`, as one bundle (one archetype move).
+    ///
+    /// # Safety
+    /// Every id is one of this world's components, and `components` yields,
+    /// in the order of `ids`, a valid value of each, whose ownership moves
+    /// into the world.
+    ///
+    /// # Panics
+    /// If an id is not a registered component, appears twice, or
+    /// `components` yields a different number of values than `ids` has
+    /// (then no value is taken: the caller still owns them).
+    #[track_caller]
+    pub unsafe fn insert_by_ids<'a, I: Iterator<Item = OwningPtr<'a>>>(
+        &mut self,
+        ids: &[ComponentId],
+        components: I,
+    ) -> &mut Self {
         self.refresh_location();
-        let storage_type = match self.world.components.get_info(id) {
-            Some(info) => info.storage_type(),
-            None => panic!("component {id:?} is not registered in this world"),
-        };
+        let storage_types: Vec<StorageType> = ids
+            .iter()
+            .map(|&id| match self.world.components.get_info(id) {
+                Some(info) => info.storage_type(),
+                None => panic!("component {id:?} is not registered in this world"),
+            })
+            .collect();
+        let values: Vec<*mut u8> = components.map(|ptr| ptr.as_ptr()).collect();
+        assert_eq!(
+            values.len(),
+            ids.len(),
+            "insert_by_ids: {} component ids but {} values",
+            ids.len(),
+            values.len()
+        );
         let bundle_id = self
             .world
             .bundles
-            .register_dynamic(&[id], &self.world.components);
-        let bundle = DynamicComponent {
-            storage_type,
-            value,
+            .register_dynamic(ids, &self.world.components);
+        let bundle = DynamicComponents {
+            storage_types,
+            values,
         };
         self.relocate(|world, entity, location| {
-            // SAFETY: the location is current; the caller guarantees
-            // `value` is an owned value of `id`, the bundle's only
-            // component.
+            // SAFETY: the location is current; the caller guarantees each
+            // value is an owned value of its id, in the bundle's order.
             let location = unsafe {
                 insert_bundle(
                     world,

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::component::ComponentId;
 use crate::entity::{Entity, EntityNotSpawnedError};
 use crate::schedule::InternedScheduleLabel;
 
@@ -179,3 +180,30 @@ impl fmt::Display for TryInsertBatchError {
 }
 
 impl std::error::Error for TryInsertBatchError {}
+
+/// A component could not be fetched from an entity by id
+/// ([`EntityRef::get_by_id`](crate::world::EntityRef::get_by_id),
+/// [`EntityWorldMut::get_mut_by_id`](crate::world::EntityWorldMut::get_mut_by_id)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntityComponentError {
+    /// The entity has no component with this id (or the id is not one of
+    /// this world's components).
+    MissingComponent(ComponentId),
+    /// The component was asked for mutably more than once in one fetch.
+    AliasedMutability(ComponentId),
+}
+
+impl fmt::Display for EntityComponentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EntityComponentError::MissingComponent(id) => {
+                write!(f, "the entity has no component {id:?}")
+            }
+            EntityComponentError::AliasedMutability(id) => {
+                write!(f, "component {id:?} was requested mutably more than once")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EntityComponentError {}

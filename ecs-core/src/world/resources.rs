@@ -6,8 +6,9 @@ use std::{
 
 use super::{FromWorld, World};
 use crate::{
-    change_detection::{ComponentTicks, Mut, Ref},
+    change_detection::{ComponentTicks, Mut, MutUntyped, Ref},
     component::{ComponentId, ComponentInfo},
+    ptr::{OwningPtr, Ptr, PtrMut},
     resource::Resource,
 };
 
@@ -342,15 +343,99 @@ impl World {
             .is_some_and(|ticks| ticks.is_changed(self.last_change_tick, self.change_tick()))
     }
 
+    /// A pointer to the value of the resource `component_id`, if it exists
+    /// (`None` also for an id this world never handed out).
+    #[inline]
+    pub fn get_resource_by_id(&self, component_id: ComponentId) -> Option<Ptr<'_>> {
+        let ptr = self.storages.resources.get(component_id)?.get_data()?;
+        // SAFETY: the resource's value, which `&self` keeps from being
+        // written; storage never hands out null, even for zero-sized values.
+        Some(unsafe { Ptr::new(std::ptr::NonNull::new(ptr)?) })
+    }
+
+    /// The value of the resource `component_id`, mutably; writing through
+    /// it marks it changed.
+    #[inline]
+    pub fn get_resource_mut_by_id(&mut self, component_id: ComponentId) -> Option<MutUntyped<'_>> {
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let (ptr, added, changed) = self
+            .storages
+            .resources
+            .get(component_id)?
+            .get_with_tick_cells()?;
+        let ptr = std::ptr::NonNull::new(ptr)?;
+        // SAFETY: the resource's value and ticks, borrowed exclusively
+        // through `&mut self`.
+        unsafe {
+            Some(MutUntyped::new(
+                PtrMut::new(ptr),
+                &mut *added.get(),
+                &mut *changed.get(),
+                last_run,
+                this_run,
+            ))
+        }
+    }
+
+    /// Inserts the value of the resource `component_id` (any registered
+    /// component or resource id, such as one of a
+    /// [`ComponentDescriptor::new_with_layout`](crate::component::ComponentDescriptor::new_with_layout)
+    /// descriptor), replacing (and dropping) any old value.
+    ///
+    /// Bevy's also takes the caller's location, for change tracking this
+    /// crate does not record.
+    ///
+    /// # Safety
+    /// `value` points to a valid value of the component `component_id`,
+    /// whose ownership moves into the world.
+    ///
+    /// # Panics
+    /// If `component_id` is not registered in this world.
+    #[track_caller]
+    pub unsafe fn insert_resource_by_id(
+        &mut self,
+        component_id: ComponentId,
+        value: OwningPtr<'_>,
+    ) {
+        let tick = self.change_tick();
+        let Some(info) = self.components.get_info(component_id) else {
+            panic!("insert_resource_by_id: {component_id:?} is not registered in this world");
+        };
+        let data = self.storages.resources.get_or_insert(info);
+        // SAFETY: an owned value of `component_id` (caller) moves into its
+        // storage.
+        unsafe { data.insert(value.as_ptr(), tick) };
+    }
+
+    /// Removes (and drops) the value of the resource `component_id`;
+    /// returns whether there was one.
+    pub fn remove_resource_by_id(&mut self, component_id: ComponentId) -> bool {
+        let drop = self
+            .components
+            .get_info(component_id)
+            .and_then(|i| i.drop_fn());
+        let Some((ptr, _)) = self
+            .storages
+            .resources
+            .get_mut(component_id)
+            .and_then(|data| data.remove())
+        else {
+            return false;
+        };
+        if let Some(drop) = drop {
+            // SAFETY: the removed value is owned here, of the component
+            // whose drop function this is, and not used again.
+            unsafe { drop(ptr) };
+        }
+        true
+    }
+
     fn resource_ticks_by_id(&self, component_id: ComponentId) -> Option<ComponentTicks> {
         self.storages.resources.get(component_id)?.get_ticks()
     }
 
     /// Every resource that has a value: its id, its info and a pointer to
-    /// the value (valid while the world is borrowed).
-    ///
-    /// Bevy's yields a `Ptr`; this crate has no such type and hands out raw
-    /// pointers for untyped values, as [`EntityRef::get_by_id`](super::EntityRef::get_by_id) does.
+    /// the value.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -363,13 +448,15 @@ impl World {
     /// let (_, info, ptr) = world.iter_resources().next().unwrap();
     /// assert!(info.name().ends_with("Gold"));
     /// // SAFETY: the info names `Gold`, so the value is one.
-    /// assert_eq!(unsafe { &*ptr.cast::<Gold>() }.0, 4);
+    /// assert_eq!(unsafe { ptr.deref::<Gold>() }.0, 4);
     /// ```
-    pub fn iter_resources(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo, *const u8)> {
+    pub fn iter_resources(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo, Ptr<'_>)> {
         self.storages.resources.iter().filter_map(|(id, data)| {
-            let ptr = data.get_data()?;
+            let ptr = std::ptr::NonNull::new(data.get_data()?)?;
             let info = self.components.get_info(id)?;
-            Some((id, info, ptr as *const u8))
+            // SAFETY: the resource's value, which `&self` keeps from being
+            // written.
+            Some((id, info, unsafe { Ptr::new(ptr) }))
         })
     }
 

@@ -1,0 +1,249 @@
+//! Whole-entity handles as query data: [`EntityRef`] and [`EntityMut`]
+//! (every component of the entity) and [`FilteredEntityRef`] and
+//! [`FilteredEntityMut`] (the components a
+//! [`QueryBuilder`](super::QueryBuilder) gave them access to).
+//!
+//! None of them reads a column when the fetch is pointed at a table: the
+//! item looks the entity's location up when it is fetched, and they match
+//! every archetype. The filtered handles walk archetypes rather than
+//! tables, as a builder's filter may name sparse-set components, which
+//! split a table's rows between archetypes.
+
+use std::sync::Arc;
+
+use super::{Access, FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
+use crate::{
+    archetype::Archetype,
+    change_detection::Tick,
+    component::ComponentId,
+    entity::Entity,
+    storage::{Table, TableRow},
+    world::{EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, UnsafeWorldCell, World},
+};
+
+/// The entity's handle parts, from the world the fetch was built for.
+///
+/// # Safety
+/// `entity` is live in `world` (it is the entity of a matched row).
+#[inline]
+unsafe fn located(world: UnsafeWorldCell<'_>, entity: Entity) -> crate::entity::EntityLocation {
+    let location = world.entities().get(entity);
+    debug_assert!(location.is_some(), "queried entity {entity:?} is not live");
+    // SAFETY: the entity of a matched row is live (caller).
+    unsafe { location.unwrap_unchecked() }
+}
+
+macro_rules! whole_entity_world_query {
+    ($ty:ty, $state:ty, $init:expr, |$s:ident, $access:ident| $update:block) => {
+        whole_entity_world_query!($ty, true, $state, UnsafeWorldCell<'w>, |world, _st| world, $init, |$s, $access| $update);
+    };
+    ($ty:ty, $dense:expr, $state:ty, $fetch:ty, |$w:ident, $fs:ident| $make:expr, $init:expr, |$s:ident, $access:ident| $update:block) => {
+        // SAFETY: the fetch reaches the entity's components only through
+        // the item, within what `update_component_access` records; it
+        // matches every archetype and reads no column, so it is dense.
+        unsafe impl WorldQuery for $ty {
+            type Fetch<'w> = $fetch;
+            type State = $state;
+            const IS_DENSE: bool = $dense;
+
+            #[inline]
+            #[allow(clippy::unused_unit)]
+            unsafe fn init_fetch<'w>(
+                $w: UnsafeWorldCell<'w>,
+                $fs: &$state,
+                _: Tick,
+                _: Tick,
+            ) -> $fetch {
+                $make
+            }
+
+            #[inline]
+            unsafe fn set_archetype<'w>(
+                _: &mut $fetch,
+                _: &$state,
+                _: &'w Archetype,
+                _: &'w Table,
+            ) {
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(_: &mut $fetch, _: &$state, _: &'w Table) {}
+
+            #[track_caller]
+            fn update_component_access($s: &$state, $access: &mut FilteredAccess) $update
+
+            fn init_state(_: &mut World) -> $state {
+                $init
+            }
+
+            fn matches_component_set(_: &$state, _: &impl Fn(ComponentId) -> bool) -> bool {
+                true
+            }
+        }
+    };
+}
+
+whole_entity_world_query!(EntityRef<'_>, (), (), |_state, access| {
+    assert!(
+        access.access().is_read_only(),
+        "query term `EntityRef` reads every component, but another term of the same query writes one: \
+         use `EntityMut`, or split the query"
+    );
+    access.access_mut().read_all();
+});
+
+// SAFETY: reads only, and only the entity's components.
+unsafe impl QueryData for EntityRef<'_> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = EntityRef<'w>;
+
+    #[inline]
+    unsafe fn fetch<'w>(
+        world: &mut Self::Fetch<'w>,
+        entity: Entity,
+        _: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: the entity of a matched row is live.
+        let location = unsafe { located(*world, entity) };
+        EntityRef::new(world.meta(), entity, location)
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl ReadOnlyQueryData for EntityRef<'_> {}
+
+whole_entity_world_query!(EntityMut<'_>, (), (), |_state, access| {
+    let any = access.access().has_read_all() || access.access().reads().next().is_some();
+    assert!(
+        !any,
+        "query term `EntityMut` writes every component, but another term of the same query also accesses one: \
+         use only `EntityMut`, or split the query"
+    );
+    access.access_mut().write_all();
+});
+
+// SAFETY: writes only the entity's components, recorded as writing all;
+// `EntityRef` reads a subset of that.
+unsafe impl<'a> QueryData for EntityMut<'a> {
+    const IS_READ_ONLY: bool = false;
+    type ReadOnly = EntityRef<'a>;
+    type Item<'w> = EntityMut<'w>;
+
+    #[inline]
+    unsafe fn fetch<'w>(
+        world: &mut Self::Fetch<'w>,
+        entity: Entity,
+        _: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: the entity of a matched row is live.
+        let location = unsafe { located(*world, entity) };
+        // SAFETY: the location is current; queries make no structural
+        // change; the caller's access (write all) makes the values of this
+        // entity, whose row no other live item of this query shares,
+        // exclusively this handle's.
+        unsafe { EntityMut::new(*world, entity, location) }
+    }
+}
+
+/// Records the builder's access as the filtered handle's, checking it
+/// against the query's other terms.
+#[track_caller]
+fn record_filtered(state: &Access, access: &mut FilteredAccess, term: &str) {
+    let conflicts = access.access().get_conflicts(state);
+    assert!(
+        conflicts.is_empty(),
+        "query term `{term}` conflicts with another term of the same query on {conflicts:?}"
+    );
+    access.access_mut().extend(state);
+}
+
+whole_entity_world_query!(
+    FilteredEntityRef<'_, '_>,
+    false,
+    Arc<Access>,
+    (UnsafeWorldCell<'w>, Arc<Access>),
+    |world, state| (world, state.clone()),
+    Arc::default(),
+    |state, access| {
+        record_filtered(state, access, "FilteredEntityRef");
+    }
+);
+
+// SAFETY: reads only what the state's access lists, which holds reads
+// only (`provide_extra_access` keeps no write).
+unsafe impl QueryData for FilteredEntityRef<'_, '_> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = FilteredEntityRef<'w, 'w>;
+
+    #[inline]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        _: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: the entity of a matched row is live.
+        let location = unsafe { located(fetch.0, entity) };
+        let entity = EntityRef::new(fetch.0.meta(), entity, location);
+        // SAFETY: the query's recorded access includes these reads, so
+        // nothing writes those components meanwhile.
+        unsafe { FilteredEntityRef::new(entity, fetch.1.clone()) }
+    }
+
+    fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {
+        let mut reads = Access::default();
+        for id in available.reads() {
+            reads.add_read(id);
+        }
+        if available.has_read_all() {
+            reads.read_all();
+        }
+        access.extend(&reads);
+        *state = Arc::new(reads);
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl ReadOnlyQueryData for FilteredEntityRef<'_, '_> {}
+
+whole_entity_world_query!(
+    FilteredEntityMut<'_, '_>,
+    false,
+    Arc<Access>,
+    (UnsafeWorldCell<'w>, Arc<Access>),
+    |world, state| (world, state.clone()),
+    Arc::default(),
+    |state, access| {
+        record_filtered(state, access, "FilteredEntityMut");
+    }
+);
+
+// SAFETY: touches only what the state's access lists, recorded by
+// `update_component_access`; its read-only twin reads a subset of it.
+unsafe impl<'a, 'b> QueryData for FilteredEntityMut<'a, 'b> {
+    const IS_READ_ONLY: bool = false;
+    type ReadOnly = FilteredEntityRef<'a, 'b>;
+    type Item<'w> = FilteredEntityMut<'w, 'w>;
+
+    #[inline]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        _: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: the entity of a matched row is live.
+        let location = unsafe { located(fetch.0, entity) };
+        // SAFETY: the location is current and queries make no structural
+        // change; the handle is limited to the access below.
+        let entity = unsafe { EntityMut::new(fetch.0, entity, location) };
+        // SAFETY: the query's recorded access includes this access, and no
+        // other live item of the query shares this entity's row.
+        unsafe { FilteredEntityMut::new(entity, fetch.1.clone()) }
+    }
+
+    fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {
+        access.extend(available);
+        *state = Arc::new(available.clone());
+    }
+}
