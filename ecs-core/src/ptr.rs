@@ -416,9 +416,7 @@ mod tests {
     fn make_and_drop_as_drops_once() {
         let drops = Cell::new(0);
         // SAFETY: a `Counted` was given.
-        OwningPtr::make(Counted(&drops), |ptr| unsafe {
-            ptr.drop_as::<Counted>()
-        });
+        OwningPtr::make(Counted(&drops), |ptr| unsafe { ptr.drop_as::<Counted>() });
         assert_eq!(drops.get(), 1);
         // Neither read nor dropped: forgotten.
         OwningPtr::make(Counted(&drops), |_| ());

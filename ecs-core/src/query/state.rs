@@ -9,7 +9,9 @@ use super::{
 use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
+    component::{ComponentId, StorageType},
     entity::Entity,
+    entity_disabling::DefaultQueryFilters,
     storage::{Table, TableId, Tables},
     system::Query,
     world::{UnsafeWorldCell, World, WorldId},
@@ -59,6 +61,9 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     pub(crate) matched_table_columns: Vec<u32>,
     pub(crate) matched_archetype_ids: Vec<ArchetypeId>,
     component_access: FilteredAccess,
+    /// The disabling components this query does not mention: archetypes
+    /// with any of them are not matched (see [`DefaultQueryFilters`]).
+    default_excluded: Vec<ComponentId>,
     pub(crate) fetch_state: D::State,
     pub(crate) filter_state: F::State,
     marker: PhantomData<fn() -> (D, F)>,
@@ -98,6 +103,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut filter_access = FilteredAccess::default();
         F::update_component_access(&filter_state, &mut filter_access);
         component_access.extend(&filter_access);
+        let default_excluded = default_excluded::<D, F>(world, &mut component_access);
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),
@@ -107,6 +113,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             matched_table_columns: Vec::new(),
             matched_archetype_ids: Vec::new(),
             component_access,
+            default_excluded,
             fetch_state,
             filter_state,
             marker: PhantomData,
@@ -204,7 +211,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     fn new_archetype(&mut self, archetype: &Archetype, tables: &Tables) {
         let contains = |id| archetype.contains(id);
         if !(D::matches_component_set(&self.fetch_state, &contains)
-            && F::matches_component_set(&self.filter_state, &contains))
+            && F::matches_component_set(&self.filter_state, &contains)
+            && !self.default_excluded.iter().any(|&id| contains(id)))
         {
             return;
         }
@@ -746,4 +754,35 @@ impl World {
     pub fn query_filtered<D: QueryData, F: QueryFilter>(&mut self) -> QueryState<D, F> {
         QueryState::new(self)
     }
+}
+
+/// Applies the world's [`DefaultQueryFilters`] to a new query's access and
+/// returns the disabling components the query must not match.
+///
+/// # Panics
+/// If a dense query would have to exclude a sparse-set disabling
+/// component, which its table walk cannot honour.
+#[track_caller]
+fn default_excluded<D: QueryData, F: QueryFilter>(
+    world: &World,
+    access: &mut FilteredAccess,
+) -> Vec<ComponentId> {
+    let Some(filters) = world.get_resource::<DefaultQueryFilters>() else {
+        return Vec::new();
+    };
+    let excluded = filters.modify_access(access);
+    if D::IS_DENSE && F::IS_DENSE {
+        for &id in &excluded {
+            let info = world.components().get_info(id);
+            if let Some(info) = info.filter(|i| i.storage_type() == StorageType::SparseSet) {
+                panic!(
+                    "disabling component `{}` is stored in sparse sets, so query `{}` cannot \
+                     leave it out: a disabling component must be a table component",
+                    info.name(),
+                    type_name::<(D, F)>()
+                );
+            }
+        }
+    }
+    excluded
 }

@@ -133,7 +133,7 @@ pub struct World {
 
 impl Default for World {
     fn default() -> Self {
-        World {
+        let mut world = World {
             id: WorldId::next(),
             entities: Entities::new(),
             components: Components::default(),
@@ -156,7 +156,9 @@ impl Default for World {
                 tick: Tick::new(0),
                 count: 1 << 32,
             },
-        }
+        };
+        world.init_resource::<crate::entity_disabling::DefaultQueryFilters>();
+        world
     }
 }
 

@@ -360,8 +360,12 @@ impl World {
     ///
     /// let mut world = World::new();
     /// world.insert_resource(Gold(4));
-    /// let (_, info, ptr) = world.iter_resources().next().unwrap();
-    /// assert!(info.name().ends_with("Gold"));
+    /// // Every world also holds its `DefaultQueryFilters`.
+    /// assert_eq!(world.iter_resources().count(), 2);
+    /// let (_, info, ptr) = world
+    ///     .iter_resources()
+    ///     .find(|(_, info, _)| info.name().ends_with("Gold"))
+    ///     .unwrap();
     /// // SAFETY: the info names `Gold`, so the value is one.
     /// assert_eq!(unsafe { &*ptr.cast::<Gold>() }.0, 4);
     /// ```
