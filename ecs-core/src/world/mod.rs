@@ -771,6 +771,7 @@ impl World {
         self.storages.tables.check_change_ticks(now.tick);
         self.storages.sparse_sets.check_change_ticks(now.tick);
         self.storages.resources.check_change_ticks(now.tick);
+        self.storages.non_sends.check_change_ticks(now.tick);
         self.last_change_tick.check_tick(now.tick);
         self.last_check = now;
     }
@@ -796,6 +797,7 @@ impl Drop for World {
         self.storages.tables.clear_all(&mut panics);
         self.storages.sparse_sets.clear_all(&mut panics);
         self.storages.resources.clear_all(&mut panics);
+        self.storages.non_sends.clear_all(&mut panics);
         self.observers.clear(&mut panics);
         panics.finish();
     }
