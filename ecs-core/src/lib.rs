@@ -75,7 +75,7 @@ pub mod prelude {
         SystemParamFunction,
     };
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
-    pub use crate::system::{NonSend, NonSendMut};
+    pub use crate::system::{NonSend, NonSendMut, ParallelCommands};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::{children, related};

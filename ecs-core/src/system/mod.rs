@@ -90,6 +90,7 @@ mod deferred;
 mod function_system;
 mod input;
 mod non_send;
+mod parallel_commands;
 mod param;
 mod param_set;
 mod query;
@@ -127,6 +128,7 @@ pub use function_system::{
 };
 pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
 pub use non_send::{NonSend, NonSendMut};
+pub use parallel_commands::{ParallelCommandQueues, ParallelCommands};
 pub use param::{
     Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
 };
