@@ -48,7 +48,7 @@ unsafe impl<T: Component> WorldQuery for Allow<T> {
     unsafe fn set_archetype<'w>(_: &mut (), _: &ComponentId, _: &'w Archetype, _: &'w Table) {}
 
     #[inline]
-    unsafe fn set_table<'w>(_: &mut (), _: &ComponentId, _: &'w Table) {}
+    unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &ComponentId, _: &'w Table) {}
 
     fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
         access.access_mut().add_archetypal(id);

@@ -234,11 +234,11 @@ unsafe impl<T: 'static> SystemParam for NonSend<'_, T> {
     }
 
     unsafe fn get_param<'w, 's>(
-        id: &'s mut ComponentId,
+        id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> NonSend<'w, T> {
+    ) -> Self::Item<'w, 's> {
         match cells(*id, world) {
             // SAFETY: `id` is `T`'s id; read access is recorded.
             Some(cells) => unsafe { make_ref(cells, meta, change_tick) },
@@ -257,11 +257,11 @@ unsafe impl<T: 'static> SystemParam for Option<NonSend<'_, T>> {
     }
 
     unsafe fn get_param<'w, 's>(
-        id: &'s mut ComponentId,
+        id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Option<NonSend<'w, T>> {
+    ) -> Self::Item<'w, 's> {
         // SAFETY: `id` is `T`'s id; read access is recorded.
         cells(*id, world).map(|cells| unsafe { make_ref(cells, meta, change_tick) })
     }
@@ -278,11 +278,11 @@ unsafe impl<T: 'static> SystemParam for NonSendMut<'_, T> {
     }
 
     unsafe fn get_param<'w, 's>(
-        id: &'s mut ComponentId,
+        id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> NonSendMut<'w, T> {
+    ) -> Self::Item<'w, 's> {
         match cells(*id, world) {
             // SAFETY: `id` is `T`'s id; write access is recorded.
             Some(cells) => unsafe { make_mut(cells, meta, change_tick) },
@@ -301,11 +301,11 @@ unsafe impl<T: 'static> SystemParam for Option<NonSendMut<'_, T>> {
     }
 
     unsafe fn get_param<'w, 's>(
-        id: &'s mut ComponentId,
+        id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Option<NonSendMut<'w, T>> {
+    ) -> Self::Item<'w, 's> {
         // SAFETY: `id` is `T`'s id; write access is recorded.
         cells(*id, world).map(|cells| unsafe { make_mut(cells, meta, change_tick) })
     }
