@@ -15,6 +15,7 @@ pub mod change_detection;
 pub mod component;
 pub mod diagnostics;
 pub mod entity;
+pub mod entity_disabling;
 pub mod error;
 pub mod event;
 pub mod hierarchy;
@@ -54,6 +55,7 @@ pub mod prelude {
     pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::{Observer, On};
+    pub use crate::query::Allow;
     pub use crate::query::QueryBuilder;
     pub use crate::query::{
         Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, QueryState, With, Without,
@@ -75,6 +77,7 @@ pub mod prelude {
         SystemParamFunction,
     };
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
+    pub use crate::system::{NonSend, NonSendMut, ParallelCommands};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::world::{FilteredEntityMut, FilteredEntityRef};

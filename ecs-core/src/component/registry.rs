@@ -138,6 +138,21 @@ impl ComponentDescriptor {
         }
     }
 
+    /// The descriptor of a non-send resource type `T` (any `'static`
+    /// type; see [`NonSend`](crate::system::NonSend)).
+    pub fn new_non_send<T: std::any::Any>(storage_type: StorageType) -> Self {
+        Self {
+            name: Cow::Borrowed(type_name::<T>()),
+            storage_type,
+            is_send_and_sync: false,
+            type_id: Some(TypeId::of::<T>()),
+            layout: Layout::new::<T>(),
+            drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
+            clone_behavior: ComponentCloneBehavior::Ignore,
+            kind: DescriptorKind::Resource,
+        }
+    }
+
     /// A descriptor for a component with no Rust type behind it (scripting,
     /// dynamic components).
     ///
@@ -429,6 +444,19 @@ impl Components {
             return id;
         }
         let id = self.push(ComponentDescriptor::new_resource::<R>());
+        self.resource_indices.insert(type_id, id);
+        id
+    }
+
+    /// Registers the non-send resource type `T` (once) and returns its id,
+    /// shared with `T` as a resource when it is one.
+    #[inline]
+    pub fn register_non_send<T: std::any::Any>(&mut self) -> ComponentId {
+        let type_id = TypeId::of::<T>();
+        if let Some(&id) = self.resource_indices.get(&type_id) {
+            return id;
+        }
+        let id = self.push(ComponentDescriptor::new_non_send::<T>(StorageType::Table));
         self.resource_indices.insert(type_id, id);
         id
     }

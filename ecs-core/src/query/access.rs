@@ -13,6 +13,9 @@ pub struct Access {
     reads_all: bool,
     /// Writes every component and resource (`&mut World`).
     writes_all: bool,
+    /// Components whose presence is looked at, not their value (`Has<T>`,
+    /// `Allow<T>`): no conflict, but a mention for default query filters.
+    archetypal: FixedBitSet,
 }
 
 fn grow_insert(set: &mut FixedBitSet, index: usize) {
@@ -30,6 +33,18 @@ impl Access {
     pub fn add_write(&mut self, id: ComponentId) {
         grow_insert(&mut self.reads_and_writes, id.index());
         grow_insert(&mut self.writes, id.index());
+    }
+
+    /// Records that the presence of `id` is looked at (`Has<T>`,
+    /// `Allow<T>`), which conflicts with nothing.
+    pub fn add_archetypal(&mut self, id: ComponentId) {
+        grow_insert(&mut self.archetypal, id.index());
+    }
+
+    /// Whether the presence of `id` is looked at ([`Access::add_archetypal`]).
+    #[inline]
+    pub fn has_archetypal(&self, id: ComponentId) -> bool {
+        self.archetypal.contains(id.index())
     }
 
     /// Records a read of everything.
@@ -76,6 +91,7 @@ impl Access {
         self.writes_all |= other.writes_all;
         self.reads_and_writes.union_with(&other.reads_and_writes);
         self.writes.union_with(&other.writes);
+        self.archetypal.union_with(&other.archetypal);
     }
 
     /// Whether the two may be used at the same time: no component is
@@ -278,6 +294,16 @@ impl FilteredAccess {
             .iter()
             .flat_map(|c| c.with.ones().chain(c.without.ones()))
             .map(ComponentId::new)
+    }
+
+    /// Whether the query mentions `id` by more than a read: its presence is
+    /// looked at, or a filter clause requires or excludes it.
+    pub fn contains(&self, id: ComponentId) -> bool {
+        self.access.has_archetypal(id)
+            || self
+                .filter_sets
+                .iter()
+                .any(|f| f.with.contains(id.index()) || f.without.contains(id.index()))
     }
 
     /// The components every matched entity has.

@@ -624,7 +624,9 @@ unsafe impl<T: Component> WorldQuery for Has<T> {
         *fetch = unsafe { *columns.get_unchecked(0) } != NO_COLUMN;
     }
 
-    fn update_component_access(_: &ComponentId, _: &mut FilteredAccess) {}
+    fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+        access.access_mut().add_archetypal(id);
+    }
 
     fn init_state(world: &mut World) -> ComponentId {
         world.register_component::<T>()

@@ -241,6 +241,7 @@
 //! [`change_detection`](crate::change_detection) module docs).
 
 mod access;
+mod allow;
 mod archetype_filter;
 mod builder;
 mod combinations;
@@ -258,6 +259,7 @@ mod state;
 mod world_query;
 
 pub use access::{Access, AccessFilters, FilteredAccess, FilteredAccessSet};
+pub use allow::Allow;
 pub use archetype_filter::ArchetypeFilter;
 pub use builder::QueryBuilder;
 pub use combinations::QueryCombinationIter;

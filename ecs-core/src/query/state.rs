@@ -9,7 +9,9 @@ use super::{
 use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
+    component::{ComponentId, StorageType},
     entity::Entity,
+    entity_disabling::DefaultQueryFilters,
     storage::{Table, TableId, Tables},
     system::Query,
     world::{UnsafeWorldCell, World, WorldId},
@@ -59,6 +61,9 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     pub(crate) matched_table_columns: Vec<u32>,
     pub(crate) matched_archetype_ids: Vec<ArchetypeId>,
     component_access: FilteredAccess,
+    /// The disabling components this query does not mention: archetypes
+    /// with any of them are not matched (see [`DefaultQueryFilters`]).
+    default_excluded: Vec<ComponentId>,
     pub(crate) fetch_state: D::State,
     pub(crate) filter_state: F::State,
     /// Set on a lens of a query that walks archetypes: the lens walks the
@@ -124,6 +129,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut filter_access = FilteredAccess::default();
         F::update_component_access(&filter_state, &mut filter_access);
         component_access.extend(&filter_access);
+        let default_excluded = default_excluded::<D, F>(world, &mut component_access);
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),
@@ -133,6 +139,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             matched_table_columns: Vec::new(),
             matched_archetype_ids: Vec::new(),
             component_access,
+            default_excluded,
             fetch_state,
             filter_state,
             archetype_walk: false,
@@ -150,7 +157,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     /// walks tables, naming it.
     #[track_caller]
     pub fn from_builder(builder: &mut super::QueryBuilder<D, F>) -> Self {
-        let component_access = builder.access().clone();
+        let mut component_access = builder.access().clone();
         let world = builder.world_mut();
         if Self::IS_DENSE {
             for id in component_access.filter_ids() {
@@ -173,6 +180,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         D::update_component_access(&fetch_state, &mut own);
         let available = builder_only_access(own.access(), component_access.access());
         D::provide_extra_access(&mut fetch_state, own.access_mut(), &available);
+        let default_excluded = default_excluded::<D, F>(world, &mut component_access);
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),
@@ -182,6 +190,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             matched_table_columns: Vec::new(),
             matched_archetype_ids: Vec::new(),
             component_access,
+            default_excluded,
             fetch_state,
             filter_state,
             // A filter naming a sparse-set component is refused above.
@@ -284,7 +293,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         // `D` and `F` alone do not know.
         if !(D::matches_component_set(&self.fetch_state, &contains)
             && F::matches_component_set(&self.filter_state, &contains)
-            && self.component_access.matches_component_set(&contains))
+            && self.component_access.matches_component_set(&contains)
+            && !self.default_excluded.iter().any(|&id| contains(id)))
         {
             return;
         }
@@ -863,6 +873,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             matched_table_columns: Vec::new(),
             matched_archetype_ids: Vec::new(),
             component_access,
+            // The source's matches already leave disabled entities out.
+            default_excluded: Vec::new(),
             fetch_state,
             filter_state,
             archetype_walk: Self::IS_DENSE && !source_walks_tables,
@@ -876,4 +888,35 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }
         state
     }
+}
+
+/// Applies the world's [`DefaultQueryFilters`] to a new query's access and
+/// returns the disabling components the query must not match.
+///
+/// # Panics
+/// If a dense query would have to exclude a sparse-set disabling
+/// component, which its table walk cannot honour.
+#[track_caller]
+fn default_excluded<D: QueryData, F: QueryFilter>(
+    world: &World,
+    access: &mut FilteredAccess,
+) -> Vec<ComponentId> {
+    let Some(filters) = world.get_resource::<DefaultQueryFilters>() else {
+        return Vec::new();
+    };
+    let excluded = filters.modify_access(access);
+    if D::IS_DENSE && F::IS_DENSE {
+        for &id in &excluded {
+            let info = world.components().get_info(id);
+            if let Some(info) = info.filter(|i| i.storage_type() == StorageType::SparseSet) {
+                panic!(
+                    "disabling component `{}` is stored in sparse sets, so query `{}` cannot \
+                     leave it out: a disabling component must be a table component",
+                    info.name(),
+                    type_name::<(D, F)>()
+                );
+            }
+        }
+    }
+    excluded
 }

@@ -91,6 +91,16 @@ impl Nodes {
         }
     }
 
+    /// Whether `node` may run on a worker thread: not a system that uses
+    /// a non-send resource.
+    fn is_send(self, node: Node) -> bool {
+        match node {
+            // SAFETY: only the flag of a system no job is running is read.
+            Node::System(i) => unsafe { &*self.systems.0.add(i) }.is_send(),
+            Node::Apply(_) => true,
+        }
+    }
+
     /// Whether system `i` runs in this schedule run: evaluates the
     /// conditions of its sets not evaluated yet in this run, then its own
     /// (every one, without short-circuit, so each keeps its state). A
@@ -461,7 +471,9 @@ impl RunState<'_> {
                     continue;
                 }
                 let last = self.ready.is_empty() || graph.exclusive[self.ready[0]];
-                if last {
+                // A non-send system stays on this thread, which owns the
+                // world's non-send values.
+                if last || !systems.is_send(node) {
                     // SAFETY: the node's dependencies are done; nodes running
                     // now do not conflict with it (they would be ordered).
                     let result = unsafe { run_node(node, systems, cell) };

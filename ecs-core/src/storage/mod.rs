@@ -168,11 +168,13 @@
 
 mod blob_vec;
 mod column;
+mod non_send;
 mod resource;
 mod sparse_set;
 mod table;
 
 pub use column::Column;
+pub use non_send::{NonSendData, NonSends};
 pub use resource::{ResourceData, Resources};
 pub use sparse_set::{ComponentSparseSet, SparseArray, SparseSet, SparseSetIndex, SparseSets};
 pub use table::{column_slot, Table, TableId, TableRow, Tables, NO_COLUMN};
@@ -186,4 +188,6 @@ pub struct Storages {
     pub sparse_sets: SparseSets,
     /// The resources.
     pub resources: Resources,
+    /// The non-send resources.
+    pub non_sends: NonSends,
 }

@@ -295,6 +295,10 @@ where
         false
     }
 
+    fn is_send(&self) -> bool {
+        self.meta.is_send()
+    }
+
     fn has_deferred(&self) -> bool {
         self.meta.has_deferred
     }

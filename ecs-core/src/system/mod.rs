@@ -23,6 +23,10 @@ macro_rules! delegate_to_inner_system {
             self.$field.is_exclusive()
         }
 
+        fn is_send(&self) -> bool {
+            self.$field.is_send()
+        }
+
         fn has_deferred(&self) -> bool {
             self.$field.has_deferred()
         }
@@ -59,6 +63,10 @@ macro_rules! delegate_to_both_systems {
             self.a.is_exclusive() || self.b.is_exclusive()
         }
 
+        fn is_send(&self) -> bool {
+            self.a.is_send() && self.b.is_send()
+        }
+
         fn has_deferred(&self) -> bool {
             self.a.has_deferred() || self.b.has_deferred()
         }
@@ -81,6 +89,8 @@ mod commands;
 mod deferred;
 mod function_system;
 mod input;
+mod non_send;
+mod parallel_commands;
 mod param;
 mod param_set;
 mod query;
@@ -117,6 +127,8 @@ pub use function_system::{
     IntoResult, IsExclusiveFunctionSystem, IsFunctionSystem, SystemParamFunction,
 };
 pub use input::{In, InMut, InRef, StaticSystemInput, SystemIn, SystemInput};
+pub use non_send::{NonSend, NonSendMut};
+pub use parallel_commands::{ParallelCommandQueues, ParallelCommands};
 pub use param::{
     Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam, SystemParamItem,
 };
@@ -170,6 +182,13 @@ pub trait System: Send + Sync + 'static {
 
     /// Whether the system needs the whole world (`fn(&mut World)`).
     fn is_exclusive(&self) -> bool;
+
+    /// Whether the system may run on any thread; `false` when it uses a
+    /// non-send resource ([`NonSend`]), and a schedule then runs it on the
+    /// thread that drives the schedule.
+    fn is_send(&self) -> bool {
+        true
+    }
 
     /// Whether the system queues deferred work (commands).
     fn has_deferred(&self) -> bool;

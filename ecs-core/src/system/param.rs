@@ -24,6 +24,9 @@ pub struct SystemMeta {
     pub(crate) access: FilteredAccessSet,
     last_run: CountedTick,
     pub(crate) has_deferred: bool,
+    /// Whether a parameter uses a non-send resource, so the system must
+    /// run on the thread that runs the schedule.
+    is_non_send: bool,
 }
 
 impl SystemMeta {
@@ -33,7 +36,22 @@ impl SystemMeta {
             access: FilteredAccessSet::default(),
             last_run: CountedTick::default(),
             has_deferred: false,
+            is_non_send: false,
         }
+    }
+
+    /// Marks the system as using a non-send resource: schedules run it on
+    /// the thread that drives them, never on a worker.
+    #[inline]
+    pub fn set_non_send(&mut self) {
+        self.is_non_send = true;
+    }
+
+    /// Whether the system may run on any thread (no parameter uses a
+    /// non-send resource).
+    #[inline]
+    pub fn is_send(&self) -> bool {
+        !self.is_non_send
     }
 
     /// Sets the last run of a system about to run for the first time in
@@ -140,6 +158,7 @@ impl SystemMeta {
             access: FilteredAccessSet::default(),
             last_run: self.last_run,
             has_deferred: false,
+            is_non_send: false,
         }
     }
 

@@ -73,6 +73,9 @@ fn init_member<P: SystemParam>(
         let param = format!("{} (in a ParamSet)", type_name::<P>());
         meta.assert_no_conflicts(&param, &conflicts, world);
     }
+    if !member.is_send() {
+        meta.set_non_send();
+    }
     if member.has_deferred {
         meta.set_has_deferred();
     }

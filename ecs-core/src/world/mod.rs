@@ -137,7 +137,7 @@ pub struct World {
 
 impl Default for World {
     fn default() -> Self {
-        World {
+        let mut world = World {
             id: WorldId::next(),
             entities: Entities::new(),
             components: Components::default(),
@@ -160,7 +160,9 @@ impl Default for World {
                 tick: Tick::new(0),
                 count: 1 << 32,
             },
-        }
+        };
+        world.init_resource::<crate::entity_disabling::DefaultQueryFilters>();
+        world
     }
 }
 
@@ -773,6 +775,7 @@ impl World {
         self.storages.tables.check_change_ticks(now.tick);
         self.storages.sparse_sets.check_change_ticks(now.tick);
         self.storages.resources.check_change_ticks(now.tick);
+        self.storages.non_sends.check_change_ticks(now.tick);
         self.last_change_tick.check_tick(now.tick);
         self.last_check = now;
     }
@@ -798,6 +801,7 @@ impl Drop for World {
         self.storages.tables.clear_all(&mut panics);
         self.storages.sparse_sets.clear_all(&mut panics);
         self.storages.resources.clear_all(&mut panics);
+        self.storages.non_sends.clear_all(&mut panics);
         self.observers.clear(&mut panics);
         panics.finish();
     }

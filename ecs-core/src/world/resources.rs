@@ -445,8 +445,12 @@ impl World {
     ///
     /// let mut world = World::new();
     /// world.insert_resource(Gold(4));
-    /// let (_, info, ptr) = world.iter_resources().next().unwrap();
-    /// assert!(info.name().ends_with("Gold"));
+    /// // Every world also holds its `DefaultQueryFilters`.
+    /// assert_eq!(world.iter_resources().count(), 2);
+    /// let (_, info, ptr) = world
+    ///     .iter_resources()
+    ///     .find(|(_, info, _)| info.name().ends_with("Gold"))
+    ///     .unwrap();
     /// // SAFETY: the info names `Gold`, so the value is one.
     /// assert_eq!(unsafe { ptr.deref::<Gold>() }.0, 4);
     /// ```
@@ -487,4 +491,144 @@ impl World {
             .unwrap_or_default()
             .0
     }
+
+    // ---- non-send resources ----------------------------------------------------
+
+    /// Inserts a non-send resource: any `'static` value, `Send` or not,
+    /// replacing (and dropping) an old one. It belongs to this thread:
+    /// reading, writing or removing it from another thread panics, and
+    /// systems using it ([`NonSend`](crate::system::NonSend)) run on the
+    /// thread that runs the schedule.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use std::rc::Rc;
+    ///
+    /// let mut world = World::new();
+    /// world.insert_non_send(Rc::new(5));
+    /// assert_eq!(**world.non_send::<Rc<i32>>(), 5);
+    /// ```
+    ///
+    /// # Panics
+    /// If an old value belongs to another thread, naming the type and both
+    /// threads (`value` is dropped).
+    #[track_caller]
+    pub fn insert_non_send<R: 'static>(&mut self, value: R) {
+        let id = self.components.register_non_send::<R>();
+        let tick = self.change_tick();
+        // SAFETY: `id` was just registered.
+        let info = unsafe { self.components.get_info_unchecked(id) };
+        let data = self.storages.non_sends.get_or_insert(info);
+        data.validate_insert();
+        let mut value = ManuallyDrop::new(value);
+        // SAFETY: an owned `R` moves into the storage of `R`, whose old
+        // value (if any) belongs to this thread (checked above).
+        unsafe { data.insert((&mut *value as *mut R).cast(), tick) };
+    }
+
+    /// Inserts `R::from_world(self)` as a non-send resource unless one
+    /// exists. Returns its id.
+    #[track_caller]
+    pub fn init_non_send<R: 'static + FromWorld>(&mut self) -> ComponentId {
+        if !self.contains_non_send::<R>() {
+            let value = R::from_world(self);
+            self.insert_non_send(value);
+        }
+        self.components.register_non_send::<R>()
+    }
+
+    /// Removes the non-send resource and returns it.
+    ///
+    /// # Panics
+    /// If it belongs to another thread, naming the type and both threads.
+    #[track_caller]
+    pub fn remove_non_send<R: 'static>(&mut self) -> Option<R> {
+        let id = self.components.get_resource_id(TypeId::of::<R>())?;
+        let (ptr, _) = self.storages.non_sends.get_mut(id)?.remove()?;
+        // SAFETY: the removed value is an owned `R`, read out once.
+        Some(unsafe { ptr.cast::<R>().read() })
+    }
+
+    /// Whether the non-send resource exists (on any thread).
+    #[inline]
+    pub fn contains_non_send<R: 'static>(&self) -> bool {
+        self.components
+            .get_resource_id(TypeId::of::<R>())
+            .and_then(|id| self.storages.non_sends.get(id))
+            .is_some_and(|data| data.is_present())
+    }
+
+    /// The non-send resource.
+    ///
+    /// # Panics
+    /// If it does not exist, or belongs to another thread; the message
+    /// names `R`.
+    #[inline]
+    #[track_caller]
+    pub fn non_send<R: 'static>(&self) -> &R {
+        match self.get_non_send::<R>() {
+            Some(r) => r,
+            None => missing_non_send::<R>(),
+        }
+    }
+
+    /// The non-send resource, mutably; writing through it marks it changed.
+    ///
+    /// # Panics
+    /// As [`World::non_send`].
+    #[inline]
+    #[track_caller]
+    pub fn non_send_mut<R: 'static>(&mut self) -> Mut<'_, R> {
+        match self.get_non_send_mut::<R>() {
+            Some(r) => r,
+            None => missing_non_send::<R>(),
+        }
+    }
+
+    /// The non-send resource, if it exists.
+    ///
+    /// # Panics
+    /// If it exists and belongs to another thread.
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send<R: 'static>(&self) -> Option<&R> {
+        let id = self.components.get_resource_id(TypeId::of::<R>())?;
+        let ptr = self.storages.non_sends.get(id)?.get_data()?;
+        // SAFETY: the storage of `R`'s id holds an `R` of this thread;
+        // `&self` keeps it from being written meanwhile.
+        Some(unsafe { &*ptr.cast::<R>() })
+    }
+
+    /// The non-send resource, mutably, if it exists.
+    ///
+    /// # Panics
+    /// If it exists and belongs to another thread.
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send_mut<R: 'static>(&mut self) -> Option<Mut<'_, R>> {
+        let id = self.components.get_resource_id(TypeId::of::<R>())?;
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let (ptr, added, changed) = self.storages.non_sends.get(id)?.get_with_tick_cells()?;
+        // SAFETY: the storage of `R`'s id holds an `R` of this thread;
+        // `&mut self` makes the borrow of the value and its ticks exclusive.
+        unsafe {
+            Some(Mut::new(
+                &mut *ptr.cast::<R>(),
+                &mut *added.get(),
+                &mut *changed.get(),
+                last_run,
+                this_run,
+            ))
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn missing_non_send<R: 'static>() -> ! {
+    panic!(
+        "non-send resource `{}` does not exist in the world: add it with `insert_non_send` or \
+         `init_non_send` first",
+        type_name::<R>()
+    )
 }
