@@ -529,7 +529,7 @@ mod tests {
             [
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
-                 `on_insert`, `on_discard`, `on_remove`, `on_despawn`",
+                 `on_insert`, `on_discard`, `on_remove`, `on_despawn`, `clone_behavior`, `map_entities`",
                 "expected a path: `on_add = path::to::hook`",
                 "`#[require(..)]` needs at least one component: \
                  `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
