@@ -289,8 +289,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         // (checked by `transmute_filtered`), and no item of the query has
         // been handed out yet; the lens's items are dropped below, before
         // any item of the query is fetched.
-        let mut keys: Vec<(L::Item<'w>, Entity)> =
-            unsafe { lens.iter_unchecked_manual(world, last_run, this_run) }.collect();
+        let keys = unsafe { lens.iter_unchecked_manual(world, last_run, this_run) };
+        let mut keys: Vec<(L::Item<'w>, Entity)> = keys.collect();
         sort(&mut keys);
         let entities: Vec<Entity> = keys.into_iter().map(|(_, entity)| entity).collect();
         // SAFETY: the query's access is held for `'w` (it was the
