@@ -10,6 +10,9 @@ use ecs::prelude::*;
 #[derive(Component)]
 struct Value(u32);
 
+/// The entities spawned from parallel commands in one test.
+const SOURCES: u32 = if cfg!(miri) { 150 } else { 3000 };
+
 #[derive(Component, Debug, PartialEq)]
 struct Doubled(u32);
 
@@ -35,11 +38,12 @@ fn commands_from_par_iter_are_applied_at_the_sync_point() {
         }
     }
     let mut world = World::new();
-    world.spawn_batch((0..5000).map(Value));
+    let n = if cfg!(miri) { 200 } else { 5000 };
+    world.spawn_batch((0..n).map(Value));
     let mut schedule = Schedule::default();
     schedule.add_systems((double, check.after(double)));
     schedule.run(&mut world);
-    assert_eq!(world.query::<&Doubled>().iter(&world).count(), 5000);
+    assert_eq!(world.query::<&Doubled>().iter(&world).count(), n as usize);
 }
 
 #[test]
@@ -53,12 +57,12 @@ fn spawns_from_many_threads_get_distinct_entities() {
         });
     }
     let mut world = World::new();
-    let sources: HashSet<Entity> = world.spawn_batch((0..3000).map(Value)).collect();
+    let sources: HashSet<Entity> = world.spawn_batch((0..SOURCES).map(Value)).collect();
     world.run_system_once(spawn).unwrap();
     let mut spawned = world.query::<(Entity, &SpawnedFrom)>();
     let (ids, from): (HashSet<Entity>, HashSet<Entity>) =
         spawned.iter(&world).map(|(e, s)| (e, s.0)).unzip();
-    assert_eq!(ids.len(), 3000);
+    assert_eq!(ids.len(), SOURCES as usize);
     assert_eq!(from, sources);
     assert!(ids.is_disjoint(&sources));
     assert!(world.query::<&Value>().iter(&world).all(|v| v.0 >= 1));
