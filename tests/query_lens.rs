@@ -182,6 +182,39 @@ fn a_dense_lens_walks_interleaved_rows_of_a_shared_table() {
 }
 
 #[test]
+fn a_dense_lens_size_hint_counts_down_through_runs_and_archetypes() {
+    let mut world = World::new();
+    // Table (A) holds runs of (A, S) rows broken by (A) rows; a second
+    // table (A, B) holds (A, B, S) rows only.
+    for i in 0..30 {
+        let mut e = world.spawn(A(i));
+        if i % 4 != 0 {
+            e.insert(S(i));
+        }
+    }
+    for i in 100..105 {
+        world.spawn((A(i), B(i), S(i)));
+    }
+    let state = world.query_filtered::<&A, With<S>>();
+    let mut lens = state.transmute::<&A>(&mut world);
+    let expected: BTreeSet<u32> = (0..30).filter(|i| i % 4 != 0).chain(100..105).collect();
+    let mut iter = lens.iter(&world);
+    let mut seen = BTreeSet::new();
+    let mut left = expected.len();
+    loop {
+        assert_eq!(iter.size_hint(), (left, Some(left)));
+        let Some(a) = iter.next() else { break };
+        assert!(seen.insert(a.0), "A({}) twice", a.0);
+        left -= 1;
+    }
+    assert_eq!(left, 0);
+    assert_eq!(seen, expected);
+    // `fold` (and so `for_each`) walks the same rows.
+    assert_eq!(values(lens.iter(&world)), expected);
+    assert_eq!(lens.iter(&world).count(), expected.len());
+}
+
+#[test]
 fn transmute_with_a_derived_query_and_filter() {
     let mut world = world_abc();
     let state = world.query_filtered::<(&A, &B, Option<&C>), With<A>>();

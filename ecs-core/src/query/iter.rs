@@ -60,15 +60,32 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     /// The current table's entities (dense walk, or an archetype that
     /// fills its table).
     pub(super) table_entities: &'w [Entity],
-    /// The current archetype's entities (archetype walk); for a dense
-    /// query walking archetypes (a lens), those after the current run.
+    /// The current archetype's entities (archetype walk).
     pub(super) archetype_entities: &'w [ArchetypeEntity],
+    /// A dense query walking archetypes (a lens): the index of the next
+    /// matched archetype to start, and the offset in the archetype before
+    /// it of the next run of table rows (0: none left).
+    lens_next: u32,
+    lens_row: u32,
     /// Whether the current archetype is walked by table row.
     by_table_row: bool,
     fetch: D::Fetch<'w>,
     filter: F::Fetch<'w>,
     current_len: usize,
     current_row: usize,
+}
+
+/// A run of table rows from [`QueryIter::next_lens_run`]: the fetches
+/// for it, its table's entities when it starts a new archetype, and the
+/// walk's cursor after it.
+struct LensRun<'w, D: QueryData, F: QueryFilter> {
+    fetch: D::Fetch<'w>,
+    filter: F::Fetch<'w>,
+    table_entities: Option<&'w [Entity]>,
+    next: u32,
+    row: u32,
+    start: usize,
+    end: usize,
 }
 
 /// A cursor over a `QueryState`'s column cache: a pointer, not a slice,
@@ -143,6 +160,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             archetype_ids: state.matched_archetype_ids.iter(),
             table_entities: &[],
             archetype_entities: &[],
+            lens_next: 0,
+            lens_row: 0,
             by_table_row: false,
             fetch,
             filter,
@@ -185,61 +204,146 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 self.current_row = 0;
                 return true;
             }
+            if !self.state.archetype_walk {
+                return false;
+            }
+            // SAFETY: the fetches come from this state and world, and the
+            // cursor from earlier runs of this walk.
+            let run = unsafe {
+                Self::next_lens_run(
+                    self.state,
+                    self.archetypes,
+                    self.tables,
+                    self.fetch.clone(),
+                    self.filter.clone(),
+                    self.lens_next,
+                    self.lens_row,
+                )
+            };
+            let Some(run) = run else {
+                return false;
+            };
+            self.fetch = run.fetch;
+            self.filter = run.filter;
+            if let Some(entities) = run.table_entities {
+                self.table_entities = entities;
+            }
+            self.lens_next = run.next;
+            self.lens_row = run.row;
+            self.current_row = run.start;
+            self.current_len = run.end;
+            return true;
         }
-        if !QueryState::<D, F>::IS_DENSE || self.state.archetype_walk {
-            if QueryState::<D, F>::IS_DENSE && !self.archetype_entities.is_empty() {
-                self.next_table_run();
-                return true;
+        for &archetype_id in self.archetype_ids.by_ref() {
+            let archetype = &self.archetypes[archetype_id];
+            if archetype.is_empty() {
+                continue;
             }
-            for &archetype_id in self.archetype_ids.by_ref() {
-                let archetype = &self.archetypes[archetype_id];
-                if archetype.is_empty() {
-                    continue;
-                }
-                let table = &self.tables[archetype.table_id().index()];
-                // SAFETY: the archetype is matched by the state, and `table`
-                // is its table.
-                unsafe {
-                    D::set_archetype(&mut self.fetch, &self.state.fetch_state, archetype, table);
-                    F::set_archetype(&mut self.filter, &self.state.filter_state, archetype, table);
-                }
-                // An archetype holding every row of its table is walked by
-                // table row: same entities, sequential column access.
-                self.by_table_row = archetype.len() == table.entity_count();
-                self.current_len = archetype.len();
-                self.current_row = 0;
-                if self.by_table_row {
-                    self.table_entities = table.entities();
-                } else if QueryState::<D, F>::IS_DENSE {
-                    // A dense walk steps through table rows: it takes the
-                    // archetype's rows as runs of consecutive table rows.
-                    self.table_entities = table.entities();
-                    self.archetype_entities = archetype.shared_entities();
-                    self.next_table_run();
-                } else {
-                    self.archetype_entities = archetype.shared_entities();
-                }
-                return true;
+            let table = &self.tables[archetype.table_id().index()];
+            // SAFETY: the archetype is matched by the state, and `table`
+            // is its table.
+            unsafe {
+                D::set_archetype(&mut self.fetch, &self.state.fetch_state, archetype, table);
+                F::set_archetype(&mut self.filter, &self.state.filter_state, archetype, table);
             }
+            // An archetype holding every row of its table is walked by
+            // table row: same entities, sequential column access.
+            self.by_table_row = archetype.len() == table.entity_count();
+            self.current_len = archetype.len();
+            self.current_row = 0;
+            if self.by_table_row {
+                self.table_entities = table.entities();
+            } else {
+                self.archetype_entities = archetype.shared_entities();
+            }
+            return true;
         }
         false
     }
 
-    /// Points the row cursor at the next run of consecutive table rows
-    /// in `archetype_entities` (a dense query walking archetypes), and
-    /// drops the run from it.
+    /// The next run of consecutive table rows of a dense query walking
+    /// archetypes (a lens): the rest of the archetype before `next` from
+    /// its row `row` when `row` is not 0, else the first row of the next
+    /// non-empty archetype from `next` on, with `fetch` and `filter`
+    /// pointed at it.
+    ///
+    /// Out of line, taking and returning what it changes by value: a call
+    /// given the address of the iterator, or even holding its fields live
+    /// across every dense loop, would keep the loop's cursor and column
+    /// pointers out of registers.
+    ///
+    /// # Safety
+    /// `fetch` and `filter` were made from `state` for the world of
+    /// `archetypes` and `tables`, whose archetypes `state` is up to date
+    /// with; `next` and `row` come from an earlier run of this walk (or
+    /// are both 0).
     #[cold]
-    fn next_table_run(&mut self) {
-        let entities = self.archetype_entities;
-        let start = entities[0].table_row().index();
-        let run = 1 + entities[1..]
+    #[inline(never)]
+    unsafe fn next_lens_run(
+        state: &'s QueryState<D, F>,
+        archetypes: &'w Archetypes,
+        tables: &'w [Table],
+        mut fetch: D::Fetch<'w>,
+        mut filter: F::Fetch<'w>,
+        mut next: u32,
+        row: u32,
+    ) -> Option<LensRun<'w, D, F>> {
+        let mut table_entities = None;
+        let (entities, offset) = if row != 0 {
+            let archetype = &archetypes[state.matched_archetype_ids[next as usize - 1]];
+            (archetype.shared_entities(), row as usize)
+        } else {
+            let (archetype, table) = loop {
+                let &id = state.matched_archetype_ids.get(next as usize)?;
+                next += 1;
+                let archetype = &archetypes[id];
+                if !archetype.is_empty() {
+                    break (archetype, &tables[archetype.table_id().index()]);
+                }
+            };
+            // SAFETY: the state matches `archetype` and `table` is its
+            // table; the fetches are the state's (caller).
+            unsafe {
+                D::set_archetype(&mut fetch, &state.fetch_state, archetype, table);
+                F::set_archetype(&mut filter, &state.filter_state, archetype, table);
+            }
+            table_entities = Some(table.entities());
+            if archetype.len() == table.entity_count() {
+                // The archetype fills its table: one run of every row.
+                return Some(LensRun {
+                    fetch,
+                    filter,
+                    table_entities,
+                    next,
+                    row: 0,
+                    start: 0,
+                    end: table.entity_count(),
+                });
+            }
+            (archetype.shared_entities(), 0)
+        };
+        let rest = &entities[offset..];
+        let start = rest[0].table_row().index();
+        let run = 1 + rest[1..]
             .iter()
             .zip(start + 1..)
             .take_while(|(e, row)| e.table_row().index() == *row)
             .count();
-        self.archetype_entities = &entities[run..];
-        self.current_row = start;
-        self.current_len = start + run;
+        let after = offset + run;
+        Some(LensRun {
+            fetch,
+            filter,
+            table_entities,
+            next,
+            // Archetype rows fit in `u32` (see `fold_current`).
+            row: if after == entities.len() {
+                0
+            } else {
+                after as u32
+            },
+            start,
+            end: start + run,
+        })
     }
 
     #[inline(always)]
@@ -303,10 +407,19 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                 .iter()
                 .map(|&id| self.tables[id.index()].entity_count())
                 .sum::<usize>();
-            // The runs still to come of the current archetype (a lens).
-            rest += self.archetype_entities.len();
-        }
-        if !QueryState::<D, F>::IS_DENSE || self.state.archetype_walk {
+            if self.state.archetype_walk {
+                let ids = &self.state.matched_archetype_ids;
+                let next = self.lens_next as usize;
+                if self.lens_row != 0 {
+                    // The runs still to come of the current archetype.
+                    rest += self.archetypes[ids[next - 1]].len() - self.lens_row as usize;
+                }
+                rest += ids[next..]
+                    .iter()
+                    .map(|&id| self.archetypes[id].len())
+                    .sum::<usize>();
+            }
+        } else {
             rest += self
                 .archetype_ids
                 .as_slice()
