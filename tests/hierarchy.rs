@@ -382,3 +382,62 @@ fn bad_input_is_refused() {
     assert!(world.get::<Children>(e).is_none());
     check(&mut world);
 }
+
+#[test]
+fn a_parent_that_would_close_a_cycle_is_refused() {
+    let mut world = World::new();
+    // a <- b <- c <- d, and x beside them.
+    let a = world.spawn(Tag(0)).id();
+    let b = world.spawn(ChildOf(a)).id();
+    let c = world.spawn(ChildOf(b)).id();
+    let d = world.spawn(ChildOf(c)).id();
+    let x = world.spawn_empty().id();
+
+    // Two-entity cycle: a under its own child.
+    world.entity_mut(a).insert(ChildOf(b));
+    assert!(world.get::<ChildOf>(a).is_none());
+    assert_eq!(kids(&world, a), vec![b]);
+    check(&mut world);
+
+    // Long cycle: a under its deepest descendant.
+    world.entity_mut(a).insert(ChildOf(d));
+    assert!(world.get::<ChildOf>(a).is_none());
+    assert!(world.get::<Children>(d).is_none());
+    check(&mut world);
+
+    // Re-parenting a middle node under its own descendant drops its old
+    // parent too (as a self-parent does) and leaves the rest in place.
+    world.entity_mut(b).insert(ChildOf(d));
+    assert!(world.get::<ChildOf>(b).is_none());
+    assert!(world.get::<Children>(a).is_none());
+    assert_eq!(kids(&world, b), vec![c]);
+    assert_eq!(world.get::<ChildOf>(d).map(ChildOf::parent), Some(c));
+    check(&mut world);
+
+    // Through commands, and through `add_child` on the would-be child.
+    world.commands().entity(b).insert(ChildOf(c));
+    world.flush();
+    assert!(world.get::<ChildOf>(b).is_none());
+    world.entity_mut(d).add_child(b);
+    assert!(world.get::<ChildOf>(b).is_none());
+    assert!(world.get::<Children>(d).is_none());
+    check(&mut world);
+
+    // Moves that close no cycle still go through, subtrees included.
+    world.entity_mut(b).insert(ChildOf(x));
+    world.entity_mut(x).insert(ChildOf(a));
+    assert_eq!(world.get::<ChildOf>(b).map(ChildOf::parent), Some(x));
+    assert_eq!(world.get::<ChildOf>(x).map(ChildOf::parent), Some(a));
+    let mut ancestors = world.query::<&ChildOf>();
+    let chain: Vec<Entity> = {
+        let mut chain = vec![d];
+        let mut e = d;
+        while let Some(parent) = ancestors.get(&world, e).ok().map(ChildOf::parent) {
+            chain.push(parent);
+            e = parent;
+        }
+        chain
+    };
+    assert_eq!(chain, vec![d, c, b, x, a]);
+    check(&mut world);
+}

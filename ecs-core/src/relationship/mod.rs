@@ -77,7 +77,11 @@ use crate::{
 /// keep the target's list in step. A relationship to the entity itself
 /// (unless allowed) or to an entity that does not exist is refused as
 /// bevy does: a warning naming the entity and the component is logged and
-/// the component is removed again.
+/// the component is removed again. A relationship that would close a
+/// cycle (`A -> B -> A`, unless self-reference is allowed) is refused the
+/// same way, naming the entities on the cycle, where bevy accepts it:
+/// every traversal up such a chain (`iter_ancestors`, `root_ancestor`,
+/// propagation) would never end.
 pub trait Relationship: Component + Sized {
     /// The component on the target that lists the sources.
     type RelationshipTarget: RelationshipTarget<Relationship = Self>;
@@ -113,6 +117,25 @@ pub trait Relationship: Component + Sized {
                 .commands()
                 .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
             return;
+        }
+        if !Self::ALLOW_SELF_REFERENTIAL && world.get::<Self::RelationshipTarget>(entity).is_some()
+        {
+            // Only an entity that others point at can close a cycle, so a
+            // leaf (the common case) pays one lookup and no walk.
+            if let Some(path) = cycle_through::<Self>(&world, entity, target) {
+                log::warn!(
+                    "the {}({target:?}) relationship on entity {entity:?} would close a cycle                      ({}); it has been removed",
+                    type_name::<Self>(),
+                    path.iter()
+                        .map(|e| format!("{e:?}"))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                );
+                world
+                    .commands()
+                    .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+                return;
+            }
         }
         if world.get_entity(target).is_err() {
             log::warn!(
@@ -276,6 +299,28 @@ fn unlink_source<R: Relationship>(world: &mut World, source: Entity, target: Ent
 /// Removes a refused relationship, unless it was replaced meanwhile.
 fn unlink_invalid<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     unlink_source::<R>(world, source, target);
+}
+
+/// The path `entity -> target -> ... -> entity` when following `R` up
+/// from `target` comes back to `entity`, else `None`. The walk stops after
+/// as many steps as there are entities, so a cycle made with
+/// [`Relationship::set_risky`] elsewhere cannot hang it.
+fn cycle_through<R: Relationship>(
+    world: &DeferredWorld,
+    entity: Entity,
+    target: Entity,
+) -> Option<Vec<Entity>> {
+    let mut path = vec![entity];
+    let mut current = target;
+    let limit = world.world().entities().len() as usize + 1;
+    while path.len() <= limit {
+        path.push(current);
+        if current == entity {
+            return Some(path);
+        }
+        current = world.get::<R>(current)?.get();
+    }
+    None
 }
 
 /// Removes the relationship of the source a one-to-one target replaced.
