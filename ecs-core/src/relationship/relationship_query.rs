@@ -36,7 +36,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     }
 
     /// The last ancestor of `entity` by `R`: the first one with no `R`
-    /// (`entity` itself when it has none). Loops forever on a cycle.
+    /// (`entity` itself when it has none). Loops forever on a cycle, which
+    /// only a kind allowing self-reference or `set_risky` can make.
     pub fn root_ancestor<R: Relationship>(&'w self, entity: Entity) -> Entity
     where
         D::ReadOnly: QueryData<Item<'w> = &'w R>,
@@ -105,7 +106,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     }
 
     /// The ancestors of `entity` by `R`, nearest first (`entity`
-    /// excluded). Loops forever on a cycle.
+    /// excluded). Loops forever on a cycle, which only a kind allowing
+    /// self-reference or `set_risky` can make.
     pub fn iter_ancestors<R: Relationship>(
         &'w self,
         entity: Entity,
