@@ -4,7 +4,8 @@
 //! `tests/model/lang.rs` (spawn, spawn_batch, insert over new and existing
 //! components, insert_if_new, remove, take, despawn, clear_entities, get,
 //! get_mut writes, query writes, `QueryState::get`, `get_many_mut`,
-//! clear_trackers and command queues) over ten component types: table and
+//! clear_trackers, command queues, and parenting through `ChildOf` and
+//! `add_child` with self-parents, dead parents and cycles refused) over ten component types: table and
 //! sparse-set storage, two zero-sized types, two `#[repr(align(64))]`
 //! types, two drop-counting types, a `String` holder and a 1 KiB array.
 //! Operations aim at every handle seen so far, so stale handles (and one
@@ -12,7 +13,8 @@
 //!
 //! After every operation the harness compares the `World` with a plain
 //! reference model (a map from entity to per-component values): every
-//! live entity's values, the entity count, the result of twelve
+//! live entity's values and `ChildOf`/`Children` (despawning a parent
+//! despawns its descendants), the entity count, the result of twelve
 //! persistent queries (`With`/`Without`/`Option`/`Changed`/`Added`/`Or`/
 //! `Has`/`Ref`), the drop count of every tracked value, and
 //! `World::check_integrity()`. At the end the world is dropped and every
@@ -92,6 +94,10 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (target(), target(), val()).prop_map(|(a, b, val)| Op::GetManyMut { a, b, val }),
         3 => Just(Op::ClearTrackers),
         6 => prop::collection::vec(command(), 0..8).prop_map(Op::Commands),
+        8 => (target(), target(), any::<bool>(), any::<bool>()).prop_map(
+            |(e, parent, add_child, down)| Op::SetParent { e, parent, add_child, down }
+        ),
+        2 => target().prop_map(|e| Op::RemoveParent { e }),
     ]
 }
 

@@ -547,6 +547,20 @@ pub enum Op {
     ClearTrackers,
     /// Commands queued on a `CommandQueue`, applied at the end of the op.
     Commands(Vec<QueuedCommand>),
+    /// Makes `parent` the parent of `e`: `entity_mut(e).insert(ChildOf)`,
+    /// or (`add_child`, when both are live) `entity_mut(parent).add_child`.
+    /// With `down`, the parent is instead one of `e`'s descendants (by
+    /// `parent` as an index), when it has any: a cycle. A dead parent, the
+    /// entity itself or a descendant is refused and leaves `e` with no
+    /// parent.
+    SetParent {
+        e: Target,
+        parent: Target,
+        add_child: bool,
+        down: bool,
+    },
+    /// `entity_mut(e).remove::<ChildOf>()`.
+    RemoveParent { e: Target },
 }
 
 /// An entity for a command: a handle as for [`Target`], or (`New`) one
@@ -641,7 +655,7 @@ impl Bytes<'_> {
         })
     }
     fn op(&mut self) -> Option<Op> {
-        Some(match self.u8()? % 18 {
+        Some(match self.u8()? % 20 {
             0 => Op::Spawn {
                 bundle: self.u8()?,
                 val: self.u32()?,
@@ -715,6 +729,13 @@ impl Bytes<'_> {
                 val: self.u32()?,
             },
             15 => Op::ClearTrackers,
+            17 => Op::SetParent {
+                e: self.u16()?,
+                parent: self.u16()?,
+                add_child: self.bool()?,
+                down: self.bool()?,
+            },
+            18 => Op::RemoveParent { e: self.u16()? },
             16 => {
                 let n = self.u8()? % 9;
                 let mut queued = Vec::with_capacity(n as usize);
@@ -765,6 +786,10 @@ pub type ModelRow = [Option<ModelCell>; COMPONENT_TYPES];
 pub struct Model {
     pub live: BTreeMap<Entity, ModelRow>,
     pub expected_drops: Vec<u32>,
+    /// `ChildOf`: each child's parent.
+    pub parent: BTreeMap<Entity, Entity>,
+    /// `Children`: each parent's children in insertion order (never empty).
+    pub children: BTreeMap<Entity, Vec<Entity>>,
 }
 
 impl Model {
@@ -835,16 +860,67 @@ impl Model {
         }
     }
 
+    /// Despawns `e` and (`Children` despawns what it lists) every
+    /// descendant.
     fn despawn(&mut self, e: Entity) -> bool {
-        match self.live.remove(&e) {
-            Some(row) => {
-                for cell in row.iter().flatten() {
-                    self.drop_cell(cell.cell);
-                }
-                true
-            }
-            None => false,
+        let Some(row) = self.live.remove(&e) else {
+            return false;
+        };
+        for cell in row.iter().flatten() {
+            self.drop_cell(cell.cell);
         }
+        self.unparent(e);
+        for child in self.children.remove(&e).unwrap_or_default() {
+            self.parent.remove(&child);
+            self.despawn(child);
+        }
+        true
+    }
+
+    /// Every descendant of `e`, depth first.
+    fn descendants(&self, e: Entity) -> Vec<Entity> {
+        let mut out = Vec::new();
+        let mut stack = vec![e];
+        while let Some(next) = stack.pop() {
+            for &child in self.children.get(&next).into_iter().flatten() {
+                out.push(child);
+                stack.push(child);
+            }
+        }
+        out
+    }
+
+    /// Takes `e` out of its parent's children.
+    fn unparent(&mut self, e: Entity) {
+        let Some(parent) = self.parent.remove(&e) else {
+            return;
+        };
+        let list = self
+            .children
+            .get_mut(&parent)
+            .expect("a parent lists its child");
+        list.retain(|&c| c != e);
+        if list.is_empty() {
+            self.children.remove(&parent);
+        }
+    }
+
+    /// `ChildOf(parent)` inserted on live `e`: the old link goes, and the
+    /// new one is kept unless the parent is dead, `e` itself or below `e`.
+    fn set_parent(&mut self, e: Entity, parent: Entity) {
+        self.unparent(e);
+        if parent == e || !self.live.contains_key(&parent) {
+            return;
+        }
+        let mut up = Some(parent);
+        while let Some(ancestor) = up {
+            if ancestor == e {
+                return;
+            }
+            up = self.parent.get(&ancestor).copied();
+        }
+        self.parent.insert(e, parent);
+        self.children.entry(parent).or_default().push(e);
     }
 
     fn val(row: &ModelRow, c: usize) -> Option<u32> {
@@ -1229,6 +1305,51 @@ impl Harness {
                 };
                 assert_eq!(despawned, live, "despawn({e:?}) result vs model");
                 self.model.despawn(e);
+            }
+            Op::SetParent {
+                e,
+                parent,
+                add_child,
+                down,
+            } => {
+                let (e, handle) = (self.target(e), parent);
+                let below = self.model.descendants(e);
+                let parent = if down && !below.is_empty() {
+                    below[handle as usize % below.len()]
+                } else {
+                    self.target(handle)
+                };
+                let live = self.model.live.contains_key(&e);
+                let world = self.world();
+                if add_child && live && world.get_entity(parent).is_ok() {
+                    world.entity_mut(parent).add_child(e);
+                } else {
+                    let result = world
+                        .get_entity_mut(e)
+                        .map(|mut em| {
+                            em.insert(ChildOf(parent));
+                        })
+                        .map_err(|err| err.to_string());
+                    self.expect_live(e, live, result);
+                }
+                if live {
+                    self.model.set_parent(e, parent);
+                }
+            }
+            Op::RemoveParent { e } => {
+                let e = self.target(e);
+                let live = self.model.live.contains_key(&e);
+                let result = self
+                    .world()
+                    .get_entity_mut(e)
+                    .map(|mut em| {
+                        em.remove::<ChildOf>();
+                    })
+                    .map_err(|err| err.to_string());
+                self.expect_live(e, live, result);
+                if live {
+                    self.model.unparent(e);
+                }
             }
             Op::ClearEntities => {
                 self.world().clear_entities();
@@ -1795,6 +1916,18 @@ impl Harness {
             self.model.live.len(),
             "entity_count after step {step}"
         );
+        for &e in self.model.live.keys() {
+            assert_eq!(
+                world.get::<ChildOf>(e).map(ChildOf::parent),
+                self.model.parent.get(&e).copied(),
+                "ChildOf of {e:?} after step {step}"
+            );
+            assert_eq!(
+                world.get::<Children>(e).map(|c| c.to_vec()),
+                self.model.children.get(&e).cloned(),
+                "Children of {e:?} after step {step}"
+            );
+        }
         for &e in &self.pool {
             let expected = self.model.live.get(&e);
             assert_eq!(
