@@ -4,8 +4,11 @@
 //! `tests/model/lang.rs` (spawn, spawn_batch, insert over new and existing
 //! components, insert_if_new, remove, take, despawn, clear_entities, get,
 //! get_mut writes, query writes, `QueryState::get`, `get_many_mut`,
-//! clear_trackers, command queues, and parenting through `ChildOf` and
-//! `add_child` with self-parents, dead parents and cycles refused) over ten component types: table and
+//! clear_trackers, command queues, parenting through `ChildOf` and
+//! `add_child` with self-parents, dead parents and cycles refused, access
+//! by component id (`get_by_id`, `get_mut_by_id`, `insert_by_id`,
+//! `remove_by_id`) and the bulk `insert_all_with`, `remove_all` and
+//! `despawn_all` over a `With` filter) over ten component types: table and
 //! sparse-set storage, two zero-sized types, two `#[repr(align(64))]`
 //! types, two drop-counting types, a `String` holder and a 1 KiB array.
 //! Operations aim at every handle seen so far, so stale handles (and one
@@ -98,6 +101,10 @@ fn op() -> impl Strategy<Value = Op> {
             |(e, parent, add_child, down)| Op::SetParent { e, parent, add_child, down }
         ),
         2 => target().prop_map(|e| Op::RemoveParent { e }),
+        6 => (target(), 0u8..10, 0u8..4, val())
+            .prop_map(|(e, comp, kind, val)| Op::ById { e, comp, kind, val }),
+        3 => (0u8..10, bundle(), 0u8..3, val())
+            .prop_map(|(filter, bundle, kind, val)| Op::Bulk { filter, bundle, kind, val }),
     ]
 }
 

@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use ecs::prelude::*;
+use ecs::ptr::OwningPtr;
 use ecs::query::QueryEntityError;
 use ecs::system::CommandQueue;
 
@@ -561,6 +562,24 @@ pub enum Op {
     },
     /// `entity_mut(e).remove::<ChildOf>()`.
     RemoveParent { e: Target },
+    /// One component by id: `kind` 0 reads through `get_by_id`, 1 writes
+    /// `val` through `get_mut_by_id`, 2 is `remove_by_id`, 3 inserts a new
+    /// value through `insert_by_id`.
+    ById {
+        e: Target,
+        comp: u8,
+        kind: u8,
+        val: u32,
+    },
+    /// A bulk change to every entity with component `filter`: `kind` 0 is
+    /// `insert_all_with` of `bundle` (a value per entity), 1 `remove_all`
+    /// of `bundle`, 2 `despawn_all` (descendants go too).
+    Bulk {
+        filter: u8,
+        bundle: u8,
+        kind: u8,
+        val: u32,
+    },
 }
 
 /// An entity for a command: a handle as for [`Target`], or (`New`) one
@@ -655,7 +674,7 @@ impl Bytes<'_> {
         })
     }
     fn op(&mut self) -> Option<Op> {
-        Some(match self.u8()? % 20 {
+        Some(match self.u8()? % 22 {
             0 => Op::Spawn {
                 bundle: self.u8()?,
                 val: self.u32()?,
@@ -736,6 +755,18 @@ impl Bytes<'_> {
                 down: self.bool()?,
             },
             18 => Op::RemoveParent { e: self.u16()? },
+            19 => Op::ById {
+                e: self.u16()?,
+                comp: self.u8()?,
+                kind: self.u8()? % 4,
+                val: self.u32()?,
+            },
+            20 => Op::Bulk {
+                filter: self.u8()?,
+                bundle: self.u8()?,
+                kind: self.u8()? % 3,
+                val: self.u32()?,
+            },
             16 => {
                 let n = self.u8()? % 9;
                 let mut queued = Vec::with_capacity(n as usize);
@@ -1351,6 +1382,18 @@ impl Harness {
                     self.model.unparent(e);
                 }
             }
+            Op::ById { e, comp, kind, val } => self.by_id(
+                self.target(e),
+                comp as usize % COMPONENT_TYPES,
+                kind % 4,
+                val,
+            ),
+            Op::Bulk {
+                filter,
+                bundle,
+                kind,
+                val,
+            } => self.bulk(filter as usize % COMPONENT_TYPES, bundle, kind % 3, val),
             Op::ClearEntities => {
                 self.world().clear_entities();
                 let all: Vec<Entity> = self.model.live.keys().copied().collect();
@@ -1758,6 +1801,202 @@ impl Harness {
                     m.cell.val = val;
                 }
                 m.changed = true;
+            }
+        }
+    }
+
+    fn by_id(&mut self, e: Entity, comp: usize, kind: u8, val: u32) {
+        let row = self.model.live.get(&e).copied();
+        let expected = row.map(|row| row[comp].map(|m| (m.cell, m.added, m.changed)));
+        let fresh = if kind == 3 && row.is_some() {
+            let mut only = [None; COMPONENT_TYPES];
+            only[comp] = self.cells(&[comp], val)[comp];
+            Some(only)
+        } else {
+            None
+        };
+        struct V<'a>(
+            &'a mut World,
+            Entity,
+            u8,
+            u32,
+            Option<&'a Cells>,
+            &'a DropLog,
+        );
+        impl CompVisitor for V<'_> {
+            type Out = Option<Option<(Cell, bool, bool)>>;
+            fn visit<T: ModelComponent>(self) -> Self::Out {
+                let V(world, e, kind, val, fresh, log) = self;
+                let id = world.register_component::<T>();
+                let mut em = match world.get_entity_mut(e) {
+                    Ok(em) => em,
+                    Err(err) => {
+                        assert!(err.to_string().contains(&named(e)), "{err}");
+                        return None;
+                    }
+                };
+                let seen = match em.get_by_id(id) {
+                    // SAFETY: `id` is `T`'s id, so the value is a `T`.
+                    Ok(ptr) => Some(unsafe { ptr.deref::<T>() }.cell()),
+                    Err(err) => {
+                        // bevy's error carries only the id.
+                        let msg = err.to_string();
+                        assert!(msg.contains(&format!("{id:?}")), "{msg}");
+                        None
+                    }
+                };
+                match kind {
+                    0 => Some(seen.map(|cell| (cell, false, false))),
+                    1 => {
+                        let Ok(m) = em.get_mut_by_id(id) else {
+                            assert!(seen.is_none(), "get_mut_by_id refused a present value");
+                            return Some(None);
+                        };
+                        // SAFETY: `id` is `T`'s id.
+                        let mut m = unsafe { m.with_type::<T>() };
+                        let flags = (m.cell(), m.is_added(), m.is_changed());
+                        m.set_val(val);
+                        Some(Some(flags))
+                    }
+                    2 => {
+                        em.remove_by_id(id);
+                        assert!(!em.contains::<T>(), "remove_by_id left the value");
+                        Some(seen.map(|cell| (cell, false, false)))
+                    }
+                    _ => {
+                        let cell = fresh.expect("cells for a live entity")[T::INDEX]
+                            .expect("a cell for the component");
+                        let value = T::make(cell.val, cell.tracked_id, log);
+                        // SAFETY: `id` is `T`'s id and `value` a `T`, moved
+                        // into the world by the call.
+                        OwningPtr::make(value, |ptr| unsafe {
+                            em.insert_by_id(id, ptr);
+                        });
+                        Some(seen.map(|cell| (cell, false, false)))
+                    }
+                }
+            }
+        }
+        let log = self.log.clone();
+        let world = self.world.as_mut().expect("world alive");
+        let got = with_comp(comp, V(world, e, kind, val, fresh.as_ref(), &log));
+        // Reads and removals check only the value; a write also the flags.
+        let expected = if kind == 1 {
+            expected
+        } else {
+            expected.map(|o| o.map(|(cell, _, _)| (cell, false, false)))
+        };
+        assert_eq!(got, expected, "by id, kind {kind}, {}({e:?})", NAMES[comp]);
+        if row.is_none() {
+            return;
+        }
+        match kind {
+            1 => {
+                if let Some(m) = self
+                    .model
+                    .live
+                    .get_mut(&e)
+                    .and_then(|row| row[comp].as_mut())
+                {
+                    if !ZERO_SIZED[comp] {
+                        m.cell.val = val;
+                    }
+                    m.changed = true;
+                }
+            }
+            2 => self.model.remove(e, &[comp]),
+            3 => self.model.insert(e, &fresh.expect("cells"), false),
+            _ => {}
+        }
+    }
+
+    fn bulk(&mut self, filter: usize, bundle: u8, kind: u8, val: u32) {
+        let matched: Vec<Entity> = self
+            .model
+            .live
+            .iter()
+            .filter(|(_, row)| row[filter].is_some())
+            .map(|(&e, _)| e)
+            .collect();
+        let comps = bundle_comps(bundle);
+        let cells: BTreeMap<Entity, Cells> = if kind == 0 {
+            matched
+                .iter()
+                .map(|&e| (e, self.cells(&comps, val ^ e.index())))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        struct F<'a>(
+            &'a mut World,
+            u8,
+            u8,
+            &'a BTreeMap<Entity, Cells>,
+            &'a DropLog,
+        );
+        impl CompVisitor for F<'_> {
+            type Out = usize;
+            fn visit<T: ModelComponent>(self) -> usize {
+                let F(world, bundle, kind, cells, log) = self;
+                let mut state = world.query_filtered::<Entity, With<T>>();
+                match kind {
+                    0 => {
+                        struct I<'a, T: Component>(
+                            &'a mut World,
+                            &'a mut QueryState<Entity, With<T>>,
+                            &'a BTreeMap<Entity, Cells>,
+                            &'a DropLog,
+                        );
+                        impl<T: Component> BundleVisitor for I<'_, T> {
+                            type Out = usize;
+                            fn visit<Bn: ModelBundle>(self) -> usize {
+                                let I(world, state, cells, log) = self;
+                                state.insert_all_with(world, |e| {
+                                    let cells = cells.get(&e).unwrap_or_else(|| {
+                                        panic!("insert_all_with made a bundle for {e:?}, unmatched in the model")
+                                    });
+                                    Bn::make(cells, log)
+                                })
+                            }
+                        }
+                        with_bundle(bundle, I(world, &mut state, cells, log))
+                    }
+                    1 => {
+                        struct R<'a, T: Component>(
+                            &'a mut World,
+                            &'a mut QueryState<Entity, With<T>>,
+                        );
+                        impl<T: Component> BundleVisitor for R<'_, T> {
+                            type Out = usize;
+                            fn visit<Bn: ModelBundle>(self) -> usize {
+                                self.1.remove_all::<Bn>(self.0)
+                            }
+                        }
+                        with_bundle(bundle, R(world, &mut state))
+                    }
+                    _ => state.despawn_all(world),
+                }
+            }
+        }
+        let log = self.log.clone();
+        let world = self.world.as_mut().expect("world alive");
+        let count = with_comp(filter, F(world, bundle, kind, &cells, &log));
+        let kinds = ["insert_all_with", "remove_all", "despawn_all"];
+        assert_eq!(
+            count,
+            matched.len(),
+            "{} over With<{}>: entities changed",
+            kinds[kind as usize],
+            NAMES[filter]
+        );
+        for e in matched {
+            match kind {
+                0 => self.model.insert(e, &cells[&e], false),
+                1 => self.model.remove(e, &comps),
+                _ => {
+                    // A descendant despawned with an earlier match is gone.
+                    self.model.despawn(e);
+                }
             }
         }
     }
