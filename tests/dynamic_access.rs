@@ -304,3 +304,108 @@ fn filtered_handle_in_a_tuple_gets_only_the_run_time_terms() {
     assert_eq!(world.get::<Speed>(e), Some(&Speed(3)));
     assert_eq!(world.get::<Marker>(e), Some(&Marker(2)));
 }
+
+#[derive(Component, Debug, PartialEq)]
+struct Pos(u32);
+#[derive(Component, Debug, PartialEq)]
+struct Vel(u32);
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Tag(u32);
+
+#[test]
+fn exclusive_sets_match_exactly_those_components() {
+    use ecs::world::FilteredEntityRef;
+    use std::collections::BTreeSet;
+    let mut world = World::new();
+    let exact = world.spawn((Pos(1), Vel(1))).id();
+    // Shares the (Pos, Vel) table but has a sparse component more.
+    let tagged = world.spawn((Pos(2), Vel(2), Tag(2))).id();
+    let fewer = world.spawn(Pos(3)).id();
+    let more = world.spawn((Pos(4), Vel(4), Marker(4))).id();
+    let exact2 = world.spawn((Vel(5), Pos(5))).id();
+    let matched = |world: &mut World, query: &mut QueryState<Entity>| -> BTreeSet<Entity> {
+        query.iter(world).collect()
+    };
+
+    let mut by_type = QueryBuilder::<Entity>::new(&mut world)
+        .exclusive::<(Pos, Vel)>()
+        .build();
+    assert_eq!(
+        matched(&mut world, &mut by_type),
+        BTreeSet::from([exact, exact2])
+    );
+    assert_eq!(by_type.iter(&world).size_hint(), (2, Some(2)));
+    // New archetypes are matched as they appear, and only exact ones.
+    let later = world.spawn((Pos(6), Vel(6))).id();
+    world.spawn((Pos(7), Vel(7), Tag(7)));
+    assert_eq!(
+        matched(&mut world, &mut by_type),
+        BTreeSet::from([exact, exact2, later])
+    );
+
+    // By id, with a sparse-set component in the set and filtered data.
+    let ids = [
+        world.register_component::<Pos>(),
+        world.register_component::<Vel>(),
+        world.register_component::<Tag>(),
+    ];
+    let mut with_tag = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+        .exclusive_ids(&ids)
+        .ref_id(ids[0])
+        .build();
+    let seen: Vec<(Entity, u32)> = with_tag
+        .iter(&world)
+        .map(|e| (e.id(), e.get::<Pos>().unwrap().0))
+        .collect();
+    assert_eq!(seen.len(), 2);
+    assert!(seen.contains(&(tagged, 2)));
+
+    // Other terms still apply, and `and` groups carry the set.
+    let mut none = QueryBuilder::<Entity>::new(&mut world)
+        .and(|b| {
+            b.exclusive::<(Pos, Vel)>();
+        })
+        .without::<Pos>()
+        .build();
+    assert_eq!(none.iter(&world).count(), 0);
+    let mut single = QueryBuilder::<Entity>::new(&mut world)
+        .exclusive::<Pos>()
+        .build();
+    assert_eq!(matched(&mut world, &mut single), BTreeSet::from([fewer]));
+    let _ = more;
+
+    // Written through a typed dense query: walks only the exact rows.
+    let mut write = QueryBuilder::<&mut Pos>::new(&mut world)
+        .exclusive::<(Pos, Vel)>()
+        .build();
+    for mut p in write.iter_mut(&mut world) {
+        p.0 += 100;
+    }
+    let mut all = world.query::<(Entity, &Pos)>();
+    for (e, p) in all.iter(&world) {
+        let exact_match = [exact, exact2, later].contains(&e);
+        assert_eq!(p.0 >= 100, exact_match, "{e:?}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "an exclusive set cannot be one branch of `or`")]
+fn exclusive_inside_or_panics() {
+    let mut world = World::new();
+    QueryBuilder::<Entity>::new(&mut world)
+        .or(|b| {
+            b.exclusive::<Pos>();
+        })
+        .build();
+}
+
+#[test]
+#[should_panic(expected = "already has an exclusive set")]
+fn two_exclusive_sets_panic() {
+    let mut world = World::new();
+    QueryBuilder::<Entity>::new(&mut world)
+        .exclusive::<Pos>()
+        .exclusive::<Vel>()
+        .build();
+}

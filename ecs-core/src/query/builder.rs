@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use super::{Access, FilteredAccess, QueryData, QueryFilter, QueryState, With, Without};
 use crate::{
+    bundle::Bundle,
     component::{Component, ComponentId},
     world::World,
 };
@@ -46,7 +47,8 @@ use crate::{
 /// assert_eq!(values, [5, 11]);
 /// ```
 ///
-/// Bevy's builder carries no "exactly these components" term either; a
+/// [`QueryBuilder::exclusive`] matches exactly a set of components, a
+/// term bevy's builder does not have. A
 /// tuple holding a filtered handle (`(Entity, FilteredEntityRef)`) gets no
 /// extra access here, so put the filtered handle alone in `D`.
 pub struct QueryBuilder<'w, D: QueryData = (), F: QueryFilter = ()> {
@@ -57,6 +59,8 @@ pub struct QueryBuilder<'w, D: QueryData = (), F: QueryFilter = ()> {
     world: &'w mut World,
     or: bool,
     first: bool,
+    /// The exact component set of [`QueryBuilder::exclusive_ids`], sorted.
+    exact: Option<Vec<ComponentId>>,
     marker: PhantomData<fn() -> (D, F)>,
 }
 
@@ -77,6 +81,7 @@ impl<'w, D: QueryData, F: QueryFilter> QueryBuilder<'w, D, F> {
             world,
             or: false,
             first: false,
+            exact: None,
             marker: PhantomData,
         }
     }
@@ -174,12 +179,67 @@ impl<'w, D: QueryData, F: QueryFilter> QueryBuilder<'w, D, F> {
         self
     }
 
+    /// Only entities with exactly the components of the bundle `B`, and
+    /// no other (the Exclusive set of Arch's query descriptions). See
+    /// [`QueryBuilder::exclusive_ids`].
+    #[track_caller]
+    pub fn exclusive<B: Bundle>(&mut self) -> &mut Self {
+        let mut ids = Vec::new();
+        B::component_ids(&mut self.world.components, &mut |id| ids.push(id));
+        self.exclusive_ids(&ids)
+    }
+
+    /// Only entities whose components are exactly `ids`, no more and no
+    /// fewer (the Exclusive set of Arch's query descriptions); the other
+    /// terms still apply. Archetypes sharing a table may differ by
+    /// sparse-set components, so such a query walks archetypes.
+    ///
+    /// # Panics
+    /// Inside [`QueryBuilder::or`] or [`QueryBuilder::optional`], or when
+    /// the builder already has an exclusive set: neither has a meaning
+    /// worth guessing.
+    #[track_caller]
+    pub fn exclusive_ids(&mut self, ids: &[ComponentId]) -> &mut Self {
+        if self.or {
+            panic!(
+                "QueryBuilder for `{}`: an exclusive set cannot be one branch of `or`",
+                std::any::type_name::<D>()
+            );
+        }
+        if self.exact.is_some() {
+            panic!(
+                "QueryBuilder for `{}`: it already has an exclusive set; give all the \
+                 components in one call",
+                std::any::type_name::<D>()
+            );
+        }
+        let mut set = ids.to_vec();
+        set.sort_unstable();
+        set.dedup();
+        for &id in &set {
+            self.with_id(id);
+        }
+        self.exact = Some(set);
+        self
+    }
+
+    /// The exact component set, if [`QueryBuilder::exclusive_ids`] gave one.
+    pub(crate) fn exact(&self) -> Option<&[ComponentId]> {
+        self.exact.as_deref()
+    }
+
     /// Adds the reads and writes of the terms `f` adds to a fresh builder,
     /// without requiring them: items may use those components where the
     /// entity has them.
     pub fn optional(&mut self, f: impl FnOnce(&mut QueryBuilder)) -> &mut Self {
         let mut builder = QueryBuilder::new(self.world);
         f(&mut builder);
+        if builder.exact.is_some() {
+            panic!(
+                "QueryBuilder for `{}`: an exclusive set cannot be optional",
+                std::any::type_name::<D>()
+            );
+        }
         self.access.extend_access(builder.access());
         self.dynamic.extend(&builder.dynamic);
         self
@@ -192,6 +252,9 @@ impl<'w, D: QueryData, F: QueryFilter> QueryBuilder<'w, D, F> {
         f(&mut builder);
         let access = builder.access().clone();
         self.dynamic.extend(&builder.dynamic);
+        if let Some(exact) = builder.exact.take() {
+            self.exclusive_ids(&exact);
+        }
         self.extend_access(access);
         self
     }

@@ -66,10 +66,15 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     default_excluded: Vec<ComponentId>,
     pub(crate) fetch_state: D::State,
     pub(crate) filter_state: F::State,
-    /// Set on a lens of a query that walks archetypes: the lens walks the
-    /// matched archetypes even when its own terms are dense, since the
-    /// source's matches may cover only part of a table.
+    /// Set on a lens of a query that walks archetypes, or on a query with
+    /// an exclusive set: it walks the matched archetypes even when its
+    /// terms are dense, since its matches may cover only part of a table.
     pub(crate) archetype_walk: bool,
+    /// The exact component set of a [`QueryBuilder::exclusive_ids`]
+    /// query, sorted: an archetype matches only with exactly these.
+    ///
+    /// [`QueryBuilder::exclusive_ids`]: super::QueryBuilder::exclusive_ids
+    exact: Option<Box<[ComponentId]>>,
     marker: PhantomData<fn() -> (D, F)>,
 }
 
@@ -143,6 +148,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             fetch_state,
             filter_state,
             archetype_walk: false,
+            exact: None,
             marker: PhantomData,
         };
         state.update_archetypes(world);
@@ -158,8 +164,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     #[track_caller]
     pub fn from_builder(builder: &mut super::QueryBuilder<D, F>) -> Self {
         let mut component_access = builder.access().clone();
+        let exact: Option<Box<[ComponentId]>> = builder.exact().map(Into::into);
         let world = builder.world_mut();
-        if Self::IS_DENSE {
+        // A query with an exact set walks archetypes, where a sparse-set
+        // filter is decided per archetype.
+        if Self::IS_DENSE && exact.is_none() {
             for id in component_access.filter_ids() {
                 let info = world.components().get_info(id);
                 if info
@@ -193,8 +202,10 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             default_excluded,
             fetch_state,
             filter_state,
-            // A filter naming a sparse-set component is refused above.
-            archetype_walk: false,
+            // A filter naming a sparse-set component is refused above; an
+            // exact set may still split a table.
+            archetype_walk: Self::IS_DENSE && exact.is_some(),
+            exact,
             marker: PhantomData,
         };
         state.update_archetypes(world);
@@ -294,7 +305,10 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         if !(D::matches_component_set(&self.fetch_state, &contains)
             && F::matches_component_set(&self.filter_state, &contains)
             && self.component_access.matches_component_set(&contains)
-            && !self.default_excluded.iter().any(|&id| contains(id)))
+            && !self.default_excluded.iter().any(|&id| contains(id))
+            && self.exact.as_ref().is_none_or(|exact| {
+                archetype.component_count() == exact.len() && exact.iter().all(|&id| contains(id))
+            }))
         {
             return;
         }
@@ -878,6 +892,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             fetch_state,
             filter_state,
             archetype_walk: Self::IS_DENSE && !source_walks_tables,
+            // The matches are given.
+            exact: None,
             marker: PhantomData,
         };
         let archetypes = world.archetypes();
