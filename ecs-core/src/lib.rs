@@ -47,7 +47,8 @@ pub mod prelude {
     pub use crate::bundle::Bundle;
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
-    pub use crate::entity::{Entity, EntityMapper};
+    pub use crate::entity::{ContainsEntity, Entity, EntityMapper};
+    pub use crate::system::EntityCommand;
     pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
     pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
