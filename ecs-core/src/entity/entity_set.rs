@@ -29,8 +29,9 @@ use std::{
     fmt,
     hash::{BuildHasher, Hash},
     iter::{self, FusedIterator},
-    option, result,
+    option,
     rc::Rc,
+    result,
     sync::Arc,
 };
 
@@ -189,7 +190,8 @@ impl<T: EntityEquivalent + Hash, S: BuildHasher + Default> FromEntitySetIterator
 {
     fn from_entity_set_iter<I: EntitySet<Item = T>>(set_iter: I) -> Self {
         let iter = set_iter.into_iter();
-        let mut set = hashbrown::HashSet::with_capacity_and_hasher(iter.size_hint().0, S::default());
+        let mut set =
+            hashbrown::HashSet::with_capacity_and_hasher(iter.size_hint().0, S::default());
         for item in iter {
             // SAFETY: the items are distinct (`EntitySet`), and equal
             // values name equal entities (`EntityEquivalent`).
@@ -291,13 +293,22 @@ unsafe impl<I: EntitySetIterator> EntitySetIterator for iter::Take<I> {}
 unsafe impl<I: EntitySetIterator> EntitySetIterator for iter::StepBy<I> {}
 
 // SAFETY: see above.
-unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator for iter::Filter<I, P> {}
+unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator
+    for iter::Filter<I, P>
+{
+}
 
 // SAFETY: see above.
-unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator for iter::SkipWhile<I, P> {}
+unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator
+    for iter::SkipWhile<I, P>
+{
+}
 
 // SAFETY: see above.
-unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator for iter::TakeWhile<I, P> {}
+unsafe impl<I: EntitySetIterator, P: FnMut(&I::Item) -> bool> EntitySetIterator
+    for iter::TakeWhile<I, P>
+{
+}
 
 // SAFETY: see above.
 unsafe impl<I: EntitySetIterator, F: FnMut(&I::Item)> EntitySetIterator for iter::Inspect<I, F> {}
@@ -393,14 +404,15 @@ mod tests {
 
     #[test]
     fn collect_set_keeps_a_btree_sets_order() {
-        let (a, b, c) = (Entity::from_raw(1), Entity::from_raw(2), Entity::from_raw(3));
+        let (a, b, c) = (
+            Entity::from_raw(1),
+            Entity::from_raw(2),
+            Entity::from_raw(3),
+        );
         let set = BTreeSet::from([c, a, b]);
         let hashed: EntityHashSet = set.iter().copied().collect_set();
         assert_eq!(hashed.len(), 3);
-        let evens: BTreeSet<Entity> = set
-            .into_iter()
-            .filter(|e| e.index() % 2 == 1)
-            .collect_set();
+        let evens: BTreeSet<Entity> = set.into_iter().filter(|e| e.index() % 2 == 1).collect_set();
         assert_eq!(evens.into_iter().collect::<Vec<_>>(), [a, c]);
     }
 

@@ -64,7 +64,9 @@ impl<T: EntityEquivalent> UniqueEntityEquivalentSlice<T> {
     #[track_caller]
     pub fn get_range(&self, range: impl slice::SliceIndex<[T], Output = [T]>) -> Option<&Self> {
         // SAFETY: a sub-slice of a unique slice is unique.
-        self.0.get(range).map(|s| unsafe { Self::from_slice_unchecked(s) })
+        self.0
+            .get(range)
+            .map(|s| unsafe { Self::from_slice_unchecked(s) })
     }
 
     /// Splits at `mid` into two unique slices.

@@ -374,7 +374,9 @@ pub struct QueryManyUniqueIter<'w, 's, D: QueryData, F: QueryFilter, I: EntitySe
     this_run: Tick,
 }
 
-impl<'w, 's, D: QueryData, F: QueryFilter, I: EntitySetIterator> QueryManyUniqueIter<'w, 's, D, F, I> {
+impl<'w, 's, D: QueryData, F: QueryFilter, I: EntitySetIterator>
+    QueryManyUniqueIter<'w, 's, D, F, I>
+{
     /// # Safety
     /// `world` is the world `state` was built for, and the caller has the
     /// access `state` records for `'w`, for as long as the items live.

@@ -14,7 +14,9 @@
 
 use std::{borrow::Borrow, cmp::Ordering, iter::FusedIterator};
 
-use super::{QueryData, QueryEntityError, QueryFilter, QueryManyIter, QueryState, ReadOnlyQueryData};
+use super::{
+    QueryData, QueryEntityError, QueryFilter, QueryManyIter, QueryState, ReadOnlyQueryData,
+};
 use crate::{change_detection::Tick, entity::Entity, world::UnsafeWorldCell};
 
 /// The items of a query for a list of entities, in an order given by
