@@ -729,9 +729,11 @@ fn commands_aimed_at_a_despawned_entity_do_nothing() {
     commands.entity(stale).despawn();
     // `queue` reports a missing entity to the error handler (which panics
     // by default); the silenced form drops the report.
-    commands.entity(stale).queue_silenced(|mut e: EntityWorldMut| {
-        e.insert(Mana(1));
-    });
+    commands
+        .entity(stale)
+        .queue_silenced(|mut e: EntityWorldMut| {
+            e.insert(Mana(1));
+        });
     // A spawned entity despawned, then aimed at, in the same queue.
     let gone = commands.spawn(Health(9)).id();
     commands.entity(gone).despawn();

@@ -9,7 +9,8 @@ use std::{
 };
 
 use ecs::entity::{
-    EntityHashSet, EntitySetIterator, UniqueEntityArray, UniqueEntitySlice, UniqueEntityVec,
+    EntityHashSet, EntitySetIterator, UniqueEntityArray, UniqueEntityEquivalentVec,
+    UniqueEntitySlice, UniqueEntityVec,
 };
 use ecs::error::{BevyError, ErrorContext};
 use ecs::prelude::*;
@@ -274,7 +275,7 @@ fn contains_entity_names_the_entity_of_each_handle() {
     assert_eq!(world.entity_mut(e).entity(), e);
     let mut query = world.query::<EntityRef>();
     let mut ranks = world.query::<&Rank>();
-    let refs: BTreeSet<EntityRef> = query.iter(&world).collect();
+    let refs: UniqueEntityEquivalentVec<EntityRef> = query.iter(&world).collect();
     let via_refs: Vec<u32> = ranks
         .iter_many_unique(&world, &refs)
         .map(|r| r.unwrap().0)

@@ -419,7 +419,7 @@ mod tests {
     #[test]
     fn references_and_boxes_name_their_entity() {
         let e = Entity::from_raw(4);
-        assert_eq!((&e).entity(), e);
+        assert_eq!(ContainsEntity::entity(&&e), e);
         assert_eq!(Box::new(&e).entity(), e);
         assert_eq!(Arc::new(e).entity(), e);
     }
