@@ -393,7 +393,7 @@ impl EntityCommands<'_> {
     }
 
     /// Queues an [`EntityCommand`] on the entity (a closure taking
-    /// [`EntityWorldMut`], or a type of yours); if the entity is gone by
+    /// [`EntityWorldMut`](crate::world::EntityWorldMut), or a type of yours); if the entity is gone by
     /// then, or the command returns an error, the error goes to the
     /// world's error handler
     /// ([`World::fallback_error_handler`](crate::world::World::fallback_error_handler)).
