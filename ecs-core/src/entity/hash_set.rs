@@ -26,7 +26,7 @@ use super::{Entity, EntityHash, UniqueEntityIter};
 /// to the hashbrown set, so every set method is there.
 ///
 /// Bevy's is an alias of `EntityEquivalentHashSet<Entity>`; this one holds
-/// `Entity` alone, as this crate has no `EntityEquivalent` keys.
+/// `Entity` alone, the one key type programs use.
 #[derive(Clone, PartialEq, Eq)]
 pub struct EntityHashSet(HashSet<Entity, EntityHash>);
 

@@ -27,8 +27,8 @@ use crate::{
 /// Made by [`Query::iter_many`](crate::system::Query::iter_many),
 /// [`Query::iter_many_mut`](crate::system::Query::iter_many_mut) and their
 /// [`QueryState`] twins. The list's items are anything that
-/// [`Borrow<Entity>`](Borrow) (`Entity`, `&Entity`, ...): unlike bevy's
-/// `EntityEquivalent` bound, which this crate does not have, the standard
+/// [`Borrow<Entity>`](Borrow) (`Entity`, `&Entity`, ...) where bevy's are
+/// [`EntityEquivalent`](crate::entity::EntityEquivalent): the standard
 /// trait already covers the ways a list holds entities.
 ///
 /// ```
