@@ -727,9 +727,13 @@ fn commands_aimed_at_a_despawned_entity_do_nothing() {
     commands.entity(stale).insert_if_new(Counted(drops.clone()));
     commands.entity(stale).remove::<Health>();
     commands.entity(stale).despawn();
-    commands.entity(stale).queue(|mut e: EntityWorldMut| {
-        e.insert(Mana(1));
-    });
+    // `queue` reports a missing entity to the error handler (which panics
+    // by default); the silenced form drops the report.
+    commands
+        .entity(stale)
+        .queue_silenced(|mut e: EntityWorldMut| {
+            e.insert(Mana(1));
+        });
     // A spawned entity despawned, then aimed at, in the same queue.
     let gone = commands.spawn(Health(9)).id();
     commands.entity(gone).despawn();

@@ -47,7 +47,7 @@ pub mod prelude {
     pub use crate::bundle::Bundle;
     pub use crate::change_detection::{DetectChanges, DetectChangesMut, Mut, Ref};
     pub use crate::component::{Component, ComponentId, StorageType};
-    pub use crate::entity::{Entity, EntityMapper};
+    pub use crate::entity::{ContainsEntity, Entity, EntityMapper};
     pub use crate::error::{BevyError, ContextExt, Result, ResultSeverityExt, Severity};
     pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
@@ -71,6 +71,7 @@ pub mod prelude {
     pub use crate::spawn::{
         Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated,
     };
+    pub use crate::system::EntityCommand;
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,

@@ -73,7 +73,7 @@ impl Hasher for EntityHasher {
 /// derefs to the hashbrown map, so every map method is there.
 ///
 /// Bevy's is an alias of `EntityEquivalentHashMap<Entity, V>`; this one is
-/// keyed by `Entity` alone, as this crate has no `EntityEquivalent` keys.
+/// keyed by `Entity` alone, the one key type programs use.
 #[derive(Clone, PartialEq, Eq)]
 pub struct EntityHashMap<V>(HashMap<Entity, V, EntityHash>);
 

@@ -20,13 +20,13 @@ use std::{
 
 use hashbrown::hash_set::{self, HashSet};
 
-use super::{Entity, EntityHash};
+use super::{Entity, EntityHash, UniqueEntityIter};
 
 /// A [`HashSet`] of [`Entity`] with the [`EntityHash`] hasher; it derefs
 /// to the hashbrown set, so every set method is there.
 ///
 /// Bevy's is an alias of `EntityEquivalentHashSet<Entity>`; this one holds
-/// `Entity` alone, as this crate has no `EntityEquivalent` keys.
+/// `Entity` alone, the one key type programs use.
 #[derive(Clone, PartialEq, Eq)]
 pub struct EntityHashSet(HashSet<Entity, EntityHash>);
 
@@ -41,6 +41,15 @@ impl EntityHashSet {
     #[inline]
     pub fn with_capacity(n: usize) -> Self {
         EntityHashSet(HashSet::with_capacity_and_hasher(n, EntityHash))
+    }
+
+    /// The entities, in no particular order, as an
+    /// [`EntitySetIterator`](super::EntitySetIterator) (so a query can
+    /// take them as a set).
+    #[inline]
+    pub fn iter(&self) -> UniqueEntityIter<hash_set::Iter<'_, Entity>> {
+        // SAFETY: a set's entities are distinct.
+        unsafe { UniqueEntityIter::from_iterator_unchecked(self.0.iter()) }
     }
 
     /// The hashbrown set inside.
@@ -112,20 +121,21 @@ impl<'a> Extend<&'a Entity> for EntityHashSet {
 
 impl<'a> IntoIterator for &'a EntityHashSet {
     type Item = &'a Entity;
-    type IntoIter = hash_set::Iter<'a, Entity>;
+    type IntoIter = UniqueEntityIter<hash_set::Iter<'a, Entity>>;
 
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.iter()
     }
 }
 
 impl IntoIterator for EntityHashSet {
     type Item = Entity;
-    type IntoIter = hash_set::IntoIter<Entity>;
+    type IntoIter = UniqueEntityIter<hash_set::IntoIter<Entity>>;
 
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+        // SAFETY: a set's entities are distinct.
+        unsafe { UniqueEntityIter::from_iterator_unchecked(self.0.into_iter()) }
     }
 }

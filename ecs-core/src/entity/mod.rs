@@ -11,10 +11,14 @@
 
 pub(crate) mod clone_entities;
 mod entities;
+mod entity_set;
 mod error;
 pub mod hash_map;
 pub mod hash_set;
 mod map_entities;
+pub mod unique_array;
+pub mod unique_slice;
+pub mod unique_vec;
 
 pub use clone_entities::{
     clone_relationship_target, CloneByFilter, ComponentCloneCtx, EntityCloner, EntityClonerBuilder,
@@ -22,10 +26,17 @@ pub use clone_entities::{
     SourceComponent, VectorType,
 };
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
+pub use entity_set::{
+    ContainsEntity, EntityEquivalent, EntitySet, EntitySetIterator, FromEntitySetIterator,
+    UniqueEntityIter,
+};
 pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 pub use hash_map::{EntityHash, EntityHashMap, EntityHasher};
 pub use hash_set::EntityHashSet;
 pub use map_entities::{EntityMapper, MapEntities};
+pub use unique_array::{UniqueEntityArray, UniqueEntityEquivalentArray};
+pub use unique_slice::{UniqueEntityEquivalentSlice, UniqueEntitySlice};
+pub use unique_vec::{UniqueEntityEquivalentVec, UniqueEntityVec};
 
 use std::{fmt, hash::Hash, num::NonZeroU32};
 

@@ -14,7 +14,11 @@
 use std::{borrow::Borrow, iter::FusedIterator};
 
 use super::{QueryData, QueryEntityError, QueryFilter, QueryState, ReadOnlyQueryData};
-use crate::{change_detection::Tick, entity::Entity, world::UnsafeWorldCell};
+use crate::{
+    change_detection::Tick,
+    entity::{ContainsEntity, Entity, EntitySet, EntitySetIterator},
+    world::UnsafeWorldCell,
+};
 
 /// The items of a query for the entities of a list, in the list's order;
 /// an entity that does not exist or does not match yields a
@@ -23,8 +27,8 @@ use crate::{change_detection::Tick, entity::Entity, world::UnsafeWorldCell};
 /// Made by [`Query::iter_many`](crate::system::Query::iter_many),
 /// [`Query::iter_many_mut`](crate::system::Query::iter_many_mut) and their
 /// [`QueryState`] twins. The list's items are anything that
-/// [`Borrow<Entity>`](Borrow) (`Entity`, `&Entity`, ...): unlike bevy's
-/// `EntityEquivalent` bound, which this crate does not have, the standard
+/// [`Borrow<Entity>`](Borrow) (`Entity`, `&Entity`, ...) where bevy's are
+/// [`EntityEquivalent`](crate::entity::EntityEquivalent): the standard
 /// trait already covers the ways a list holds entities.
 ///
 /// ```
@@ -50,11 +54,11 @@ use crate::{change_detection::Tick, entity::Entity, world::UnsafeWorldCell};
 /// assert_eq!(healths, [4, 7]);
 /// ```
 pub struct QueryManyIter<'w, 's, D: QueryData, F: QueryFilter, I: Iterator<Item: Borrow<Entity>>> {
-    world: UnsafeWorldCell<'w>,
-    state: &'s QueryState<D, F>,
-    entity_iter: I,
-    last_run: Tick,
-    this_run: Tick,
+    pub(super) world: UnsafeWorldCell<'w>,
+    pub(super) state: &'s QueryState<D, F>,
+    pub(super) entity_iter: I,
+    pub(super) last_run: Tick,
+    pub(super) this_run: Tick,
 }
 
 impl<'w, 's, D: QueryData, F: QueryFilter, I: Iterator<Item: Borrow<Entity>>>
@@ -328,6 +332,137 @@ impl<T, E, I: FusedIterator<Item = Result<T, E>>> FusedIterator for QueryManyMat
 impl<I> std::fmt::Debug for QueryManyMatchedIter<I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QueryManyMatchedIter")
+            .finish_non_exhaustive()
+    }
+}
+
+/// The items of a query for the entities of an [`EntitySet`], in the
+/// set's order; an entity that does not exist or does not match yields a
+/// [`QueryEntityError`] instead.
+///
+/// The set names each entity once, so mutable items never alias and this
+/// is an [`Iterator`] even for mutable data (unlike [`QueryManyIter`]).
+/// Made by [`Query::iter_many_unique`](crate::system::Query::iter_many_unique),
+/// [`Query::iter_many_unique_mut`](crate::system::Query::iter_many_unique_mut)
+/// and their [`QueryState`] twins.
+///
+/// ```
+/// use ecs::entity::EntityHashSet;
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let a = world.spawn(Health(3)).id();
+/// let b = world.spawn(Health(5)).id();
+/// let targets = EntityHashSet::from([a, b]);
+///
+/// let mut query = world.query::<&mut Health>();
+/// // Every item may be alive at once: collect them, then write.
+/// let mut items: Vec<_> = query.iter_many_unique_mut(&mut world, &targets).map(Result::unwrap).collect();
+/// for health in &mut items {
+///     health.0 *= 2;
+/// }
+/// assert_eq!(world.get::<Health>(a).unwrap().0 + world.get::<Health>(b).unwrap().0, 16);
+/// ```
+pub struct QueryManyUniqueIter<'w, 's, D: QueryData, F: QueryFilter, I: EntitySetIterator> {
+    world: UnsafeWorldCell<'w>,
+    state: &'s QueryState<D, F>,
+    entity_iter: I,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<'w, 's, D: QueryData, F: QueryFilter, I: EntitySetIterator>
+    QueryManyUniqueIter<'w, 's, D, F, I>
+{
+    /// # Safety
+    /// `world` is the world `state` was built for, and the caller has the
+    /// access `state` records for `'w`, for as long as the items live.
+    pub(crate) unsafe fn new<EntityList: EntitySet<IntoIter = I>>(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        entities: EntityList,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        QueryManyUniqueIter {
+            world,
+            state,
+            entity_iter: entities.into_iter(),
+            last_run,
+            this_run,
+        }
+    }
+
+    /// An iterator that unwraps each result, panicking on an entity the
+    /// query cannot return.
+    #[inline]
+    pub fn unwrapped(self) -> QueryManyUnwrappedIter<Self> {
+        QueryManyUnwrappedIter(self)
+    }
+
+    /// An iterator that skips the entities the query cannot return.
+    #[inline]
+    pub fn matched(self) -> QueryManyMatchedIter<Self> {
+        QueryManyMatchedIter(self)
+    }
+
+    #[inline]
+    fn fetch(&self, entity: Entity) -> Result<D::Item<'w>, QueryEntityError> {
+        // SAFETY: the state belongs to `world` and the access is held for
+        // `'w` (`new`); the set yields each entity once, so no two items of
+        // this iterator alias.
+        unsafe {
+            self.state
+                .get_unchecked_manual(self.world, entity, self.last_run, self.this_run)
+        }
+    }
+}
+
+impl<'w, D: QueryData, F: QueryFilter, I: EntitySetIterator> Iterator
+    for QueryManyUniqueIter<'w, '_, D, F, I>
+{
+    type Item = Result<D::Item<'w>, QueryEntityError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let entity = self.entity_iter.next()?.entity();
+        Some(self.fetch(entity))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entity_iter.size_hint()
+    }
+}
+
+impl<D: QueryData, F: QueryFilter, I: EntitySetIterator + DoubleEndedIterator> DoubleEndedIterator
+    for QueryManyUniqueIter<'_, '_, D, F, I>
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let entity = self.entity_iter.next_back()?.entity();
+        Some(self.fetch(entity))
+    }
+}
+
+impl<D: QueryData, F: QueryFilter, I: EntitySetIterator + ExactSizeIterator> ExactSizeIterator
+    for QueryManyUniqueIter<'_, '_, D, F, I>
+{
+}
+
+impl<D: QueryData, F: QueryFilter, I: EntitySetIterator + FusedIterator> FusedIterator
+    for QueryManyUniqueIter<'_, '_, D, F, I>
+{
+}
+
+impl<D: QueryData, F: QueryFilter, I: EntitySetIterator> std::fmt::Debug
+    for QueryManyUniqueIter<'_, '_, D, F, I>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryManyUniqueIter")
+            .field("query", &std::any::type_name::<(D, F)>())
             .finish_non_exhaustive()
     }
 }

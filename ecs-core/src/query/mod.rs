@@ -255,6 +255,7 @@ mod iter_many;
 mod lens;
 mod par_iter;
 mod sort;
+mod sort_many;
 mod state;
 mod world_query;
 
@@ -271,9 +272,12 @@ pub use error::{QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};
 pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;
-pub use iter_many::{QueryManyIter, QueryManyMatchedIter, QueryManyUnwrappedIter};
+pub use iter_many::{
+    QueryManyIter, QueryManyMatchedIter, QueryManyUniqueIter, QueryManyUnwrappedIter,
+};
 pub use par_iter::QueryParIter;
 pub use sort::QuerySortedIter;
+pub use sort_many::QuerySortedManyIter;
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{

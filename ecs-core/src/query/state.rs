@@ -4,13 +4,14 @@ use fixedbitset::FixedBitSet;
 
 use super::{
     iter::QueryIter, par_iter::QueryParIter, FilteredAccess, QueryCombinationIter, QueryData,
-    QueryEntityError, QueryFilter, QueryManyIter, QuerySingleError, ReadOnlyQueryData, WorldQuery,
+    QueryEntityError, QueryFilter, QueryManyIter, QueryManyUniqueIter, QuerySingleError,
+    ReadOnlyQueryData, WorldQuery,
 };
 use crate::{
     archetype::{Archetype, ArchetypeGeneration, ArchetypeId},
     change_detection::Tick,
     component::{ComponentId, StorageType},
-    entity::Entity,
+    entity::{Entity, EntitySet, UniqueEntityArray},
     entity_disabling::DefaultQueryFilters,
     storage::{Table, TableId, Tables},
     system::Query,
@@ -551,6 +552,34 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         self.query_mut(world).get_many_mut_inner(entities)
     }
 
+    /// The read-only items of several distinct entities at once.
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    #[inline]
+    #[track_caller]
+    pub fn get_many_unique<'w, const N: usize>(
+        &mut self,
+        world: &'w World,
+        entities: UniqueEntityArray<N>,
+    ) -> Result<[<D::ReadOnly as QueryData>::Item<'w>; N], QueryEntityError> {
+        self.query(world).get_many_unique_inner(entities)
+    }
+
+    /// The items of several distinct entities at once, mutably.
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    #[inline]
+    #[track_caller]
+    pub fn get_many_unique_mut<'w, const N: usize>(
+        &mut self,
+        world: &'w mut World,
+        entities: UniqueEntityArray<N>,
+    ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        self.query_mut(world).get_many_unique_inner(entities)
+    }
+
     /// The read-only item of one entity, without updating the match cache
     /// (for a state shared through `&self`): an entity of an archetype
     /// created since the last update is reported as not matching.
@@ -660,6 +689,44 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         entities: EntityList,
     ) -> QueryManyIter<'w, 's, D, F, EntityList::IntoIter> {
         self.query_mut(world).iter_many_inner(entities)
+    }
+
+    /// The read-only items of the entities of the set `entities`, in its
+    /// order, each an error if the entity does not exist or does not match.
+    #[inline]
+    #[track_caller]
+    pub fn iter_many_unique<'w, 's, EntityList: EntitySet>(
+        &'s mut self,
+        world: &'w World,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'w, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.query(world).iter_many_unique_inner(entities)
+    }
+
+    /// [`QueryState::iter_many_unique`] without updating the match cache.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[inline]
+    #[track_caller]
+    pub fn iter_many_unique_manual<'w, 's, EntityList: EntitySet>(
+        &'s self,
+        world: &'w World,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'w, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.query_manual(world).iter_many_unique_inner(entities)
+    }
+
+    /// The items of the entities of the set `entities`, mutably, as a
+    /// plain [`Iterator`] (the set names each entity once).
+    #[inline]
+    #[track_caller]
+    pub fn iter_many_unique_mut<'w, 's, EntityList: EntitySet>(
+        &'s mut self,
+        world: &'w mut World,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'w, 's, D, F, EntityList::IntoIter> {
+        self.query_mut(world).iter_many_unique_inner(entities)
     }
 
     /// Every combination of `K` distinct matching entities, read-only.

@@ -1,5 +1,6 @@
 mod batch;
 mod clone_commands;
+mod entity_command;
 mod entity_commands;
 
 use std::any::type_name;
@@ -15,8 +16,9 @@ use crate::{
     entity::{Entities, Entity},
     error::{BevyError, ErrorContext},
     resource::Resource,
-    world::{EntityWorldMut, FromWorld, World, WorldId},
+    world::{FromWorld, World, WorldId},
 };
+pub use entity_command::EntityCommand;
 pub use entity_commands::EntityEntryCommands;
 
 /// Queues structural changes to apply later, when the world is free: from
@@ -390,19 +392,24 @@ impl EntityCommands<'_> {
         self.entity
     }
 
-    /// Queues a command on the entity; it is skipped (with a warning) if
-    /// the entity is gone by then.
-    pub fn queue(
+    /// Queues an [`EntityCommand`] on the entity (a closure taking
+    /// [`EntityWorldMut`](crate::world::EntityWorldMut), or a type of yours); if the entity is gone by
+    /// then, or the command returns an error, the error goes to the
+    /// world's error handler
+    /// ([`World::fallback_error_handler`](crate::world::World::fallback_error_handler)).
+    pub fn queue(&mut self, command: impl EntityCommand) -> &mut Self {
+        self.commands.queue(command.with_entity(self.entity));
+        self
+    }
+
+    /// [`EntityCommands::queue`], with errors going to `error_handler`.
+    pub fn queue_handled(
         &mut self,
-        command: impl FnOnce(EntityWorldMut<'_>) + Send + 'static,
+        command: impl EntityCommand,
+        error_handler: impl FnOnce(BevyError, ErrorContext) + Send + 'static,
     ) -> &mut Self {
-        let entity = self.entity;
-        self.commands.queue(
-            move |world: &mut World| match world.get_entity_mut(entity) {
-                Ok(e) => command(e),
-                Err(_) => warn_missing(entity, "an entity command"),
-            },
-        );
+        self.commands
+            .queue_handled(command.with_entity(self.entity), error_handler);
         self
     }
 

@@ -118,7 +118,7 @@ pub use adapter::{Adapt, AdapterSystem, IntoAdapterSystem, IsAdapterSystemMarker
 pub use combinator::{
     CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
 };
-pub use commands::{Command, Commands, EntityCommands, EntityEntryCommands};
+pub use commands::{Command, Commands, EntityCommand, EntityCommands, EntityEntryCommands};
 pub use deferred::{Deferred, DeferredState, SystemBuffer};
 pub use ecs_macros::SystemParam;
 pub(crate) use function_system::Never;

@@ -2,11 +2,11 @@ use std::{any::type_name, borrow::Borrow};
 
 use crate::{
     change_detection::Tick,
-    entity::Entity,
+    entity::{Entity, EntitySet, UniqueEntityArray},
     query::{
         ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter, QueryData,
-        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryNotDenseError, QueryParIter,
-        QuerySingleError, QueryState, ReadOnlyQueryData,
+        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryManyUniqueIter,
+        QueryNotDenseError, QueryParIter, QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -223,6 +223,67 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         unsafe { self.get_many_unchecked(entities) }
     }
 
+    /// The read-only items of several distinct entities at once, in the
+    /// order given.
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    #[inline]
+    pub fn get_many_unique<const N: usize>(
+        &self,
+        entities: UniqueEntityArray<N>,
+    ) -> Result<[<D::ReadOnly as QueryData>::Item<'_>; N], QueryEntityError> {
+        self.as_readonly().get_many_unique_inner(entities)
+    }
+
+    /// The items of several distinct entities at once, mutably; the array
+    /// is unique, so there is no aliasing check to fail.
+    ///
+    /// ```
+    /// use ecs::entity::{UniqueEntityArray, UniqueEntityVec};
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Health(10)).id();
+    /// let b = world.spawn(Health(20)).id();
+    /// let pair: UniqueEntityVec = [a, b].into_iter().collect();
+    /// let pair = UniqueEntityArray::<2>::try_from(pair).unwrap();
+    /// world
+    ///     .run_system_once(move |mut query: Query<&mut Health>| {
+    ///         let [mut ha, mut hb] = query.get_many_unique_mut(pair).unwrap();
+    ///         std::mem::swap(&mut ha.0, &mut hb.0);
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(world.get::<Health>(a).unwrap().0, 20);
+    /// ```
+    ///
+    /// # Errors
+    /// The first entity (in order) that does not exist or does not match.
+    #[inline]
+    pub fn get_many_unique_mut<const N: usize>(
+        &mut self,
+        entities: UniqueEntityArray<N>,
+    ) -> Result<[D::Item<'_>; N], QueryEntityError> {
+        self.reborrow().get_many_unique_inner(entities)
+    }
+
+    /// [`Query::get_many_unique_mut`], consuming the query (so the items
+    /// may live as long as the world borrow).
+    ///
+    /// # Errors
+    /// As for [`Query::get_many_unique_mut`].
+    #[inline]
+    pub fn get_many_unique_inner<const N: usize>(
+        self,
+        entities: UniqueEntityArray<N>,
+    ) -> Result<[D::Item<'w>; N], QueryEntityError> {
+        // SAFETY: the entities of a unique array are distinct.
+        unsafe { self.get_many_unchecked(entities.into_inner()) }
+    }
+
     /// The items of `entities`, all or the first error.
     ///
     /// # Safety
@@ -352,6 +413,68 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         // the iterator hands out mutable items one at a time.
         unsafe {
             QueryManyIter::new(
+                self.world,
+                self.state,
+                entities,
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
+
+    /// The read-only items of the entities of the set `entities`, in its
+    /// order, each an error if the entity does not exist or does not match.
+    #[inline]
+    pub fn iter_many_unique<EntityList: EntitySet>(
+        &self,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'_, 's, D::ReadOnly, F, EntityList::IntoIter> {
+        self.as_readonly().iter_many_unique_inner(entities)
+    }
+
+    /// The items of the entities of the set `entities`, mutably: the set
+    /// names each entity once, so this is a plain [`Iterator`] whose items
+    /// may all be alive together.
+    ///
+    /// ```
+    /// use ecs::entity::EntityHashSet;
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// #[derive(Resource)]
+    /// struct Poisoned(EntityHashSet);
+    ///
+    /// fn poison(mut query: Query<&mut Health>, poisoned: Res<Poisoned>) {
+    ///     for mut health in query.iter_many_unique_mut(&poisoned.0).matched() {
+    ///         health.0 -= 1;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Health(3)).id();
+    /// world.insert_resource(Poisoned(EntityHashSet::from([a])));
+    /// world.run_system_once(poison).unwrap();
+    /// assert_eq!(world.get::<Health>(a).unwrap().0, 2);
+    /// ```
+    #[inline]
+    pub fn iter_many_unique_mut<EntityList: EntitySet>(
+        &mut self,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'_, 's, D, F, EntityList::IntoIter> {
+        self.reborrow().iter_many_unique_inner(entities)
+    }
+
+    /// [`Query::iter_many_unique_mut`], consuming the query.
+    #[inline]
+    pub fn iter_many_unique_inner<EntityList: EntitySet>(
+        self,
+        entities: EntityList,
+    ) -> QueryManyUniqueIter<'w, 's, D, F, EntityList::IntoIter> {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe {
+            QueryManyUniqueIter::new(
                 self.world,
                 self.state,
                 entities,

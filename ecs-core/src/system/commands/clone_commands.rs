@@ -6,6 +6,7 @@ use super::EntityCommands;
 use crate::{
     bundle::Bundle,
     entity::{Entity, EntityClonerBuilder, OptIn, OptOut},
+    world::EntityWorldMut,
 };
 
 impl EntityCommands<'_> {
@@ -16,7 +17,7 @@ impl EntityCommands<'_> {
         target: Entity,
         config: impl FnOnce(&mut EntityClonerBuilder<OptOut>) + Send + Sync + 'static,
     ) -> &mut Self {
-        self.queue(move |mut entity| {
+        self.queue(move |mut entity: EntityWorldMut| {
             entity.clone_with_opt_out(target, config);
         })
     }
@@ -28,7 +29,7 @@ impl EntityCommands<'_> {
         target: Entity,
         config: impl FnOnce(&mut EntityClonerBuilder<OptIn>) + Send + Sync + 'static,
     ) -> &mut Self {
-        self.queue(move |mut entity| {
+        self.queue(move |mut entity: EntityWorldMut| {
             entity.clone_with_opt_in(target, config);
         })
     }

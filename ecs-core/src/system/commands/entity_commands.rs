@@ -3,7 +3,7 @@
 
 use std::{any::type_name, marker::PhantomData};
 
-use super::{warn_missing, EntityCommands};
+use super::{warn_missing, EntityCommand, EntityCommands};
 use crate::{
     bundle::Bundle,
     change_detection::Mut,
@@ -12,18 +12,11 @@ use crate::{
 };
 
 impl<'a> EntityCommands<'a> {
-    /// Queues a command on the entity; if the entity is gone by then, the
-    /// command is dropped without a warning.
-    pub fn queue_silenced(
-        &mut self,
-        command: impl FnOnce(EntityWorldMut<'_>) + Send + 'static,
-    ) -> &mut Self {
-        let entity = self.entity;
-        self.commands.queue(move |world: &mut World| {
-            if let Ok(e) = world.get_entity_mut(entity) {
-                command(e);
-            }
-        });
+    /// Queues an [`EntityCommand`] on the entity; if the entity is gone by
+    /// then, or the command returns an error, the error is dropped.
+    pub fn queue_silenced(&mut self, command: impl EntityCommand) -> &mut Self {
+        self.commands
+            .queue_silenced(command.with_entity(self.entity));
         self
     }
 
@@ -94,7 +87,7 @@ impl<'a> EntityCommands<'a> {
     /// Queues inserting `bundle`; if the entity is gone by then, nothing
     /// happens and nothing is logged.
     pub fn try_insert(&mut self, bundle: impl Bundle) -> &mut Self {
-        self.queue_silenced(move |mut e| {
+        self.queue_silenced(move |mut e: EntityWorldMut| {
             e.insert(bundle);
         })
     }
@@ -115,7 +108,7 @@ impl<'a> EntityCommands<'a> {
     /// Queues inserting the components of `bundle` the entity lacks; if the
     /// entity is gone by then, nothing happens and nothing is logged.
     pub fn try_insert_if_new(&mut self, bundle: impl Bundle) -> &mut Self {
-        self.queue_silenced(move |mut e| {
+        self.queue_silenced(move |mut e: EntityWorldMut| {
             e.insert_if_new(bundle);
         })
     }
@@ -136,7 +129,7 @@ impl<'a> EntityCommands<'a> {
     /// Queues removing the components of `B` the entity has; if the entity
     /// is gone by then, nothing happens and nothing is logged.
     pub fn try_remove<B: Bundle>(&mut self) -> &mut Self {
-        self.queue_silenced(|mut e| {
+        self.queue_silenced(|mut e: EntityWorldMut| {
             e.remove::<B>();
         })
     }
@@ -217,7 +210,7 @@ impl<T: Component> EntityEntryCommands<'_, T> {
     /// Queues running `modify` on the value, if the entity has one when the
     /// command applies.
     pub fn and_modify(&mut self, modify: impl FnOnce(Mut<T>) + Send + Sync + 'static) -> &mut Self {
-        self.entity_commands.queue(move |mut e| {
+        self.entity_commands.queue(move |mut e: EntityWorldMut| {
             if let Some(value) = e.get_mut::<T>() {
                 modify(value);
             }
