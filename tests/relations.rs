@@ -715,3 +715,19 @@ fn a_relate_abandoned_by_a_panicking_add_observer_leaves_no_empty_side() {
     assert_eq!(with_targets.iter(&world).count(), 0);
     integrity(&world);
 }
+
+#[test]
+fn unrelating_a_despawned_entity_through_commands_does_nothing() {
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let b = world.spawn_empty().id();
+    world.relate::<Likes>(a, b).unwrap();
+    let mut commands = world.commands();
+    commands.entity(a).despawn();
+    commands.entity(a).unrelate_all::<Likes>();
+    commands.entity(a).unrelate::<Likes>(b);
+    world.flush();
+    assert!(world.get_entity(a).is_err());
+    assert!(world.sources_of::<Likes>(b).is_empty());
+    world.check_integrity().unwrap();
+}

@@ -50,8 +50,14 @@ pub trait ContainsEntity {
 /// entities.
 ///
 /// # Safety
-/// `a == b` exactly when `a.entity() == b.entity()`; `Ord` and `Hash`,
-/// where implemented, agree with those of the entity.
+/// Unique collections trust this to hand out one mutable item per
+/// entity, so for every value of the type:
+/// - `a == b` exactly when `a.entity() == b.entity()`, and `Ord` and
+///   `Hash`, where implemented, agree with those of the entity;
+/// - this holds through `Clone` (a clone names the same entity) and
+///   through `Borrow`/`BorrowMut` to another type;
+/// - `entity()` never changes for a value, interior mutability
+///   included, and `entity()` and the comparisons are deterministic.
 pub unsafe trait EntityEquivalent: ContainsEntity + Eq {}
 
 impl ContainsEntity for Entity {

@@ -56,17 +56,14 @@ impl<T: EntityEquivalent> UniqueEntityEquivalentSlice<T> {
         unsafe { UniqueEntityIter::from_iterator_unchecked(self.0.iter()) }
     }
 
-    /// The values from `range`, still unique.
-    ///
-    /// # Panics
-    /// If `range` is out of bounds.
+    /// The values from `range`, still unique; `None` if `range` is out
+    /// of bounds.
     #[inline]
-    #[track_caller]
     pub fn get_range(&self, range: impl slice::SliceIndex<[T], Output = [T]>) -> Option<&Self> {
-        // SAFETY: a sub-slice of a unique slice is unique.
-        self.0
-            .get(range)
-            .map(|s| unsafe { Self::from_slice_unchecked(s) })
+        self.0.get(range).map(|s| {
+            // SAFETY: a sub-slice of a unique slice is unique.
+            unsafe { Self::from_slice_unchecked(s) }
+        })
     }
 
     /// Splits at `mid` into two unique slices.

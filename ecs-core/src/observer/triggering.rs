@@ -92,8 +92,8 @@ impl Commands<'_, '_> {
 
 impl EntityCommands<'_> {
     /// Queues adding an observer of this entity (see
-    /// [`EntityWorldMut::observe`]); skipped (with a warning) if the entity
-    /// is gone by then.
+    /// [`EntityWorldMut::observe`]); if the entity is gone by then, the
+    /// error goes to the error handler, which panics by default.
     pub fn observe<M>(&mut self, observer: impl IntoEntityObserver<M>) -> &mut Self {
         self.queue(move |mut entity: EntityWorldMut<'_>| {
             entity.observe(observer);

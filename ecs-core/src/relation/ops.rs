@@ -282,10 +282,16 @@ impl EntityCommands<'_> {
         self
     }
 
-    /// Queues [`EntityWorldMut::unrelate_all`].
+    /// Queues [`EntityWorldMut::unrelate_all`]; like
+    /// [`EntityCommands::unrelate`], nothing is left to undo if the entity
+    /// is gone by then (its despawn removed every relation).
     pub fn unrelate_all<R: Relation>(&mut self) -> &mut Self {
-        self.queue(|mut entity: EntityWorldMut| {
-            entity.unrelate_all::<R>();
-        })
+        let source = self.id();
+        self.commands().queue(move |world: &mut World| {
+            if let Ok(mut entity) = world.get_entity_mut(source) {
+                entity.unrelate_all::<R>();
+            }
+        });
+        self
     }
 }
