@@ -19,6 +19,7 @@ pub mod messages;
 pub mod nested_sets;
 pub mod ours;
 mod params;
+pub mod patterns;
 pub mod relations;
 
 pub use case::{case, fresh_world_case, Case};
