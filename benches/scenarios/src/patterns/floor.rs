@@ -96,7 +96,7 @@ pub fn random_get_world() -> Box<dyn Case> {
     random_get()
 }
 
-fn sparse_run(values: &mut Vec<f32>) {
+fn sparse_run(values: &mut [f32]) {
     for v in values.iter_mut() {
         *v += 1.0;
     }
@@ -104,7 +104,7 @@ fn sparse_run(values: &mut Vec<f32>) {
 
 /// `sparse_iter`: one dense `Vec`, as a sparse set's dense array is.
 pub fn sparse_iter() -> Box<dyn Case> {
-    case(vec![0.0f32; PATTERN_N], sparse_run, |v| {
+    case(vec![0.0f32; PATTERN_N], |v| sparse_run(v), |v| {
         v.iter_mut().for_each(|v| *v = 0.0);
         sparse_run(v);
         assert!(v.iter().all(|&v| v == 1.0));
