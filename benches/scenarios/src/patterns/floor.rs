@@ -104,11 +104,15 @@ fn sparse_run(values: &mut [f32]) {
 
 /// `sparse_iter`: one dense `Vec`, as a sparse set's dense array is.
 pub fn sparse_iter() -> Box<dyn Case> {
-    case(vec![0.0f32; PATTERN_N], |v| sparse_run(v), |v| {
-        v.iter_mut().for_each(|v| *v = 0.0);
-        sparse_run(v);
-        assert!(v.iter().all(|&v| v == 1.0));
-    })
+    case(
+        vec![0.0f32; PATTERN_N],
+        |v| sparse_run(v),
+        |v| {
+            v.iter_mut().for_each(|v| *v = 0.0);
+            sparse_run(v);
+            assert!(v.iter().all(|&v| v == 1.0));
+        },
+    )
 }
 
 /// Positions beside an optional value for every other entity.
