@@ -20,6 +20,7 @@ mod bevy;
 mod bulk;
 mod harness;
 mod hecs_lib;
+mod patterns;
 mod report;
 
 use ecs_scenarios::{floor, ours};
@@ -43,6 +44,18 @@ macro_rules! cases {
     (@module Bevy, $name:ident) => { bevy::$name };
     (@module Hecs, $name:ident) => { hecs_lib::$name };
     (@module Floor, $name:ident) => { floor::$name };
+}
+
+/// `pattern_cases!(name: Ours, Bevy, ...)`: the same for the scenarios of
+/// `ecs_scenarios::patterns`.
+macro_rules! pattern_cases {
+    ($name:ident: $($lib:ident),+) => {
+        vec![$((Lib::$lib, pattern_cases!(@module $lib, $name) as Build)),+]
+    };
+    (@module Ours, $name:ident) => { ecs_scenarios::patterns::ours::$name };
+    (@module Bevy, $name:ident) => { patterns::bevy::$name };
+    (@module Hecs, $name:ident) => { patterns::hecs_lib::$name };
+    (@module Floor, $name:ident) => { ecs_scenarios::patterns::floor::$name };
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -183,6 +196,76 @@ fn scenarios() -> Vec<Scenario> {
                 (Lib::Hecs, bulk::hecs_lib::bulk_remove as Build),
             ],
         },
+        Scenario {
+            name: "wide_iter",
+            what: "w0 += w1 + … + w7: a query of 8 terms over 10,000 entities, in a `for` loop",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(wide_iter: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "wide_iter_each",
+            what: "the same through `iter_mut(..).for_each`",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(wide_iter_each: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "many_archetypes",
+            what: "Data += 1 over 1,000 archetypes × 10 entities, in a `for` loop",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(many_archetypes: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "random_get",
+            what: "10,000 `QueryState::get` of (&Position, &Velocity) in a fixed shuffled order (hecs: a `view`'s `get`)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(random_get: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "random_get_world",
+            what: "the same lookups through `World::get::<Position>`",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(random_get_world: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "sparse_iter",
+            what: "a `for` loop over a sparse-set component on 10,000 entities (hecs has no sparse sets: its table form)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(sparse_iter: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "sparse_iter_has",
+            what: "(&mut Position, Has<Sparse>) over 10,000 entities, half with the sparse-set component (hecs: `Satisfies` of its table form)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(sparse_iter_has: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "sparse_iter_option",
+            what: "(&mut Position, Option<&Sparse>) over the same entities (hecs: its table form)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(sparse_iter_option: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
+            name: "commands_spawn",
+            what: "10,000 `commands.spawn((A, B))`, then the queue applied (hecs: `CommandBuffer`)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(commands_spawn: Ours, Bevy, Hecs),
+        },
+        Scenario {
+            name: "changed_filter",
+            what: "Query<&Counter, Changed<Counter>> over 100,000 entities, 1% changed (not on hecs)",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(changed_filter: Ours, Bevy, Floor),
+        },
     ]
 }
 
@@ -269,7 +352,9 @@ fn parse_args() -> Args {
 
 /// Runs one scenario on one library: build, two warm-up iterations, then
 /// `iters` iterations in one batch (`run_batch`, the function to restrict a
-/// profiler to, e.g. `valgrind --tool=callgrind --toggle-collect='*run_batch*'`).
+/// profiler to, e.g. `valgrind --tool=callgrind --toggle-collect='*run_batch*'`;
+/// `*split_timed*` restricts it to the timed part of a case whose runs
+/// start with an untimed reset), then the case's check.
 fn profile(name: &str, lib: Lib, iters: u32) {
     let scenario = scenarios()
         .into_iter()
@@ -288,6 +373,8 @@ fn profile(name: &str, lib: Lib, iters: u32) {
         lib.name(),
         t.as_secs_f64() * 1e6 / f64::from(iters)
     );
+    case.verify();
+    eprintln!("    verified {}", lib.name());
 }
 
 fn main() {

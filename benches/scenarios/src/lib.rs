@@ -11,6 +11,9 @@
 //! `messages` is written the same way ([`messages_scenario!`]).
 //! `relations` keeps its cases in its own module, the one-to-many one as
 //! a macro ([`relations_one_to_many!`]) for the same reason.
+//! [`patterns`] holds the scenarios shaped as users write their code
+//! (wide queries, many archetypes, random access, sparse sets, `Commands`,
+//! `Changed`), with their own sizes.
 
 pub mod bulk;
 pub mod case;
@@ -19,6 +22,7 @@ pub mod messages;
 pub mod nested_sets;
 pub mod ours;
 mod params;
+pub mod patterns;
 pub mod relations;
 
 pub use case::{case, fresh_world_case, Case};

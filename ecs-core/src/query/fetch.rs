@@ -198,8 +198,7 @@ unsafe impl<T: Component> QueryData for &T {
                 StorageType::SparseSet => &*fetch
                     .sparse_set
                     .debug_checked_unwrap()
-                    .get(entity)
-                    .debug_checked_unwrap()
+                    .get_unchecked(entity)
                     .cast::<T>(),
             }
         }
@@ -286,8 +285,7 @@ impl<'w, T: Component> TickedFetch<'w, T> {
                     let (value, added, changed) = self
                         .sparse_set
                         .debug_checked_unwrap()
-                        .get_with_tick_cells(entity)
-                        .debug_checked_unwrap();
+                        .get_with_tick_cells_unchecked(entity);
                     (value.cast::<T>(), added, changed)
                 }
             }

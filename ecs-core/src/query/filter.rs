@@ -193,8 +193,7 @@ macro_rules! tick_filter {
                             fetch
                                 .sparse_set
                                 .debug_checked_unwrap()
-                                .get_ticks(entity)
-                                .debug_checked_unwrap()
+                                .get_ticks_unchecked(entity)
                                 .$field
                         }
                     }

@@ -269,13 +269,19 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     #[track_caller]
     pub fn update_archetypes_unsafe_world_cell(&mut self, world: UnsafeWorldCell<'_>) {
         self.validate_world(world.id());
+        // Out of line: the up-to-date check stays a compare at every
+        // `get` and `iter`.
+        if self.archetype_generation != world.archetypes().generation() {
+            self.match_new_archetypes(world);
+        }
+    }
+
+    #[inline(never)]
+    fn match_new_archetypes(&mut self, world: UnsafeWorldCell<'_>) {
         let archetypes = world.archetypes();
         // SAFETY: only the tables' layout (their columns) is read.
         let tables = &unsafe { world.storages() }.tables;
         let old = self.archetype_generation;
-        if old == archetypes.generation() {
-            return;
-        }
         // Candidates: the archetypes (new since `old`) containing the
         // required component with the fewest archetypes.
         let rarest = self

@@ -369,6 +369,73 @@ impl ComponentSparseSet {
         self.dense.get_ticks(self.dense_row(entity)?)
     }
 
+    /// The dense row of an entity known to have a value here: one load,
+    /// with none of [`Self::dense_row`]'s bounds and generation checks,
+    /// which a query fetch has already settled through the archetype.
+    ///
+    /// # Safety
+    /// `entity` is alive and has a value in this set.
+    #[inline(always)]
+    unsafe fn dense_row_unchecked(&self, entity: Entity) -> usize {
+        debug_assert_eq!(
+            self.dense_row(entity),
+            Some(self.sparse[entity.index() as usize] as usize)
+        );
+        // SAFETY: an entity with a value has a sparse slot (caller).
+        (unsafe { *self.sparse.get_unchecked(entity.index() as usize) }) as usize
+    }
+
+    /// A pointer to the value of `entity`, without checks.
+    ///
+    /// # Safety
+    /// `entity` is alive and has a value in this set.
+    #[inline(always)]
+    pub(crate) unsafe fn get_unchecked(&self, entity: Entity) -> *mut u8 {
+        // SAFETY: forwarded; the row of a stored value is below the
+        // column's length.
+        unsafe {
+            self.dense
+                .get_data_unchecked(self.dense_row_unchecked(entity))
+        }
+    }
+
+    /// A pointer to the value of `entity` and its tick cells, without
+    /// checks.
+    ///
+    /// # Safety
+    /// `entity` is alive and has a value in this set.
+    #[inline(always)]
+    pub(crate) unsafe fn get_with_tick_cells_unchecked(
+        &self,
+        entity: Entity,
+    ) -> (
+        *mut u8,
+        &std::cell::UnsafeCell<Tick>,
+        &std::cell::UnsafeCell<Tick>,
+    ) {
+        // SAFETY: forwarded; the row of a stored value is below the
+        // column's length.
+        unsafe {
+            let row = self.dense_row_unchecked(entity);
+            let (added, changed) = self.dense.get_tick_cells_unchecked(row);
+            (self.dense.get_data_unchecked(row), added, changed)
+        }
+    }
+
+    /// The ticks of `entity`'s value, without checks.
+    ///
+    /// # Safety
+    /// `entity` is alive and has a value in this set, and no write to its
+    /// ticks happens meanwhile.
+    #[inline(always)]
+    pub(crate) unsafe fn get_ticks_unchecked(&self, entity: Entity) -> ComponentTicks {
+        // SAFETY: forwarded.
+        unsafe {
+            self.dense
+                .get_ticks_unchecked(self.dense_row_unchecked(entity))
+        }
+    }
+
     /// Inserts the value of an entity that has none here yet, with a typed
     /// write.
     ///
@@ -552,6 +619,14 @@ mod tests {
             // SAFETY: the set holds `S` values.
             let value = unsafe { &*set.get(*e).unwrap().cast::<S>() };
             assert_eq!(value.0, e.index() as u64 * 10);
+            // SAFETY: `e` has a value here; nothing writes its ticks.
+            unsafe {
+                assert_eq!(set.get_unchecked(*e), set.get(*e).unwrap());
+                let (ptr, added, _) = set.get_with_tick_cells_unchecked(*e);
+                assert_eq!(ptr, set.get(*e).unwrap());
+                assert_eq!(*added.get(), Tick::new(1));
+                assert_eq!(set.get_ticks_unchecked(*e).changed, Tick::new(1));
+            }
         }
         assert_eq!(set.len(), n as usize - (0..n).step_by(3).count());
         panics.finish();

@@ -1,0 +1,723 @@
+//! The user-shaped scenarios of `ecs_scenarios::patterns` on bevy_ecs and
+//! hecs. hecs has no sparse-set storage (its `sparse_iter*` cases use the
+//! table form of the same component) and no change detection
+//! (`changed_filter` does not run on it).
+
+use ecs_scenarios::bulk::split_case;
+use ecs_scenarios::patterns::{
+    indexed, random_sum, shuffled_indices, CHANGED_EVERY, CHANGED_N, MANY_ARCHETYPES, PATTERN_N,
+    PER_ARCHETYPE,
+};
+use ecs_scenarios::{case, Case};
+use glam::{Mat4, Vec3};
+use std::hint::black_box;
+
+/// The scenarios on bevy_ecs.
+pub mod bevy {
+    use super::*;
+    use bevy_ecs::prelude::*;
+    use bevy_ecs::world::CommandQueue;
+
+    macro_rules! wide_components {
+        ($($w:ident),*) => {$(
+            #[derive(Component, Clone, Copy)]
+            struct $w(f32);
+        )*};
+    }
+    wide_components!(W0, W1, W2, W3, W4, W5, W6, W7);
+
+    type Wide = (
+        &'static mut W0,
+        &'static W1,
+        &'static W2,
+        &'static W3,
+        &'static W4,
+        &'static W5,
+        &'static W6,
+        &'static W7,
+    );
+
+    struct WideIter {
+        world: World,
+        query: QueryState<Wide>,
+    }
+
+    fn wide_for(s: &mut WideIter) {
+        for (mut w0, w1, w2, w3, w4, w5, w6, w7) in s.query.iter_mut(&mut s.world) {
+            w0.0 += w1.0 + w2.0 + w3.0 + w4.0 + w5.0 + w6.0 + w7.0;
+        }
+    }
+
+    fn wide_each(s: &mut WideIter) {
+        s.query
+            .iter_mut(&mut s.world)
+            .for_each(|(mut w0, w1, w2, w3, w4, w5, w6, w7)| {
+                w0.0 += w1.0 + w2.0 + w3.0 + w4.0 + w5.0 + w6.0 + w7.0;
+            });
+    }
+
+    fn wide_case(run: impl Fn(&mut WideIter) + Copy + 'static) -> Box<dyn Case> {
+        let mut world = World::new();
+        world.spawn_batch((0..PATTERN_N).map(|_| {
+            (
+                W0(0.0),
+                W1(1.0),
+                W2(1.0),
+                W3(1.0),
+                W4(1.0),
+                W5(1.0),
+                W6(1.0),
+                W7(1.0),
+            )
+        }));
+        let query = world.query::<Wide>();
+        case(WideIter { world, query }, run, move |s| {
+            s.query
+                .iter_mut(&mut s.world)
+                .for_each(|(mut w0, ..)| w0.0 = 0.0);
+            run(s);
+            let mut read = s.world.query::<&W0>();
+            assert_eq!(read.iter(&s.world).count(), PATTERN_N);
+            assert!(read.iter(&s.world).all(|w| w.0 == 7.0));
+        })
+    }
+
+    pub fn wide_iter() -> Box<dyn Case> {
+        wide_case(wide_for)
+    }
+
+    pub fn wide_iter_each() -> Box<dyn Case> {
+        wide_case(wide_each)
+    }
+
+    #[derive(Component, Clone, Copy)]
+    struct Data(f32);
+
+    macro_rules! marker {
+        ($i:tt, $m:ident) => {
+            #[derive(Component, Clone, Copy)]
+            struct $m;
+        };
+    }
+    ecs_scenarios::for_each_marker!(marker);
+
+    struct ManyArchetypes {
+        world: World,
+        query: QueryState<&'static mut Data>,
+    }
+
+    fn many_archetypes_run(s: &mut ManyArchetypes) {
+        for mut data in s.query.iter_mut(&mut s.world) {
+            data.0 += 1.0;
+        }
+    }
+
+    pub fn many_archetypes() -> Box<dyn Case> {
+        let mut world = World::new();
+        for mask in 0..MANY_ARCHETYPES {
+            for _ in 0..PER_ARCHETYPE {
+                let mut e = world.spawn(Data(0.0));
+                macro_rules! add {
+                    ($i:tt, $m:ident) => {
+                        if mask & (1 << $i) != 0 {
+                            e.insert($m);
+                        }
+                    };
+                }
+                ecs_scenarios::for_each_marker!(add);
+            }
+        }
+        let query = world.query::<&mut Data>();
+        case(ManyArchetypes { world, query }, many_archetypes_run, |s| {
+            s.query.iter_mut(&mut s.world).for_each(|mut d| d.0 = 0.0);
+            many_archetypes_run(s);
+            let mut read = s.world.query::<&Data>();
+            assert_eq!(read.iter(&s.world).count(), MANY_ARCHETYPES * PER_ARCHETYPE);
+            assert!(read.iter(&s.world).all(|d| d.0 == 1.0));
+        })
+    }
+
+    #[derive(Component, Clone, Copy)]
+    struct Transform(#[allow(dead_code)] Mat4);
+    #[derive(Component, Clone, Copy)]
+    struct Position(Vec3);
+    #[derive(Component, Clone, Copy)]
+    struct Rotation(#[allow(dead_code)] Vec3);
+    #[derive(Component, Clone, Copy)]
+    struct Velocity(Vec3);
+
+    struct RandomGet {
+        world: World,
+        query: QueryState<(&'static Position, &'static Velocity)>,
+        order: Vec<Entity>,
+        sum: f64,
+    }
+
+    fn random_get_setup() -> RandomGet {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world
+            .spawn_batch((0..PATTERN_N).map(|i| {
+                (
+                    Transform(Mat4::IDENTITY),
+                    Position(indexed(i)),
+                    Rotation(Vec3::X),
+                    Velocity(Vec3::Z),
+                )
+            }))
+            .collect();
+        let order = shuffled_indices(PATTERN_N)
+            .into_iter()
+            .map(|i| entities[i])
+            .collect();
+        let query = world.query::<(&Position, &Velocity)>();
+        RandomGet {
+            world,
+            query,
+            order,
+            sum: 0.0,
+        }
+    }
+
+    fn random_get_run(s: &mut RandomGet) {
+        let mut sum = 0.0f64;
+        for &e in &s.order {
+            let (p, v) = s.query.get(&s.world, e).unwrap();
+            sum += f64::from(p.0.x + v.0.z);
+        }
+        s.sum = black_box(sum);
+    }
+
+    fn random_get_world_run(s: &mut RandomGet) {
+        let mut sum = 0.0f64;
+        for &e in &s.order {
+            let p = s.world.get::<Position>(e).unwrap();
+            sum += f64::from(p.0.x + p.0.y);
+        }
+        s.sum = black_box(sum);
+    }
+
+    pub fn random_get() -> Box<dyn Case> {
+        case(random_get_setup(), random_get_run, |s| {
+            s.sum = 0.0;
+            random_get_run(s);
+            assert_eq!(s.sum, random_sum(PATTERN_N));
+        })
+    }
+
+    pub fn random_get_world() -> Box<dyn Case> {
+        case(random_get_setup(), random_get_world_run, |s| {
+            s.sum = 0.0;
+            random_get_world_run(s);
+            assert_eq!(s.sum, random_sum(PATTERN_N));
+        })
+    }
+
+    #[derive(Component, Clone, Copy)]
+    #[component(storage = "SparseSet")]
+    struct Sparse(f32);
+
+    fn sparse_world(all: bool) -> World {
+        let mut world = World::new();
+        for i in 0..PATTERN_N {
+            let mut e = world.spawn(Position(Vec3::ZERO));
+            if all || i % 2 == 0 {
+                e.insert(Sparse(1.0));
+            }
+        }
+        world
+    }
+
+    struct SparseIter {
+        world: World,
+        query: QueryState<&'static mut Sparse>,
+    }
+
+    fn sparse_iter_run(s: &mut SparseIter) {
+        for mut sparse in s.query.iter_mut(&mut s.world) {
+            sparse.0 += 1.0;
+        }
+    }
+
+    pub fn sparse_iter() -> Box<dyn Case> {
+        let mut world = sparse_world(true);
+        let query = world.query::<&mut Sparse>();
+        case(SparseIter { world, query }, sparse_iter_run, |s| {
+            s.query.iter_mut(&mut s.world).for_each(|mut v| v.0 = 0.0);
+            sparse_iter_run(s);
+            let mut read = s.world.query::<&Sparse>();
+            assert_eq!(read.iter(&s.world).count(), PATTERN_N);
+            assert!(read.iter(&s.world).all(|v| v.0 == 1.0));
+        })
+    }
+
+    fn reset_positions(world: &mut World) {
+        for mut p in world.query::<&mut Position>().iter_mut(world) {
+            p.0 = Vec3::ZERO;
+        }
+    }
+
+    fn check_sparse_half(world: &mut World) {
+        let mut read = world.query::<(&Position, Has<Sparse>)>();
+        assert_eq!(read.iter(world).count(), PATTERN_N);
+        assert!(read
+            .iter(world)
+            .all(|(p, has)| p.0.x == if has { 1.0 } else { 0.0 }));
+        assert_eq!(
+            read.iter(world).filter(|(_, has)| *has).count(),
+            PATTERN_N / 2
+        );
+    }
+
+    struct SparseHas {
+        world: World,
+        query: QueryState<(&'static mut Position, Has<Sparse>)>,
+    }
+
+    fn sparse_has_run(s: &mut SparseHas) {
+        for (mut p, has) in s.query.iter_mut(&mut s.world) {
+            if has {
+                p.0.x += 1.0;
+            }
+        }
+    }
+
+    pub fn sparse_iter_has() -> Box<dyn Case> {
+        let mut world = sparse_world(false);
+        let query = world.query::<(&mut Position, Has<Sparse>)>();
+        case(SparseHas { world, query }, sparse_has_run, |s| {
+            reset_positions(&mut s.world);
+            sparse_has_run(s);
+            check_sparse_half(&mut s.world);
+        })
+    }
+
+    struct SparseOption {
+        world: World,
+        query: QueryState<(&'static mut Position, Option<&'static Sparse>)>,
+    }
+
+    fn sparse_option_run(s: &mut SparseOption) {
+        for (mut p, sparse) in s.query.iter_mut(&mut s.world) {
+            if let Some(sparse) = sparse {
+                p.0.x += sparse.0;
+            }
+        }
+    }
+
+    pub fn sparse_iter_option() -> Box<dyn Case> {
+        let mut world = sparse_world(false);
+        let query = world.query::<(&mut Position, Option<&Sparse>)>();
+        case(SparseOption { world, query }, sparse_option_run, |s| {
+            reset_positions(&mut s.world);
+            sparse_option_run(s);
+            check_sparse_half(&mut s.world);
+        })
+    }
+
+    #[derive(Component, Clone, Copy)]
+    struct A(f32);
+    #[derive(Component, Clone, Copy)]
+    struct B(f32);
+
+    struct CommandsSpawn {
+        world: World,
+        queue: CommandQueue,
+    }
+
+    fn commands_spawn_run(s: &mut CommandsSpawn) {
+        let mut commands = Commands::new(&mut s.queue, &s.world);
+        for i in 0..PATTERN_N {
+            commands.spawn((A(i as f32), B(1.0)));
+        }
+        s.queue.apply(&mut s.world);
+    }
+
+    pub fn commands_spawn() -> Box<dyn Case> {
+        let state = CommandsSpawn {
+            world: World::new(),
+            queue: CommandQueue::default(),
+        };
+        split_case(
+            state,
+            |s| {
+                let spawned: Vec<Entity> = s
+                    .world
+                    .query_filtered::<Entity, With<A>>()
+                    .iter(&s.world)
+                    .collect();
+                for e in spawned {
+                    s.world.despawn(e);
+                }
+            },
+            commands_spawn_run,
+            |s| {
+                let mut q = s.world.query::<(&A, &B)>();
+                let sum: f64 = q.iter(&s.world).map(|(a, b)| f64::from(a.0 * b.0)).sum();
+                assert_eq!(q.iter(&s.world).count(), PATTERN_N);
+                assert_eq!(sum, random_sum(PATTERN_N) - PATTERN_N as f64);
+            },
+        )
+    }
+
+    #[derive(Component, Clone, Copy)]
+    struct Counter(u32);
+
+    struct ChangedFilter {
+        world: World,
+        query: QueryState<&'static Counter, Changed<Counter>>,
+        changed: Vec<Entity>,
+        seen: (usize, u64),
+    }
+
+    fn changed_touch(s: &mut ChangedFilter) {
+        s.world.clear_trackers();
+        for &e in &s.changed {
+            s.world.get_mut::<Counter>(e).unwrap().0 += 1;
+        }
+    }
+
+    fn changed_run(s: &mut ChangedFilter) {
+        let (mut n, mut sum) = (0usize, 0u64);
+        for c in s.query.iter(&s.world) {
+            n += 1;
+            sum += u64::from(c.0);
+        }
+        s.seen = black_box((n, sum));
+    }
+
+    pub fn changed_filter() -> Box<dyn Case> {
+        let mut world = World::new();
+        let all: Vec<Entity> = world
+            .spawn_batch((0..CHANGED_N).map(|_| Counter(0)))
+            .collect();
+        let changed = all.into_iter().step_by(CHANGED_EVERY).collect();
+        world.clear_trackers();
+        let query = world.query_filtered::<&Counter, Changed<Counter>>();
+        let state = ChangedFilter {
+            world,
+            query,
+            changed,
+            seen: (0, 0),
+        };
+        split_case(state, changed_touch, changed_run, |s| {
+            let (n, sum) = s.seen;
+            assert_eq!(n, CHANGED_N / CHANGED_EVERY);
+            let per = s.world.get::<Counter>(s.changed[0]).unwrap().0;
+            assert_eq!(sum, u64::from(per) * n as u64);
+        })
+    }
+}
+
+/// The scenarios on hecs.
+pub mod hecs_lib {
+    use super::*;
+    use hecs::{CommandBuffer, Entity, Satisfies, World};
+
+    macro_rules! wide_components {
+        ($($w:ident),*) => {$(
+            #[derive(Clone, Copy)]
+            struct $w(f32);
+        )*};
+    }
+    wide_components!(W0, W1, W2, W3, W4, W5, W6, W7);
+
+    type Wide<'a> = (
+        &'a mut W0,
+        &'a W1,
+        &'a W2,
+        &'a W3,
+        &'a W4,
+        &'a W5,
+        &'a W6,
+        &'a W7,
+    );
+
+    fn wide_for(world: &mut World) {
+        for (w0, w1, w2, w3, w4, w5, w6, w7) in world.query_mut::<Wide>() {
+            w0.0 += w1.0 + w2.0 + w3.0 + w4.0 + w5.0 + w6.0 + w7.0;
+        }
+    }
+
+    fn wide_each(world: &mut World) {
+        world
+            .query_mut::<Wide>()
+            .into_iter()
+            .for_each(|(w0, w1, w2, w3, w4, w5, w6, w7)| {
+                w0.0 += w1.0 + w2.0 + w3.0 + w4.0 + w5.0 + w6.0 + w7.0;
+            });
+    }
+
+    fn wide_case(run: impl Fn(&mut World) + Copy + 'static) -> Box<dyn Case> {
+        let mut world = World::new();
+        world.spawn_batch((0..PATTERN_N).map(|_| {
+            (
+                W0(0.0),
+                W1(1.0),
+                W2(1.0),
+                W3(1.0),
+                W4(1.0),
+                W5(1.0),
+                W6(1.0),
+                W7(1.0),
+            )
+        }));
+        case(world, run, move |world| {
+            for w0 in world.query_mut::<&mut W0>() {
+                w0.0 = 0.0;
+            }
+            run(world);
+            let mut n = 0;
+            for w0 in world.query_mut::<&W0>() {
+                assert_eq!(w0.0, 7.0);
+                n += 1;
+            }
+            assert_eq!(n, PATTERN_N);
+        })
+    }
+
+    pub fn wide_iter() -> Box<dyn Case> {
+        wide_case(wide_for)
+    }
+
+    pub fn wide_iter_each() -> Box<dyn Case> {
+        wide_case(wide_each)
+    }
+
+    #[derive(Clone, Copy)]
+    struct Data(f32);
+
+    macro_rules! marker {
+        ($i:tt, $m:ident) => {
+            #[derive(Clone, Copy)]
+            struct $m;
+        };
+    }
+    ecs_scenarios::for_each_marker!(marker);
+
+    fn many_archetypes_run(world: &mut World) {
+        for data in world.query_mut::<&mut Data>() {
+            data.0 += 1.0;
+        }
+    }
+
+    pub fn many_archetypes() -> Box<dyn Case> {
+        let mut world = World::new();
+        for mask in 0..MANY_ARCHETYPES {
+            for _ in 0..PER_ARCHETYPE {
+                let e = world.spawn((Data(0.0),));
+                macro_rules! add {
+                    ($i:tt, $m:ident) => {
+                        if mask & (1 << $i) != 0 {
+                            world.insert_one(e, $m).unwrap();
+                        }
+                    };
+                }
+                ecs_scenarios::for_each_marker!(add);
+            }
+        }
+        case(world, many_archetypes_run, |world| {
+            for d in world.query_mut::<&mut Data>() {
+                d.0 = 0.0;
+            }
+            many_archetypes_run(world);
+            let mut n = 0;
+            for d in world.query_mut::<&Data>() {
+                assert_eq!(d.0, 1.0);
+                n += 1;
+            }
+            assert_eq!(n, MANY_ARCHETYPES * PER_ARCHETYPE);
+        })
+    }
+
+    #[derive(Clone, Copy)]
+    struct Transform(#[allow(dead_code)] Mat4);
+    #[derive(Clone, Copy)]
+    struct Position(Vec3);
+    #[derive(Clone, Copy)]
+    struct Rotation(#[allow(dead_code)] Vec3);
+    #[derive(Clone, Copy)]
+    struct Velocity(Vec3);
+
+    struct RandomGet {
+        world: World,
+        order: Vec<Entity>,
+        sum: f64,
+    }
+
+    fn random_get_setup() -> RandomGet {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world
+            .spawn_batch((0..PATTERN_N).map(|i| {
+                (
+                    Transform(Mat4::IDENTITY),
+                    Position(indexed(i)),
+                    Rotation(Vec3::X),
+                    Velocity(Vec3::Z),
+                )
+            }))
+            .collect();
+        let order = shuffled_indices(PATTERN_N)
+            .into_iter()
+            .map(|i| entities[i])
+            .collect();
+        RandomGet {
+            world,
+            order,
+            sum: 0.0,
+        }
+    }
+
+    /// hecs's prepared form of a query lookup: a view borrowed once, then
+    /// `get` per entity.
+    fn random_get_run(s: &mut RandomGet) {
+        let mut sum = 0.0f64;
+        let view = s.world.view::<(&Position, &Velocity)>();
+        for &e in &s.order {
+            let (p, v) = view.get(e).unwrap();
+            sum += f64::from(p.0.x + v.0.z);
+        }
+        s.sum = black_box(sum);
+    }
+
+    fn random_get_world_run(s: &mut RandomGet) {
+        let mut sum = 0.0f64;
+        for &e in &s.order {
+            let p = s.world.get::<&Position>(e).unwrap();
+            sum += f64::from(p.0.x + p.0.y);
+        }
+        s.sum = black_box(sum);
+    }
+
+    pub fn random_get() -> Box<dyn Case> {
+        case(random_get_setup(), random_get_run, |s| {
+            s.sum = 0.0;
+            random_get_run(s);
+            assert_eq!(s.sum, random_sum(PATTERN_N));
+        })
+    }
+
+    pub fn random_get_world() -> Box<dyn Case> {
+        case(random_get_setup(), random_get_world_run, |s| {
+            s.sum = 0.0;
+            random_get_world_run(s);
+            assert_eq!(s.sum, random_sum(PATTERN_N));
+        })
+    }
+
+    /// A table component here: hecs has no sparse sets.
+    #[derive(Clone, Copy)]
+    struct Sparse(f32);
+
+    fn sparse_world(all: bool) -> World {
+        let mut world = World::new();
+        for i in 0..PATTERN_N {
+            let e = world.spawn((Position(Vec3::ZERO),));
+            if all || i % 2 == 0 {
+                world.insert_one(e, Sparse(1.0)).unwrap();
+            }
+        }
+        world
+    }
+
+    fn sparse_iter_run(world: &mut World) {
+        for sparse in world.query_mut::<&mut Sparse>() {
+            sparse.0 += 1.0;
+        }
+    }
+
+    pub fn sparse_iter() -> Box<dyn Case> {
+        case(sparse_world(true), sparse_iter_run, |world| {
+            for v in world.query_mut::<&mut Sparse>() {
+                v.0 = 0.0;
+            }
+            sparse_iter_run(world);
+            let mut n = 0;
+            for v in world.query_mut::<&Sparse>() {
+                assert_eq!(v.0, 1.0);
+                n += 1;
+            }
+            assert_eq!(n, PATTERN_N);
+        })
+    }
+
+    fn check_sparse_half(world: &mut World, run: fn(&mut World)) {
+        for p in world.query_mut::<&mut Position>() {
+            p.0 = Vec3::ZERO;
+        }
+        run(world);
+        let (mut n, mut with) = (0, 0);
+        for (p, has) in world.query_mut::<(&Position, Satisfies<&Sparse>)>() {
+            assert_eq!(p.0.x, if has { 1.0 } else { 0.0 });
+            n += 1;
+            with += usize::from(has);
+        }
+        assert_eq!((n, with), (PATTERN_N, PATTERN_N / 2));
+    }
+
+    fn sparse_has_run(world: &mut World) {
+        for (p, has) in world.query_mut::<(&mut Position, Satisfies<&Sparse>)>() {
+            if has {
+                p.0.x += 1.0;
+            }
+        }
+    }
+
+    fn sparse_option_run(world: &mut World) {
+        for (p, sparse) in world.query_mut::<(&mut Position, Option<&Sparse>)>() {
+            if let Some(sparse) = sparse {
+                p.0.x += sparse.0;
+            }
+        }
+    }
+
+    pub fn sparse_iter_has() -> Box<dyn Case> {
+        case(sparse_world(false), sparse_has_run, |w| {
+            check_sparse_half(w, sparse_has_run)
+        })
+    }
+
+    pub fn sparse_iter_option() -> Box<dyn Case> {
+        case(sparse_world(false), sparse_option_run, |w| {
+            check_sparse_half(w, sparse_option_run)
+        })
+    }
+
+    #[derive(Clone, Copy)]
+    struct A(f32);
+    #[derive(Clone, Copy)]
+    struct B(f32);
+
+    struct CommandsSpawn {
+        world: World,
+        buffer: CommandBuffer,
+    }
+
+    fn commands_spawn_run(s: &mut CommandsSpawn) {
+        for i in 0..PATTERN_N {
+            s.buffer.spawn((A(i as f32), B(1.0)));
+        }
+        s.buffer.run_on(&mut s.world);
+    }
+
+    pub fn commands_spawn() -> Box<dyn Case> {
+        let state = CommandsSpawn {
+            world: World::new(),
+            buffer: CommandBuffer::new(),
+        };
+        split_case(
+            state,
+            |s| s.world.clear(),
+            commands_spawn_run,
+            |s| {
+                let mut n = 0;
+                let mut sum = 0.0f64;
+                for (a, b) in s.world.query_mut::<(&A, &B)>() {
+                    sum += f64::from(a.0 * b.0);
+                    n += 1;
+                }
+                assert_eq!(n, PATTERN_N);
+                assert_eq!(sum, random_sum(PATTERN_N) - PATTERN_N as f64);
+            },
+        )
+    }
+}
