@@ -78,6 +78,8 @@ pub mod prelude {
     };
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
     pub use crate::system::{NonSend, NonSendMut, ParallelCommands};
+    pub use crate::system::SystemParamBuilder;
+    pub use crate::world::{FilteredResources, FilteredResourcesMut};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::world::{FilteredEntityMut, FilteredEntityRef};

@@ -84,9 +84,11 @@ macro_rules! delegate_to_both_systems {
 use delegate_to_both_systems;
 
 mod adapter;
+mod builder;
 mod combinator;
 mod commands;
 mod deferred;
+mod filtered_resources;
 mod function_system;
 mod input;
 mod non_send;
@@ -119,6 +121,15 @@ pub use combinator::{
     CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
 };
 pub use commands::{Command, Commands, EntityCommands, EntityEntryCommands};
+pub use builder::{
+    BuilderSystem, IntoBuilderSystem, IsBuilderSystem, LocalBuilder, ParamBuilder,
+    ParamSetBuilder, QueryParamBuilder, SystemParamBuilder,
+};
+pub use filtered_resources::{
+    FilteredResources, FilteredResourcesBuilder, FilteredResourcesMut,
+    FilteredResourcesMutBuilder, FilteredResourcesMutParamBuilder,
+    FilteredResourcesParamBuilder, ResourceFetchError,
+};
 pub use deferred::{Deferred, DeferredState, SystemBuffer};
 pub use ecs_macros::SystemParam;
 pub(crate) use function_system::Never;
