@@ -71,6 +71,7 @@ pub mod prelude {
     pub use crate::spawn::{
         Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated,
     };
+    pub use crate::system::SystemParamBuilder;
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
@@ -78,10 +79,9 @@ pub mod prelude {
     };
     pub use crate::system::{Deferred, ParamSet, Populated, Single};
     pub use crate::system::{NonSend, NonSendMut, ParallelCommands};
-    pub use crate::system::SystemParamBuilder;
-    pub use crate::world::{FilteredResources, FilteredResourcesMut};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::world::{FilteredEntityMut, FilteredEntityRef};
+    pub use crate::world::{FilteredResources, FilteredResourcesMut};
     pub use crate::{children, related};
 }

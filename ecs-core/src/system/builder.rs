@@ -115,7 +115,10 @@ pub unsafe trait SystemParamBuilder<P: SystemParam>: Sized {
     /// when the system is first initialised. A closure's parameter types
     /// must be written out here; [`build_state`](Self::build_state) and
     /// then [`SystemState::build_system`] infers them.
-    fn build_system<Marker, Out, Func>(self, func: Func) -> IntoBuilderSystem<Marker, Out, Func, Self>
+    fn build_system<Marker, Out, Func>(
+        self,
+        func: Func,
+    ) -> IntoBuilderSystem<Marker, Out, Func, Self>
     where
         Self: 'static,
         Func: SystemParamFunction<Marker, Param = P>,

@@ -136,7 +136,7 @@ fn checked_cells<'w>(
 ///
 /// #[derive(Resource)]
 /// struct Gravity(f32);
-/// #[derive(Resource)]
+/// #[derive(Resource, Debug)]
 /// struct Secret(u32);
 ///
 /// let mut world = World::new();
