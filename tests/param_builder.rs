@@ -130,6 +130,22 @@ fn conflicting_built_queries_panic_naming_the_system() {
 }
 
 #[test]
+fn a_conflict_in_a_lazy_builder_system_names_the_function() {
+    fn clash(_: Query<&mut Health>, _: Query<&Health>) {}
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(
+        (
+            ParamBuilder::query::<&mut Health>(),
+            ParamBuilder::query::<&Health>(),
+        )
+            .build_system(clash),
+    );
+    let message = expect_panic(|| system.initialize(&mut world));
+    assert!(message.contains("error[B0001]"), "{message}");
+    assert!(message.contains("clash"), "{message}");
+}
+
+#[test]
 fn a_query_state_is_a_builder_for_its_own_world_only() {
     let mut world = World::new();
     world.spawn((Health(3), Player));

@@ -563,7 +563,11 @@ where
             BuilderSystemInner::Unbuilt(builder, func) => {
                 // A panic here leaves `Failed`: the builder and function are
                 // dropped by the unwind, and a later `initialize` says why.
-                builder.build_state(world).build_any_system(func)
+                // The meta is named after the function, so a conflict names it.
+                let mut meta = SystemMeta::new(self.meta.name.clone());
+                meta.set_never_run(world);
+                let state = builder.build(world, &mut meta);
+                SystemState::from_built(meta, state, world).build_any_system(func)
             }
             BuilderSystemInner::Failed => build_failed(&self.meta.name),
         };
