@@ -472,6 +472,8 @@ where
     }
 }
 
+// Not offered in "the trait is implemented for" hints about plain functions.
+#[diagnostic::do_not_recommend]
 impl<Marker, Out, Func, Builder> IntoSystem<Func::In, Out, (IsBuilderSystem, Marker)>
     for IntoBuilderSystem<Marker, Out, Func, Builder>
 where
