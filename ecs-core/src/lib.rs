@@ -72,6 +72,7 @@ pub mod prelude {
         Spawn, SpawnIter, SpawnRelated, SpawnWith, WithOneRelated, WithRelated,
     };
     pub use crate::system::EntityCommand;
+    pub use crate::system::SystemParamBuilder;
     pub use crate::system::{
         Command, Commands, EntityCommands, In, InMut, InRef, IntoSystem, Local, Query,
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
@@ -82,5 +83,6 @@ pub mod prelude {
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};
     pub use crate::world::{FilteredEntityMut, FilteredEntityRef};
+    pub use crate::world::{FilteredResources, FilteredResourcesMut};
     pub use crate::{children, related};
 }

@@ -212,6 +212,30 @@ where
     }
 }
 
+impl<Marker: 'static, Out: 'static, F> FunctionSystem<Marker, Out, F>
+where
+    F: SystemParamFunction<Marker, Out: IntoResult<Out>>,
+{
+    /// A system already initialised for the world `world_id`, from
+    /// parameter state built there ([`SystemState::build_system`](super::SystemState)):
+    /// its `initialize` with that world only checks the world.
+    pub(crate) fn from_built_state(
+        func: F,
+        state: <F::Param as SystemParam>::State,
+        mut meta: SystemMeta,
+        world_id: WorldId,
+    ) -> Self {
+        meta.name = Cow::Borrowed(type_name::<F>());
+        FunctionSystem {
+            func,
+            state: Some(state),
+            meta,
+            world_id: Some(world_id),
+            marker: PhantomData,
+        }
+    }
+}
+
 #[cold]
 #[track_caller]
 fn not_initialized(name: &str) -> ! {

@@ -84,9 +84,11 @@ macro_rules! delegate_to_both_systems {
 use delegate_to_both_systems;
 
 mod adapter;
+mod builder;
 mod combinator;
 mod commands;
 mod deferred;
+mod filtered_resources;
 mod function_system;
 mod input;
 mod non_send;
@@ -115,12 +117,20 @@ pub mod command {
 
 pub use crate::world::CommandQueue;
 pub use adapter::{Adapt, AdapterSystem, IntoAdapterSystem, IsAdapterSystemMarker};
+pub use builder::{
+    BuilderSystem, IntoBuilderSystem, IsBuilderSystem, LocalBuilder, ParamBuilder, ParamSetBuilder,
+    QueryParamBuilder, SystemParamBuilder,
+};
 pub use combinator::{
     CombinatorSystem, Combine, IntoPipeSystem, IsPipeSystemMarker, PipeSystem, PipeSystemName,
 };
 pub use commands::{Command, Commands, EntityCommand, EntityCommands, EntityEntryCommands};
 pub use deferred::{Deferred, DeferredState, SystemBuffer};
 pub use ecs_macros::SystemParam;
+pub use filtered_resources::{
+    FilteredResources, FilteredResourcesBuilder, FilteredResourcesMut, FilteredResourcesMutBuilder,
+    FilteredResourcesMutParamBuilder, FilteredResourcesParamBuilder, ResourceFetchError,
+};
 pub(crate) use function_system::Never;
 pub use function_system::{
     ExclusiveFunctionSystem, ExclusiveSystemParamFunction, FunctionSystem, HasSystemInput,

@@ -66,8 +66,19 @@ fn init_member<P: SystemParam>(
     world: &mut World,
     meta: &mut SystemMeta,
 ) -> (P::State, crate::query::FilteredAccessSet) {
+    init_member_with::<P>(world, meta, P::init_state)
+}
+
+/// As `init_member`, with the member's state made by `build` (a
+/// [`SystemParamBuilder`](super::SystemParamBuilder)) instead of its default.
+#[track_caller]
+pub(crate) fn init_member_with<P: SystemParam>(
+    world: &mut World,
+    meta: &mut SystemMeta,
+    build: impl FnOnce(&mut World, &mut SystemMeta) -> P::State,
+) -> (P::State, crate::query::FilteredAccessSet) {
     let mut member = meta.for_member();
-    let state = P::init_state(world, &mut member);
+    let state = build(world, &mut member);
     let conflicts = meta.access.get_conflicts(&member.access);
     if !conflicts.is_empty() {
         let param = format!("{} (in a ParamSet)", type_name::<P>());

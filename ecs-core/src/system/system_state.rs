@@ -66,6 +66,22 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
         }
     }
 
+    /// A state from parameter state already built for `world` (by a
+    /// [`SystemParamBuilder`](super::SystemParamBuilder)) and the meta its
+    /// access was recorded in.
+    pub(crate) fn from_built(meta: SystemMeta, param_state: Param::State, world: &World) -> Self {
+        SystemState {
+            meta,
+            param_state,
+            world_id: world.id(),
+        }
+    }
+
+    /// The meta, the parameters' state and the world they were built for.
+    pub(crate) fn into_parts(self) -> (SystemMeta, Param::State, WorldId) {
+        (self.meta, self.param_state, self.world_id)
+    }
+
     /// The name, access and last run of these parameters.
     pub fn meta(&self) -> &SystemMeta {
         &self.meta

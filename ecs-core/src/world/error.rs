@@ -6,6 +6,9 @@ use crate::component::ComponentId;
 use crate::entity::{Entity, EntityNotSpawnedError};
 use crate::schedule::InternedScheduleLabel;
 
+// Bevy's path for an error defined beside the parameters that return it.
+pub use crate::system::ResourceFetchError;
+
 /// An entity could not be fetched mutably.
 ///
 /// Displayed as the inner error for [`NotSpawned`](Self::NotSpawned), which

@@ -30,6 +30,9 @@ pub mod unsafe_world_cell;
 
 // Bevy's paths for items defined in other modules.
 pub use crate::change_detection::{Mut, Ref, CHECK_TICK_THRESHOLD};
+pub use crate::system::{
+    FilteredResources, FilteredResourcesBuilder, FilteredResourcesMut, FilteredResourcesMutBuilder,
+};
 
 pub use crate::diagnostics::{
     ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
