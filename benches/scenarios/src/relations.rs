@@ -54,6 +54,13 @@ pub fn target_indices(i: usize) -> Vec<usize> {
     targets
 }
 
+/// The parent of entity `i` in the one-to-many cut: its first target
+/// that comes before it, so the parents form a forest (a cycle of
+/// `ChildOf` is refused, as it would make ancestor walks endless).
+pub fn parent_index(i: usize) -> Option<usize> {
+    target_indices(i).into_iter().find(|&t| t < i)
+}
+
 /// The entities looked up (as indices).
 pub fn lookup_indices() -> Vec<usize> {
     (0..LOOKUPS)
@@ -82,11 +89,12 @@ impl Model {
         Self::from_targets((0..ENTITIES).map(target_indices).collect())
     }
 
-    /// The one-to-many graph: each entity's first target is its parent.
+    /// The one-to-many graph: each entity's parent is
+    /// [`parent_index`].
     pub fn one_to_many() -> Self {
         Self::from_targets(
             (0..ENTITIES)
-                .map(|i| target_indices(i).into_iter().take(1).collect())
+                .map(|i| parent_index(i).into_iter().collect())
                 .collect(),
         )
     }
@@ -268,11 +276,11 @@ macro_rules! relations_one_to_many {
 
         /// `relations` cut to one-to-many: `Children` and `ChildOf`.
         pub fn relations_one_to_many() -> Box<dyn $crate::Case> {
-            use $crate::relations::{lookup_indices, target_indices, ENTITIES};
+            use $crate::relations::{lookup_indices, parent_index, ENTITIES};
             let mut world = World::new();
             let entities: Vec<Entity> = (0..ENTITIES).map(|_| world.spawn_empty().id()).collect();
             for (i, &child) in entities.iter().enumerate() {
-                if let Some(&parent) = target_indices(i).first() {
+                if let Some(parent) = parent_index(i) {
                     world.entity_mut(child).insert(ChildOf(entities[parent]));
                 }
             }
