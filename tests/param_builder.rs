@@ -569,3 +569,76 @@ fn a_panicking_filtered_resources_builder_leaves_the_world_usable() {
     let mut state: SystemState<Res<Score>> = SystemState::new(&mut world);
     assert_eq!(state.get(&world).0, 1);
 }
+
+#[derive(Resource)]
+struct First(u32);
+#[derive(Resource)]
+struct Second(u32);
+
+/// A local whose construction swaps the world it is given for another.
+struct Swapper;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<World>> = const { std::cell::RefCell::new(None) };
+}
+
+impl FromWorld for Swapper {
+    fn from_world(world: &mut World) -> Self {
+        SPARE.with(|spare| {
+            if let Some(other) = spare.borrow_mut().as_mut() {
+                std::mem::swap(world, other);
+            }
+        });
+        Swapper
+    }
+}
+
+#[test]
+fn a_builder_or_local_that_swaps_the_world_is_refused() {
+    let worlds = || {
+        let (mut w1, mut w2) = (World::new(), World::new());
+        w1.insert_resource(First(1));
+        w2.insert_resource(Second(2));
+        (w1, w2)
+    };
+    // A builder closure swapping the world mid-build.
+    let (mut w1, mut w2) = worlds();
+    let message = expect_panic(|| {
+        let _ = (
+            ParamBuilder::resource::<First>(),
+            QueryParamBuilder::new(|b: &mut QueryBuilder<()>| {
+                std::mem::swap(b.world_mut(), &mut w2)
+            }),
+        )
+            .build_state(&mut w1);
+    });
+    assert!(message.contains("replaced the world"), "{message}");
+
+    // A `Local`'s `FromWorld` swapping it, in a system and a SystemState.
+    let (w1, w2) = worlds();
+    let mut w1 = w1;
+    SPARE.with(|spare| *spare.borrow_mut() = Some(w2));
+    let message = expect_panic(|| {
+        let _ = w1.run_system_once(|first: Res<First>, _swap: Local<Swapper>| first.0);
+    });
+    assert!(message.contains("replaced the world"), "{message}");
+    // The swap happened; swap back for the next case.
+    SPARE.with(|spare| std::mem::swap(&mut w1, spare.borrow_mut().as_mut().unwrap()));
+    let message = expect_panic(|| {
+        let _ = SystemState::<(Res<First>, Local<Swapper>)>::new(&mut w1);
+    });
+    assert!(message.contains("replaced the world"), "{message}");
+    SPARE.with(|spare| *spare.borrow_mut() = None);
+}
+
+#[test]
+fn a_built_system_initialised_again_with_another_world_keeps_working() {
+    let mut w1 = World::new();
+    let mut w2 = World::new();
+    let mut system =
+        IntoSystem::into_system((LocalBuilder(7u32),).build_system(|local: Local<u32>| *local));
+    system.initialize(&mut w1);
+    let message = expect_panic(|| system.initialize(&mut w2));
+    assert!(message.contains("another world"), "{message}");
+    assert_eq!(system.run((), &mut w1).unwrap(), 7);
+}

@@ -469,7 +469,9 @@ pub(super) fn build_system<P: EventPattern, M: 'static, F: ObserverFunction<P, M
 ) -> Box<dyn ObserverSystem> {
     let mut meta = SystemMeta::new(Cow::Borrowed(std::any::type_name::<F>()));
     meta.set_never_run(world);
-    let state = F::Param::init_state(world, &mut meta);
+    let state = crate::system::param::build_in_place(world, std::any::type_name::<F>(), |world| {
+        F::Param::init_state(world, &mut meta)
+    });
     Box::new(FunctionObserver::<P, M, F> {
         func: function,
         state,

@@ -107,7 +107,9 @@ pub unsafe trait SystemParamBuilder<P: SystemParam>: Sized {
     {
         let mut meta = SystemMeta::new(type_name::<P>().into());
         meta.set_never_run(world);
-        let state = self.build(world, &mut meta);
+        let state = super::param::build_in_place(world, type_name::<P>(), |world| {
+            self.build(world, &mut meta)
+        });
         SystemState::from_built(meta, state, world)
     }
 
@@ -559,16 +561,25 @@ where
 
     #[track_caller]
     fn initialize(&mut self, world: &mut World) {
+        if let BuilderSystemInner::Built(system) = &mut self.inner {
+            // Built already: a wrong world is refused by the system itself,
+            // which stays intact for its own world.
+            system.initialize(world);
+            return;
+        }
         let inner = std::mem::replace(&mut self.inner, BuilderSystemInner::Failed);
         let mut system = match inner {
-            BuilderSystemInner::Built(system) => system,
+            BuilderSystemInner::Built(_) => unreachable!("handled above"),
             BuilderSystemInner::Unbuilt(builder, func) => {
                 // A panic here leaves `Failed`: the builder and function are
                 // dropped by the unwind, and a later `initialize` says why.
                 // The meta is named after the function, so a conflict names it.
                 let mut meta = SystemMeta::new(self.meta.name.clone());
                 meta.set_never_run(world);
-                let state = builder.build(world, &mut meta);
+                let name = self.meta.name.clone();
+                let state = super::param::build_in_place(world, &name, |world| {
+                    builder.build(world, &mut meta)
+                });
                 SystemState::from_built(meta, state, world).build_any_system(func)
             }
             BuilderSystemInner::Failed => build_failed(&self.meta.name),

@@ -299,7 +299,10 @@ where
         // A parameter conflict panics here; the system is left uninitialised
         // so that a later `initialize` reports the same conflict.
         let state = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            F::Param::init_state(world, &mut self.meta)
+            let name = self.meta.name.clone();
+            super::param::build_in_place(world, &name, |world| {
+                F::Param::init_state(world, &mut self.meta)
+            })
         }));
         match state {
             Ok(state) => self.state = Some(state),

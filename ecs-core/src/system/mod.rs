@@ -93,7 +93,7 @@ mod function_system;
 mod input;
 mod non_send;
 mod parallel_commands;
-mod param;
+pub(crate) mod param;
 mod param_set;
 mod query;
 mod read_only;

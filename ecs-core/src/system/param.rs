@@ -752,3 +752,26 @@ macro_rules! tuple_read_only_system_param {
 }
 
 crate::utils::all_tuples!(tuple_read_only_system_param; (P0, s0), (P1, s1), (P2, s2), (P3, s3), (P4, s4), (P5, s5), (P6, s6), (P7, s7), (P8, s8), (P9, s9), (P10, s10), (P11, s11), (P12, s12), (P13, s13), (P14, s14), (P15, s15));
+
+/// Runs `build`, which builds parameter state for `world` and may run
+/// user code given `&mut World` (`FromWorld`, a builder's closure), and
+/// panics, naming `name`, if that code swapped another world in behind
+/// the reference: state built partly for one world and stamped with the
+/// other's id would read one resource as another.
+#[track_caller]
+pub(crate) fn build_in_place<R>(
+    world: &mut World,
+    name: &str,
+    build: impl FnOnce(&mut World) -> R,
+) -> R {
+    let id = world.id();
+    let built = build(world);
+    if world.id() != id {
+        panic!(
+            "building the parameters of `{name}` replaced the world it was given (world {id:?} \
+             became {:?}): a `FromWorld` impl or parameter builder must not swap the world",
+            world.id()
+        );
+    }
+    built
+}

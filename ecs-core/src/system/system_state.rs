@@ -58,7 +58,9 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
     pub fn new(world: &mut World) -> Self {
         let mut meta = SystemMeta::new(type_name::<Param>().into());
         meta.set_never_run(world);
-        let param_state = Param::init_state(world, &mut meta);
+        let param_state = super::param::build_in_place(world, type_name::<Param>(), |world| {
+            Param::init_state(world, &mut meta)
+        });
         SystemState {
             meta,
             param_state,
