@@ -573,7 +573,7 @@ fn a_panicking_filtered_resources_builder_leaves_the_world_usable() {
 #[derive(Resource)]
 struct First(u32);
 #[derive(Resource)]
-struct Second(u32);
+struct Second(#[allow(dead_code)] u32);
 
 /// A local whose construction swaps the world it is given for another.
 struct Swapper;
