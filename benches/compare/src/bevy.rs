@@ -323,6 +323,13 @@ mod nested {
 }
 pub use nested::nested_sets;
 
+mod dynamic_scenario {
+    use super::{spawn_simple, Position, Velocity};
+    use bevy_ecs::prelude::*;
+    ecs_scenarios::dynamic_iter!(bevy_ecs);
+}
+pub use dynamic_scenario::dynamic_iter;
+
 mod message_scenario {
     use bevy_ecs::prelude::*;
     ecs_scenarios::messages_scenario!(bevy_ecs);

@@ -83,6 +83,16 @@ fn scenarios() -> Vec<Scenario> {
             cases: cases!(simple_iter_each: Ours, Bevy, Hecs, Floor),
         },
         Scenario {
+            name: "dynamic_iter",
+            what: "simple_iter's work through a `QueryBuilder` query of `FilteredEntityMut`, by component id (against the typed `simple_iter` of the same library)",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::dynamic::ours::dynamic_iter as Build),
+                (Lib::Bevy, bevy::dynamic_iter as Build),
+            ],
+        },
+        Scenario {
             name: "frag_iter",
             what: "Data *= 2 over 26 archetypes × 20 entities, in a `for` loop",
             peers: &[Bevy, Hecs],

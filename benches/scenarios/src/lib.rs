@@ -17,6 +17,7 @@
 
 pub mod bulk;
 pub mod case;
+pub mod dynamic;
 pub mod floor;
 pub mod messages;
 pub mod nested_sets;
