@@ -25,6 +25,12 @@ struct Speed(u32);
 #[derive(Component, Debug, Default, PartialEq)]
 struct Mass(u32);
 
+#[derive(Component, Debug)]
+struct Named(String);
+
+#[derive(Component, Debug)]
+struct Marker;
+
 #[derive(Component, Debug, PartialEq)]
 #[require(Mass)]
 struct Body;
@@ -420,9 +426,52 @@ fn insert_batch_of_a_missing_entity_panics_naming_it() {
     let message = expect_panic(|| world.insert_batch(batch));
     assert!(message.contains(&gone.to_string()), "{message}");
     assert!(message.contains("Cargo"), "{message}");
-    assert!(world.entity(a).contains::<Cargo>());
+    // Refused before anything is inserted.
+    assert!(!world.entity(a).contains::<Cargo>());
     assert!(!world.entity(c).contains::<Cargo>());
-    log.assert_dropped_once(&[2, 3]);
+    log.assert_dropped_once(&[1, 2, 3]);
+    check_invariants(&world);
+}
+
+#[test]
+fn insert_batch_moves_whole_tables_and_keeps_each_value_with_its_entity() {
+    let mut world = World::new();
+    // Two archetypes, each a whole table, listed in reverse row order and
+    // interleaved; and an entity named twice in a second batch.
+    let xs: Vec<Entity> = (0..6).map(|i| world.spawn(Speed(i)).id()).collect();
+    let ys: Vec<Entity> = (0..4)
+        .map(|i| world.spawn((Speed(10 + i), Marker)).id())
+        .collect();
+    let mut batch = Vec::new();
+    for i in (0..6).rev() {
+        batch.push((xs[i], Named(format!("x{i}"))));
+        if i < 4 {
+            batch.push((ys[i], Named(format!("y{i}"))));
+        }
+    }
+    world.insert_batch(batch);
+    for (i, &x) in xs.iter().enumerate() {
+        assert_eq!(
+            world.get::<Named>(x).map(|n| n.0.as_str()),
+            Some(format!("x{i}").as_str())
+        );
+        assert_eq!(world.get::<Speed>(x), Some(&Speed(i as u32)));
+    }
+    for (i, &y) in ys.iter().enumerate() {
+        assert_eq!(
+            world.get::<Named>(y).map(|n| n.0.as_str()),
+            Some(format!("y{i}").as_str())
+        );
+        assert_eq!(world.get::<Speed>(y), Some(&Speed(10 + i as u32)));
+    }
+    // Named twice: pair by pair, the last value wins.
+    world.insert_batch([
+        (xs[0], Speed(100)),
+        (xs[1], Speed(101)),
+        (xs[0], Speed(102)),
+    ]);
+    assert_eq!(world.get::<Speed>(xs[0]), Some(&Speed(102)));
+    assert_eq!(world.get::<Speed>(xs[1]), Some(&Speed(101)));
     check_invariants(&world);
 }
 

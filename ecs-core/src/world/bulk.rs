@@ -46,9 +46,10 @@ use crate::{
 };
 
 /// The entities a query matched in one archetype, in row order.
-struct MatchedGroup {
-    archetype_id: ArchetypeId,
-    entities: Vec<Entity>,
+pub(super) struct MatchedGroup {
+    pub(super) archetype_id: ArchetypeId,
+    /// In table-row order when the group is every row of its table.
+    pub(super) entities: Vec<Entity>,
 }
 
 impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
@@ -299,7 +300,7 @@ fn matched_location(world: &World, entity: Entity) -> EntityLocation {
 
 /// Inserts `values` (one per matched entity, in group order) into the
 /// groups' entities.
-fn insert_groups<B: Bundle>(
+pub(super) fn insert_groups<B: Bundle>(
     world: &mut World,
     groups: &[MatchedGroup],
     values: Vec<B>,

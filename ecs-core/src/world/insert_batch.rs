@@ -3,18 +3,28 @@
 
 use std::any::type_name;
 
-use super::{error::TryInsertBatchError, World};
-use crate::{
-    bundle::{insert_bundle, Bundle, BundleId, InsertMode},
-    entity::Entity,
+use super::{
+    bulk::{insert_groups, MatchedGroup},
+    error::TryInsertBatchError,
+    World,
 };
+use crate::{
+    archetype::ArchetypeId,
+    bundle::{insert_bundle, Bundle, BundleId, InsertMode},
+    entity::{Entity, EntityHashSet},
+};
+use hashbrown::HashMap;
 
 impl World {
     /// Inserts each bundle of `batch` into its entity, replacing (and
-    /// dropping) values the entity already has: as
+    /// dropping) values the entity already has: the result of
     /// [`EntityWorldMut::insert`](super::EntityWorldMut::insert) for each
-    /// pair, with the bundle registered once and the commands that hooks
-    /// and observers queue applied once, at the end.
+    /// pair, done archetype by archetype as
+    /// [`QueryState::insert_all`](crate::query::QueryState::insert_all)
+    /// does (a batch covering a whole table moves it with one copy per
+    /// column), with the hooks and observers in its order and the
+    /// commands they queue applied once, at the end. A batch naming an
+    /// entity twice is inserted pair by pair, in order.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -30,10 +40,8 @@ impl World {
     /// ```
     ///
     /// # Panics
-    /// At the first entity that is not spawned, naming it and the bundle;
-    /// the pairs before it are inserted, the rest dropped. Commands that
-    /// the hooks of the earlier inserts queued stay queued until the next
-    /// flush.
+    /// If an entity is not spawned, naming the first such and the bundle,
+    /// before anything is inserted (every bundle is dropped).
     #[track_caller]
     pub fn insert_batch<I, B>(&mut self, batch: I)
     where
@@ -48,7 +56,7 @@ impl World {
     /// (the new ones are dropped).
     ///
     /// # Panics
-    /// At the first entity that is not spawned, naming it and the bundle.
+    /// As [`World::insert_batch`].
     #[track_caller]
     pub fn insert_batch_if_new<I, B>(&mut self, batch: I)
     where
@@ -97,16 +105,15 @@ impl World {
         B: Bundle,
     {
         let bundle_id = self.prepare_batch::<B>();
-        for (entity, bundle) in batch {
-            if !self.insert_batch_item(entity, bundle, bundle_id, mode) {
-                let error = self.entities.not_spawned_error(entity);
-                panic!(
-                    "could not insert a bundle of type `{}` into entity {entity}: {error}",
-                    type_name::<B>()
-                );
-            }
+        let pairs: Vec<(Entity, B)> = batch.into_iter().collect();
+        if let Some(&(entity, _)) = pairs.iter().find(|(e, _)| !self.entities.contains(*e)) {
+            let error = self.entities.not_spawned_error(entity);
+            panic!(
+                "could not insert a bundle of type `{}` into entity {entity}: {error}",
+                type_name::<B>()
+            );
         }
-        self.flush_commands();
+        self.insert_pairs(pairs, bundle_id, mode);
     }
 
     fn try_insert_batch_with_mode<I, B>(
@@ -120,13 +127,11 @@ impl World {
         B: Bundle,
     {
         let bundle_id = self.prepare_batch::<B>();
-        let mut missing = Vec::new();
-        for (entity, bundle) in batch {
-            if !self.insert_batch_item(entity, bundle, bundle_id, mode) {
-                missing.push(entity);
-            }
-        }
-        self.flush_commands();
+        let (pairs, skipped): (Vec<_>, Vec<_>) = batch
+            .into_iter()
+            .partition(|(entity, _)| self.entities.contains(*entity));
+        let missing: Vec<Entity> = skipped.into_iter().map(|(entity, _)| entity).collect();
+        self.insert_pairs(pairs, bundle_id, mode);
         if missing.is_empty() {
             Ok(())
         } else {
@@ -135,6 +140,57 @@ impl World {
                 entities: missing,
             })
         }
+    }
+
+    /// Inserts the pairs, all of spawned entities: archetype by archetype
+    /// (a group that is a whole table moves with one copy per column),
+    /// unless an entity appears twice, when each pair is inserted in turn.
+    fn insert_pairs<B: Bundle>(
+        &mut self,
+        pairs: Vec<(Entity, B)>,
+        bundle_id: BundleId,
+        mode: InsertMode,
+    ) {
+        let mut seen = EntityHashSet::default();
+        if !pairs.iter().all(|&(entity, _)| seen.insert(entity)) {
+            for (entity, bundle) in pairs {
+                let inserted = self.insert_batch_item(entity, bundle, bundle_id, mode);
+                debug_assert!(inserted, "checked spawned");
+            }
+            self.flush_commands();
+            return;
+        }
+        // Grouped by archetype in first-seen order, each group in row
+        // order, the order a whole-table move keeps.
+        let mut order: Vec<(usize, u32, usize)> = Vec::with_capacity(pairs.len());
+        let mut group_of: HashMap<ArchetypeId, usize> = HashMap::default();
+        let mut archetype_ids = Vec::new();
+        for (i, &(entity, _)) in pairs.iter().enumerate() {
+            let location = self.entities.get(entity).expect("checked spawned");
+            let next = archetype_ids.len();
+            let group = *group_of.entry(location.archetype_id).or_insert(next);
+            if group == next {
+                archetype_ids.push(location.archetype_id);
+            }
+            order.push((group, location.table_row.index() as u32, i));
+        }
+        order.sort_unstable();
+        let mut slots: Vec<Option<(Entity, B)>> = pairs.into_iter().map(Some).collect();
+        let mut groups: Vec<MatchedGroup> = archetype_ids
+            .into_iter()
+            .map(|archetype_id| MatchedGroup {
+                archetype_id,
+                entities: Vec::new(),
+            })
+            .collect();
+        let mut values = Vec::with_capacity(order.len());
+        for (group, _, i) in order {
+            let (entity, bundle) = slots[i].take().expect("each pair once");
+            groups[group].entities.push(entity);
+            values.push(bundle);
+        }
+        insert_groups(self, &groups, values, bundle_id, mode);
+        self.flush_commands();
     }
 
     /// Flushes reserved entities and registers `B`, once per batch.
