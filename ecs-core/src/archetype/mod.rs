@@ -883,6 +883,42 @@ impl Index<std::ops::RangeFrom<ArchetypeGeneration>> for Archetypes {
     }
 }
 
+/// Snapshot support: an archetype's entity list recorded and put back.
+impl Archetype {
+    /// The entities by archetype row and their table rows, as a snapshot
+    /// keeps them: `None` when the archetype owns its table (its rows are
+    /// the table's).
+    pub(crate) fn entities_for_snapshot(&self) -> Option<Vec<ArchetypeEntity>> {
+        (!self.owns_table).then(|| self.entities.clone())
+    }
+
+    /// Puts back the entity list recorded by
+    /// [`Archetype::entities_for_snapshot`], `len` entities; `table` is the
+    /// archetype's table, already restored.
+    pub(crate) fn restore_entities(
+        &mut self,
+        len: u32,
+        recorded: Option<&[ArchetypeEntity]>,
+        table: &Table,
+    ) {
+        self.len = len;
+        self.entities.clear();
+        match (self.owns_table, recorded) {
+            (true, _) => {}
+            // Owned its table then, shares it now: its rows were the table's.
+            (false, None) => self
+                .entities
+                .extend(table.entities().iter().enumerate().map(|(row, &entity)| {
+                    ArchetypeEntity {
+                        entity,
+                        table_row: TableRow::new(row),
+                    }
+                })),
+            (false, Some(recorded)) => self.entities.extend_from_slice(recorded),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

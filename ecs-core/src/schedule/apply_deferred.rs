@@ -79,4 +79,6 @@ impl System for ApplyDeferred {
     fn last_run(&self) -> Tick {
         Tick::new(0)
     }
+
+    fn set_last_run(&mut self, _last_run: Tick) {}
 }

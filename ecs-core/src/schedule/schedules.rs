@@ -431,3 +431,80 @@ impl Schedules {
         self.ignored_scheduling_ambiguities.iter()
     }
 }
+/// Snapshot support: the last runs of every stored schedule's systems and
+/// run conditions, recorded and put back.
+impl Schedules {
+    /// Each stored schedule's last-run ticks, systems first, then system
+    /// conditions, then set conditions.
+    pub(crate) fn last_runs(
+        &self,
+    ) -> Vec<(InternedScheduleLabel, Vec<crate::change_detection::Tick>)> {
+        self.inner
+            .iter()
+            .map(|(label, schedule)| {
+                let graph = &schedule.graph;
+                let ticks = graph
+                    .systems
+                    .iter()
+                    .map(|system| system.last_run())
+                    .chain(
+                        graph
+                            .system_conditions
+                            .iter()
+                            .flatten()
+                            .map(|c| c.last_run()),
+                    )
+                    .chain(
+                        graph
+                            .set_conditions
+                            .iter()
+                            .flat_map(|set| set.conditions.iter())
+                            .map(|c| c.last_run()),
+                    )
+                    .collect();
+                (*label, ticks)
+            })
+            .collect()
+    }
+
+    /// Puts back ticks recorded by [`Schedules::last_runs`], each moved on
+    /// by `delta`; a schedule whose systems and conditions changed in
+    /// number since is left alone.
+    pub(crate) fn set_last_runs(
+        &mut self,
+        recorded: &[(InternedScheduleLabel, Vec<crate::change_detection::Tick>)],
+        delta: u32,
+    ) {
+        for (label, ticks) in recorded {
+            let Some(schedule) = self.inner.get_mut(label) else {
+                continue;
+            };
+            let graph = &mut schedule.graph;
+            let count = graph.systems.len()
+                + graph.system_conditions.iter().map(Vec::len).sum::<usize>()
+                + graph
+                    .set_conditions
+                    .iter()
+                    .map(|s| s.conditions.len())
+                    .sum::<usize>();
+            if count != ticks.len() {
+                continue;
+            }
+            let shifted = |tick: &crate::change_detection::Tick| {
+                crate::change_detection::Tick::new(tick.get().wrapping_add(delta))
+            };
+            let mut ticks = ticks.iter().map(shifted);
+            for system in &mut graph.systems {
+                system.set_last_run(ticks.next().expect("counted"));
+            }
+            for condition in graph.system_conditions.iter_mut().flatten() {
+                condition.set_last_run(ticks.next().expect("counted"));
+            }
+            for set in &mut graph.set_conditions {
+                for condition in &mut set.conditions {
+                    condition.set_last_run(ticks.next().expect("counted"));
+                }
+            }
+        }
+    }
+}

@@ -506,6 +506,44 @@ impl BlobVec {
     }
 }
 
+/// Snapshot support: whole-vector clones and clears that keep moved-out items.
+impl BlobVec {
+    /// The function that drops one item, if items need dropping.
+    #[inline]
+    pub(crate) fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
+        self.drop
+    }
+
+    /// Sets the length.
+    ///
+    /// # Safety
+    /// `len <= capacity`, and the first `len` items are initialised and
+    /// owned by this vector alone.
+    #[inline]
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
+        debug_assert!(len <= self.capacity);
+        self.len = len;
+    }
+
+    /// Sets the length to zero, dropping each item whose `keep` flag is
+    /// unset; the kept items were moved out bitwise and belong elsewhere.
+    pub(crate) fn clear_keeping(&mut self, keep: &[bool], panics: &mut DropPanics) {
+        let len = self.len;
+        assert_eq!(keep.len(), len, "one keep flag per item");
+        // Length first: whatever a `Drop` does, no item is dropped twice.
+        self.len = 0;
+        if let Some(drop) = self.drop {
+            for (index, &kept) in keep.iter().enumerate() {
+                if !kept {
+                    // SAFETY: each of the first `len` items was valid; this
+                    // one was not moved out and is dropped once.
+                    unsafe { panics.drop_value(drop, self.get_unchecked(index)) };
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

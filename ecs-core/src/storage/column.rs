@@ -579,6 +579,101 @@ impl Column {
     }
 }
 
+/// Clones `n` values from `src` into uninitialised memory at `dst` (both
+/// arrays of one component type); on a panic it drops the clones it made.
+pub(crate) type CloneValuesFn = unsafe fn(src: *const u8, dst: *mut u8, n: usize);
+
+/// Snapshot support: columns of their own that hold clones, and clears that
+/// keep the values moved out.
+impl Column {
+    /// A column of its own holding a clone of every value, with the same
+    /// ticks. If a clone panics, the clones made so far are dropped and
+    /// this column is untouched.
+    ///
+    /// # Safety
+    /// `clone_values` clones values of this column's component.
+    pub(crate) unsafe fn clone_column(&self, clone_values: CloneValuesFn) -> Column {
+        let n = self.len();
+        let mut out = Column::with_layout(self.item_layout(), self.data.drop_fn(), n);
+        // SAFETY: `out` has room for `n` values and ticks; the first `n`
+        // ticks and values here are initialised; the clones are written to
+        // `out`'s memory before its length covers them, so a panic leaves
+        // `out` empty (the clone function drops its partial work).
+        unsafe {
+            self.added_ticks.copy_into(n, &mut out.added_ticks, 0);
+            self.changed_ticks.copy_into(n, &mut out.changed_ticks, 0);
+            clone_values(self.data.as_ptr(), out.data.as_ptr(), n);
+            out.data.set_len(n);
+        }
+        out
+    }
+
+    /// A column of its own holding a clone of the one value at `src`, with
+    /// `ticks`. If the clone panics, nothing is left to drop.
+    ///
+    /// # Safety
+    /// `src` points to a valid value of the component that `layout`, `drop`
+    /// and `clone_values` are of.
+    pub(crate) unsafe fn clone_one(
+        layout: Layout,
+        drop: Option<unsafe fn(*mut u8)>,
+        src: *const u8,
+        ticks: ComponentTicks,
+        clone_values: CloneValuesFn,
+    ) -> Column {
+        let mut out = Column::with_layout(layout, drop, 1);
+        // SAFETY: `out` has room for one value and its ticks; the clone is
+        // written before the length covers it.
+        unsafe {
+            out.added_ticks.push_at(0, ticks.added);
+            out.changed_ticks.push_at(0, ticks.changed);
+            clone_values(src, out.data.as_ptr(), 1);
+            out.data.set_len(1);
+        }
+        out
+    }
+
+    /// Moves every tick on by `delta` (wrapping, as the clock does).
+    pub(crate) fn shift_ticks(&mut self, delta: u32) {
+        let len = self.len();
+        // SAFETY: the ticks of every row below the length are initialised.
+        let (added, changed) = unsafe {
+            (
+                self.added_ticks.as_mut_slice(len),
+                self.changed_ticks.as_mut_slice(len),
+            )
+        };
+        for tick in added.iter_mut().chain(changed.iter_mut()) {
+            let tick = tick.get_mut();
+            *tick = Tick::new(tick.get().wrapping_add(delta));
+        }
+    }
+
+    /// A standalone, empty column for the same component, with room for
+    /// `capacity` values.
+    pub(crate) fn empty_like(&self, capacity: usize) -> Column {
+        Column::with_layout(self.item_layout(), self.data.drop_fn(), capacity)
+    }
+
+    /// Makes room for `additional` more values (a column of its own: a
+    /// table's columns grow through their table).
+    pub(crate) fn reserve_standalone(&mut self, additional: usize) {
+        let len = self.len();
+        self.data.reserve(additional);
+        self.added_ticks.0.reserve_at(len, additional);
+        self.changed_ticks.0.reserve_at(len, additional);
+    }
+
+    /// Empties the column, dropping each value whose `keep` flag is unset
+    /// (`None`: every value); the kept values were moved out bitwise.
+    pub(crate) fn clear_keeping(&mut self, keep: Option<&[bool]>, panics: &mut DropPanics) {
+        match keep {
+            Some(keep) => self.data.clear_keeping(keep, panics),
+            None => self.data.clear(panics),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,6 +173,7 @@ mod resource;
 mod sparse_set;
 mod table;
 
+pub(crate) use column::CloneValuesFn;
 pub use column::Column;
 pub use non_send::{NonSendData, NonSends};
 pub use resource::{ResourceData, Resources};

@@ -566,6 +566,51 @@ impl SparseSets {
     }
 }
 
+/// Snapshot support: empty a set keeping moved-out values, and fill an
+/// empty set.
+impl ComponentSparseSet {
+    /// Empties the set, dropping each value whose `keep` flag (by dense
+    /// row) is unset; `None` drops every value.
+    pub(crate) fn clear_keeping(&mut self, keep: Option<&[bool]>, panics: &mut DropPanics) {
+        for entity in self.entities.drain(..) {
+            self.sparse[entity.index() as usize] = NO_ROW;
+        }
+        self.dense.clear_keeping(keep, panics);
+    }
+
+    /// The dense row of `entity`'s value, if it has one.
+    pub(crate) fn dense_row_of(&self, entity: Entity) -> Option<usize> {
+        self.dense_row(entity)
+    }
+
+    /// Fills the empty set with one value per entity, moved in from
+    /// `values` (row `i` belongs to `entities[i]`).
+    ///
+    /// # Safety
+    /// The set is empty; `values` holds values of this set's component,
+    /// exactly `entities.len()` of them; the entities are distinct.
+    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], mut values: Column) {
+        debug_assert!(self.entities.is_empty() && self.dense.is_empty());
+        assert_eq!(values.len(), entities.len(), "one value per entity");
+        self.entities.reserve(entities.len());
+        for &entity in entities {
+            self.link_new(entity);
+        }
+        self.dense.reserve_standalone(entities.len());
+        // SAFETY: same component (caller); room reserved above.
+        unsafe { values.append_all_into(&mut self.dense) };
+    }
+}
+
+impl SparseSets {
+    /// Every set with its component id, mutably.
+    pub(crate) fn iter_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (ComponentId, &mut ComponentSparseSet)> {
+        self.sets.iter_mut().map(|(&id, set)| (id, set))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

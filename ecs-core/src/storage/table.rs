@@ -761,6 +761,49 @@ impl std::ops::IndexMut<TableId> for Tables {
     }
 }
 
+/// Snapshot support: empty a table keeping moved-out values, and fill an
+/// empty table with whole columns.
+impl Table {
+    /// Empties the table. `keep(position)` gives, for the column at that
+    /// position, which rows' values were moved out (and are not dropped).
+    pub(crate) fn clear_keeping<'a>(
+        &mut self,
+        keep: impl Fn(usize) -> Option<&'a [bool]>,
+        panics: &mut DropPanics,
+    ) {
+        self.entities.clear();
+        for (position, column) in self.columns.values_mut().iter_mut().enumerate() {
+            column.clear_keeping(keep(position), panics);
+        }
+    }
+
+    /// Fills the empty table with `entities`, moving in one column of
+    /// values per column position.
+    ///
+    /// # Safety
+    /// The table is empty; `columns[i]` holds values of the component of
+    /// the column at position `i`, exactly `entities.len()` of them.
+    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], columns: Vec<Column>) {
+        debug_assert!(self.entities.is_empty());
+        assert_eq!(columns.len(), self.columns.len(), "one column per column");
+        self.reserve(entities.len());
+        self.entities.extend_from_slice(entities);
+        for (column, mut values) in self.columns.values_mut().iter_mut().zip(columns) {
+            debug_assert_eq!(values.len(), entities.len());
+            // SAFETY: same component (caller); room for every row was
+            // reserved above, and the column was empty.
+            unsafe { values.append_all_into(column) };
+        }
+    }
+}
+
+impl Tables {
+    /// Every table, mutably.
+    pub(crate) fn iter_mut(&mut self) -> std::slice::IterMut<'_, Table> {
+        self.tables.iter_mut()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

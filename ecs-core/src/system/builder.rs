@@ -631,6 +631,13 @@ where
         }
     }
 
+    fn set_last_run(&mut self, last_run: Tick) {
+        match &mut self.inner {
+            BuilderSystemInner::Built(system) => system.set_last_run(last_run),
+            _ => self.meta.set_last_run(last_run),
+        }
+    }
+
     fn last_run(&self) -> Tick {
         match &self.inner {
             BuilderSystemInner::Built(system) => system.last_run(),

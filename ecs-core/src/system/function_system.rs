@@ -366,6 +366,10 @@ where
     fn last_run(&self) -> Tick {
         self.meta.last_run()
     }
+
+    fn set_last_run(&mut self, last_run: Tick) {
+        self.meta.set_last_run(last_run);
+    }
 }
 
 /// A function usable as an exclusive system: it takes `&mut World`, after
@@ -524,5 +528,9 @@ where
 
     fn last_run(&self) -> Tick {
         self.meta.last_run()
+    }
+
+    fn set_last_run(&mut self, last_run: Tick) {
+        self.meta.set_last_run(last_run);
     }
 }

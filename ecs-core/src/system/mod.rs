@@ -38,6 +38,10 @@ macro_rules! delegate_to_inner_system {
         fn last_run(&self) -> $crate::change_detection::Tick {
             self.$field.last_run()
         }
+
+        fn set_last_run(&mut self, last_run: $crate::change_detection::Tick) {
+            self.$field.set_last_run(last_run);
+        }
     };
 }
 use delegate_to_inner_system;
@@ -78,6 +82,11 @@ macro_rules! delegate_to_both_systems {
 
         fn last_run(&self) -> $crate::change_detection::Tick {
             self.a.last_run()
+        }
+
+        fn set_last_run(&mut self, last_run: $crate::change_detection::Tick) {
+            self.a.set_last_run(last_run);
+            self.b.set_last_run(last_run);
         }
     };
 }
@@ -252,6 +261,10 @@ pub trait System: Send + Sync + 'static {
 
     /// The tick the system last ran at.
     fn last_run(&self) -> Tick;
+
+    /// Sets the tick the system last ran at: what its change detection
+    /// compares against on its next run.
+    fn set_last_run(&mut self, last_run: Tick);
 }
 
 /// A boxed system taking `In` and returning `Out`.

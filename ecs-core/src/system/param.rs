@@ -97,6 +97,16 @@ impl SystemMeta {
         self.last_run.tick
     }
 
+    /// Sets the tick the system last ran at; the count on the clock that
+    /// does not wrap moves by the same (signed, wrapping) distance.
+    pub fn set_last_run(&mut self, last_run: Tick) {
+        let distance = last_run.get().wrapping_sub(self.last_run.tick.get()) as i32;
+        self.last_run = CountedTick {
+            tick: last_run,
+            count: self.last_run.count.wrapping_add_signed(i64::from(distance)),
+        };
+    }
+
     /// Records one parameter's access.
     ///
     /// # Panics

@@ -24,6 +24,7 @@ mod insert_batch;
 mod inspect;
 pub(crate) mod relocation;
 mod resources;
+mod snapshot;
 mod spawn_batch;
 /// [`UnsafeWorldCell`]: shared access to a [`World`] whose borrows the caller splits by hand.
 pub mod unsafe_world_cell;
@@ -50,6 +51,7 @@ pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
 pub use error::EntityDoesNotExistError;
 pub use from_world::FromWorld;
 pub(crate) use resources::taken_by_scope;
+pub use snapshot::{RestoreError, WorldSnapshot};
 pub use spawn_batch::SpawnBatchIter;
 pub use unsafe_world_cell::UnsafeWorldCell;
 
@@ -133,6 +135,9 @@ pub struct World {
     command_stack: Vec<CommandCursor>,
     change_tick: AtomicU32,
     last_change_tick: Tick,
+    /// How each component and resource opted into snapshots is cloned
+    /// and hashed.
+    pub(crate) snapshot_fns: snapshot::SnapshotRegistry,
     /// The tick of the last [`World::check_change_ticks_now`], counted on
     /// the clock that does not wrap.
     last_check: CountedTick,
@@ -157,6 +162,7 @@ impl Default for World {
             // initial `last_change_tick` of 0.
             change_tick: AtomicU32::new(1),
             last_change_tick: Tick::new(0),
+            snapshot_fns: Default::default(),
             // Counted from one full cycle in, so that a count
             // `MAX_CHANGE_AGE` before the first tick is still positive.
             last_check: CountedTick {

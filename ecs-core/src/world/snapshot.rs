@@ -1,0 +1,894 @@
+//! In-memory snapshots of a world, their restore, and checksums.
+//!
+//! A snapshot copies what the world holds of the components and resources
+//! opted in ([`World::register_snapshot`] and its siblings): every table
+//! column and sparse set of those components, value by value with their
+//! ticks, plus the entity allocator, each archetype's entity list, the
+//! opted-in resources, and the last runs of the systems and run conditions
+//! of the schedules stored in the world. A restore puts exactly that back,
+//! so entity ids, archetypes, values and `Added`/`Changed` answers are the
+//! snapshot's, and runs no hook, observer or command.
+//!
+//! # Ticks
+//! The world's clock never runs back. A restore moves every tick it puts
+//! back (values, resources, system last runs, the world's last change
+//! tick) on by the ticks elapsed since the snapshot, so every comparison
+//! answers as it did then. A system outside the stored schedules (one of a
+//! schedule running at the time, an observer, a one-shot system) keeps its
+//! own last run, and may see the restored values as changed once.
+//!
+//! # Components that are not opted in
+//! They are left as they are: an entity restored with such a component in
+//! its archetype keeps the value it has now (moved to its restored row).
+//! The restore is refused, before anything changes, when a restored entity
+//! no longer has one of them, or when it would drop a value of one whose
+//! component has lifecycle hooks (an observer spawned after the snapshot,
+//! for instance), since dropping it without its hooks would leave what the
+//! hooks maintain behind.
+//!
+//! # How a restore stays whole
+//! It checks everything first, then clones the snapshot's values into
+//! columns of their own (a panicking `Clone` drops those and leaves the
+//! world untouched), and only then empties the world's storage and moves
+//! the clones in. From there on no user code runs but `Drop` of the values
+//! replaced, whose panics are caught and re-raised once the world is whole.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use hashbrown::HashMap;
+
+use super::{World, WorldId};
+use crate::{
+    archetype::{ArchetypeEntity, ArchetypeId},
+    change_detection::{DetectChangesMut, Tick},
+    component::{Component, ComponentId},
+    entity::{Entities, Entity},
+    resource::Resource,
+    schedule::{InternedScheduleLabel, Schedules},
+    storage::{CloneValuesFn, Column, TableId},
+    utils::DropPanics,
+};
+
+/// Hashes one value into a hasher.
+type HashValueFn = unsafe fn(value: *const u8, state: &mut DefaultHasher);
+
+/// How a component or resource opted into snapshots is cloned and hashed.
+#[derive(Clone, Copy)]
+struct SnapshotFns {
+    clone_values: CloneValuesFn,
+    hash: Option<HashValueFn>,
+}
+
+/// The components and resources opted into snapshots, by id.
+#[derive(Default)]
+pub(crate) struct SnapshotRegistry {
+    fns: Vec<Option<SnapshotFns>>,
+}
+
+impl std::fmt::Debug for SnapshotRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotRegistry")
+            .field("opted_in", &self.fns.iter().filter(|f| f.is_some()).count())
+            .finish()
+    }
+}
+
+impl SnapshotRegistry {
+    fn get(&self, id: ComponentId) -> Option<SnapshotFns> {
+        self.fns.get(id.index()).copied().flatten()
+    }
+
+    fn set(&mut self, id: ComponentId, fns: SnapshotFns) {
+        if self.fns.len() <= id.index() {
+            self.fns.resize(id.index() + 1, None);
+        }
+        self.fns[id.index()] = Some(fns);
+    }
+}
+
+/// Clones `n` values of `T` from `src` into uninitialised memory at `dst`,
+/// dropping the clones made so far if one panics.
+///
+/// # Safety
+/// `src` points to `n` valid values of `T`, `dst` to room for `n` values
+/// of `T`, not overlapping.
+unsafe fn clone_values<T: Clone>(src: *const u8, dst: *mut u8, n: usize) {
+    struct Written<T> {
+        dst: *mut T,
+        done: usize,
+    }
+    impl<T> Drop for Written<T> {
+        fn drop(&mut self) {
+            // SAFETY: the first `done` values were written and are owned
+            // by nobody else yet.
+            unsafe {
+                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.dst, self.done))
+            };
+        }
+    }
+    let (src, dst) = (src.cast::<T>(), dst.cast::<T>());
+    let mut written = Written { dst, done: 0 };
+    for i in 0..n {
+        // SAFETY: `i < n`: a valid source value and room for its clone
+        // (caller).
+        unsafe { dst.add(i).write((*src.add(i)).clone()) };
+        written.done = i + 1;
+    }
+    std::mem::forget(written);
+}
+
+/// Hashes a value of `T`.
+///
+/// # Safety
+/// `value` points to a valid `T`.
+unsafe fn hash_value<T: Hash>(value: *const u8, state: &mut DefaultHasher) {
+    // SAFETY: a valid `T` (caller).
+    unsafe { (*value.cast::<T>()).hash(state) };
+}
+
+/// A copy of a world's opted-in state, made by [`World::snapshot`] and put
+/// back by [`World::restore`], as many times as wanted.
+///
+/// It holds clones of the opted-in values, so it is as `Send` and `Sync`
+/// as they are (components and resources are both).
+pub struct WorldSnapshot {
+    world: WorldId,
+    change_tick: Tick,
+    last_change_tick: Tick,
+    entities: Entities,
+    tables: Vec<TableSnapshot>,
+    sparse_sets: Vec<SparseSnapshot>,
+    archetypes: Vec<ArchetypeSnapshot>,
+    /// Every resource opted in when the snapshot was made, with its value
+    /// (and ticks) if it was present.
+    resources: Vec<(ComponentId, Option<Cloned>)>,
+    /// The last runs of the systems and run conditions of the schedules
+    /// stored in the world.
+    schedules: Vec<(InternedScheduleLabel, Vec<Tick>)>,
+}
+
+/// Clones of one component's values (with ticks), and how to clone them
+/// again.
+struct Cloned {
+    values: Column,
+    clone: CloneValuesFn,
+}
+
+impl Cloned {
+    /// Another clone of the values, to move into the world, with every
+    /// tick moved on by `delta`.
+    fn clone_again(&self, delta: u32) -> Column {
+        // SAFETY: `clone` is the function the values were cloned with, of
+        // their component's type.
+        let mut column = unsafe { self.values.clone_column(self.clone) };
+        column.shift_ticks(delta);
+        column
+    }
+}
+
+impl std::fmt::Debug for WorldSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorldSnapshot")
+            .field("world", &self.world)
+            .field("change_tick", &self.change_tick)
+            .field("entities", &self.entities.len())
+            .field("tables", &self.tables.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorldSnapshot {
+    /// The world the snapshot was made of.
+    pub fn world_id(&self) -> WorldId {
+        self.world
+    }
+
+    /// The number of live entities the snapshot holds.
+    pub fn entity_count(&self) -> u32 {
+        self.entities.len()
+    }
+}
+
+struct TableSnapshot {
+    entities: Vec<Entity>,
+    /// By column position: the clones of an opted-in component's values.
+    columns: Vec<Option<Cloned>>,
+}
+
+struct SparseSnapshot {
+    id: ComponentId,
+    entities: Vec<Entity>,
+    values: Cloned,
+}
+
+struct ArchetypeSnapshot {
+    len: u32,
+    /// `None` when the archetype owned its table.
+    entities: Option<Vec<ArchetypeEntity>>,
+}
+
+/// Why [`World::restore`] refused a snapshot. The world is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreError {
+    /// The snapshot was made of another world.
+    WrongWorld {
+        /// The world the snapshot was made of.
+        snapshot: WorldId,
+        /// The world asked to restore it.
+        world: WorldId,
+    },
+    /// A restored entity no longer has a component that is not opted into
+    /// snapshots, so there is no value to give it.
+    MissingComponent {
+        /// The entity.
+        entity: Entity,
+        /// The component's name.
+        component: String,
+    },
+    /// Restoring would drop a value of a component that is not opted into
+    /// snapshots and has lifecycle hooks, without running them.
+    WouldDropHooked {
+        /// The entity holding the value.
+        entity: Entity,
+        /// The component's name.
+        component: String,
+    },
+}
+
+impl std::fmt::Display for RestoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestoreError::WrongWorld { snapshot, world } => write!(
+                f,
+                "cannot restore a snapshot of world {snapshot:?} into world {world:?}"
+            ),
+            RestoreError::MissingComponent { entity, component } => write!(
+                f,
+                "cannot restore entity {entity}: it needs its current `{component}` \
+                 (not opted into snapshots), which it no longer has"
+            ),
+            RestoreError::WouldDropHooked { entity, component } => write!(
+                f,
+                "restoring would drop `{component}` of entity {entity} without running its \
+                 hooks (`{component}` is not opted into snapshots and has lifecycle hooks)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RestoreError {}
+
+/// A value of a component that is not opted in, moved from where it is now
+/// to a restored entity's row.
+struct Source {
+    table: TableId,
+    position: usize,
+    row: usize,
+}
+
+/// The values of one not-opted-in component a restored table needs.
+struct TablePlan {
+    table: usize,
+    position: usize,
+    sources: Vec<Source>,
+}
+
+/// The values of one not-opted-in sparse-set component restored entities
+/// need, by the entity's dense row now.
+struct SparsePlan {
+    id: ComponentId,
+    entities: Vec<Entity>,
+    rows: Vec<usize>,
+}
+
+impl World {
+    /// Opts the component `T` into snapshots: [`World::snapshot`] clones its
+    /// values and [`World::restore`] puts them back. It does not take part
+    /// in [`World::checksum`] (see [`World::register_snapshot_hashed`]).
+    /// Registers `T` if needed and returns its id.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// #[derive(Component, Clone, PartialEq, Debug)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_snapshot::<Health>();
+    /// let e = world.spawn(Health(10)).id();
+    /// let snapshot = world.snapshot();
+    /// world.get_mut::<Health>(e).unwrap().0 = 0;
+    /// world.restore(&snapshot).unwrap();
+    /// assert_eq!(world.get::<Health>(e), Some(&Health(10)));
+    /// ```
+    pub fn register_snapshot<T: Component + Clone>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshot_fns.set(
+            id,
+            SnapshotFns {
+                clone_values: clone_values::<T>,
+                hash: None,
+            },
+        );
+        id
+    }
+
+    /// [`World::register_snapshot`], and `T`'s values take part in
+    /// [`World::checksum`] through their `Hash`.
+    pub fn register_snapshot_hashed<T: Component + Clone + Hash>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshot_fns.set(
+            id,
+            SnapshotFns {
+                clone_values: clone_values::<T>,
+                hash: Some(hash_value::<T>),
+            },
+        );
+        id
+    }
+
+    /// Opts the resource `R` into snapshots: [`World::restore`] puts back
+    /// its value (or its absence) as it was. Returns its id.
+    pub fn register_resource_snapshot<R: Resource + Clone>(&mut self) -> ComponentId {
+        let id = self.components.register_resource::<R>();
+        self.snapshot_fns.set(
+            id,
+            SnapshotFns {
+                clone_values: clone_values::<R>,
+                hash: None,
+            },
+        );
+        id
+    }
+
+    /// [`World::register_resource_snapshot`], and `R`'s value takes part in
+    /// [`World::checksum`] through its `Hash`.
+    pub fn register_resource_snapshot_hashed<R: Resource + Clone + Hash>(&mut self) -> ComponentId {
+        let id = self.components.register_resource::<R>();
+        self.snapshot_fns.set(
+            id,
+            SnapshotFns {
+                clone_values: clone_values::<R>,
+                hash: Some(hash_value::<R>),
+            },
+        );
+        id
+    }
+
+    /// Copies the world's opted-in state (see [`WorldSnapshot`]), after
+    /// flushing reserved entities and queued commands.
+    ///
+    /// # Panics
+    /// If a `Clone` of an opted-in value panics; the world is unchanged and
+    /// the clones made so far are dropped.
+    pub fn snapshot(&mut self) -> WorldSnapshot {
+        self.flush();
+        let registry = &self.snapshot_fns;
+        let tables = self
+            .storages
+            .tables
+            .iter()
+            .map(|table| TableSnapshot {
+                entities: table.entities().to_vec(),
+                columns: table
+                    .component_ids()
+                    .iter()
+                    .zip(table.columns())
+                    .map(|(&id, column)| {
+                        registry.get(id).map(|fns| Cloned {
+                            // SAFETY: the functions were registered for this
+                            // component's type.
+                            values: unsafe { column.clone_column(fns.clone_values) },
+                            clone: fns.clone_values,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let sparse_sets = self
+            .storages
+            .sparse_sets
+            .iter()
+            .filter_map(|(id, set)| {
+                let fns = registry.get(id)?;
+                Some(SparseSnapshot {
+                    id,
+                    entities: set.entities().to_vec(),
+                    values: Cloned {
+                        // SAFETY: as above.
+                        values: unsafe { set.column().clone_column(fns.clone_values) },
+                        clone: fns.clone_values,
+                    },
+                })
+            })
+            .collect();
+        let archetypes = self
+            .archetypes
+            .iter()
+            .map(|archetype| ArchetypeSnapshot {
+                len: archetype.len() as u32,
+                entities: archetype.entities_for_snapshot(),
+            })
+            .collect();
+        let mut resources = Vec::new();
+        for (index, fns) in registry.fns.iter().enumerate() {
+            let (id, Some(fns)) = (ComponentId::new(index), fns) else {
+                continue;
+            };
+            if !self.components.is_resource(id) {
+                continue;
+            }
+            let value = self.storages.resources.get(id).and_then(|data| {
+                let (ptr, ticks) = (data.get_data()?, data.get_ticks()?);
+                let info = self.components.get_info(id)?;
+                // SAFETY: `ptr` is a valid value of the resource, and the
+                // functions were registered for its type.
+                Some(Cloned {
+                    values: unsafe {
+                        Column::clone_one(
+                            info.layout(),
+                            info.drop_fn(),
+                            ptr,
+                            ticks,
+                            fns.clone_values,
+                        )
+                    },
+                    clone: fns.clone_values,
+                })
+            });
+            resources.push((id, value));
+        }
+        WorldSnapshot {
+            world: self.id,
+            change_tick: self.change_tick(),
+            last_change_tick: self.last_change_tick,
+            schedules: self
+                .get_resource::<Schedules>()
+                .map(Schedules::last_runs)
+                .unwrap_or_default(),
+            entities: self.entities.snapshot(),
+            tables,
+            sparse_sets,
+            archetypes,
+            resources,
+        }
+    }
+
+    /// Puts back the state `snapshot` copied: the same entities with the
+    /// same ids and archetypes, the opted-in values and resources with their
+    /// ticks, and the world's change ticks. No hook, observer or command
+    /// runs. Components that are not opted in are left as they are (see the
+    /// [module docs](self)). Reserved entities and queued commands are
+    /// flushed first.
+    ///
+    /// # Errors
+    /// The world is unchanged if the snapshot is of another world, or if a
+    /// component that is not opted in stands in the way (see
+    /// [`RestoreError`]).
+    ///
+    /// # Panics
+    /// If a `Clone` of a snapshot value panics (the world is unchanged), or
+    /// if a `Drop` of a replaced value panics (the restore is complete; the
+    /// first such panic is re-raised at the end).
+    pub fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), RestoreError> {
+        if snapshot.world != self.id {
+            return Err(RestoreError::WrongWorld {
+                snapshot: snapshot.world,
+                world: self.id,
+            });
+        }
+        self.flush();
+        let (table_plans, sparse_plans) = self.plan_restore(snapshot)?;
+        let keep = self.keep_masks(&table_plans, &sparse_plans);
+        self.check_hooked_drops(snapshot, &keep)?;
+
+        // The clock never runs back: every restored tick moves on by the
+        // time since the snapshot, so each comparison answers as it did.
+        let delta = self
+            .change_tick()
+            .get()
+            .wrapping_sub(snapshot.change_tick.get());
+        // Clones first: a panic here leaves the world as it was.
+        let mut staged: Vec<Vec<Option<Column>>> = snapshot
+            .tables
+            .iter()
+            .map(|table| {
+                table
+                    .columns
+                    .iter()
+                    .map(|column| column.as_ref().map(|c| c.clone_again(delta)))
+                    .collect()
+            })
+            .collect();
+        let staged_sparse: Vec<Column> = snapshot
+            .sparse_sets
+            .iter()
+            .map(|set| set.values.clone_again(delta))
+            .collect();
+        let mut staged_resources: Vec<(ComponentId, Option<Column>)> = snapshot
+            .resources
+            .iter()
+            .map(|(id, value)| (*id, value.as_ref().map(|c| c.clone_again(delta))))
+            .collect();
+
+        // From here on only `Drop` of replaced values runs user code, and
+        // its panics wait until the world is whole.
+        let mut panics = DropPanics::default();
+        for plan in &table_plans {
+            let from = &self.storages.tables[TableId::new(plan.table)];
+            let mut column = from.columns()[plan.position].empty_like(plan.sources.len());
+            for source in &plan.sources {
+                let table = &self.storages.tables[source.table];
+                let current = &table.columns()[source.position];
+                // SAFETY: the source row is below the column's length (it is
+                // a live entity's row, checked in `plan_restore`); the value
+                // is moved bitwise and its old slot is kept, not dropped,
+                // when the table is emptied below (`keep`).
+                unsafe {
+                    let ticks = current.get_ticks_unchecked(source.row);
+                    column.push(current.get_data_unchecked(source.row), ticks);
+                }
+            }
+            staged[plan.table][plan.position] = Some(column);
+        }
+        let mut moved_sparse = Vec::with_capacity(sparse_plans.len());
+        for plan in &sparse_plans {
+            let set = self
+                .storages
+                .sparse_sets
+                .get(plan.id)
+                .expect("planned sparse sets exist");
+            let current = set.column();
+            let mut column = current.empty_like(plan.rows.len());
+            for &row in &plan.rows {
+                // SAFETY: as for the tables above: a live dense row, kept
+                // when the set is emptied.
+                unsafe {
+                    let ticks = current.get_ticks_unchecked(row);
+                    column.push(current.get_data_unchecked(row), ticks);
+                }
+            }
+            moved_sparse.push(column);
+        }
+
+        for (index, table) in self.storages.tables.iter_mut().enumerate() {
+            table.clear_keeping(
+                |position| keep.tables.get(&(index, position)).map(Vec::as_slice),
+                &mut panics,
+            );
+        }
+        for (id, set) in self.storages.sparse_sets.iter_mut() {
+            set.clear_keeping(keep.sparse.get(&id).map(Vec::as_slice), &mut panics);
+        }
+
+        for (index, (table, columns)) in snapshot.tables.iter().zip(staged).enumerate() {
+            let columns: Vec<Column> = columns
+                .into_iter()
+                .map(|c| c.expect("every column is staged: cloned or moved"))
+                .collect();
+            // SAFETY: the table was emptied above; each staged column holds
+            // one value of its position's component per snapshot entity.
+            unsafe { self.storages.tables[TableId::new(index)].fill(&table.entities, columns) };
+        }
+        for (set, values) in snapshot.sparse_sets.iter().zip(staged_sparse) {
+            let target = self
+                .storages
+                .sparse_sets
+                .get_mut(set.id)
+                .expect("a sparse set, once made, stays");
+            // SAFETY: emptied above; one cloned value per distinct entity.
+            unsafe { target.fill(&set.entities, values) };
+        }
+        for (plan, values) in sparse_plans.iter().zip(moved_sparse) {
+            let target = self
+                .storages
+                .sparse_sets
+                .get_mut(plan.id)
+                .expect("planned sparse sets exist");
+            // SAFETY: emptied above; one moved value per distinct entity.
+            unsafe { target.fill(&plan.entities, values) };
+        }
+
+        for index in 0..self.archetypes.len() {
+            let id = ArchetypeId::new(index);
+            let table_id = self.archetypes[id].table_id();
+            let table = &self.storages.tables[table_id];
+            match snapshot.archetypes.get(index) {
+                Some(recorded) => self.archetypes[id].restore_entities(
+                    recorded.len,
+                    recorded.entities.as_deref(),
+                    table,
+                ),
+                None => self.archetypes[id].restore_entities(0, Some(&[]), table),
+            }
+        }
+        self.entities = snapshot.entities.snapshot();
+
+        for (id, staged) in &mut staged_resources {
+            let Some(info) = self.components.get_info(*id) else {
+                continue;
+            };
+            let drop = info.drop_fn();
+            let data = self.storages.resources.get_or_insert(info);
+            if let Some((old, _)) = data.remove() {
+                if let Some(drop) = drop {
+                    // SAFETY: the removed value is owned here and dropped once.
+                    unsafe { panics.drop_value(drop, old) };
+                }
+            }
+            if let Some(column) = staged {
+                // SAFETY: the staged column holds one cloned value of this
+                // resource; it is moved out (forgotten there) into the
+                // resource, which is absent after the removal above.
+                unsafe {
+                    let (value, ticks) = column.swap_remove_and_forget(0);
+                    data.insert_with_ticks(value, ticks);
+                }
+            }
+        }
+
+        self.last_change_tick = Tick::new(snapshot.last_change_tick.get().wrapping_add(delta));
+        if let Some(mut schedules) = self.get_resource_mut::<Schedules>() {
+            schedules
+                .bypass_change_detection()
+                .set_last_runs(&snapshot.schedules, delta);
+        }
+        panics.finish();
+        Ok(())
+    }
+
+    /// Finds, for every restored value of a component that is not opted
+    /// in, where it is now; refuses if it is gone.
+    fn plan_restore(
+        &self,
+        snapshot: &WorldSnapshot,
+    ) -> Result<(Vec<TablePlan>, Vec<SparsePlan>), RestoreError> {
+        let missing = |entity: Entity, id: ComponentId| RestoreError::MissingComponent {
+            entity,
+            component: self.component_name(id),
+        };
+        let mut table_plans = Vec::new();
+        for (index, recorded) in snapshot.tables.iter().enumerate() {
+            if recorded.entities.is_empty() {
+                continue;
+            }
+            let table = &self.storages.tables[TableId::new(index)];
+            for (position, column) in recorded.columns.iter().enumerate() {
+                if column.is_some() {
+                    continue;
+                }
+                let id = table.component_ids()[position];
+                let mut sources = Vec::with_capacity(recorded.entities.len());
+                for &entity in &recorded.entities {
+                    let location = self
+                        .entities
+                        .get(entity)
+                        .ok_or_else(|| missing(entity, id))?;
+                    let now = &self.storages.tables[location.table_id];
+                    let position = now.column_index(id).ok_or_else(|| missing(entity, id))?;
+                    sources.push(Source {
+                        table: location.table_id,
+                        position,
+                        row: location.table_row.index(),
+                    });
+                }
+                table_plans.push(TablePlan {
+                    table: index,
+                    position,
+                    sources,
+                });
+            }
+        }
+
+        let mut sparse: HashMap<ComponentId, SparsePlan> = HashMap::new();
+        for (index, recorded) in snapshot.archetypes.iter().enumerate() {
+            if recorded.len == 0 {
+                continue;
+            }
+            let archetype = &self.archetypes[ArchetypeId::new(index)];
+            let unmanaged: Vec<ComponentId> = archetype
+                .sparse_set_components()
+                .iter()
+                .copied()
+                .filter(|&id| !snapshot.sparse_sets.iter().any(|s| s.id == id))
+                .collect();
+            if unmanaged.is_empty() {
+                continue;
+            }
+            let entities: Vec<Entity> = match &recorded.entities {
+                Some(list) => list.iter().map(ArchetypeEntity::id).collect(),
+                None => snapshot.tables[archetype.table_id().index()]
+                    .entities
+                    .clone(),
+            };
+            for id in unmanaged {
+                let set = self.storages.sparse_sets.get(id);
+                let plan = sparse.entry(id).or_insert_with(|| SparsePlan {
+                    id,
+                    entities: Vec::new(),
+                    rows: Vec::new(),
+                });
+                for &entity in &entities {
+                    let row = set
+                        .filter(|_| self.entities.get(entity).is_some())
+                        .and_then(|set| set.dense_row_of(entity))
+                        .ok_or_else(|| missing(entity, id))?;
+                    plan.entities.push(entity);
+                    plan.rows.push(row);
+                }
+            }
+        }
+        let mut sparse: Vec<SparsePlan> = sparse.into_values().collect();
+        sparse.sort_by_key(|plan| plan.id);
+        Ok((table_plans, sparse))
+    }
+
+    /// Which values now in the world are moved to a restored entity (and
+    /// so not dropped when the storage is emptied).
+    fn keep_masks(&self, tables: &[TablePlan], sparse: &[SparsePlan]) -> KeepMasks {
+        let mut keep = KeepMasks::default();
+        for plan in tables {
+            for source in &plan.sources {
+                let len = self.storages.tables[source.table].entity_count();
+                keep.tables
+                    .entry((source.table.index(), source.position))
+                    .or_insert_with(|| vec![false; len])[source.row] = true;
+            }
+        }
+        for plan in sparse {
+            let len = self
+                .storages
+                .sparse_sets
+                .get(plan.id)
+                .map_or(0, |set| set.len());
+            let mask = keep
+                .sparse
+                .entry(plan.id)
+                .or_insert_with(|| vec![false; len]);
+            for &row in &plan.rows {
+                mask[row] = true;
+            }
+        }
+        keep
+    }
+
+    /// Refuses a restore that would drop a value of a component that is
+    /// not opted in and has lifecycle hooks.
+    fn check_hooked_drops(
+        &self,
+        snapshot: &WorldSnapshot,
+        keep: &KeepMasks,
+    ) -> Result<(), RestoreError> {
+        let hooked = |id: ComponentId| {
+            self.components.get_info(id).is_some_and(|info| {
+                let hooks = info.hooks();
+                hooks.on_remove.is_some()
+                    || hooks.on_discard.is_some()
+                    || hooks.on_despawn.is_some()
+            })
+        };
+        let refuse = |entity: Entity, id: ComponentId| RestoreError::WouldDropHooked {
+            entity,
+            component: self.component_name(id),
+        };
+        for (index, table) in self.storages.tables.iter().enumerate() {
+            for (position, &id) in table.component_ids().iter().enumerate() {
+                let managed = snapshot
+                    .tables
+                    .get(index)
+                    .is_some_and(|t| t.columns[position].is_some());
+                if managed || !hooked(id) {
+                    continue;
+                }
+                let mask = keep.tables.get(&(index, position));
+                for (row, &entity) in table.entities().iter().enumerate() {
+                    if !mask.is_some_and(|m| m[row]) {
+                        return Err(refuse(entity, id));
+                    }
+                }
+            }
+        }
+        for (id, set) in self.storages.sparse_sets.iter() {
+            let managed = snapshot.sparse_sets.iter().any(|s| s.id == id);
+            if managed || !hooked(id) {
+                continue;
+            }
+            let mask = keep.sparse.get(&id);
+            for (row, &entity) in set.entities().iter().enumerate() {
+                if !mask.is_some_and(|m| m[row]) {
+                    return Err(refuse(entity, id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn component_name(&self, id: ComponentId) -> String {
+        self.components
+            .get_info(id)
+            .map_or_else(|| format!("{id:?}"), |info| info.name().to_owned())
+    }
+
+    /// A 64-bit hash of the opted-in state that components and resources
+    /// registered with a hash contribute to, plus the set of live entities.
+    ///
+    /// Equal worlds give equal checksums whatever order their archetypes
+    /// and tables were made in: each (entity, component, value) is hashed
+    /// on its own and the hashes are summed. Components are told apart by
+    /// type name, so two worlds that registered them in another order
+    /// agree. The hash is `std`'s `DefaultHasher` with its fixed keys: the
+    /// same program gives the same checksum on every run and machine of
+    /// the same pointer width and endianness.
+    pub fn checksum(&self) -> u64 {
+        let mut sum = 0u64;
+        let name_key = |id: ComponentId| {
+            let mut state = DefaultHasher::new();
+            self.component_name(id).hash(&mut state);
+            state.finish()
+        };
+        let mut add =
+            |key: u64, entity: Option<Entity>, value: Option<(HashValueFn, *const u8)>| {
+                let mut state = DefaultHasher::new();
+                key.hash(&mut state);
+                entity.map(Entity::to_bits).hash(&mut state);
+                if let Some((hash, ptr)) = value {
+                    // SAFETY: `ptr` is a valid value of the component the
+                    // function was registered for.
+                    unsafe { hash(ptr, &mut state) };
+                }
+                sum = sum.wrapping_add(mix(state.finish()));
+            };
+        for table in self.storages.tables.iter() {
+            for &entity in table.entities() {
+                add(0, Some(entity), None);
+            }
+            for (&id, column) in table.component_ids().iter().zip(table.columns()) {
+                let Some(hash) = self.snapshot_fns.get(id).and_then(|f| f.hash) else {
+                    continue;
+                };
+                let key = name_key(id);
+                for (row, &entity) in table.entities().iter().enumerate() {
+                    // SAFETY: `row` is below the column's length.
+                    let ptr = unsafe { column.get_data_unchecked(row) };
+                    add(key, Some(entity), Some((hash, ptr)));
+                }
+            }
+        }
+        for (id, set) in self.storages.sparse_sets.iter() {
+            let Some(hash) = self.snapshot_fns.get(id).and_then(|f| f.hash) else {
+                continue;
+            };
+            let key = name_key(id);
+            for (row, &entity) in set.entities().iter().enumerate() {
+                // SAFETY: `row` is below the column's length.
+                let ptr = unsafe { set.column().get_data_unchecked(row) };
+                add(key, Some(entity), Some((hash, ptr)));
+            }
+        }
+        for (index, fns) in self.snapshot_fns.fns.iter().enumerate() {
+            let id = ComponentId::new(index);
+            let Some(hash) = fns.and_then(|f| f.hash) else {
+                continue;
+            };
+            if let Some(ptr) = self.storages.resources.get(id).and_then(|d| d.get_data()) {
+                add(name_key(id), None, Some((hash, ptr)));
+            }
+        }
+        sum
+    }
+}
+
+/// The rows of values moved out of each table column and sparse set.
+#[derive(Default)]
+struct KeepMasks {
+    tables: HashMap<(usize, usize), Vec<bool>>,
+    sparse: HashMap<ComponentId, Vec<bool>>,
+}
+
+/// A finalising mix (splitmix64's), so that the sum of hashes spreads.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

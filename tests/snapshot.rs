@@ -1,0 +1,494 @@
+//! World snapshots: `snapshot`, `restore` and `checksum`. A restored world
+//! has the snapshot's entities (ids, archetypes, values, ticks), runs no
+//! hook or observer, leaves components that are not opted in as they are,
+//! and refuses, untouched, what it cannot restore.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ecs::lifecycle::HookContext;
+use ecs::prelude::*;
+use ecs::schedule::ScheduleLabel;
+use ecs::world::{DeferredWorld, RestoreError};
+
+#[derive(Component, Clone, Debug, PartialEq, Hash)]
+struct Pos(i64, i64);
+
+#[derive(Component, Clone, Debug, PartialEq, Hash)]
+#[component(storage = "SparseSet")]
+struct Stunned(u32);
+
+#[derive(Component, Clone, Debug, PartialEq, Hash)]
+struct Tag;
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[repr(align(64))]
+struct Wide([u8; 3]);
+
+/// Not opted into snapshots.
+#[derive(Component, Debug, PartialEq)]
+struct Sprite(&'static str);
+
+#[derive(Resource, Clone, Debug, PartialEq, Hash)]
+struct Score(u64);
+
+#[derive(Resource, Debug, PartialEq)]
+struct Untracked(u32);
+
+fn opted_in() -> World {
+    let mut world = World::new();
+    world.register_snapshot_hashed::<Pos>();
+    world.register_snapshot_hashed::<Stunned>();
+    world.register_snapshot_hashed::<Tag>();
+    world.register_snapshot::<Wide>();
+    world.register_resource_snapshot_hashed::<Score>();
+    world
+}
+
+/// Every live entity with its archetype and opted-in values, by id.
+fn contents(
+    world: &mut World,
+) -> Vec<(
+    Entity,
+    usize,
+    Option<Pos>,
+    Option<Stunned>,
+    bool,
+    Option<Wide>,
+)> {
+    let mut rows: Vec<_> = world
+        .query::<(
+            Entity,
+            Option<&Pos>,
+            Option<&Stunned>,
+            Has<Tag>,
+            Option<&Wide>,
+        )>()
+        .iter(world)
+        .map(|(e, p, s, t, w)| (e, p.cloned(), s.cloned(), t, w.cloned()))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows.into_iter()
+        .map(|(e, p, s, t, w)| {
+            let archetype = world.entity(e).location().archetype_id.index();
+            (e, archetype, p, s, t, w)
+        })
+        .collect()
+}
+
+#[test]
+fn restore_puts_back_ids_archetypes_and_values() {
+    let mut world = opted_in();
+    let mut entities = Vec::new();
+    for i in 0..24i64 {
+        let mut e = world.spawn(Pos(i, -i));
+        if i % 2 == 0 {
+            e.insert(Stunned(i as u32));
+        }
+        if i % 3 == 0 {
+            e.insert(Tag);
+        }
+        if i % 5 == 0 {
+            e.insert(Wide([i as u8; 3]));
+        }
+        entities.push(e.id());
+    }
+    world.despawn(entities[7]);
+    world.insert_resource(Score(5));
+    let before = contents(&mut world);
+    let snapshot = world.snapshot();
+    assert_eq!(snapshot.entity_count(), 23);
+
+    // What the world does next: every kind of change.
+    let next_spawn = world.spawn(Pos(100, 100)).id();
+    world.despawn(next_spawn);
+    world.get_mut::<Pos>(entities[0]).unwrap().0 = 999;
+    world.despawn(entities[1]);
+    world.despawn(entities[2]);
+    world
+        .entity_mut(entities[3])
+        .insert((Stunned(7), Tag))
+        .remove::<Pos>();
+    world.entity_mut(entities[4]).remove::<Stunned>();
+    for i in 0..10 {
+        world.spawn((Pos(i, i), Wide([9; 3]), Stunned(1)));
+    }
+    world.insert_resource(Score(77));
+    assert_ne!(contents(&mut world), before);
+
+    world.restore(&snapshot).unwrap();
+    assert_eq!(contents(&mut world), before);
+    assert_eq!(world.resource::<Score>(), &Score(5));
+    assert!(world.get_entity(entities[7]).is_err());
+    assert_eq!(world.entities().len(), 23);
+    // The allocator is the snapshot's: the next id is the one it gave then.
+    assert_eq!(world.spawn(Pos(0, 0)).id(), next_spawn);
+
+    // And again: a snapshot restores as often as asked.
+    world.get_mut::<Stunned>(entities[0]).unwrap().0 = 1234;
+    world.restore(&snapshot).unwrap();
+    assert_eq!(contents(&mut world), before);
+    world.clear_trackers();
+}
+
+#[test]
+fn queries_made_before_a_restore_still_work() {
+    let mut world = opted_in();
+    let a = world.spawn((Pos(1, 1), Tag)).id();
+    let mut query = world.query::<(&Pos, Has<Tag>)>();
+    assert_eq!(query.iter(&world).count(), 1);
+    let snapshot = world.snapshot();
+    world.spawn((Pos(2, 2), Stunned(3)));
+    world.spawn(Wide([1; 3]));
+    assert_eq!(query.iter(&world).count(), 2);
+    world.restore(&snapshot).unwrap();
+    assert_eq!(
+        query.iter(&world).collect::<Vec<_>>(),
+        vec![(&Pos(1, 1), true)]
+    );
+    assert_eq!(query.get(&world, a).unwrap().0, &Pos(1, 1));
+}
+
+static HOOK_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(on_add = count_hook, on_remove = count_hook, on_insert = count_hook, on_despawn = count_hook)]
+struct Hooked(u8);
+
+fn count_hook(_: DeferredWorld, _: HookContext) {
+    HOOK_CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+#[derive(Resource, Default)]
+struct ObserverCalls(usize);
+
+#[test]
+fn a_restore_runs_no_hook_and_no_observer() {
+    let mut world = opted_in();
+    world.register_snapshot::<Hooked>();
+    world.init_resource::<ObserverCalls>();
+    world.add_observer(|_: On<Add<Pos>>, mut calls: ResMut<ObserverCalls>| calls.0 += 1);
+    world.add_observer(|_: On<Remove<Pos>>, mut calls: ResMut<ObserverCalls>| calls.0 += 1);
+    let kept = world.spawn((Pos(1, 2), Hooked(1))).id();
+    let snapshot = world.snapshot();
+    let gone = world.spawn((Pos(3, 4), Hooked(2))).id();
+    world.despawn(kept);
+    let (hooks, observed) = (
+        HOOK_CALLS.load(Ordering::Relaxed),
+        world.resource::<ObserverCalls>().0,
+    );
+    world.restore(&snapshot).unwrap();
+    assert_eq!(HOOK_CALLS.load(Ordering::Relaxed), hooks);
+    assert_eq!(world.resource::<ObserverCalls>().0, observed);
+    assert_eq!(world.get::<Hooked>(kept), Some(&Hooked(1)));
+    assert!(world.get_entity(gone).is_err());
+    // The observers (entities of their own, not opted in) still observe.
+    world.spawn(Pos(0, 0));
+    assert_eq!(world.resource::<ObserverCalls>().0, observed + 1);
+}
+
+#[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+struct Frame;
+
+#[derive(Resource, Default, Clone, Debug, PartialEq)]
+struct Seen(Vec<(usize, usize)>);
+
+/// Counts, each frame, the `Pos` added and changed since the system's last
+/// run, and moves the entity with the lowest `x` (a change for next frame).
+fn watch(mut all: Query<&mut Pos>, mut seen: ResMut<Seen>) {
+    let mut rows: Vec<Mut<Pos>> = all.iter_mut().collect();
+    let added = rows.iter().filter(|p| p.is_added()).count();
+    let changed = rows.iter().filter(|p| p.is_changed()).count();
+    seen.0.push((added, changed));
+    if let Some(p) = rows.iter_mut().min_by_key(|p| p.0) {
+        p.0 += 10;
+    }
+}
+
+#[test]
+fn added_and_changed_answer_as_they_did_at_the_snapshot() {
+    let mut world = opted_in();
+    world.init_resource::<Seen>();
+    world.register_resource_snapshot::<Seen>();
+    let mut schedule = Schedule::new(Frame);
+    schedule.add_systems(watch.run_if(resource_exists::<Score>));
+    world.add_schedule(schedule);
+    world.insert_resource(Score(0));
+    for i in 0..5 {
+        world.spawn(Pos(i, 0));
+    }
+    world.run_schedule(Frame);
+    world.spawn(Pos(50, 0));
+    let snapshot = world.snapshot();
+    for _ in 0..4 {
+        world.run_schedule(Frame);
+    }
+    let first = world.resource::<Seen>().clone();
+    // Time passes outside the schedule: the restore must not count it as
+    // the systems' (their last runs come back with the values).
+    for _ in 0..100 {
+        world.increment_change_tick();
+    }
+
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.resource::<Seen>().0.len(), 1);
+    for _ in 0..4 {
+        world.run_schedule(Frame);
+    }
+    assert_eq!(world.resource::<Seen>(), &first);
+    // The frame after the snapshot saw the spawn and the move, not everything.
+    assert_eq!(first.0[1], (1, 1));
+}
+
+#[test]
+fn components_not_opted_in_are_left_as_they_are() {
+    let mut world = opted_in();
+    world.insert_resource(Untracked(1));
+    let a = world.spawn((Pos(1, 1), Sprite("a"))).id();
+    let b = world.spawn(Pos(2, 2)).id();
+    let snapshot = world.snapshot();
+    world.get_mut::<Sprite>(a).unwrap().0 = "a2";
+    world.get_mut::<Pos>(a).unwrap().0 = 10;
+    world.entity_mut(b).insert(Sprite("b"));
+    world.resource_mut::<Untracked>().0 = 2;
+    world.restore(&snapshot).unwrap();
+    // `a` keeps its current sprite; `b` had none then, so its new one goes.
+    assert_eq!(world.get::<Sprite>(a), Some(&Sprite("a2")));
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1, 1)));
+    assert_eq!(world.get::<Sprite>(b), None);
+    assert_eq!(world.resource::<Untracked>(), &Untracked(2));
+}
+
+#[test]
+fn a_restore_that_needs_a_value_no_longer_there_is_refused() {
+    let mut world = opted_in();
+    let a = world.spawn((Pos(1, 1), Sprite("a"))).id();
+    let snapshot = world.snapshot();
+    world.get_mut::<Pos>(a).unwrap().0 = 5;
+    world.entity_mut(a).remove::<Sprite>();
+    let err = world.restore(&snapshot).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::MissingComponent {
+            entity: a,
+            component: std::any::type_name::<Sprite>().to_owned()
+        }
+    );
+    assert!(err.to_string().contains("Sprite"), "{err}");
+    // Nothing changed.
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(5, 1)));
+
+    world.despawn(a);
+    let err = world.restore(&snapshot).unwrap_err();
+    assert!(matches!(err, RestoreError::MissingComponent { entity, .. } if entity == a));
+    assert!(world.get_entity(a).is_err());
+}
+
+#[test]
+fn a_restore_that_would_drop_an_observer_is_refused() {
+    let mut world = opted_in();
+    let e = world.spawn(Pos(1, 1)).id();
+    let snapshot = world.snapshot();
+    let observer = world.add_observer(|_: On<Add<Pos>>| {}).id();
+    world.get_mut::<Pos>(e).unwrap().0 = 3;
+    let err = world.restore(&snapshot).unwrap_err();
+    assert!(
+        matches!(&err, RestoreError::WouldDropHooked { entity, .. } if *entity == observer),
+        "{err}"
+    );
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(3, 1)));
+    // Once the observer is gone the restore goes through.
+    world.despawn(observer);
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
+}
+
+#[test]
+fn a_snapshot_of_another_world_is_refused() {
+    let mut first = opted_in();
+    let mut second = opted_in();
+    first.spawn(Pos(1, 1));
+    let snapshot = first.snapshot();
+    let err = second.restore(&snapshot).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::WrongWorld {
+            snapshot: first.id(),
+            world: second.id()
+        }
+    );
+    assert_eq!(second.entities().len(), 0);
+}
+
+#[test]
+fn components_registered_after_the_snapshot() {
+    #[derive(Component, Clone, Debug, PartialEq)]
+    struct Later(u8);
+    let mut world = opted_in();
+    let e = world.spawn(Pos(1, 1)).id();
+    let snapshot = world.snapshot();
+    world.register_snapshot::<Later>();
+    world.entity_mut(e).insert(Later(1));
+    let f = world.spawn((Later(2), Stunned(3))).id();
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.get::<Later>(e), None);
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
+    assert!(world.get_entity(f).is_err());
+    assert_eq!(world.query::<&Later>().iter(&world).count(), 0);
+}
+
+#[test]
+fn resources_opted_in_come_back_as_they_were() {
+    let mut world = opted_in();
+    let snapshot_without = world.snapshot();
+    world.insert_resource(Score(3));
+    let snapshot_with = world.snapshot();
+    world.resource_mut::<Score>().0 = 9;
+    world.restore(&snapshot_with).unwrap();
+    assert_eq!(world.resource::<Score>(), &Score(3));
+    assert!(!world.is_resource_changed::<Score>() || world.resource_ref::<Score>().is_added());
+    world.restore(&snapshot_without).unwrap();
+    assert!(world.get_resource::<Score>().is_none());
+}
+
+/// Counts live values, to check each is dropped exactly once.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PANIC_ON_CLONE: AtomicBool = AtomicBool::new(false);
+
+#[derive(Component, Debug, PartialEq)]
+struct Counted(u32);
+
+impl Counted {
+    fn new(v: u32) -> Counted {
+        LIVE.fetch_add(1, Ordering::SeqCst);
+        Counted(v)
+    }
+}
+
+impl Clone for Counted {
+    fn clone(&self) -> Self {
+        if PANIC_ON_CLONE.load(Ordering::SeqCst) && self.0 == 3 {
+            panic!("clone of Counted(3)");
+        }
+        Counted::new(self.0)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn every_value_is_dropped_once_and_a_panicking_clone_changes_nothing() {
+    {
+        let mut world = World::new();
+        world.register_snapshot::<Counted>();
+        let entities: Vec<Entity> = (0..6).map(|i| world.spawn(Counted::new(i)).id()).collect();
+        let snapshot = world.snapshot();
+        assert_eq!(LIVE.load(Ordering::SeqCst), 12);
+
+        // A clone panics while restoring: the world is as it was.
+        world.get_mut::<Counted>(entities[0]).unwrap().0 = 100;
+        world.despawn(entities[5]);
+        assert_eq!(LIVE.load(Ordering::SeqCst), 11);
+        PANIC_ON_CLONE.store(true, Ordering::SeqCst);
+        let panicked = catch_unwind(AssertUnwindSafe(|| world.restore(&snapshot)));
+        assert!(panicked.is_err());
+        assert_eq!(world.get::<Counted>(entities[0]).map(|c| c.0), Some(100));
+        assert!(world.get_entity(entities[5]).is_err());
+        assert_eq!(LIVE.load(Ordering::SeqCst), 11);
+
+        // And while snapshotting.
+        let panicked = catch_unwind(AssertUnwindSafe(|| world.snapshot()));
+        assert!(panicked.is_err());
+        assert_eq!(LIVE.load(Ordering::SeqCst), 11);
+        PANIC_ON_CLONE.store(false, Ordering::SeqCst);
+
+        world.restore(&snapshot).unwrap();
+        assert_eq!(world.get::<Counted>(entities[0]).map(|c| c.0), Some(0));
+        assert_eq!(world.get::<Counted>(entities[5]).map(|c| c.0), Some(5));
+        assert_eq!(LIVE.load(Ordering::SeqCst), 12);
+        drop(snapshot);
+        assert_eq!(LIVE.load(Ordering::SeqCst), 6);
+    }
+    assert_eq!(LIVE.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn the_checksum_ignores_history_and_sees_values() {
+    let build = |order: bool| {
+        let mut world = World::new();
+        if order {
+            world.register_snapshot_hashed::<Pos>();
+            world.register_snapshot_hashed::<Tag>();
+        } else {
+            world.register_snapshot_hashed::<Tag>();
+            world.register_snapshot_hashed::<Pos>();
+        }
+        world.register_snapshot_hashed::<Stunned>();
+        world.insert_resource(Score(1));
+        world.register_resource_snapshot_hashed::<Score>();
+        for i in 0..8i64 {
+            // The same entities and values, reached through other archetypes.
+            let mut e = world.spawn_empty();
+            if order {
+                e.insert(Pos(i, 0)).insert(Tag);
+            } else {
+                e.insert(Tag)
+                    .insert(Stunned(0))
+                    .insert(Pos(i, 0))
+                    .remove::<Stunned>();
+            }
+        }
+        world
+    };
+    let (mut a, b) = (build(true), build(false));
+    assert_eq!(a.checksum(), b.checksum());
+    let snapshot = a.snapshot();
+    let e = a
+        .query_filtered::<Entity, With<Pos>>()
+        .iter(&a)
+        .next()
+        .unwrap();
+    a.get_mut::<Pos>(e).unwrap().1 = 1;
+    assert_ne!(a.checksum(), b.checksum());
+    a.restore(&snapshot).unwrap();
+    assert_eq!(a.checksum(), b.checksum());
+    a.resource_mut::<Score>().0 = 2;
+    assert_ne!(a.checksum(), b.checksum());
+    a.restore(&snapshot).unwrap();
+    a.spawn_empty();
+    assert_ne!(a.checksum(), b.checksum(), "a new empty entity counts");
+}
+
+#[test]
+fn a_panicking_drop_during_restore_still_restores_everything() {
+    static PANIC_ON_DROP: AtomicBool = AtomicBool::new(false);
+    #[derive(Component, Clone)]
+    struct Bomb(#[allow(dead_code)] Arc<()>);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            if PANIC_ON_DROP.swap(false, Ordering::SeqCst) {
+                panic!("Bomb dropped");
+            }
+        }
+    }
+    let mut world = opted_in();
+    world.register_snapshot::<Bomb>();
+    let shared = Arc::new(());
+    let a = world.spawn((Pos(1, 1), Bomb(shared.clone()))).id();
+    let snapshot = world.snapshot();
+    world.get_mut::<Pos>(a).unwrap().0 = 7;
+    world.spawn((Pos(2, 2), Bomb(shared.clone())));
+    PANIC_ON_DROP.store(true, Ordering::SeqCst);
+    let panicked = catch_unwind(AssertUnwindSafe(|| world.restore(&snapshot)));
+    assert!(panicked.is_err());
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1, 1)));
+    assert_eq!(world.query::<&Bomb>().iter(&world).count(), 1);
+    drop(world);
+    drop(snapshot);
+    assert_eq!(Arc::strong_count(&shared), 1);
+}
