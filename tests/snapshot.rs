@@ -46,17 +46,18 @@ fn opted_in() -> World {
     world
 }
 
-/// Every live entity with its archetype and opted-in values, by id.
-fn contents(
-    world: &mut World,
-) -> Vec<(
+/// A live entity: id, archetype index and opted-in values.
+type Row = (
     Entity,
     usize,
     Option<Pos>,
     Option<Stunned>,
     bool,
     Option<Wide>,
-)> {
+);
+
+/// Every live entity with its archetype and opted-in values, by id.
+fn contents(world: &mut World) -> Vec<Row> {
     let mut rows: Vec<_> = world
         .query::<(
             Entity,

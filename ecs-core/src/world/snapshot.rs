@@ -420,9 +420,9 @@ impl World {
             let value = self.storages.resources.get(id).and_then(|data| {
                 let (ptr, ticks) = (data.get_data()?, data.get_ticks()?);
                 let info = self.components.get_info(id)?;
-                // SAFETY: `ptr` is a valid value of the resource, and the
-                // functions were registered for its type.
                 Some(Cloned {
+                    // SAFETY: `ptr` is a valid value of the resource, and the
+                    // functions were registered for its type.
                     values: unsafe {
                         Column::clone_one(
                             info.layout(),
