@@ -3,10 +3,13 @@
 //! hook or observer, leaves components that are not opted in as they are,
 //! and refuses, untouched, what it cannot restore.
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use common::integrity::integrity;
 use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::schedule::ScheduleLabel;
@@ -119,6 +122,7 @@ fn restore_puts_back_ids_archetypes_and_values() {
     assert_ne!(contents(&mut world), before);
 
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(contents(&mut world), before);
     assert_eq!(world.resource::<Score>(), &Score(5));
     assert!(world.get_entity(entities[7]).is_err());
@@ -129,6 +133,7 @@ fn restore_puts_back_ids_archetypes_and_values() {
     // And again: a snapshot restores as often as asked.
     world.get_mut::<Stunned>(entities[0]).unwrap().0 = 1234;
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(contents(&mut world), before);
     world.clear_trackers();
 }
@@ -144,6 +149,7 @@ fn queries_made_before_a_restore_still_work() {
     world.spawn(Wide([1; 3]));
     assert_eq!(query.iter(&world).count(), 2);
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(
         query.iter(&world).collect::<Vec<_>>(),
         vec![(&Pos(1, 1), true)]
@@ -180,6 +186,7 @@ fn a_restore_runs_no_hook_and_no_observer() {
         world.resource::<ObserverCalls>().0,
     );
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(HOOK_CALLS.load(Ordering::Relaxed), hooks);
     assert_eq!(world.resource::<ObserverCalls>().0, observed);
     assert_eq!(world.get::<Hooked>(kept), Some(&Hooked(1)));
@@ -233,6 +240,7 @@ fn added_and_changed_answer_as_they_did_at_the_snapshot() {
     }
 
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(world.resource::<Seen>().0.len(), 1);
     for _ in 0..4 {
         world.run_schedule(Frame);
@@ -254,6 +262,7 @@ fn components_not_opted_in_are_left_as_they_are() {
     world.entity_mut(b).insert(Sprite("b"));
     world.resource_mut::<Untracked>().0 = 2;
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     // `a` keeps its current sprite; `b` had none then, so its new one goes.
     assert_eq!(world.get::<Sprite>(a), Some(&Sprite("a2")));
     assert_eq!(world.get::<Pos>(a), Some(&Pos(1, 1)));
@@ -302,6 +311,7 @@ fn a_restore_that_would_drop_an_observer_is_refused() {
     // Once the observer is gone the restore goes through.
     world.despawn(observer);
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
 }
 
@@ -333,6 +343,7 @@ fn components_registered_after_the_snapshot() {
     world.entity_mut(e).insert(Later(1));
     let f = world.spawn((Later(2), Stunned(3))).id();
     world.restore(&snapshot).unwrap();
+    integrity(&world);
     assert_eq!(world.get::<Later>(e), None);
     assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
     assert!(world.get_entity(f).is_err());
@@ -409,6 +420,7 @@ fn every_value_is_dropped_once_and_a_panicking_clone_changes_nothing() {
         PANIC_ON_CLONE.store(false, Ordering::SeqCst);
 
         world.restore(&snapshot).unwrap();
+        integrity(&world);
         assert_eq!(world.get::<Counted>(entities[0]).map(|c| c.0), Some(0));
         assert_eq!(world.get::<Counted>(entities[5]).map(|c| c.0), Some(5));
         assert_eq!(LIVE.load(Ordering::SeqCst), 12);
@@ -457,10 +469,12 @@ fn the_checksum_ignores_history_and_sees_values() {
     a.get_mut::<Pos>(e).unwrap().1 = 1;
     assert_ne!(a.checksum(), b.checksum());
     a.restore(&snapshot).unwrap();
+    integrity(&a);
     assert_eq!(a.checksum(), b.checksum());
     a.resource_mut::<Score>().0 = 2;
     assert_ne!(a.checksum(), b.checksum());
     a.restore(&snapshot).unwrap();
+    integrity(&a);
     a.spawn_empty();
     assert_ne!(a.checksum(), b.checksum(), "a new empty entity counts");
 }
@@ -492,4 +506,49 @@ fn a_panicking_drop_during_restore_still_restores_everything() {
     drop(world);
     drop(snapshot);
     assert_eq!(Arc::strong_count(&shared), 1);
+}
+
+#[derive(Relation)]
+struct Likes;
+
+#[derive(Message, Clone, Debug, PartialEq)]
+struct Ping(u32);
+
+#[test]
+fn hierarchy_relations_and_messages_come_back() {
+    use ecs::relation::{Sources, Targets};
+    let mut world = opted_in();
+    world.register_snapshot::<ChildOf>();
+    world.register_snapshot::<Children>();
+    world.register_snapshot::<Targets<Likes>>();
+    world.register_snapshot::<Sources<Likes>>();
+    world.add_message::<Ping>();
+    world.register_resource_snapshot::<Messages<Ping>>();
+
+    let parent = world.spawn(Pos(0, 0)).id();
+    let a = world.spawn((Pos(1, 0), ChildOf(parent))).id();
+    let b = world.spawn((Pos(2, 0), ChildOf(parent))).id();
+    world.entity_mut(a).relate::<Likes>(b).unwrap();
+    world.write_message(Ping(1));
+    let snapshot = world.snapshot();
+
+    world.entity_mut(b).remove::<ChildOf>();
+    world.despawn(a);
+    world.write_message(Ping(2));
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+
+    assert_eq!(world.get::<ChildOf>(a), Some(&ChildOf(parent)));
+    assert_eq!(world.get::<Children>(parent).unwrap().to_vec(), vec![a, b]);
+    assert_eq!(&**world.get::<Targets<Likes>>(a).unwrap(), &[b]);
+    assert_eq!(&**world.get::<Sources<Likes>>(b).unwrap(), &[a]);
+    let messages = world.resource::<Messages<Ping>>();
+    let mut cursor = messages.get_cursor();
+    assert_eq!(
+        cursor.read(messages).cloned().collect::<Vec<_>>(),
+        vec![Ping(1)]
+    );
+    // The hooks keep working from the restored state.
+    world.despawn(parent);
+    assert!(world.get_entity(a).is_err() && world.get_entity(b).is_err());
 }

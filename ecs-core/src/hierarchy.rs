@@ -52,7 +52,7 @@ impl ChildOf {
 ///
 /// Maintained by the hooks of [`ChildOf`]; despawning the entity despawns
 /// its children.
-#[derive(Component, Default, Debug, PartialEq, Eq)]
+#[derive(Component, Default, Clone, Debug, PartialEq, Eq, Hash)]
 #[relationship_target(relationship = ChildOf, linked_spawn)]
 pub struct Children(Vec<Entity>);
 

@@ -45,6 +45,17 @@ pub struct Messages<M: Message> {
 
 impl<M: Message> Resource for Messages<M> {}
 
+// Derived, it would not be `Clone` for the buffers' sake alone.
+impl<M: Message + Clone> Clone for Messages<M> {
+    fn clone(&self) -> Self {
+        Messages {
+            older: self.older.clone(),
+            newer: self.newer.clone(),
+            message_count: self.message_count,
+        }
+    }
+}
+
 // A derived `Default` would require `M: Default`.
 impl<M: Message> Default for Messages<M> {
     fn default() -> Self {
@@ -215,6 +226,22 @@ impl<M: Message> Extend<M> for Messages<M> {
 pub(crate) struct MessageSequence<M: Message> {
     pub(crate) messages: Vec<MessageInstance<M>>,
     pub(crate) start_message_count: usize,
+}
+
+impl<M: Message + Clone> Clone for MessageSequence<M> {
+    fn clone(&self) -> Self {
+        MessageSequence {
+            messages: self
+                .messages
+                .iter()
+                .map(|m| MessageInstance {
+                    message_id: m.message_id,
+                    message: m.message.clone(),
+                })
+                .collect(),
+            start_message_count: self.start_message_count,
+        }
+    }
 }
 
 // A derived `Default` would require `M: Default`.

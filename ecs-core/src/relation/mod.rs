@@ -149,6 +149,33 @@ pub struct Sources<R: Relation> {
     list: EntityList<R>,
 }
 
+// Derived, these would need `R: Clone`; snapshots clone relation lists.
+impl<R: Relation> Clone for Targets<R> {
+    fn clone(&self) -> Self {
+        Targets {
+            list: self.list.clone(),
+        }
+    }
+}
+
+impl<R: Relation> Clone for Sources<R> {
+    fn clone(&self) -> Self {
+        Sources {
+            list: self.list.clone(),
+        }
+    }
+}
+
+impl<R> Clone for EntityList<R> {
+    fn clone(&self) -> Self {
+        EntityList {
+            entities: self.entities.clone(),
+            linked: self.linked,
+            marker: PhantomData,
+        }
+    }
+}
+
 /// The entities of one side of a relation.
 struct EntityList<R> {
     entities: Vec<Entity>,
