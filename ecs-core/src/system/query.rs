@@ -4,10 +4,10 @@ use crate::{
     change_detection::Tick,
     entity::{Entity, EntitySet, EntitySetIterator, UniqueEntityArray},
     query::{
-        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter, QueryData,
-        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryManyUniqueIter,
-        QueryNotDenseError, QueryParIter, QueryParManyUniqueIter, QuerySingleError, QueryState,
-        ReadOnlyQueryData,
+        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter,
+        QueryContiguousParIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
+        QueryManyUniqueIter, QueryNotDenseError, QueryParIter, QueryParManyUniqueIter,
+        QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -733,6 +733,69 @@ impl<'w, 's, D: QueryData, F: ArchetypeFilter> Query<'w, 's, D, F> {
         D: ContiguousQueryData,
     {
         self.reborrow().contiguous_iter_inner()
+    }
+
+    /// A parallel walk over the matches as read-only slices: each batch
+    /// of a table's rows is handed to the callback on rayon's pool.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100).map(Health));
+    /// let total = AtomicU32::new(0);
+    /// world
+    ///     .run_system_once(|query: Query<&Health>| {
+    ///         query.contiguous_par_iter().unwrap().for_each(|health| {
+    ///             let sum: u32 = health.iter().map(|h| h.0).sum();
+    ///             total.fetch_add(sum, Ordering::Relaxed);
+    ///         });
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(total.into_inner(), 4950);
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter(
+        &self,
+    ) -> Result<QueryContiguousParIter<'_, 's, D::ReadOnly, F>, QueryNotDenseError>
+    where
+        D::ReadOnly: ContiguousQueryData,
+    {
+        self.as_readonly().contiguous_par_iter_inner()
+    }
+
+    /// A parallel walk over the matches as slices, mutably; see
+    /// [`Query::contiguous_par_iter`].
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter_mut(
+        &mut self,
+    ) -> Result<QueryContiguousParIter<'_, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        self.reborrow().contiguous_par_iter_inner()
+    }
+
+    /// [`Query::contiguous_par_iter_mut`], consuming the query.
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter_inner(
+        self,
+    ) -> Result<QueryContiguousParIter<'w, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe { QueryContiguousParIter::new(self.world, self.state, self.last_run, self.this_run) }
     }
 
     /// [`Query::contiguous_iter_mut`], consuming the query.
