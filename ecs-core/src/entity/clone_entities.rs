@@ -962,7 +962,8 @@ impl CloneByFilter for OptOut {
     ) {
         let keep = self.insert_mode == InsertMode::Keep;
         for &id in source {
-            if !self.deny.contains(&id) && !(keep && target_has(id)) {
+            let kept = keep && target_has(id);
+            if !kept && !self.deny.contains(&id) {
                 clone(id);
             }
         }
