@@ -57,6 +57,7 @@ mod errors;
 mod event;
 mod fields;
 mod generics;
+mod map_entities;
 mod marker;
 mod message;
 mod query;
@@ -170,6 +171,45 @@ use syn::DeriveInput;
 )]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     expand(input, component::derive)
+}
+
+/// Implements `MapEntities` for a struct or enum by mapping every field
+/// marked `#[entities]` (its type implements `MapEntities`: `Entity`,
+/// `Option<Entity>`, `Vec<Entity>`, ..); other fields are left alone.
+/// `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::entity::{EntityHashMap, MapEntities};
+///
+/// #[derive(MapEntities)]
+/// struct Link {
+///     #[entities]
+///     target: Entity,
+///     #[entities]
+///     backups: Vec<Entity>,
+///     weight: f32,
+/// }
+///
+/// #[derive(MapEntities)]
+/// enum Order {
+///     Follow(#[entities] Entity),
+///     Idle,
+/// }
+///
+/// let (a, b) = (Entity::from_raw(1), Entity::from_raw(2));
+/// let mut map = EntityHashMap::default();
+/// map.insert(a, b);
+/// let mut link = Link { target: a, backups: vec![a], weight: 1.0 };
+/// link.map_entities(&mut map);
+/// assert_eq!((link.target, link.backups), (b, vec![b]));
+/// let mut order = Order::Follow(a);
+/// order.map_entities(&mut map);
+/// assert!(matches!(order, Order::Follow(e) if e == b));
+/// ```
+#[proc_macro_derive(MapEntities, attributes(entities, ecs))]
+pub fn derive_map_entities(input: TokenStream) -> TokenStream {
+    expand(input, map_entities::derive)
 }
 
 /// Implements `Bundle` for a struct whose fields are bundles, so the

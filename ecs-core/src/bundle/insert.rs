@@ -15,7 +15,7 @@ use crate::{
 
 /// What an insert does with components the entity already has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum InsertMode {
+pub enum InsertMode {
     /// Replace the old value (dropping it).
     Replace,
     /// Keep the old value (dropping the new one).

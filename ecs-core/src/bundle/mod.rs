@@ -19,8 +19,9 @@ mod value_scratch;
 pub use ecs_macros::Bundle;
 pub(crate) use info::InsertTarget;
 pub use info::{BundleId, BundleInfo, Bundles};
+pub use insert::InsertMode;
 pub(crate) use insert::{
-    fire_after_insert, fire_before_replace, insert_bundle, move_and_write, write_bundle, InsertMode,
+    fire_after_insert, fire_before_replace, insert_bundle, move_and_write, write_bundle,
 };
 pub(crate) use remove::{fire_before_remove, remove_bundle, remove_bundle_unhooked, take_bundle};
 pub(crate) use spawn::BundleSpawner;

@@ -40,7 +40,10 @@ pub use ecs_macros::Component;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub use registry::{ComponentDescriptor, ComponentId, ComponentInfo, Components};
 pub(crate) use required::closure as required_closure;
-pub use required::{RequiredComponent, RequiredComponentConstructor, RequiredComponentsRegistrar};
+pub use required::{
+    RequiredComponent, RequiredComponentConstructor, RequiredComponentsError,
+    RequiredComponentsRegistrar,
+};
 
 /// Where the values of a component type are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

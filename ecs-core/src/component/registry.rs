@@ -10,7 +10,8 @@ use hashbrown::HashMap;
 
 use super::{
     Component, ComponentCloneBehavior, ComponentHooks, RequiredComponent,
-    RequiredComponentsRegistrar, StorageType,
+    RequiredComponentConstructor, RequiredComponentsError, RequiredComponentsRegistrar,
+    StorageType,
 };
 use crate::{
     archetype::ArchetypeFlags, ptr::OwningPtr, resource::Resource, storage::SparseSetIndex,
@@ -246,7 +247,8 @@ pub struct ComponentInfo {
     hooks: ComponentHooks,
     /// Requirements declared by the type itself.
     required_direct: Vec<RequiredComponent>,
-    /// Every requirement, transitively (nearest requirer's constructor).
+    /// Every requirement, transitively, in bevy's depth-first order (a
+    /// direct requirement's constructor wins over an inherited one).
     required: Vec<RequiredComponent>,
     /// Which lifecycle events have observers watching this component.
     observer_flags: ArchetypeFlags,
@@ -406,6 +408,55 @@ impl Components {
             }
         }
         id
+    }
+
+    /// Makes `required` a direct requirement of `requiree`, made by
+    /// `constructor`, and recomputes the transitive requirements of
+    /// `requiree` and of every component requiring it.
+    ///
+    /// The caller checks that no archetype holds a component whose
+    /// requirements change (its cached moves would miss the new one).
+    pub(crate) fn register_required_components(
+        &mut self,
+        requiree: ComponentId,
+        required: ComponentId,
+        constructor: RequiredComponentConstructor,
+    ) -> Result<(), RequiredComponentsError> {
+        let required_info = self.get_info(required).expect("registered");
+        if required == requiree || required_info.required.iter().any(|r| r.id == requiree) {
+            return Err(RequiredComponentsError::CyclicRequirement(
+                requiree, required,
+            ));
+        }
+        let requiree_info = &mut self.components[requiree.index()];
+        if requiree_info
+            .required_direct
+            .iter()
+            .any(|r| r.id == required)
+        {
+            return Err(RequiredComponentsError::DuplicateRegistration(
+                requiree, required,
+            ));
+        }
+        requiree_info.required_direct.push(RequiredComponent {
+            id: required,
+            constructor,
+        });
+        let affected: Vec<ComponentId> = self.requirers_of(requiree).chain([requiree]).collect();
+        for id in affected {
+            let closure = super::required_closure(self, id)
+                .unwrap_or_else(|(cycle, _)| unreachable!("checked above: {cycle}"));
+            self.components[id.index()].required = closure;
+        }
+        Ok(())
+    }
+
+    /// The components requiring `id`, directly or not.
+    pub(crate) fn requirers_of(&self, id: ComponentId) -> impl Iterator<Item = ComponentId> + '_ {
+        self.components
+            .iter()
+            .filter(move |info| info.required.iter().any(|r| r.id == id))
+            .map(|info| info.id)
     }
 
     /// Registers a component from a descriptor. A descriptor of a Rust

@@ -1,5 +1,7 @@
 use std::{mem::ManuallyDrop, sync::Arc};
 
+use hashbrown::HashMap;
+
 use super::{Component, ComponentId, Components, StorageType};
 
 /// A sink that takes ownership of one type-erased value.
@@ -67,8 +69,10 @@ impl RequiredComponentsRegistrar<'_> {
     }
 }
 
-/// Computes the transitive requirements of `id` from the direct ones:
-/// breadth-first, so the constructor of the nearest requirer wins.
+/// Computes the transitive requirements of `id` from the direct ones, in
+/// bevy's order: each direct requirement brings its own requirements
+/// first (depth-first, earlier direct requirements first), and a direct
+/// requirement's constructor always replaces an inherited one.
 ///
 /// Returns an error naming the components if the requirements form a
 /// cycle, with the components on it.
@@ -76,36 +80,135 @@ pub(crate) fn closure(
     components: &Components,
     id: ComponentId,
 ) -> Result<Vec<RequiredComponent>, (String, Vec<ComponentId>)> {
-    let mut result: Vec<RequiredComponent> = Vec::new();
-    let mut frontier: Vec<(ComponentId, Vec<ComponentId>)> = vec![(id, vec![id])];
-    while !frontier.is_empty() {
-        let mut next = Vec::new();
-        for (current, path) in frontier {
-            let info = components.get_info(current).expect("registered");
-            for required in info.required_direct() {
-                if required.id == id || path.contains(&required.id) {
-                    let mut names: Vec<&str> = path
-                        .iter()
-                        .map(|&c| components.get_name(c).unwrap_or("?"))
-                        .collect();
-                    names.push(components.get_name(required.id).unwrap_or("?"));
-                    return Err((
-                        format!(
-                            "required components form a cycle: {}",
-                            names.join(" requires ")
-                        ),
-                        path,
-                    ));
-                }
-                if !result.iter().any(|r| r.id == required.id) {
-                    result.push(required.clone());
-                    let mut path = path.clone();
-                    path.push(required.id);
-                    next.push((required.id, path));
+    let mut memo = HashMap::new();
+    closure_of(components, id, &mut vec![id], &mut memo)
+}
+
+/// One step of [`closure`]: `path` is the chain of requirers from the
+/// root to `id`, `memo` the closures finished so far.
+fn closure_of(
+    components: &Components,
+    id: ComponentId,
+    path: &mut Vec<ComponentId>,
+    memo: &mut HashMap<ComponentId, Vec<RequiredComponent>>,
+) -> Result<Vec<RequiredComponent>, (String, Vec<ComponentId>)> {
+    if let Some(done) = memo.get(&id) {
+        return Ok(done.clone());
+    }
+    let info = components.get_info(id).expect("registered");
+    let mut all: Vec<RequiredComponent> = Vec::new();
+    for required in info.required_direct() {
+        if path.contains(&required.id) {
+            return Err(cycle_error(components, path, required.id));
+        }
+        // Already inherited through an earlier requirement: its own
+        // requirements are in `all` already.
+        if !all.iter().any(|r| r.id == required.id) {
+            path.push(required.id);
+            let inherited = closure_of(components, required.id, path, memo)?;
+            path.pop();
+            for r in inherited {
+                if !all.iter().any(|a| a.id == r.id) {
+                    all.push(r);
                 }
             }
         }
-        frontier = next;
+        match all.iter_mut().find(|r| r.id == required.id) {
+            Some(slot) => slot.constructor = required.constructor.clone(),
+            None => all.push(required.clone()),
+        }
     }
-    Ok(result)
+    memo.insert(id, all.clone());
+    Ok(all)
 }
+
+fn cycle_error(
+    components: &Components,
+    path: &[ComponentId],
+    back_to: ComponentId,
+) -> (String, Vec<ComponentId>) {
+    let names: Vec<&str> = path
+        .iter()
+        .chain([&back_to])
+        .map(|&c| components.get_name(c).unwrap_or("?"))
+        .collect();
+    (
+        format!(
+            "required components form a cycle: {}",
+            names.join(" requires ")
+        ),
+        path.to_vec(),
+    )
+}
+
+/// Why [`World::try_register_required_components`] refused a requirement.
+///
+/// The variants hold ids, as bevy's do; [`RequiredComponentsError::describe`]
+/// names the components, and the panicking
+/// [`World::register_required_components`] panics with that text.
+///
+/// [`World::try_register_required_components`]: crate::world::World::try_register_required_components
+/// [`World::register_required_components`]: crate::world::World::register_required_components
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequiredComponentsError {
+    /// The first component already directly requires the second.
+    DuplicateRegistration(ComponentId, ComponentId),
+    /// The requirement would make a cycle: the first component (the
+    /// requiree) is already required, directly or not, by the second.
+    CyclicRequirement(ComponentId, ComponentId),
+    /// An archetype with this component already exists, so entities that
+    /// have it (and cached archetype moves) lack the new requirement.
+    ArchetypeExists(ComponentId),
+}
+
+impl RequiredComponentsError {
+    /// The error's message with the components named from `components`
+    /// (the registry of the world that returned it).
+    pub fn describe(&self, components: &Components) -> String {
+        let name = |id: ComponentId| {
+            components
+                .get_name(id)
+                .map_or_else(|| format!("{id:?}"), |name| format!("`{name}`"))
+        };
+        match *self {
+            Self::DuplicateRegistration(requiree, required) => format!(
+                "component {} already directly requires component {}",
+                name(requiree),
+                name(required)
+            ),
+            Self::CyclicRequirement(requiree, required) => format!(
+                "requiring {} from {} would make a cycle: {} already requires {}",
+                name(required),
+                name(requiree),
+                name(required),
+                name(requiree)
+            ),
+            Self::ArchetypeExists(id) => format!(
+                "an archetype with component {} already exists: register required components before the component is first added to an entity",
+                name(id)
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for RequiredComponentsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::DuplicateRegistration(requiree, required) => write!(
+                f,
+                "component {requiree:?} already directly requires component {required:?}"
+            ),
+            Self::CyclicRequirement(requiree, required) => write!(
+                f,
+                "cyclic requirement: the requiree component {requiree:?} is required by the required component {required:?}"
+            ),
+            Self::ArchetypeExists(id) => write!(
+                f,
+                "an archetype with the component {id:?} that requires other components already exists"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RequiredComponentsError {}

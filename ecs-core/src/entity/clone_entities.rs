@@ -27,7 +27,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::{Entities, Entity, EntityHashMap, EntityMapper};
 use crate::{
-    bundle::{Bundle, BundleId, ComponentSink, DynamicBundle},
+    bundle::{Bundle, BundleId, ComponentSink, DynamicBundle, InsertMode},
     component::{
         Component, ComponentCloneBehavior, ComponentCloneFn, ComponentId, ComponentInfo,
         StorageType,
@@ -779,6 +779,15 @@ impl<Filter: CloneByFilter> EntityClonerBuilder<'_, Filter> {
 }
 
 impl EntityClonerBuilder<'_, OptOut> {
+    /// Whether cloned components replace the ones the target has
+    /// ([`InsertMode::Replace`], the default) or are cloned only where the
+    /// target lacks them ([`InsertMode::Keep`]). No difference when the
+    /// cloner spawns the target.
+    pub fn insert_mode(&mut self, insert_mode: InsertMode) -> &mut Self {
+        self.filter.insert_mode = insert_mode;
+        self
+    }
+
     /// Runs `builder` with denying a component no longer denying the
     /// components that require it.
     pub fn without_required_by_components(&mut self, builder: impl FnOnce(&mut Self)) -> &mut Self {
@@ -854,16 +863,25 @@ impl EntityClonerBuilder<'_, OptIn> {
         self.allow_ids(ids, true)
     }
 
+    /// Allowing a component again never turns replacing into keeping,
+    /// and never drops the requirements an earlier allow attached.
     fn allow_ids(&mut self, ids: Vec<ComponentId>, if_new: bool) -> &mut Self {
         for id in ids {
-            let required = match (
+            let required: Vec<ComponentId> = match (
                 self.filter.attach_required_components,
                 self.world.components.get_info(id),
             ) {
                 (true, Some(info)) => info.required_components().iter().map(|r| r.id).collect(),
                 _ => Vec::new(),
             };
-            self.filter.allow.insert(id, Allowed { if_new, required });
+            let allowed = self.filter.allow.entry(id).or_insert(Allowed {
+                if_new,
+                required: Vec::new(),
+            });
+            allowed.if_new &= if_new;
+            if !required.is_empty() {
+                allowed.required = required;
+            }
         }
         self
     }
@@ -915,6 +933,7 @@ impl CloneByFilter for EntityClonerFilter {
 /// The opt-out filter: clones every component not denied.
 pub struct OptOut {
     deny: HashSet<ComponentId>,
+    insert_mode: InsertMode,
     attach_required_by_components: bool,
 }
 
@@ -922,6 +941,7 @@ impl Default for OptOut {
     fn default() -> Self {
         Self {
             deny: HashSet::default(),
+            insert_mode: InsertMode::Replace,
             attach_required_by_components: true,
         }
     }
@@ -937,11 +957,13 @@ impl CloneByFilter for OptOut {
     fn clone_components(
         &mut self,
         source: &[ComponentId],
-        _target_has: &dyn Fn(ComponentId) -> bool,
+        target_has: &dyn Fn(ComponentId) -> bool,
         clone: &mut dyn FnMut(ComponentId),
     ) {
+        let keep = self.insert_mode == InsertMode::Keep;
         for &id in source {
-            if !self.deny.contains(&id) {
+            let kept = keep && target_has(id);
+            if !kept && !self.deny.contains(&id) {
                 clone(id);
             }
         }

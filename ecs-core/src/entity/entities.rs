@@ -36,6 +36,13 @@ impl EntityLocation {
     };
 }
 
+/// The generation `versions` after `generation`, wrapping past
+/// `u32::MAX` to 1 (a generation is never 0).
+pub(crate) fn generation_after(generation: u32, versions: u32) -> NonZeroU32 {
+    let zero_based = (u64::from(generation) - 1 + u64::from(versions)) % u64::from(u32::MAX);
+    NonZeroU32::new(zero_based as u32 + 1).expect("at least 1")
+}
+
 #[derive(Debug, Clone, Copy)]
 struct EntityMeta {
     generation: NonZeroU32,
@@ -146,6 +153,31 @@ impl Entities {
             self.meta.push(EntityMeta::EMPTY);
             Entity::from_raw(index)
         }
+    }
+
+    /// Takes an index out of use without making an entity live there: its
+    /// handles name no entity until [`Entities::free_dead`] returns it.
+    pub(crate) fn alloc_dead(&mut self) -> Entity {
+        self.verify_flushed();
+        if let Some(index) = self.pending.pop() {
+            *self.free_cursor.get_mut() = self.pending.len() as i64;
+            Entity::from_raw_parts(index, self.meta[index as usize].generation)
+        } else {
+            let index = u32::try_from(self.meta.len()).expect("too many entities");
+            self.meta.push(EntityMeta::EMPTY);
+            Entity::from_raw(index)
+        }
+    }
+
+    /// Returns an index taken by [`Entities::alloc_dead`] to the free list,
+    /// its generation moved past the `generations` handed out from it.
+    pub(crate) fn free_dead(&mut self, entity: Entity, generations: u32) {
+        self.verify_flushed();
+        let meta = &mut self.meta[entity.index() as usize];
+        debug_assert!(meta.location.archetype_id == ArchetypeId::INVALID);
+        meta.generation = generation_after(entity.generation(), generations.max(1));
+        self.pending.push(entity.index());
+        *self.free_cursor.get_mut() = self.pending.len() as i64;
     }
 
     /// Frees a live entity, bumping its index's generation, and returns the

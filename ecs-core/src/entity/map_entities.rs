@@ -19,9 +19,11 @@
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque},
     hash::{BuildHasher, Hash},
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
-use super::{Entity, EntityHashMap, EntityHashSet};
+use super::{entities::generation_after, Entity, EntityHashMap, EntityHashSet};
+use crate::world::World;
 
 /// A value holding entity ids that can rewrite them through an
 /// [`EntityMapper`].
@@ -240,6 +242,109 @@ impl EntityMapper for EntityHashMap<Entity> {
     #[inline]
     fn set_mapped(&mut self, source: Entity, target: Entity) {
         self.insert(source, target);
+    }
+}
+
+/// An [`EntityHashMap<Entity>`] that maps entities it does not know to
+/// fresh dead entities of a destination world: handles guaranteed never to
+/// name a living entity there, now or later. Used to load entities (a
+/// scene, a network snapshot) whose components point at entities outside
+/// the loaded set.
+///
+/// Every dead handle shares one index the mapper takes out of use, at
+/// increasing generations; [`SceneEntityMapper::finish`] returns the index
+/// with its generation moved past all of them.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::entity::{EntityHashMap, SceneEntityMapper};
+///
+/// let mut world = World::new();
+/// let mut map = EntityHashMap::default();
+/// let outside = Entity::from_raw(40);
+/// let dead = SceneEntityMapper::world_scope(&mut map, &mut world, |_world, mapper| {
+///     mapper.get_mapped(outside)
+/// });
+/// assert_eq!(map[&outside], dead);
+/// assert!(!world.entities().contains(dead));
+/// // The index comes back to the world, at a later generation.
+/// let reused = world.spawn_empty().id();
+/// assert_ne!(reused, dead);
+/// ```
+pub struct SceneEntityMapper<'m> {
+    map: &'m mut EntityHashMap<Entity>,
+    /// The index taken out of use, at the first generation handed out.
+    dead_start: Entity,
+    /// How many dead handles were handed out.
+    generations: u32,
+}
+
+impl<'m> SceneEntityMapper<'m> {
+    /// The map of every entity mapped so far.
+    pub fn get_map(&self) -> &EntityHashMap<Entity> {
+        self.map
+    }
+
+    /// The map of every entity mapped so far, mutably.
+    pub fn get_map_mut(&mut self) -> &mut EntityHashMap<Entity> {
+        self.map
+    }
+
+    /// A mapper over `map` that hands out dead entities of `world`. Pair
+    /// it with [`SceneEntityMapper::finish`], or use
+    /// [`SceneEntityMapper::world_scope`], which does both.
+    ///
+    /// Takes `&mut World`, where bevy's takes `&World`, because this
+    /// crate's allocator takes an index out of use only through `&mut`.
+    pub fn new(map: &'m mut EntityHashMap<Entity>, world: &mut World) -> Self {
+        world.flush_entities();
+        Self {
+            map,
+            dead_start: world.entities.alloc_dead(),
+            generations: 0,
+        }
+    }
+
+    /// Returns the mapper's index to `world`, at a generation past every
+    /// dead entity handed out, so none of them ever names a living entity.
+    /// `world` must be the world given to [`SceneEntityMapper::new`].
+    pub fn finish(self, world: &mut World) {
+        world.flush_entities();
+        world.entities.free_dead(self.dead_start, self.generations);
+    }
+
+    /// Makes a mapper over `entity_map` for `world`, calls `f` with both,
+    /// and finishes the mapper, even if `f` panics.
+    pub fn world_scope<R>(
+        entity_map: &'m mut EntityHashMap<Entity>,
+        world: &mut World,
+        f: impl FnOnce(&mut World, &mut Self) -> R,
+    ) -> R {
+        let mut mapper = Self::new(entity_map, world);
+        let result = catch_unwind(AssertUnwindSafe(|| f(world, &mut mapper)));
+        mapper.finish(world);
+        result.unwrap_or_else(|payload| resume_unwind(payload))
+    }
+}
+
+impl EntityMapper for SceneEntityMapper<'_> {
+    /// The entity `source` was mapped to, or a fresh dead entity of the
+    /// destination world (remembered for later calls).
+    fn get_mapped(&mut self, source: Entity) -> Entity {
+        if let Some(&mapped) = self.map.get(&source) {
+            return mapped;
+        }
+        let dead = Entity::from_raw_parts(
+            self.dead_start.index(),
+            generation_after(self.dead_start.generation(), self.generations),
+        );
+        self.generations = self.generations.wrapping_add(1);
+        self.map.insert(source, dead);
+        dead
+    }
+
+    fn set_mapped(&mut self, source: Entity, target: Entity) {
+        self.map.insert(source, target);
     }
 }
 

@@ -25,6 +25,7 @@ pub use clone_entities::{
     EntityClonerFilter, FilterableId, FilterableIds, Marker, OptIn, OptOut, ScalarType,
     SourceComponent, VectorType,
 };
+pub use ecs_macros::MapEntities;
 pub use entities::{Entities, EntityLocation, ReserveEntitiesIterator};
 pub use entity_set::{
     ContainsEntity, EntityEquivalent, EntitySet, EntitySetIterator, FromEntitySetIterator,
@@ -33,7 +34,7 @@ pub use entity_set::{
 pub use error::{EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 pub use hash_map::{EntityHash, EntityHashMap, EntityHasher};
 pub use hash_set::EntityHashSet;
-pub use map_entities::{EntityMapper, MapEntities};
+pub use map_entities::{EntityMapper, MapEntities, SceneEntityMapper};
 pub use unique_array::{UniqueEntityArray, UniqueEntityEquivalentArray};
 pub use unique_slice::{UniqueEntityEquivalentSlice, UniqueEntitySlice};
 pub use unique_vec::{UniqueEntityEquivalentVec, UniqueEntityVec};

@@ -19,7 +19,7 @@ use std::{
     any::type_name,
     fmt,
     iter::FusedIterator,
-    ops::{Deref, DerefMut},
+    ops::{Deref, DerefMut, Range},
 };
 
 use super::{ArchetypeFilter, Has, QueryData, QueryFilter, QueryState};
@@ -51,16 +51,17 @@ pub unsafe trait ContiguousQueryData: QueryData {
     /// What one table yields: slices of its rows.
     type Contiguous<'w>;
 
-    /// The slices of every row of `table`.
+    /// The slices of the rows `rows` of `table`.
     ///
     /// # Safety
     /// `state` was built for the world of `table`, which the query
-    /// matches and walks by table (dense); the caller holds the query's
-    /// access to the table for `'w`, and no other item of these rows is
-    /// alive.
+    /// matches and walks by table (dense); `rows` lies within the table;
+    /// the caller holds the query's access to those rows for `'w`, and no
+    /// other item of these rows is alive.
     unsafe fn fetch_contiguous<'w>(
         state: &Self::State,
         table: &'w Table,
+        rows: Range<usize>,
         last_run: Tick,
         this_run: Tick,
     ) -> Self::Contiguous<'w>;
@@ -78,15 +79,27 @@ fn column_of<T: Component>(table: &Table, id: ComponentId) -> &Column {
     })
 }
 
-/// The ticks of the rows of `column`, shared.
+/// The ticks of `cells` in `rows`, shared.
 ///
 /// # Safety
-/// No one writes these ticks while the slice lives.
-unsafe fn ticks_of(column: &Column) -> &[Tick] {
-    let cells = column.changed_ticks();
-    // SAFETY: `UnsafeCell<Tick>` has `Tick`'s layout; nobody writes the
-    // cells meanwhile (caller).
-    unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<Tick>(), cells.len()) }
+/// `rows` lies within `cells`, and no one writes these ticks while the
+/// slice lives.
+unsafe fn ticks_in(cells: &[std::cell::UnsafeCell<Tick>], rows: Range<usize>) -> &[Tick] {
+    debug_assert!(rows.end <= cells.len());
+    // SAFETY: `UnsafeCell<Tick>` has `Tick`'s layout; `rows` is within
+    // the slice and nobody writes the cells meanwhile (caller).
+    unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<Tick>().add(rows.start), rows.len()) }
+}
+
+/// The values of `column` (of `T`) in `rows`.
+///
+/// # Safety
+/// `rows` lies within the column, whose values are `T`s.
+unsafe fn values_in<T>(column: &Column, rows: Range<usize>) -> *mut [T] {
+    debug_assert!(rows.end <= column.len());
+    // SAFETY: `rows` is within the column's values (caller).
+    let start = unsafe { column.data_non_null().cast::<T>().as_ptr().add(rows.start) };
+    std::ptr::slice_from_raw_parts_mut(start, rows.len())
 }
 
 // SAFETY: yields the table's entity list only.
@@ -94,8 +107,14 @@ unsafe impl ContiguousQueryData for Entity {
     type Contiguous<'w> = &'w [Entity];
 
     #[inline]
-    unsafe fn fetch_contiguous<'w>(_: &(), table: &'w Table, _: Tick, _: Tick) -> &'w [Entity] {
-        table.entities()
+    unsafe fn fetch_contiguous<'w>(
+        _: &(),
+        table: &'w Table,
+        rows: Range<usize>,
+        _: Tick,
+        _: Tick,
+    ) -> &'w [Entity] {
+        &table.entities()[rows]
     }
 }
 
@@ -107,15 +126,14 @@ unsafe impl<T: Component> ContiguousQueryData for &T {
     unsafe fn fetch_contiguous<'w>(
         &id: &ComponentId,
         table: &'w Table,
+        rows: Range<usize>,
         _: Tick,
         _: Tick,
     ) -> &'w [T] {
         let column = column_of::<T>(table, id);
-        // SAFETY: the column holds `len` values of `T`, which the caller
-        // may read for `'w`.
-        unsafe {
-            std::slice::from_raw_parts(column.data_non_null().cast::<T>().as_ptr(), column.len())
-        }
+        // SAFETY: the column holds `T`s, `rows` lies within it, and the
+        // caller may read them for `'w`.
+        unsafe { &*values_in::<T>(column, rows) }
     }
 }
 
@@ -127,21 +145,19 @@ unsafe impl<T: Component> ContiguousQueryData for Ref<'_, T> {
     unsafe fn fetch_contiguous<'w>(
         &id: &ComponentId,
         table: &'w Table,
+        rows: Range<usize>,
         last_run: Tick,
         this_run: Tick,
     ) -> ContiguousRef<'w, T> {
         let column = column_of::<T>(table, id);
-        let added = column.added_ticks();
-        // SAFETY: the caller may read the values and ticks for `'w`; no
-        // one writes them meanwhile (a read access).
+        // SAFETY: `rows` lies within the column; the caller may read the
+        // values and ticks for `'w`; no one writes them meanwhile (a read
+        // access).
         unsafe {
             ContiguousRef {
-                value: std::slice::from_raw_parts(
-                    column.data_non_null().cast::<T>().as_ptr(),
-                    column.len(),
-                ),
-                added: std::slice::from_raw_parts(added.as_ptr().cast::<Tick>(), added.len()),
-                changed: ticks_of(column),
+                value: &*values_in::<T>(column, rows.clone()),
+                added: ticks_in(column.added_ticks(), rows.clone()),
+                changed: ticks_in(column.changed_ticks(), rows),
                 last_run,
                 this_run,
             }
@@ -158,23 +174,26 @@ unsafe impl<T: Component> ContiguousQueryData for &mut T {
     unsafe fn fetch_contiguous<'w>(
         &id: &ComponentId,
         table: &'w Table,
+        rows: Range<usize>,
         last_run: Tick,
         this_run: Tick,
     ) -> ContiguousMut<'w, T> {
         let column = column_of::<T>(table, id);
-        let (added, changed) = (column.added_ticks(), column.changed_ticks());
-        // SAFETY: the caller holds write access to the column's values
-        // and ticks for `'w`, and no other item of these rows is alive, so
-        // they may be borrowed exclusively; the ticks are `UnsafeCell`s,
-        // which permits writing through a shared column.
+        let changed = column.changed_ticks();
+        debug_assert!(rows.end <= changed.len());
+        // SAFETY: `rows` lies within the column; the caller holds write
+        // access to those rows' values and ticks for `'w`, and no other
+        // item of these rows is alive, so they may be borrowed
+        // exclusively; the ticks are `UnsafeCell`s, which permits writing
+        // through a shared column.
         unsafe {
             ContiguousMut {
-                value: std::slice::from_raw_parts_mut(
-                    column.data_non_null().cast::<T>().as_ptr(),
-                    column.len(),
+                value: &mut *values_in::<T>(column, rows.clone()),
+                added: ticks_in(column.added_ticks(), rows.clone()),
+                changed: std::slice::from_raw_parts_mut(
+                    tick_cells_mut_ptr(changed).add(rows.start),
+                    rows.len(),
                 ),
-                added: std::slice::from_raw_parts(added.as_ptr().cast::<Tick>(), added.len()),
-                changed: std::slice::from_raw_parts_mut(tick_cells_mut_ptr(changed), changed.len()),
                 last_run,
                 this_run,
                 marked: false,
@@ -194,7 +213,13 @@ unsafe impl<T: Component> ContiguousQueryData for Has<T> {
     type Contiguous<'w> = bool;
 
     #[inline]
-    unsafe fn fetch_contiguous(&id: &ComponentId, table: &Table, _: Tick, _: Tick) -> bool {
+    unsafe fn fetch_contiguous(
+        &id: &ComponentId,
+        table: &Table,
+        _: Range<usize>,
+        _: Tick,
+        _: Tick,
+    ) -> bool {
         table.has_column(id)
     }
 }
@@ -207,13 +232,14 @@ unsafe impl<Q: ContiguousQueryData> ContiguousQueryData for Option<Q> {
     unsafe fn fetch_contiguous<'w>(
         state: &Q::State,
         table: &'w Table,
+        rows: Range<usize>,
         last_run: Tick,
         this_run: Tick,
     ) -> Option<Q::Contiguous<'w>> {
         // A dense term matches a table by its table components alone.
         Q::matches_component_set(state, &|id| table.has_column(id))
             // SAFETY: forwarded; `Q` matches the table.
-            .then(|| unsafe { Q::fetch_contiguous(state, table, last_run, this_run) })
+            .then(|| unsafe { Q::fetch_contiguous(state, table, rows, last_run, this_run) })
     }
 }
 
@@ -228,13 +254,14 @@ macro_rules! tuple_contiguous {
             unsafe fn fetch_contiguous<'w>(
                 state: &Self::State,
                 table: &'w Table,
+                rows: Range<usize>,
                 last_run: Tick,
                 this_run: Tick,
             ) -> Self::Contiguous<'w> {
                 let ($($s,)*) = state;
                 // SAFETY: forwarded; the elements' accesses do not conflict
                 // (checked when the query was built).
-                ($(unsafe { $name::fetch_contiguous($s, table, last_run, this_run) },)*)
+                ($(unsafe { $name::fetch_contiguous($s, table, rows.clone(), last_run, this_run) },)*)
             }
         }
     };
@@ -533,7 +560,13 @@ impl<'w, D: ContiguousQueryData, F: ArchetypeFilter> Iterator
             // its rows, the filter being archetypal); the caller's access
             // covers it; each table is yielded once.
             return Some(unsafe {
-                D::fetch_contiguous(&self.state.fetch_state, table, self.last_run, self.this_run)
+                D::fetch_contiguous(
+                    &self.state.fetch_state,
+                    table,
+                    0..table.entity_count(),
+                    self.last_run,
+                    self.this_run,
+                )
             });
         }
         None

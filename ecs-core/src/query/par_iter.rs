@@ -2,9 +2,14 @@ use std::ops::Range;
 
 use super::{
     iter::{for_each_archetype_rows, for_each_table_rows},
-    QueryData, QueryFilter, QueryState,
+    ArchetypeFilter, ContiguousQueryData, QueryData, QueryEntityError, QueryFilter,
+    QueryManyUniqueIter, QueryNotDenseError, QueryState,
 };
-use crate::{change_detection::Tick, world::UnsafeWorldCell};
+use crate::{
+    change_detection::Tick,
+    entity::{EntityEquivalent, UniqueEntityEquivalentSlice, UniqueEntityEquivalentVec},
+    world::UnsafeWorldCell,
+};
 
 /// A parallel walk over a query's items on rayon's thread pool.
 ///
@@ -132,6 +137,236 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                             )
                         });
                     }
+                }
+            }
+        });
+    }
+}
+
+/// A parallel walk over the items of a set of entities
+/// ([`Query::par_iter_many_unique`](crate::system::Query::par_iter_many_unique)),
+/// on rayon's thread pool.
+///
+/// The set is cut into batches of entities; the set names each entity
+/// once, so the items of different batches never alias. Each item is a
+/// `Result`: an entity the query cannot return gives its
+/// [`QueryEntityError`], as in
+/// [`QueryManyUniqueIter`](super::QueryManyUniqueIter).
+///
+/// The batch size is set with [`QueryParManyUniqueIter::batching`], where
+/// bevy's takes a `BatchingStrategy`, as this crate's other parallel
+/// iterator does.
+pub struct QueryParManyUniqueIter<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
+{
+    world: UnsafeWorldCell<'w>,
+    state: &'s QueryState<D, F>,
+    entities: UniqueEntityEquivalentVec<E>,
+    last_run: Tick,
+    this_run: Tick,
+    batch_size: Option<usize>,
+}
+
+impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
+    QueryParManyUniqueIter<'w, 's, D, F, E>
+{
+    /// # Safety
+    /// `world` is the world `state` was built for, and the caller holds
+    /// the access `state` records for `'w`.
+    pub(crate) unsafe fn new(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        entities: UniqueEntityEquivalentVec<E>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        QueryParManyUniqueIter {
+            world,
+            state,
+            entities,
+            last_run,
+            this_run,
+            batch_size: None,
+        }
+    }
+
+    /// Uses batches of `batch_size` entities instead of a derived size.
+    ///
+    /// # Panics
+    /// If `batch_size` is zero.
+    pub fn batching(mut self, batch_size: usize) -> Self {
+        assert!(
+            batch_size > 0,
+            "a parallel query's batch size must be at least 1"
+        );
+        self.batch_size = Some(batch_size);
+        self
+    }
+
+    /// Calls `func` with the item (or error) of every entity of the set,
+    /// on several threads at once.
+    pub fn for_each<FN>(self, func: FN)
+    where
+        FN: Fn(Result<D::Item<'w>, QueryEntityError>) + Send + Sync,
+    {
+        self.for_each_init(|| (), |_, item| func(item));
+    }
+
+    /// [`QueryParManyUniqueIter::for_each`] with a value `init` makes per
+    /// batch, handed to `func` with each item (a scratch buffer, a
+    /// thread-local queue). `init` may run several times on one thread.
+    pub fn for_each_init<FN, INIT, T>(self, init: INIT, func: FN)
+    where
+        FN: Fn(&mut T, Result<D::Item<'w>, QueryEntityError>) + Send + Sync,
+        INIT: Fn() -> T + Send + Sync,
+    {
+        let threads = rayon::current_num_threads().max(1);
+        let total = self.entities.len();
+        let batch_size = self
+            .batch_size
+            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
+        let (world, state, last_run, this_run) =
+            (self.world, self.state, self.last_run, self.this_run);
+        let run = |batch: &UniqueEntityEquivalentSlice<E>| {
+            let mut value = init();
+            // SAFETY: the constructor's caller holds the state's access;
+            // batches are disjoint parts of one set, so items of
+            // different batches (and of one batch) never alias.
+            let items =
+                unsafe { QueryManyUniqueIter::new(world, state, batch, last_run, this_run) };
+            for item in items {
+                func(&mut value, item);
+            }
+        };
+        let entities = self.entities.as_slice();
+        if threads == 1 || total <= batch_size {
+            run(entities);
+            return;
+        }
+        let run = &run;
+        rayon::scope(|scope| {
+            for rows in batches(total, batch_size) {
+                let batch = entities
+                    .get_range(rows)
+                    .expect("batches lie within the set");
+                scope.spawn(move |_| run(batch));
+            }
+        });
+    }
+}
+
+/// A parallel walk over a dense query's matches as slices
+/// ([`Query::contiguous_par_iter`](crate::system::Query::contiguous_par_iter)):
+/// each matched table is cut into batches of rows, and each batch is
+/// handed to the callback as the slices of its rows, on rayon's pool.
+///
+/// The batch size is set with [`QueryContiguousParIter::batching`], where
+/// bevy's takes a `BatchingStrategy`, as this crate's other parallel
+/// iterators do; a batch never spans two tables.
+pub struct QueryContiguousParIter<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> {
+    world: UnsafeWorldCell<'w>,
+    state: &'s QueryState<D, F>,
+    last_run: Tick,
+    this_run: Tick,
+    batch_size: Option<usize>,
+}
+
+impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<'w, 's, D, F> {
+    /// # Safety
+    /// `world` is the world `state` was built for, and the caller holds
+    /// the access `state` records for `'w`.
+    pub(crate) unsafe fn new(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Result<Self, QueryNotDenseError> {
+        if !state.walks_tables() {
+            return Err(QueryNotDenseError(std::any::type_name::<QueryState<D, F>>()));
+        }
+        Ok(QueryContiguousParIter {
+            world,
+            state,
+            last_run,
+            this_run,
+            batch_size: None,
+        })
+    }
+
+    /// Uses batches of `batch_size` rows instead of a derived size.
+    ///
+    /// # Panics
+    /// If `batch_size` is zero.
+    pub fn batching(mut self, batch_size: usize) -> Self {
+        assert!(
+            batch_size > 0,
+            "a parallel query's batch size must be at least 1"
+        );
+        self.batch_size = Some(batch_size);
+        self
+    }
+
+    /// Calls `func` with the slices of every batch of rows, on several
+    /// threads at once.
+    pub fn for_each<FN>(self, func: FN)
+    where
+        FN: Fn(D::Contiguous<'w>) + Send + Sync,
+    {
+        self.for_each_init(|| (), |_, slices| func(slices));
+    }
+
+    /// [`QueryContiguousParIter::for_each`] with a value `init` makes per
+    /// batch, handed to `func` with each batch's slices. `init` may run
+    /// several times on one thread.
+    pub fn for_each_init<FN, INIT, T>(self, init: INIT, func: FN)
+    where
+        FN: Fn(&mut T, D::Contiguous<'w>) + Send + Sync,
+        INIT: Fn() -> T + Send + Sync,
+    {
+        let (world, state, last_run, this_run) =
+            (self.world, self.state, self.last_run, self.this_run);
+        // SAFETY: the tables are read with the constructor's caller's access.
+        let tables = &unsafe { world.storages() }.tables;
+        let threads = rayon::current_num_threads().max(1);
+        let total: usize = state
+            .matched_tables()
+            .iter()
+            .map(|&id| tables[id].entity_count())
+            .sum();
+        let batch_size = self
+            .batch_size
+            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
+        // SAFETY: (for both uses below) the query walks tables and matches
+        // `table`, the rows lie within it, and the batches are disjoint,
+        // so no two live slices alias; the access was checked by the
+        // constructor's caller.
+        let fetch = |table_id: crate::storage::TableId, rows: Range<usize>| unsafe {
+            D::fetch_contiguous(
+                &state.fetch_state,
+                &tables[table_id],
+                rows,
+                last_run,
+                this_run,
+            )
+        };
+        if threads == 1 || total <= batch_size {
+            // A batch size the caller chose still bounds every slice.
+            let mut value = init();
+            for &table_id in state.matched_tables() {
+                let len = tables[table_id].entity_count();
+                for rows in batches(len, self.batch_size.unwrap_or(len.max(1))) {
+                    func(&mut value, fetch(table_id, rows));
+                }
+            }
+            return;
+        }
+        let (fetch, init, func) = (&fetch, &init, &func);
+        rayon::scope(|scope| {
+            for &table_id in state.matched_tables() {
+                for rows in batches(tables[table_id].entity_count(), batch_size) {
+                    scope.spawn(move |_| {
+                        let mut value = init();
+                        func(&mut value, fetch(table_id, rows));
+                    });
                 }
             }
         });

@@ -1,7 +1,7 @@
 //! Spawning, linking and unlinking related entities, on
 //! [`EntityWorldMut`] and [`EntityCommands`].
 
-use std::marker::PhantomData;
+use std::{collections::VecDeque, marker::PhantomData};
 
 use super::{
     OrderedRelationshipSourceCollection, Relationship, RelationshipSourceCollection,
@@ -9,7 +9,7 @@ use super::{
 };
 use crate::{
     bundle::Bundle,
-    entity::Entity,
+    entity::{Entity, EntityHashSet},
     hierarchy::Children,
     system::{Commands, EntityCommands},
     world::{EntityWorldMut, World},
@@ -207,6 +207,63 @@ impl EntityWorldMut<'_> {
     pub fn despawn_children(&mut self) -> &mut Self {
         self.despawn_related::<Children>()
     }
+
+    /// Inserts `bundle` on this entity and on every entity below it
+    /// through `S`, breadth-first.
+    ///
+    /// Bevy's recurses and never ends on a cycle; this one walks with a
+    /// queue and visits each entity once, so deep trees and cycles (of
+    /// kinds that allow them) end.
+    pub fn insert_recursive<S: RelationshipTarget>(
+        &mut self,
+        bundle: impl Bundle + Clone,
+    ) -> &mut Self {
+        self.insert(bundle.clone());
+        self.walk_related::<S>(|mut entity| {
+            entity.insert(bundle.clone());
+        })
+    }
+
+    /// Removes `B` from this entity and from every entity below it through
+    /// `S`, breadth-first (each entity once; see
+    /// [`EntityWorldMut::insert_recursive`]).
+    pub fn remove_recursive<S: RelationshipTarget, B: Bundle>(&mut self) -> &mut Self {
+        self.remove::<B>();
+        self.walk_related::<S>(|mut entity| {
+            entity.remove::<B>();
+        })
+    }
+
+    /// Calls `visit` with every entity below this one through `S`,
+    /// breadth-first, each once, reading an entity's sources after the
+    /// visit (which may have changed them).
+    fn walk_related<S: RelationshipTarget>(
+        &mut self,
+        mut visit: impl FnMut(EntityWorldMut<'_>),
+    ) -> &mut Self {
+        let root = self.id();
+        let Some(first) = self.get::<S>().map(|list| list.iter().collect::<Vec<_>>()) else {
+            return self;
+        };
+        self.world_scope(|world| {
+            let mut visited = EntityHashSet::default();
+            visited.insert(root);
+            let mut queue: VecDeque<Entity> = first.into();
+            while let Some(entity) = queue.pop_front() {
+                if !visited.insert(entity) {
+                    continue;
+                }
+                let Ok(entity_mut) = world.get_entity_mut(entity) else {
+                    continue;
+                };
+                visit(entity_mut);
+                if let Some(list) = world.get::<S>(entity) {
+                    queue.extend(list.iter());
+                }
+            }
+        });
+        self
+    }
 }
 
 impl EntityCommands<'_> {
@@ -286,6 +343,23 @@ impl EntityCommands<'_> {
     /// Queues [`EntityWorldMut::despawn_children`].
     pub fn despawn_children(&mut self) -> &mut Self {
         self.despawn_related::<Children>()
+    }
+
+    /// Queues [`EntityWorldMut::insert_recursive`].
+    pub fn insert_recursive<S: RelationshipTarget>(
+        &mut self,
+        bundle: impl Bundle + Clone,
+    ) -> &mut Self {
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.insert_recursive::<S>(bundle);
+        })
+    }
+
+    /// Queues [`EntityWorldMut::remove_recursive`].
+    pub fn remove_recursive<S: RelationshipTarget, B: Bundle>(&mut self) -> &mut Self {
+        self.queue(|mut entity: EntityWorldMut| {
+            entity.remove_recursive::<S, B>();
+        })
     }
 }
 

@@ -2,11 +2,12 @@ use std::{any::type_name, borrow::Borrow};
 
 use crate::{
     change_detection::Tick,
-    entity::{Entity, EntitySet, UniqueEntityArray},
+    entity::{Entity, EntitySet, EntitySetIterator, UniqueEntityArray},
     query::{
-        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter, QueryData,
-        QueryEntityError, QueryFilter, QueryIter, QueryManyIter, QueryManyUniqueIter,
-        QueryNotDenseError, QueryParIter, QuerySingleError, QueryState, ReadOnlyQueryData,
+        ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter,
+        QueryContiguousParIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
+        QueryManyUniqueIter, QueryNotDenseError, QueryParIter, QueryParManyUniqueIter,
+        QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -563,6 +564,65 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         let world: UnsafeWorldCell<'_> = self.world;
         QueryParIter::new(world, self.state, self.last_run, self.this_run)
     }
+
+    /// A parallel iterator over the read-only items of the entities of the
+    /// set `entities`: each item is a `Result`, an error for an entity the
+    /// query cannot return. Order and threads are unspecified.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use ecs::entity::EntityHashSet;
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Health(3)).id();
+    /// let b = world.spawn(Health(4)).id();
+    /// let set: EntityHashSet = [a, b].into_iter().collect();
+    /// let total = AtomicU32::new(0);
+    /// let mut state = world.query::<&Health>();
+    /// state.query(&world).par_iter_many_unique(&set).for_each(|health| {
+    ///     total.fetch_add(health.unwrap().0, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 7);
+    /// ```
+    pub fn par_iter_many_unique<EntityList: EntitySet<Item: Sync>>(
+        &self,
+        entities: EntityList,
+    ) -> QueryParManyUniqueIter<'_, 's, D::ReadOnly, F, EntityList::Item> {
+        // SAFETY: the read-only state's access is a subset of this query's,
+        // held while `self` is borrowed.
+        unsafe {
+            QueryParManyUniqueIter::new(
+                self.world,
+                self.state.as_readonly(),
+                entities.into_iter().collect_set(),
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
+
+    /// A parallel iterator over the items of the entities of the set
+    /// `entities`, mutably; see [`Query::par_iter_many_unique`].
+    pub fn par_iter_many_unique_mut<EntityList: EntitySet<Item: Sync>>(
+        &mut self,
+        entities: EntityList,
+    ) -> QueryParManyUniqueIter<'_, 's, D, F, EntityList::Item> {
+        // SAFETY: this query's access, held while `self` is mutably
+        // borrowed.
+        unsafe {
+            QueryParManyUniqueIter::new(
+                self.world,
+                self.state,
+                entities.into_iter().collect_set(),
+                self.last_run,
+                self.this_run,
+            )
+        }
+    }
 }
 
 impl<D: ReadOnlyQueryData, F: QueryFilter> Clone for Query<'_, '_, D, F> {
@@ -673,6 +733,69 @@ impl<'w, 's, D: QueryData, F: ArchetypeFilter> Query<'w, 's, D, F> {
         D: ContiguousQueryData,
     {
         self.reborrow().contiguous_iter_inner()
+    }
+
+    /// A parallel walk over the matches as read-only slices: each batch
+    /// of a table's rows is handed to the callback on rayon's pool.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100).map(Health));
+    /// let total = AtomicU32::new(0);
+    /// world
+    ///     .run_system_once(|query: Query<&Health>| {
+    ///         query.contiguous_par_iter().unwrap().for_each(|health| {
+    ///             let sum: u32 = health.iter().map(|h| h.0).sum();
+    ///             total.fetch_add(sum, Ordering::Relaxed);
+    ///         });
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(total.into_inner(), 4950);
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter(
+        &self,
+    ) -> Result<QueryContiguousParIter<'_, 's, D::ReadOnly, F>, QueryNotDenseError>
+    where
+        D::ReadOnly: ContiguousQueryData,
+    {
+        self.as_readonly().contiguous_par_iter_inner()
+    }
+
+    /// A parallel walk over the matches as slices, mutably; see
+    /// [`Query::contiguous_par_iter`].
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter_mut(
+        &mut self,
+    ) -> Result<QueryContiguousParIter<'_, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        self.reborrow().contiguous_par_iter_inner()
+    }
+
+    /// [`Query::contiguous_par_iter_mut`], consuming the query.
+    ///
+    /// # Errors
+    /// As for [`Query::contiguous_iter`].
+    pub fn contiguous_par_iter_inner(
+        self,
+    ) -> Result<QueryContiguousParIter<'w, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+    {
+        // SAFETY: the query is consumed; its access is held for `'w`.
+        unsafe { QueryContiguousParIter::new(self.world, self.state, self.last_run, self.this_run) }
     }
 
     /// [`Query::contiguous_iter_mut`], consuming the query.

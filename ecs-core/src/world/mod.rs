@@ -73,7 +73,8 @@ use crate::{
     bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
     change_detection::{CountedTick, Tick},
     component::{
-        Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, StorageType,
+        Component, ComponentDescriptor, ComponentHooks, ComponentId, Components,
+        RequiredComponentConstructor, RequiredComponentsError, StorageType,
     },
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
@@ -295,6 +296,93 @@ impl World {
                 | ArchetypeFlags::ON_DESPAWN_HOOK,
         );
         self.components.hooks_mut(id)
+    }
+
+    /// Makes `R` a [required component] of `T`, made with
+    /// `R::default()`: adding `T` to an entity then adds `R` (and what `R`
+    /// requires) if the entity lacks it. A direct requirement's
+    /// constructor replaces one `T` inherits through another component.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct A;
+    /// #[derive(Component, Default, PartialEq, Debug)]
+    /// struct B(usize);
+    /// #[derive(Component, PartialEq, Debug)]
+    /// struct C(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_required_components::<A, B>();
+    /// world.register_required_components_with::<B, C>(|| C(2));
+    /// let e = world.spawn(A).id();
+    /// assert_eq!(world.get::<B>(e), Some(&B(0)));
+    /// assert_eq!(world.get::<C>(e), Some(&C(2)));
+    /// ```
+    ///
+    /// [required component]: crate::component::Component::register_required_components
+    ///
+    /// # Panics
+    /// As [`World::try_register_required_components`] errs, naming the
+    /// components.
+    #[track_caller]
+    pub fn register_required_components<T: Component, R: Component + Default>(&mut self) {
+        self.register_required_components_with::<T, R>(R::default);
+    }
+
+    /// Makes `R` a required component of `T`, made by `constructor`; see
+    /// [`World::register_required_components`]. The constructor must be
+    /// `Send + Sync`, unlike bevy's, because the world holding it is.
+    ///
+    /// # Panics
+    /// As [`World::try_register_required_components_with`] errs, naming
+    /// the components.
+    #[track_caller]
+    pub fn register_required_components_with<T: Component, R: Component>(
+        &mut self,
+        constructor: impl Fn() -> R + Send + Sync + 'static,
+    ) {
+        if let Err(error) = self.try_register_required_components_with::<T, R>(constructor) {
+            panic!("{}", error.describe(&self.components));
+        }
+    }
+
+    /// Makes `R` a required component of `T`, made with `R::default()`, or
+    /// says why not; see [`World::try_register_required_components_with`].
+    pub fn try_register_required_components<T: Component, R: Component + Default>(
+        &mut self,
+    ) -> Result<(), RequiredComponentsError> {
+        self.try_register_required_components_with::<T, R>(R::default)
+    }
+
+    /// Makes `R` a required component of `T`, made by `constructor`, or
+    /// says why not.
+    ///
+    /// # Errors
+    /// - [`RequiredComponentsError::DuplicateRegistration`] if `T` already
+    ///   requires `R` directly (requiring it indirectly is fine: the direct
+    ///   requirement's constructor wins);
+    /// - [`RequiredComponentsError::CyclicRequirement`] if `R` requires
+    ///   `T`, directly or not, or `R` is `T`;
+    /// - [`RequiredComponentsError::ArchetypeExists`] if an archetype holds
+    ///   `T` (an entity has or had it).
+    pub fn try_register_required_components_with<T: Component, R: Component>(
+        &mut self,
+        constructor: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Result<(), RequiredComponentsError> {
+        let requiree = self.register_component::<T>();
+        // Every entity with a component requiring `T` has `T`, so an
+        // archetype of `T` is the only one whose cached moves would miss `R`.
+        if self.archetypes.iter().any(|a| a.contains(requiree)) {
+            return Err(RequiredComponentsError::ArchetypeExists(requiree));
+        }
+        let required = self.register_component::<R>();
+        self.components.register_required_components(
+            requiree,
+            required,
+            RequiredComponentConstructor::new(constructor),
+        )
     }
 
     /// The id of the component type `T`, if registered.

@@ -154,6 +154,16 @@ fn member(index: usize, ident: Option<&syn::Ident>) -> Member {
     ident.map_or(Member::from(index), |i| Member::Named(i.clone()))
 }
 
+/// The calls mapping each field marked `#[entities]` in `this`, `None`
+/// if none is marked (what `#[derive(MapEntities)]` generates).
+pub(crate) fn marked_fields_body(
+    data: &Data,
+    this: &syn::Ident,
+    krate: &Path,
+) -> Option<TokenStream> {
+    fields_body(data, None, this, krate)
+}
+
 /// The calls mapping each marked field (and a relationship's entity).
 fn fields_body(
     data: &Data,

@@ -11,7 +11,7 @@
 //! A hook or requirement the user did not write generates nothing: the
 //! trait's default methods register none.
 
-mod clone;
+pub(crate) mod clone;
 mod relationship;
 mod require;
 
