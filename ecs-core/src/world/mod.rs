@@ -43,6 +43,7 @@ pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::WorldEntityFetch;
 pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
+pub(crate) use entity_filtered::FilteredView;
 pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
