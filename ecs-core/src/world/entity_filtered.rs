@@ -534,3 +534,139 @@ impl<'w, 's> From<FilteredEntityMut<'w, 's>> for FilteredEntityRef<'w, 's> {
         entity.into_readonly()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+    use crate::world::{FilteredEntityMut, FilteredEntityRef};
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct A(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct B(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    #[component(storage = "SparseSet")]
+    struct S(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct Marker;
+
+    /// Entities over three archetypes: `A`; `A, B`; `A, S, Marker`.
+    fn world() -> World {
+        let mut world = World::new();
+        for i in 0..4 {
+            world.spawn(A(i));
+            world.spawn((A(10 + i), B(i)));
+            world.spawn((A(20 + i), S(i), Marker));
+        }
+        world
+    }
+
+    #[test]
+    fn items_kept_across_archetypes_read_their_own_table() {
+        let mut world = world();
+        let a = world.register_component::<A>();
+        let mut query = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+            .ref_id(a)
+            .build();
+        // Collected: each archetype's view is still held when the next is
+        // pointed at, so every archetype gets its own.
+        let items: Vec<_> = query.iter(&world).collect();
+        let mut seen: Vec<u32> = items
+            .iter()
+            .map(|item| {
+                // SAFETY: `a` is `A`'s id.
+                unsafe { item.get_by_id(a).unwrap().deref::<A>() }.0
+            })
+            .collect();
+        seen.sort_unstable();
+        let expected: Vec<u32> = (0..4).chain(10..14).chain(20..24).collect();
+        assert_eq!(seen, expected);
+        for item in &items {
+            assert_eq!(item.get::<A>().map(|a| a.0), item.get_by_id(a).map(|p| {
+                // SAFETY: `a` is `A`'s id.
+                unsafe { p.deref::<A>() }.0
+            }));
+            assert_eq!(item.location(), world.entity(item.id()).location());
+        }
+    }
+
+    #[test]
+    fn ids_outside_the_access_are_refused_though_the_table_has_them() {
+        let mut world = world();
+        let (a, b) = (world.register_component::<A>(), world.register_component::<B>());
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .ref_id(a)
+            .with::<B>()
+            .build();
+        let mut count = 0;
+        for mut item in query.iter_mut(&mut world) {
+            assert!(item.get_by_id(a).is_some());
+            assert!(item.get_by_id(b).is_none(), "`B` is a filter, not read");
+            assert!(item.get_mut_by_id(a).is_none(), "`A` is read, not written");
+            assert!(item.get_mut::<A>().is_none());
+            assert!(item.contains_id(b));
+            count += 1;
+        }
+        assert_eq!(count, 4);
+    }
+
+    #[test]
+    fn sparse_set_components_are_read_and_written_by_id() {
+        let mut world = world();
+        let (a, s) = (world.register_component::<A>(), world.register_component::<S>());
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .ref_id(a)
+            .mut_id(s)
+            .with::<S>()
+            .build();
+        for mut item in query.iter_mut(&mut world) {
+            // SAFETY: `a` is `A`'s id and `s` is `S`'s.
+            let value = unsafe { item.get_by_id(a).unwrap().deref::<A>() }.0;
+            let mut sparse = item.get_mut_by_id(s).expect("`S` is written");
+            // SAFETY: `s` is `S`'s id.
+            unsafe { sparse.as_mut().deref_mut::<S>() }.0 += value;
+        }
+        let mut sums: Vec<u32> = world.query::<&S>().iter(&world).map(|s| s.0).collect();
+        sums.sort_unstable();
+        assert_eq!(sums, vec![20, 22, 24, 26]);
+    }
+
+    #[test]
+    fn writes_by_id_mark_the_value_changed_for_the_query_run() {
+        let mut world = world();
+        let a = world.register_component::<A>();
+        world.increment_change_tick();
+        let write_tick = world.change_tick();
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .mut_id(a)
+            .with::<B>()
+            .build();
+        for mut item in query.iter_mut(&mut world) {
+            let mut value = item.get_mut_by_id(a).expect("`A` is written");
+            // SAFETY: `a` is `A`'s id.
+            unsafe { value.as_mut().deref_mut::<A>() }.0 += 100;
+        }
+        let mut seen = Vec::new();
+        for (value, b) in world.query::<(Ref<A>, Has<B>)>().iter(&world) {
+            assert_eq!(value.last_changed() == write_tick, b, "{value:?}");
+            if b {
+                seen.push(value.0);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, vec![110, 111, 112, 113]);
+    }
+
+    #[test]
+    fn a_handle_made_from_an_entity_ref_reads_everything() {
+        let mut world = world();
+        let e = world.spawn((A(7), S(8))).id();
+        let s = world.register_component::<S>();
+        let handle = FilteredEntityRef::from(world.entity(e));
+        assert_eq!(handle.get::<A>(), Some(&A(7)));
+        // SAFETY: `s` is `S`'s id.
+        assert_eq!(unsafe { handle.get_by_id(s).unwrap().deref::<S>() }, &S(8));
+        assert!(handle.get::<B>().is_none());
+        assert!(handle.access().has_read_all());
+    }
+}
