@@ -202,7 +202,11 @@ macro_rules! filtered_world_query {
             }
 
             #[inline]
-            unsafe fn set_table<'w>(fetch: &mut FilteredFetch<'w>, _: &Arc<Access>, table: &'w Table) {
+            unsafe fn set_table<'w>(
+                fetch: &mut FilteredFetch<'w>,
+                _: &Arc<Access>,
+                table: &'w Table,
+            ) {
                 FilteredView::point_at(&mut fetch.1, table);
             }
 

@@ -451,8 +451,16 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     #[inline]
     pub fn get_by_id(&self, id: ComponentId) -> Option<Ptr<'_>> {
         // SAFETY: `row` is the entity's row in the view's table (`new`).
-        let (ptr, _, _) =
-            unsafe { cells(self.cell.meta(), &self.view, self.entity, self.row, id, false) }?;
+        let (ptr, _, _) = unsafe {
+            cells(
+                self.cell.meta(),
+                &self.view,
+                self.entity,
+                self.row,
+                id,
+                false,
+            )
+        }?;
         // SAFETY: the value is the entity's, readable while `self` is
         // borrowed (`new`).
         Some(unsafe { Ptr::new(ptr) })
@@ -525,7 +533,16 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
         id: ComponentId,
     ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
         // SAFETY: `row` is the entity's row in the view's table (`new`).
-        unsafe { cells(self.cell.meta(), &self.view, self.entity, self.row, id, true) }
+        unsafe {
+            cells(
+                self.cell.meta(),
+                &self.view,
+                self.entity,
+                self.row,
+                id,
+                true,
+            )
+        }
     }
 }
 
@@ -582,10 +599,13 @@ mod tests {
         let expected: Vec<u32> = (0..4).chain(10..14).chain(20..24).collect();
         assert_eq!(seen, expected);
         for item in &items {
-            assert_eq!(item.get::<A>().map(|a| a.0), item.get_by_id(a).map(|p| {
-                // SAFETY: `a` is `A`'s id.
-                unsafe { p.deref::<A>() }.0
-            }));
+            assert_eq!(
+                item.get::<A>().map(|a| a.0),
+                item.get_by_id(a).map(|p| {
+                    // SAFETY: `a` is `A`'s id.
+                    unsafe { p.deref::<A>() }.0
+                })
+            );
             assert_eq!(item.location(), world.entity(item.id()).location());
         }
     }
@@ -593,7 +613,10 @@ mod tests {
     #[test]
     fn ids_outside_the_access_are_refused_though_the_table_has_them() {
         let mut world = world();
-        let (a, b) = (world.register_component::<A>(), world.register_component::<B>());
+        let (a, b) = (
+            world.register_component::<A>(),
+            world.register_component::<B>(),
+        );
         let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
             .ref_id(a)
             .with::<B>()
@@ -613,7 +636,10 @@ mod tests {
     #[test]
     fn sparse_set_components_are_read_and_written_by_id() {
         let mut world = world();
-        let (a, s) = (world.register_component::<A>(), world.register_component::<S>());
+        let (a, s) = (
+            world.register_component::<A>(),
+            world.register_component::<S>(),
+        );
         let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
             .ref_id(a)
             .mut_id(s)

@@ -89,7 +89,6 @@ impl<'w> EntityMut<'w> {
         &self.cell.meta().archetypes[self.location.archetype_id]
     }
 
-
     /// A read-only handle borrowing this one.
     #[inline]
     pub fn as_readonly(&self) -> EntityRef<'_> {

@@ -69,7 +69,6 @@ impl<'w> EntityRef<'w> {
         &self.world.archetypes[self.location.archetype_id]
     }
 
-
     /// The world the entity lives in.
     #[inline]
     pub(crate) fn world(&self) -> &'w World {
