@@ -3,11 +3,14 @@
 //! [`FilteredEntityMut`] (the components a
 //! [`QueryBuilder`](super::QueryBuilder) gave them access to).
 //!
-//! None of them reads a column when the fetch is pointed at a table: the
-//! item looks the entity's location up when it is fetched, and they match
-//! every archetype. The filtered handles walk archetypes rather than
-//! tables, as a builder's filter may name sparse-set components, which
-//! split a table's rows between archetypes.
+//! They match every archetype. `EntityRef` and `EntityMut` read no column
+//! when the fetch is pointed at a table: the item looks the entity's
+//! location up when it is fetched. The filtered handles find, once per
+//! archetype, the columns of its table their access lets them touch (a
+//! [`FilteredView`] their items share), so that reading by id takes no
+//! lookup of the entity; they walk archetypes rather than tables, as a
+//! builder's filter may name sparse-set components, which split a table's
+//! rows between archetypes.
 
 use std::sync::Arc;
 
@@ -18,7 +21,10 @@ use crate::{
     component::ComponentId,
     entity::Entity,
     storage::{Table, TableRow},
-    world::{EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, UnsafeWorldCell, World},
+    world::{
+        EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, FilteredView, UnsafeWorldCell,
+        World,
+    },
 };
 
 /// The entity's handle parts, from the world the fetch was built for.
@@ -158,17 +164,69 @@ fn record_filtered(state: &Access, access: &mut FilteredAccess, term: &str) {
     access.access_mut().extend(state);
 }
 
-whole_entity_world_query!(
-    FilteredEntityRef<'_, '_>,
-    false,
-    Arc<Access>,
-    (UnsafeWorldCell<'w>, Arc<Access>),
-    |world, state| (world, state.clone()),
-    Arc::default(),
-    |state, access| {
-        record_filtered(state, access, "FilteredEntityRef");
-    }
-);
+/// The fetch of the filtered handles: the world, and the view their items
+/// of the current archetype share.
+pub(crate) type FilteredFetch<'w> = (UnsafeWorldCell<'w>, Arc<FilteredView>);
+
+macro_rules! filtered_world_query {
+    ($ty:ty, $term:literal) => {
+        // SAFETY: the fetch reaches the entity's components only through
+        // the item, within the state's access, which
+        // `update_component_access` records; it matches every archetype.
+        // Not dense: a builder's filter may name sparse-set components,
+        // which split a table's rows between archetypes.
+        unsafe impl WorldQuery for $ty {
+            type Fetch<'w> = FilteredFetch<'w>;
+            type State = Arc<Access>;
+            const IS_DENSE: bool = false;
+
+            #[inline]
+            unsafe fn init_fetch<'w>(
+                world: UnsafeWorldCell<'w>,
+                state: &Arc<Access>,
+                last_run: Tick,
+                this_run: Tick,
+            ) -> FilteredFetch<'w> {
+                let view = FilteredView::new(state.clone(), last_run, this_run);
+                (world, Arc::new(view))
+            }
+
+            #[inline]
+            unsafe fn set_archetype<'w>(
+                fetch: &mut FilteredFetch<'w>,
+                _: &Arc<Access>,
+                _: &'w Archetype,
+                table: &'w Table,
+            ) {
+                FilteredView::point_at(&mut fetch.1, table);
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(
+                fetch: &mut FilteredFetch<'w>,
+                _: &Arc<Access>,
+                table: &'w Table,
+            ) {
+                FilteredView::point_at(&mut fetch.1, table);
+            }
+
+            #[track_caller]
+            fn update_component_access(state: &Arc<Access>, access: &mut FilteredAccess) {
+                record_filtered(state, access, $term);
+            }
+
+            fn init_state(_: &mut World) -> Arc<Access> {
+                Arc::default()
+            }
+
+            fn matches_component_set(_: &Arc<Access>, _: &impl Fn(ComponentId) -> bool) -> bool {
+                true
+            }
+        }
+    };
+}
+
+filtered_world_query!(FilteredEntityRef<'_, '_>, "FilteredEntityRef");
 
 // SAFETY: reads only what the state's access lists, which holds reads
 // only (`provide_extra_access` keeps no write).
@@ -177,18 +235,17 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
     type ReadOnly = Self;
     type Item<'w> = FilteredEntityRef<'w, 'w>;
 
-    #[inline]
+    #[inline(always)]
     unsafe fn fetch<'w>(
         fetch: &mut Self::Fetch<'w>,
         entity: Entity,
-        _: TableRow,
+        table_row: TableRow,
     ) -> Self::Item<'w> {
-        // SAFETY: the entity of a matched row is live.
-        let location = unsafe { located(fetch.0, entity) };
-        let entity = EntityRef::new(fetch.0.meta(), entity, location);
-        // SAFETY: the query's recorded access includes these reads, so
-        // nothing writes those components meanwhile.
-        unsafe { FilteredEntityRef::new(entity, fetch.1.clone()) }
+        // SAFETY: the entity of a matched row is live at `table_row` of the
+        // table the view was pointed at; the query's recorded access
+        // includes these reads, so nothing writes those components
+        // meanwhile, and queries make no structural change.
+        unsafe { FilteredEntityRef::new(fetch.0.meta(), entity, table_row, fetch.1.clone()) }
     }
 
     fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {
@@ -207,17 +264,7 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
 // SAFETY: reads only.
 unsafe impl ReadOnlyQueryData for FilteredEntityRef<'_, '_> {}
 
-whole_entity_world_query!(
-    FilteredEntityMut<'_, '_>,
-    false,
-    Arc<Access>,
-    (UnsafeWorldCell<'w>, Arc<Access>),
-    |world, state| (world, state.clone()),
-    Arc::default(),
-    |state, access| {
-        record_filtered(state, access, "FilteredEntityMut");
-    }
-);
+filtered_world_query!(FilteredEntityMut<'_, '_>, "FilteredEntityMut");
 
 // SAFETY: touches only what the state's access lists, recorded by
 // `update_component_access`; its read-only twin reads a subset of it.
@@ -226,20 +273,17 @@ unsafe impl<'a, 'b> QueryData for FilteredEntityMut<'a, 'b> {
     type ReadOnly = FilteredEntityRef<'a, 'b>;
     type Item<'w> = FilteredEntityMut<'w, 'w>;
 
-    #[inline]
+    #[inline(always)]
     unsafe fn fetch<'w>(
         fetch: &mut Self::Fetch<'w>,
         entity: Entity,
-        _: TableRow,
+        table_row: TableRow,
     ) -> Self::Item<'w> {
-        // SAFETY: the entity of a matched row is live.
-        let location = unsafe { located(fetch.0, entity) };
-        // SAFETY: the location is current and queries make no structural
-        // change; the handle is limited to the access below.
-        let entity = unsafe { EntityMut::new(fetch.0, entity, location) };
-        // SAFETY: the query's recorded access includes this access, and no
+        // SAFETY: the entity of a matched row is live at `table_row` of the
+        // table the view was pointed at; queries make no structural
+        // change; the query's recorded access includes the view's, and no
         // other live item of the query shares this entity's row.
-        unsafe { FilteredEntityMut::new(entity, fetch.1.clone()) }
+        unsafe { FilteredEntityMut::new(fetch.0, entity, table_row, fetch.1.clone()) }
     }
 
     fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {

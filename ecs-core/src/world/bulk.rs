@@ -36,7 +36,7 @@ use crate::{
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
     query::{QueryData, QueryFilter, QueryState},
-    storage::TableRow,
+    storage::{column_slot, TableRow},
     utils::DropPanics,
     world::{
         relocation::{drop_sparse_values, remove_entity},
@@ -118,11 +118,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let bundle_id = world.bundles.register_info::<B>(&mut world.components);
         // Made before anything runs or moves: `make` (and `Clone`) is user
         // code that may panic.
-        let values: Vec<B> = groups
-            .iter()
-            .flat_map(|group| group.entities.iter())
-            .map(|&entity| make(entity))
-            .collect();
+        let mut values: Vec<B> =
+            Vec::with_capacity(groups.iter().map(|group| group.entities.len()).sum());
+        for group in &groups {
+            values.extend(group.entities.iter().map(|&entity| make(entity)));
+        }
         let count = values.len();
         insert_groups(world, &groups, values, bundle_id, mode);
         world.flush_commands();
@@ -446,18 +446,26 @@ unsafe fn insert_whole_table<B: Bundle>(
     // new components; required ones there are none).
     let moved = unsafe { old_table.move_all_rows(new_table, moves, panics) };
     let bundle_info = &world.bundles[bundle_id];
+    // Found once for the run: each value then goes straight to its column.
+    let columns: Vec<u32> = bundle_info
+        .components()
+        .iter()
+        .map(|&id| column_slot(new_table, id))
+        .collect();
     let mut written = 0;
     for (&entity, value) in moved.iter().zip(values) {
         let row = new_table.push_entity(entity);
         // SAFETY: `row` is the entity's row, the last one, just pushed;
-        // `status` was computed for the source archetype; the target
+        // `status` was computed for the source archetype; `columns` holds
+        // the position in `new_table` of each bundle component's column
+        // (`NO_COLUMN`, never read, for a sparse-set one); the target
         // archetype has a sparse set for every sparse bundle component.
         unsafe {
             write_bundle(
                 value,
                 bundle_info,
                 status,
-                None,
+                Some(&columns),
                 entity,
                 new_table,
                 row,

@@ -2,48 +2,218 @@
 //! may touch only the components its query's access lists, the items of
 //! queries built at run time with a
 //! [`QueryBuilder`](crate::query::QueryBuilder).
+//!
+//! A query over filtered handles shares one [`FilteredView`] between the
+//! items of an archetype: the access, and the columns of the archetype's
+//! table that the access lets the items touch, found once per archetype.
+//!
+//! ```text
+//! item { entity, table row, view } ──▶ view { access, slots: [(id, column, ticks)] }
+//! get_by_id(id): slot of `id` ──▶ column base + row (no entity lookup)
+//!                no slot      ──▶ access check, then the entity's location
+//!                                 (sparse-set components, handles made from
+//!                                 an `EntityRef`)
+//! ```
 
-use std::{marker::PhantomData, sync::Arc};
+use std::{cell::UnsafeCell, marker::PhantomData, ptr::NonNull, sync::Arc};
 
-use super::{EntityMut, EntityRef};
+use super::{EntityRef, UnsafeWorldCell, World};
 use crate::{
     archetype::Archetype,
-    change_detection::{Mut, MutUntyped, Ref},
+    change_detection::{Mut, MutUntyped, Ref, Tick},
     component::{Component, ComponentId},
     entity::{Entity, EntityLocation},
-    ptr::Ptr,
+    ptr::{Ptr, PtrMut},
     query::Access,
+    storage::{Table, TableRow},
 };
+
+/// One column of the current table that a filtered handle may touch.
+#[derive(Clone, Copy)]
+struct ColumnSlot {
+    id: ComponentId,
+    writable: bool,
+    /// Bytes per value.
+    size: usize,
+    data: NonNull<u8>,
+    added: NonNull<UnsafeCell<Tick>>,
+    changed: NonNull<UnsafeCell<Tick>>,
+}
+
+/// What the filtered handles of one archetype share: their access, the
+/// ticks of the query run, and the table columns the access lets them
+/// touch.
+///
+/// Invariant: every slot is a column of one table of the world the items
+/// borrow, which no structural change touches while an item lives; a slot
+/// is readable by the access, and `writable` only if the access writes it.
+pub struct FilteredView {
+    access: Arc<Access>,
+    slots: Vec<ColumnSlot>,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+// SAFETY: the slots point into table columns of component values, which
+// are `Send + Sync`; who may touch them is decided by the query's access,
+// as for the columns of a typed query's fetch.
+unsafe impl Send for FilteredView {}
+// SAFETY: as above.
+unsafe impl Sync for FilteredView {}
+
+impl FilteredView {
+    /// A view with no columns: every access takes the entity's location.
+    pub(crate) fn new(access: Arc<Access>, last_run: Tick, this_run: Tick) -> Self {
+        FilteredView {
+            access,
+            slots: Vec::new(),
+            last_run,
+            this_run,
+        }
+    }
+
+    /// A view of `table`'s columns that `access` lets the items touch,
+    /// reusing `view`'s memory when no item holds it any more.
+    pub(crate) fn point_at(view: &mut Arc<FilteredView>, table: &Table) {
+        if Arc::get_mut(view).is_none() {
+            // Items of the previous archetype still hold the old view.
+            *view = Arc::new(FilteredView::new(
+                view.access.clone(),
+                view.last_run,
+                view.this_run,
+            ));
+        }
+        let view = Arc::get_mut(view).expect("a view just made has no other holder");
+        view.slots.clear();
+        for (&id, column) in table.component_ids().iter().zip(table.columns()) {
+            if !view.access.has_read(id) {
+                continue;
+            }
+            view.slots.push(ColumnSlot {
+                id,
+                writable: view.access.has_write(id),
+                size: column.item_layout().size(),
+                data: column.data_non_null(),
+                // Slices never have a null pointer, even when empty.
+                added: NonNull::from(column.added_ticks()).cast(),
+                changed: NonNull::from(column.changed_ticks()).cast(),
+            });
+        }
+    }
+
+    /// The slot of `id`, if the current table has its column and the
+    /// access lets the items read it.
+    #[inline(always)]
+    fn slot(&self, id: ComponentId) -> Option<&ColumnSlot> {
+        self.slots.iter().find(|slot| slot.id == id)
+    }
+}
+
+/// The value of `id` at `row` and its tick cells, from the view's slots or
+/// else from the entity's location, if `allowed` by the view's access.
+///
+/// # Safety
+/// `row` is `entity`'s table row in `world`, in the table the view's slots
+/// point at, if it has slots.
+#[inline(always)]
+unsafe fn cells<'w>(
+    world: &'w World,
+    view: &FilteredView,
+    entity: Entity,
+    row: TableRow,
+    id: ComponentId,
+    write: bool,
+) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+    if let Some(slot) = view.slot(id) {
+        if write && !slot.writable {
+            return None;
+        }
+        let row = row.index();
+        // SAFETY: the slot is a column of the entity's table (caller), valid
+        // for `'w` (view invariant), and `row` is one of its rows.
+        return unsafe {
+            Some((
+                slot.data.add(row * slot.size),
+                &*slot.added.as_ptr().add(row),
+                &*slot.changed.as_ptr().add(row),
+            ))
+        };
+    }
+    cells_slow(world, &view.access, entity, id, write)
+}
+
+/// [`cells`] of a component without a slot: a sparse-set one, one the
+/// entity lacks, or any for a view with no slots.
+#[cold]
+fn cells_slow<'w>(
+    world: &'w World,
+    access: &Access,
+    entity: Entity,
+    id: ComponentId,
+    write: bool,
+) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+    let allowed = if write {
+        access.has_write(id)
+    } else {
+        access.has_read(id)
+    };
+    if !allowed {
+        return None;
+    }
+    entity_ref(world, entity).component_cells(id)
+}
+
+/// A handle to a live entity of `world`.
+#[inline]
+fn entity_ref(world: &World, entity: Entity) -> EntityRef<'_> {
+    let location = world
+        .entities
+        .get(entity)
+        .unwrap_or_else(|| panic!("entity {entity:?} of a filtered handle is not spawned"));
+    EntityRef::new(world, entity, location)
+}
 
 /// Shared access to the components of one entity that an [`Access`]
 /// allows to be read: the item of `Query<FilteredEntityRef>`.
 ///
 /// Bevy's borrows the access from the query state for `'s`; this one
-/// shares it (`Arc`), so items may outlive the state as `'w` items of
-/// typed queries do.
+/// shares it (`Arc`, with the columns its archetype's items may read), so
+/// items may outlive the state as `'w` items of typed queries do.
 #[derive(Clone)]
 pub struct FilteredEntityRef<'w, 's> {
-    entity: EntityRef<'w>,
-    access: Arc<Access>,
+    world: &'w World,
+    entity: Entity,
+    row: TableRow,
+    view: Arc<FilteredView>,
     marker: PhantomData<&'s ()>,
 }
 
 impl std::fmt::Debug for FilteredEntityRef<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FilteredEntityRef")
-            .field("entity", &self.entity.id())
+            .field("entity", &self.entity)
             .finish()
     }
 }
 
 impl<'w> FilteredEntityRef<'w, '_> {
     /// # Safety
-    /// Nothing writes the components `access` reads for `'w`.
-    #[inline]
-    pub(crate) unsafe fn new(entity: EntityRef<'w>, access: Arc<Access>) -> Self {
+    /// `entity` is live in `world` at table row `row`, in the table the
+    /// view's slots point at if it has slots; for `'w`, no structural
+    /// change happens and nothing writes the components the view's access
+    /// reads.
+    #[inline(always)]
+    pub(crate) unsafe fn new(
+        world: &'w World,
+        entity: Entity,
+        row: TableRow,
+        view: Arc<FilteredView>,
+    ) -> Self {
         FilteredEntityRef {
+            world,
             entity,
-            access,
+            row,
+            view,
             marker: PhantomData,
         }
     }
@@ -51,63 +221,83 @@ impl<'w> FilteredEntityRef<'w, '_> {
     /// The entity's id.
     #[inline]
     pub fn id(&self) -> Entity {
-        self.entity.id()
+        self.entity
     }
 
     /// Where the entity's data lives.
     #[inline]
     pub fn location(&self) -> EntityLocation {
-        self.entity.location()
+        entity_ref(self.world, self.entity).location()
     }
 
     /// The entity's archetype.
     #[inline]
     pub fn archetype(&self) -> &Archetype {
-        self.entity.archetype()
+        entity_ref(self.world, self.entity).archetype()
     }
 
     /// What this handle may read.
     #[inline]
     pub fn access(&self) -> &Access {
-        &self.access
+        &self.view.access
     }
 
     /// Whether the entity has component `T` (whether or not it may be read).
     #[inline]
     pub fn contains<T: Component>(&self) -> bool {
-        self.entity.contains::<T>()
+        entity_ref(self.world, self.entity).contains::<T>()
     }
 
     /// Whether the entity has the component `id`.
     #[inline]
     pub fn contains_id(&self, id: ComponentId) -> bool {
-        self.entity.contains_id(id)
+        self.view.slot(id).is_some() || entity_ref(self.world, self.entity).contains_id(id)
+    }
+
+    /// The value of `id` and its tick cells, if readable.
+    #[inline(always)]
+    fn cells(
+        &self,
+        id: ComponentId,
+    ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+        // SAFETY: `row` is the entity's row in the view's table (`new`).
+        unsafe { cells(self.world, &self.view, self.entity, self.row, id, false) }
     }
 
     /// The entity's component `T`, if it has it and the access allows it.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        let id = self.entity.world_components().component_id::<T>()?;
-        self.access.has_read(id).then(|| self.entity.get::<T>())?
+        let id = self.world.components.component_id::<T>()?;
+        let (ptr, _, _) = self.cells(id)?;
+        // SAFETY: the value of `T`'s id is a `T`, readable for `'w` (`new`).
+        Some(unsafe { ptr.cast::<T>().as_ref() })
     }
 
     /// [`FilteredEntityRef::get`] with change ticks.
     #[inline]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'w, T>> {
-        let id = self.entity.world_components().component_id::<T>()?;
-        self.access
-            .has_read(id)
-            .then(|| self.entity.get_ref::<T>())?
+        let id = self.world.components.component_id::<T>()?;
+        let (ptr, added, changed) = self.cells(id)?;
+        // SAFETY: as in `get`; tick cells are written only where the value
+        // may be, which nothing does for `'w`.
+        unsafe {
+            Some(Ref::new(
+                ptr.cast::<T>().as_ref(),
+                &*added.get(),
+                &*changed.get(),
+                self.view.last_run,
+                self.view.this_run,
+            ))
+        }
     }
 
     /// A pointer to the entity's value of `id`, if it has it and the
     /// access allows reading it.
     #[inline]
     pub fn get_by_id(&self, id: ComponentId) -> Option<Ptr<'w>> {
-        if !self.access.has_read(id) {
-            return None;
-        }
-        self.entity.get_by_id(id).ok()
+        let (ptr, _, _) = self.cells(id)?;
+        // SAFETY: the value is the entity's, readable for `'w` (`new`).
+        Some(unsafe { Ptr::new(ptr) })
     }
 }
 
@@ -116,8 +306,22 @@ impl<'w> From<EntityRef<'w>> for FilteredEntityRef<'w, '_> {
     fn from(entity: EntityRef<'w>) -> Self {
         let mut access = Access::default();
         access.read_all();
-        // SAFETY: an `EntityRef` may read every component of its entity.
-        unsafe { FilteredEntityRef::new(entity, Arc::new(access)) }
+        let world = entity.world();
+        let view = FilteredView::new(
+            Arc::new(access),
+            world.last_change_tick(),
+            world.change_tick(),
+        );
+        // SAFETY: an `EntityRef` may read every component of its live
+        // entity for `'w`; a view with no slots points at no table.
+        unsafe {
+            FilteredEntityRef::new(
+                world,
+                entity.id(),
+                entity.location().table_row,
+                Arc::new(view),
+            )
+        }
     }
 }
 
@@ -127,29 +331,39 @@ impl<'w> From<EntityRef<'w>> for FilteredEntityRef<'w, '_> {
 ///
 /// Like [`FilteredEntityRef`], it shares its access instead of borrowing it.
 pub struct FilteredEntityMut<'w, 's> {
-    entity: EntityMut<'w>,
-    access: Arc<Access>,
+    cell: UnsafeWorldCell<'w>,
+    entity: Entity,
+    row: TableRow,
+    view: Arc<FilteredView>,
     marker: PhantomData<&'s ()>,
 }
 
 impl std::fmt::Debug for FilteredEntityMut<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FilteredEntityMut")
-            .field("entity", &self.entity.id())
+            .field("entity", &self.entity)
             .finish()
     }
 }
 
 impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// # Safety
-    /// For `'w`, nothing else reads the components `access` writes, nor
-    /// writes those it reads. (The handle touches nothing else; `entity`'s
-    /// own, wider, permission is not used beyond `access`.)
-    #[inline]
-    pub(crate) unsafe fn new(entity: EntityMut<'w>, access: Arc<Access>) -> Self {
+    /// `entity` is live in the cell's world at table row `row`, in the
+    /// table the view's slots point at if it has slots; for `'w`, no
+    /// structural change happens, nothing else reads the components the
+    /// view's access writes, nor writes those it reads.
+    #[inline(always)]
+    pub(crate) unsafe fn new(
+        cell: UnsafeWorldCell<'w>,
+        entity: Entity,
+        row: TableRow,
+        view: Arc<FilteredView>,
+    ) -> Self {
         FilteredEntityMut {
+            cell,
             entity,
-            access,
+            row,
+            view,
             marker: PhantomData,
         }
     }
@@ -157,33 +371,35 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// The entity's id.
     #[inline]
     pub fn id(&self) -> Entity {
-        self.entity.id()
+        self.entity
     }
 
     /// Where the entity's data lives.
     #[inline]
     pub fn location(&self) -> EntityLocation {
-        self.entity.location()
+        entity_ref(self.cell.meta(), self.entity).location()
     }
 
     /// The entity's archetype.
     #[inline]
     pub fn archetype(&self) -> &Archetype {
-        self.entity.archetype()
+        entity_ref(self.cell.meta(), self.entity).archetype()
     }
 
     /// What this handle may read and write.
     #[inline]
     pub fn access(&self) -> &Access {
-        &self.access
+        &self.view.access
     }
 
     /// A shorter-lived handle to the same entity.
     #[inline]
     pub fn reborrow(&mut self) -> FilteredEntityMut<'_, 's> {
         FilteredEntityMut {
-            entity: self.entity.reborrow(),
-            access: self.access.clone(),
+            cell: self.cell,
+            entity: self.entity,
+            row: self.row,
+            view: self.view.clone(),
             marker: PhantomData,
         }
     }
@@ -191,27 +407,30 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// A read-only handle borrowing this one.
     #[inline]
     pub fn as_readonly(&self) -> FilteredEntityRef<'_, 's> {
-        // SAFETY: `&self` keeps this handle from writing meanwhile.
-        unsafe { FilteredEntityRef::new(self.entity.as_readonly(), self.access.clone()) }
+        // SAFETY: `&self` keeps this handle from writing meanwhile; the
+        // rest is `new`'s contract.
+        unsafe {
+            FilteredEntityRef::new(self.cell.meta(), self.entity, self.row, self.view.clone())
+        }
     }
 
     /// A read-only handle for the whole lifetime.
     #[inline]
     pub fn into_readonly(self) -> FilteredEntityRef<'w, 's> {
         // SAFETY: the handle is consumed, so nothing of it writes.
-        unsafe { FilteredEntityRef::new(self.entity.into_readonly(), self.access) }
+        unsafe { FilteredEntityRef::new(self.cell.meta(), self.entity, self.row, self.view) }
     }
 
     /// Whether the entity has component `T`.
     #[inline]
     pub fn contains<T: Component>(&self) -> bool {
-        self.entity.contains::<T>()
+        self.as_readonly().contains::<T>()
     }
 
     /// Whether the entity has the component `id`.
     #[inline]
     pub fn contains_id(&self, id: ComponentId) -> bool {
-        self.entity.contains_id(id)
+        self.as_readonly().contains_id(id)
     }
 
     /// The entity's component `T`, if it has it and the access allows
@@ -231,7 +450,20 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// access allows reading it.
     #[inline]
     pub fn get_by_id(&self, id: ComponentId) -> Option<Ptr<'_>> {
-        self.as_readonly().get_by_id(id)
+        // SAFETY: `row` is the entity's row in the view's table (`new`).
+        let (ptr, _, _) = unsafe {
+            cells(
+                self.cell.meta(),
+                &self.view,
+                self.entity,
+                self.row,
+                id,
+                false,
+            )
+        }?;
+        // SAFETY: the value is the entity's, readable while `self` is
+        // borrowed (`new`).
+        Some(unsafe { Ptr::new(ptr) })
     }
 
     /// The entity's component `T`, mutably, if it has it and the access
@@ -243,34 +475,224 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
 
     /// Like [`FilteredEntityMut::get_mut`], for the handle's whole lifetime.
     #[inline]
-    pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
-        let id = self.entity.world_components().component_id::<T>()?;
-        if !self.access.has_write(id) {
-            return None;
+    pub fn into_mut<T: Component>(mut self) -> Option<Mut<'w, T>> {
+        let id = self.cell.meta().components.component_id::<T>()?;
+        let (ptr, added, changed) = self.cells_mut(id)?;
+        // SAFETY: the value of `T`'s id is a `T`, which the consumed
+        // handle could write alone for `'w` (`new`), ticks with it.
+        unsafe {
+            Some(Mut::new(
+                ptr.cast::<T>().as_mut(),
+                &mut *added.get(),
+                &mut *changed.get(),
+                self.view.last_run,
+                self.view.this_run,
+            ))
         }
-        self.entity.into_mut::<T>()
     }
 
     /// The entity's value of `id`, mutably, if it has it and the access
     /// allows writing it.
     #[inline]
     pub fn get_mut_by_id(&mut self, id: ComponentId) -> Option<MutUntyped<'_>> {
-        self.reborrow().into_mut_by_id(id)
+        let (ptr, added, changed) = self.cells_mut(id)?;
+        // SAFETY: `&mut self` makes this the only borrow of the value,
+        // which the handle may write (`new`), ticks with it.
+        unsafe {
+            Some(MutUntyped::new(
+                PtrMut::new(ptr),
+                &mut *added.get(),
+                &mut *changed.get(),
+                self.view.last_run,
+                self.view.this_run,
+            ))
+        }
     }
 
     /// Like [`FilteredEntityMut::get_mut_by_id`], for the handle's whole
     /// lifetime.
     #[inline]
-    pub fn into_mut_by_id(self, id: ComponentId) -> Option<MutUntyped<'w>> {
-        if !self.access.has_write(id) {
-            return None;
+    pub fn into_mut_by_id(mut self, id: ComponentId) -> Option<MutUntyped<'w>> {
+        let (ptr, added, changed) = self.cells_mut(id)?;
+        // SAFETY: as in `get_mut_by_id`, the handle being consumed.
+        unsafe {
+            Some(MutUntyped::new(
+                PtrMut::new(ptr),
+                &mut *added.get(),
+                &mut *changed.get(),
+                self.view.last_run,
+                self.view.this_run,
+            ))
         }
-        self.entity.into_mut_by_id(id).ok()
+    }
+
+    /// The value of `id` and its tick cells, if writable.
+    #[inline(always)]
+    fn cells_mut(
+        &mut self,
+        id: ComponentId,
+    ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+        // SAFETY: `row` is the entity's row in the view's table (`new`).
+        unsafe {
+            cells(
+                self.cell.meta(),
+                &self.view,
+                self.entity,
+                self.row,
+                id,
+                true,
+            )
+        }
     }
 }
 
 impl<'w, 's> From<FilteredEntityMut<'w, 's>> for FilteredEntityRef<'w, 's> {
     fn from(entity: FilteredEntityMut<'w, 's>) -> Self {
         entity.into_readonly()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+    use crate::world::{FilteredEntityMut, FilteredEntityRef};
+
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct A(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct B(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    #[component(storage = "SparseSet")]
+    struct S(u32);
+    #[derive(Component, Debug, Clone, Copy, PartialEq)]
+    struct Marker;
+
+    /// Entities over three archetypes: `A`; `A, B`; `A, S, Marker`.
+    fn world() -> World {
+        let mut world = World::new();
+        for i in 0..4 {
+            world.spawn(A(i));
+            world.spawn((A(10 + i), B(i)));
+            world.spawn((A(20 + i), S(i), Marker));
+        }
+        world
+    }
+
+    #[test]
+    fn items_kept_across_archetypes_read_their_own_table() {
+        let mut world = world();
+        let a = world.register_component::<A>();
+        let mut query = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+            .ref_id(a)
+            .build();
+        // Collected: each archetype's view is still held when the next is
+        // pointed at, so every archetype gets its own.
+        let items: Vec<_> = query.iter(&world).collect();
+        let mut seen: Vec<u32> = items
+            .iter()
+            .map(|item| {
+                // SAFETY: `a` is `A`'s id.
+                unsafe { item.get_by_id(a).unwrap().deref::<A>() }.0
+            })
+            .collect();
+        seen.sort_unstable();
+        let expected: Vec<u32> = (0..4).chain(10..14).chain(20..24).collect();
+        assert_eq!(seen, expected);
+        for item in &items {
+            assert_eq!(
+                item.get::<A>().map(|a| a.0),
+                item.get_by_id(a).map(|p| {
+                    // SAFETY: `a` is `A`'s id.
+                    unsafe { p.deref::<A>() }.0
+                })
+            );
+            assert_eq!(item.location(), world.entity(item.id()).location());
+        }
+    }
+
+    #[test]
+    fn ids_outside_the_access_are_refused_though_the_table_has_them() {
+        let mut world = world();
+        let (a, b) = (
+            world.register_component::<A>(),
+            world.register_component::<B>(),
+        );
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .ref_id(a)
+            .with::<B>()
+            .build();
+        let mut count = 0;
+        for mut item in query.iter_mut(&mut world) {
+            assert!(item.get_by_id(a).is_some());
+            assert!(item.get_by_id(b).is_none(), "`B` is a filter, not read");
+            assert!(item.get_mut_by_id(a).is_none(), "`A` is read, not written");
+            assert!(item.get_mut::<A>().is_none());
+            assert!(item.contains_id(b));
+            count += 1;
+        }
+        assert_eq!(count, 4);
+    }
+
+    #[test]
+    fn sparse_set_components_are_read_and_written_by_id() {
+        let mut world = world();
+        let (a, s) = (
+            world.register_component::<A>(),
+            world.register_component::<S>(),
+        );
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .ref_id(a)
+            .mut_id(s)
+            .with::<S>()
+            .build();
+        for mut item in query.iter_mut(&mut world) {
+            // SAFETY: `a` is `A`'s id and `s` is `S`'s.
+            let value = unsafe { item.get_by_id(a).unwrap().deref::<A>() }.0;
+            let mut sparse = item.get_mut_by_id(s).expect("`S` is written");
+            // SAFETY: `s` is `S`'s id.
+            unsafe { sparse.as_mut().deref_mut::<S>() }.0 += value;
+        }
+        let mut sums: Vec<u32> = world.query::<&S>().iter(&world).map(|s| s.0).collect();
+        sums.sort_unstable();
+        assert_eq!(sums, vec![20, 22, 24, 26]);
+    }
+
+    #[test]
+    fn writes_by_id_mark_the_value_changed_for_the_query_run() {
+        let mut world = world();
+        let a = world.register_component::<A>();
+        world.increment_change_tick();
+        let write_tick = world.change_tick();
+        let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+            .mut_id(a)
+            .with::<B>()
+            .build();
+        for mut item in query.iter_mut(&mut world) {
+            let mut value = item.get_mut_by_id(a).expect("`A` is written");
+            // SAFETY: `a` is `A`'s id.
+            unsafe { value.as_mut().deref_mut::<A>() }.0 += 100;
+        }
+        let mut seen = Vec::new();
+        for (value, b) in world.query::<(Ref<A>, Has<B>)>().iter(&world) {
+            assert_eq!(value.last_changed() == write_tick, b, "{value:?}");
+            if b {
+                seen.push(value.0);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, vec![110, 111, 112, 113]);
+    }
+
+    #[test]
+    fn a_handle_made_from_an_entity_ref_reads_everything() {
+        let mut world = world();
+        let e = world.spawn((A(7), S(8))).id();
+        let s = world.register_component::<S>();
+        let handle = FilteredEntityRef::from(world.entity(e));
+        assert_eq!(handle.get::<A>(), Some(&A(7)));
+        // SAFETY: `s` is `S`'s id.
+        assert_eq!(unsafe { handle.get_by_id(s).unwrap().deref::<S>() }, &S(8));
+        assert!(handle.get::<B>().is_none());
+        assert!(handle.access().has_read_all());
     }
 }

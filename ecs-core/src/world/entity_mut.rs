@@ -89,12 +89,6 @@ impl<'w> EntityMut<'w> {
         &self.cell.meta().archetypes[self.location.archetype_id]
     }
 
-    /// The world's component registry.
-    #[inline]
-    pub(crate) fn world_components(&self) -> &'w crate::component::Components {
-        &self.cell.meta().components
-    }
-
     /// A read-only handle borrowing this one.
     #[inline]
     pub fn as_readonly(&self) -> EntityRef<'_> {

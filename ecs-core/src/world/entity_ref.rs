@@ -69,10 +69,10 @@ impl<'w> EntityRef<'w> {
         &self.world.archetypes[self.location.archetype_id]
     }
 
-    /// The world's component registry.
+    /// The world the entity lives in.
     #[inline]
-    pub(crate) fn world_components(&self) -> &'w crate::component::Components {
-        &self.world.components
+    pub(crate) fn world(&self) -> &'w World {
+        self.world
     }
 
     /// Whether the entity has component `T`.
@@ -144,7 +144,7 @@ impl<'w> EntityRef<'w> {
 
     /// The value of `id` and its tick cells, if the entity has it.
     #[inline]
-    fn component_cells(
+    pub(crate) fn component_cells(
         &self,
         id: ComponentId,
     ) -> Option<(

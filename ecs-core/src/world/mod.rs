@@ -43,6 +43,7 @@ pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::WorldEntityFetch;
+pub(crate) use entity_filtered::FilteredView;
 pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
 pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
