@@ -86,7 +86,11 @@ pub trait Component: Send + Sync + 'static {
 
     /// Registers the components this one requires (`#[require(A, B =
     /// expr)]`): inserting this component inserts each of them the entity
-    /// lacks.
+    /// lacks. When several requirers name one component, a direct
+    /// requirement's constructor wins; otherwise the first found
+    /// depth-first, in declaration order. Requirements may also be added
+    /// at run time with
+    /// [`World::register_required_components`](crate::world::World::register_required_components).
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         let _ = required;
     }

@@ -748,14 +748,12 @@ impl<'w, 's, D: QueryData, F: ArchetypeFilter> Query<'w, 's, D, F> {
     /// let mut world = World::new();
     /// world.spawn_batch((0..100).map(Health));
     /// let total = AtomicU32::new(0);
-    /// world
-    ///     .run_system_once(|query: Query<&Health>| {
-    ///         query.contiguous_par_iter().unwrap().for_each(|health| {
-    ///             let sum: u32 = health.iter().map(|h| h.0).sum();
-    ///             total.fetch_add(sum, Ordering::Relaxed);
-    ///         });
-    ///     })
-    ///     .unwrap();
+    /// let mut state = world.query::<&Health>();
+    /// let query = state.query(&world);
+    /// query.contiguous_par_iter().unwrap().for_each(|health| {
+    ///     let sum: u32 = health.iter().map(|h| h.0).sum();
+    ///     total.fetch_add(sum, Ordering::Relaxed);
+    /// });
     /// assert_eq!(total.into_inner(), 4950);
     /// ```
     ///
