@@ -455,9 +455,10 @@ impl World {
 
     /// Puts back the state `snapshot` copied: the same entities with the
     /// same ids and archetypes, the opted-in values and resources with their
-    /// ticks, and the world's change ticks. No hook, observer or command
-    /// runs. Components that are not opted in are left as they are (see the
-    /// [module docs](self)). Reserved entities and queued commands are
+    /// ticks, and the stored schedules' system last runs (every tick moved
+    /// on by the time since the snapshot). No hook, observer or command
+    /// runs. Components that are not opted in are left as they are: a
+    /// restored entity keeps its current value of them. Reserved entities and queued commands are
     /// flushed first.
     ///
     /// # Errors
