@@ -228,10 +228,10 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
             (self.world, self.state, self.last_run, self.this_run);
         let run = |batch: &UniqueEntityEquivalentSlice<E>| {
             let mut value = init();
-            // SAFETY: the constructor's caller holds the state's access;
-            // batches are disjoint parts of one set, so items of
-            // different batches (and of one batch) never alias.
             let items =
+                // SAFETY: the constructor's caller holds the state's access;
+                // batches are disjoint parts of one set, so items of
+                // different batches (and of one batch) never alias.
                 unsafe { QueryManyUniqueIter::new(world, state, batch, last_run, this_run) };
             for item in items {
                 func(&mut value, item);
