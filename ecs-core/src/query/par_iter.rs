@@ -239,7 +239,12 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
         };
         let entities = self.entities.as_slice();
         if threads == 1 || total <= batch_size {
-            run(entities);
+            // One thread still makes one value per batch, as documented.
+            for rows in batches(total, batch_size) {
+                run(entities
+                    .get_range(rows)
+                    .expect("batches lie within the set"));
+            }
             return;
         }
         let run = &run;
@@ -349,12 +354,12 @@ impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<
             )
         };
         if threads == 1 || total <= batch_size {
-            // A batch size the caller chose still bounds every slice.
-            let mut value = init();
+            // A batch size the caller chose still bounds every slice, and
+            // each batch gets its own value, as on several threads.
             for &table_id in state.matched_tables() {
                 let len = tables[table_id].entity_count();
                 for rows in batches(len, self.batch_size.unwrap_or(len.max(1))) {
-                    func(&mut value, fetch(table_id, rows));
+                    func(&mut init(), fetch(table_id, rows));
                 }
             }
             return;
