@@ -599,3 +599,143 @@ fn insert_batch_runs_hooks_per_entity_and_applies_their_commands_after() {
     assert_eq!(world.get::<Mass>(b), Some(&Mass(1)));
     check_invariants(&world);
 }
+
+#[test]
+fn entities_and_commands_reads_entities_and_queues_changes_for_the_flush() {
+    let mut world = World::new();
+    let a = world.spawn(Health(1)).id();
+    let b = world.spawn(Health(2)).id();
+    let hunter = world.spawn(Speed(7)).id();
+    let (entities, mut commands) = world.entities_and_commands();
+    let speed = entities.get(hunter).unwrap().get::<Speed>().copied();
+    for target in [a, b] {
+        let health = entities
+            .get(target)
+            .unwrap()
+            .get::<Health>()
+            .copied()
+            .unwrap();
+        commands
+            .entity(target)
+            .insert(Speed(speed.unwrap().0 + health.0));
+    }
+    let spawned = commands.spawn(Marker).id();
+    // Not spawned until the world applies the commands.
+    assert!(entities.get(spawned).is_err());
+    assert!(world.get::<Speed>(a).is_none(), "queued, not applied");
+    world.flush();
+    assert_eq!(world.get::<Speed>(a), Some(&Speed(8)));
+    assert_eq!(world.get::<Speed>(b), Some(&Speed(9)));
+    assert!(world.entity(spawned).contains::<Marker>());
+    check_invariants(&world);
+}
+
+#[test]
+fn entities_and_commands_writes_values_now_and_structure_at_the_flush() {
+    let mut world = World::new();
+    let e = world.spawn(Health(35)).id();
+    let other = world.spawn(Health(1)).id();
+    world.increment_change_tick();
+    let now = world.change_tick();
+    let (mut entities, mut commands) = world.entities_and_commands();
+    let mut handle = entities.get_mut(e).unwrap();
+    commands.entity(e).despawn();
+    handle.get_mut::<Health>().unwrap().0 += 1;
+    assert_eq!(handle.get::<Health>(), Some(&Health(36)));
+    let [mut x, mut y] = entities.get_mut([e, other]).unwrap();
+    std::mem::swap(
+        &mut *x.get_mut::<Health>().unwrap(),
+        &mut *y.get_mut::<Health>().unwrap(),
+    );
+    assert_eq!(world.get::<Health>(other), Some(&Health(36)));
+    let changed = world
+        .entity(other)
+        .get_ref::<Health>()
+        .unwrap()
+        .last_changed();
+    assert_eq!(
+        changed, now,
+        "a write through the fetcher marks the value changed"
+    );
+    world.flush();
+    assert!(world.get_entity(e).is_err());
+    assert_eq!(world.get::<Health>(other), Some(&Health(36)));
+    check_invariants(&world);
+}
+
+#[test]
+fn entities_and_commands_refuses_a_duplicate_and_a_missing_entity() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let (mut entities, _commands) = world.entities_and_commands();
+    assert!(matches!(
+        entities.get_mut([e, e]),
+        Err(EntityMutableFetchError::AliasedMutability(dup)) if dup == e
+    ));
+    assert!(matches!(
+        entities.get_mut(&[e, gone][..]),
+        Err(EntityMutableFetchError::NotSpawned(_))
+    ));
+    assert!(entities.get(gone).is_err());
+    let set: EntityHashSet = [e].into_iter().collect();
+    assert_eq!(entities.get_mut(&set).unwrap().len(), 1);
+    assert_eq!(entities.get(&[e][..]).unwrap().len(), 1);
+}
+
+#[test]
+fn entities_and_commands_finds_entities_reserved_before() {
+    let mut world = World::new();
+    let reserved = world.commands().spawn_empty().id();
+    let (entities, _commands) = world.entities_and_commands();
+    assert!(
+        entities.get(reserved).is_ok(),
+        "reserved ids are spawned first"
+    );
+}
+
+#[derive(Component)]
+#[component(on_add = copy_health_of_the_leader)]
+struct Follower(Entity);
+
+/// Reads the leader through the fetcher and queues a copy of its health.
+fn copy_health_of_the_leader(
+    mut world: ecs::world::DeferredWorld,
+    ctx: ecs::lifecycle::HookContext,
+) {
+    let (entities, mut commands) = world.entities_and_commands();
+    let leader = entities
+        .get(ctx.entity)
+        .unwrap()
+        .get::<Follower>()
+        .unwrap()
+        .0;
+    let health = *entities.get(leader).unwrap().get::<Health>().unwrap();
+    commands.entity(ctx.entity).insert(health);
+}
+
+#[test]
+fn entities_and_commands_from_a_hook_applies_after_the_operation() {
+    let mut world = World::new();
+    let leader = world.spawn(Health(12)).id();
+    let follower = world.spawn(Follower(leader)).id();
+    assert_eq!(world.get::<Health>(follower), Some(&Health(12)));
+    check_invariants(&world);
+}
+
+#[test]
+fn a_panicking_command_from_entities_and_commands_leaves_the_world_consistent() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world.spawn(Cargo(Payload::new(1, &log))).id();
+    let (_entities, mut commands) = world.entities_and_commands();
+    commands.entity(e).insert(Cargo(Payload::new(2, &log)));
+    commands.queue(|_: &mut World| panic!("command fails"));
+    commands.entity(e).insert(Cargo(Payload::new(3, &log)));
+    let message = expect_panic(|| world.flush());
+    assert!(message.contains("command fails"), "{message}");
+    check_invariants(&world);
+    drop(world);
+    log.assert_dropped_once(&[1, 2, 3]);
+}

@@ -91,7 +91,7 @@ impl<'w> BundleSpawner<'w> {
             // before the next allocation, or the batch would hand out
             // their ids again.
             self.world.flush_entities();
-            if !self.world.command_queue.is_empty() {
+            if !self.world.command_queue.get_mut().is_empty() {
                 self.world.flush_commands();
                 self.read_flags();
             }

@@ -648,7 +648,7 @@ fn run_observer(
     // A parameter's `queue` may panic too; the system is put back first.
     let queued = catch_unwind(AssertUnwindSafe(|| match panicked {
         Some(_) => system.queue_deferred(&mut discarded),
-        None => system.queue_deferred(&mut world.command_queue),
+        None => system.queue_deferred(world.command_queue.get_mut()),
     }));
     // Put back even after a panic: the observer stays registered.
     // Observers cannot despawn anything directly, so the entry is still

@@ -538,7 +538,7 @@ impl DeferredWorld<'_> {
     pub fn commands(&mut self) -> Commands<'_, '_> {
         let world = self.world_mut_internal();
         let id = world.id();
-        Commands::new_from_entities(&mut world.command_queue, &world.entities, id)
+        Commands::new_from_entities(world.command_queue.get_mut(), &world.entities, id)
     }
 }
 

@@ -15,28 +15,32 @@
 //! one entity would alias its values.
 
 use super::{
-    error::EntityMutableFetchError, unsafe_world_cell::UnsafeWorldCell, EntityMut, EntityRef,
-    EntityWorldMut, World,
+    error::EntityMutableFetchError, unsafe_world_cell::UnsafeWorldCell, DeferredWorld, EntityMut,
+    EntityRef, EntityWorldMut, World,
 };
 use crate::entity::{Entity, EntityHashMap, EntityHashSet, EntityLocation, EntityNotSpawnedError};
+use crate::system::Commands;
 
 /// Something [`World::get_entity`] and [`World::get_entity_mut`] fetch
 /// entities by: an [`Entity`], `[Entity; N]`, `&[Entity; N]`, `&[Entity]`
 /// or `&EntityHashSet`.
 ///
-/// Bevy's also has a `DeferredMut` form for its `EntityFetcher`
-/// (`World::entities_and_commands`), which this crate does not have: the
-/// world's command queue lives inside the world, so fetcher and commands
-/// cannot be split soundly.
+/// [`EntityFetcher::get_mut`] (beside the `Commands` of
+/// [`World::entities_and_commands`]) gives the `DeferredMut` form: an
+/// [`EntityMut`] where [`World::entity_mut`] gives an [`EntityWorldMut`],
+/// since structural changes wait for the commands.
 ///
 /// # Safety
-/// `fetch_mut` returns handles to distinct entities only (or one
-/// [`EntityWorldMut`]): no two of them may reach the same values.
+/// `fetch_mut` and `fetch_deferred_mut` return handles to distinct entities
+/// only (or one [`EntityWorldMut`]): no two of them may reach the same
+/// values.
 pub unsafe trait WorldEntityFetch {
     /// The read-only handles.
     type Ref<'w>;
     /// The mutable handles.
     type Mut<'w>;
+    /// The mutable handles that make no structural change.
+    type DeferredMut<'w>;
 
     /// Read-only handles to the entities.
     ///
@@ -62,6 +66,20 @@ pub unsafe trait WorldEntityFetch {
         self,
         cell: UnsafeWorldCell<'_>,
     ) -> Result<Self::Mut<'_>, EntityMutableFetchError>;
+
+    /// Mutable handles to the entities that make no structural change.
+    ///
+    /// # Safety
+    /// The cell comes from [`UnsafeWorldCell::new_mutable`]; for `'w`
+    /// nothing else reaches the world's component values and nothing
+    /// changes its structure (the command queue may be in use).
+    ///
+    /// # Errors
+    /// The first entity that is not spawned, or the first one named twice.
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError>;
 }
 
 /// The location of a spawned entity, else why it is not.
@@ -82,6 +100,7 @@ fn locate(
 unsafe impl WorldEntityFetch for Entity {
     type Ref<'w> = EntityRef<'w>;
     type Mut<'w> = EntityWorldMut<'w>;
+    type DeferredMut<'w> = EntityMut<'w>;
 
     #[inline]
     unsafe fn fetch_ref(
@@ -102,12 +121,24 @@ unsafe impl WorldEntityFetch for Entity {
         let world = unsafe { cell.world_mut() };
         Ok(EntityWorldMut::new(world, self, location))
     }
+
+    #[inline]
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+        let location = locate(cell, self)?;
+        // SAFETY: spawned at `location`; the caller guarantees no
+        // structural change and exclusive access to the values.
+        Ok(unsafe { EntityMut::new(cell, self, location) })
+    }
 }
 
 // SAFETY: as for `&[Entity; N]`, which checks for duplicates.
 unsafe impl<const N: usize> WorldEntityFetch for [Entity; N] {
     type Ref<'w> = [EntityRef<'w>; N];
     type Mut<'w> = [EntityMut<'w>; N];
+    type DeferredMut<'w> = [EntityMut<'w>; N];
 
     #[inline]
     unsafe fn fetch_ref(
@@ -126,12 +157,23 @@ unsafe impl<const N: usize> WorldEntityFetch for [Entity; N] {
         // SAFETY: the caller's guarantee, passed on.
         unsafe { (&self).fetch_mut(cell) }
     }
+
+    #[inline]
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
+        // need no more than the caller guarantees here.
+        unsafe { self.fetch_mut(cell) }
+    }
 }
 
 // SAFETY: `fetch_mut` refuses duplicates before making any handle.
 unsafe impl<const N: usize> WorldEntityFetch for &[Entity; N] {
     type Ref<'w> = [EntityRef<'w>; N];
     type Mut<'w> = [EntityMut<'w>; N];
+    type DeferredMut<'w> = [EntityMut<'w>; N];
 
     #[inline]
     unsafe fn fetch_ref(
@@ -158,6 +200,16 @@ unsafe impl<const N: usize> WorldEntityFetch for &[Entity; N] {
             EntityMut::new(cell, self[i], locations[i])
         }))
     }
+
+    #[inline]
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
+        // need no more than the caller guarantees here.
+        unsafe { self.fetch_mut(cell) }
+    }
 }
 
 /// The locations of `entities`, in order, or the first not spawned.
@@ -177,6 +229,7 @@ fn locate_all<const N: usize>(
 unsafe impl WorldEntityFetch for &[Entity] {
     type Ref<'w> = Vec<EntityRef<'w>>;
     type Mut<'w> = Vec<EntityMut<'w>>;
+    type DeferredMut<'w> = Vec<EntityMut<'w>>;
 
     #[inline]
     unsafe fn fetch_ref(
@@ -202,12 +255,23 @@ unsafe impl WorldEntityFetch for &[Entity] {
             })
             .collect()
     }
+
+    #[inline]
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
+        // need no more than the caller guarantees here.
+        unsafe { self.fetch_mut(cell) }
+    }
 }
 
 // SAFETY: a set holds each entity once.
 unsafe impl WorldEntityFetch for &EntityHashSet {
     type Ref<'w> = EntityHashMap<EntityRef<'w>>;
     type Mut<'w> = EntityHashMap<EntityMut<'w>>;
+    type DeferredMut<'w> = EntityHashMap<EntityMut<'w>>;
 
     #[inline]
     unsafe fn fetch_ref(
@@ -235,6 +299,16 @@ unsafe impl WorldEntityFetch for &EntityHashSet {
                 Ok((entity, unsafe { EntityMut::new(cell, entity, location) }))
             })
             .collect()
+    }
+
+    #[inline]
+    unsafe fn fetch_deferred_mut(
+        self,
+        cell: UnsafeWorldCell<'_>,
+    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
+        // need no more than the caller guarantees here.
+        unsafe { self.fetch_mut(cell) }
     }
 }
 
@@ -359,5 +433,112 @@ impl World {
         self.flush_entities();
         // SAFETY: the cell is made from `&mut self`, the only access.
         unsafe { entities.fetch_mut(UnsafeWorldCell::new_mutable(self)) }
+    }
+}
+
+/// Entity handles beside a [`Commands`]: from
+/// [`World::entities_and_commands`] or
+/// [`DeferredWorld::entities_and_commands`](super::DeferredWorld::entities_and_commands).
+/// It reads and writes component values; structural changes go through the
+/// commands and happen when the world applies them.
+pub struct EntityFetcher<'w> {
+    cell: UnsafeWorldCell<'w>,
+}
+
+impl<'w> EntityFetcher<'w> {
+    /// Read-only handles to an entity, or to several: see
+    /// [`WorldEntityFetch`] for what `entities` may be.
+    ///
+    /// # Errors
+    /// [`EntityNotSpawnedError`] for the first entity that is not spawned.
+    #[inline]
+    pub fn get<F: WorldEntityFetch>(
+        &self,
+        entities: F,
+    ) -> Result<F::Ref<'_>, EntityNotSpawnedError> {
+        // SAFETY: the fetcher may read every entity's values (its maker
+        // held `&mut World`), and `&self` rules out the mutable handles of
+        // `get_mut` while these live.
+        unsafe { entities.fetch_ref(self.cell) }
+    }
+
+    /// Mutable handles to an entity ([`EntityMut`]) or to several, which
+    /// make no structural change: see [`WorldEntityFetch`].
+    ///
+    /// # Errors
+    /// [`EntityMutableFetchError::NotSpawned`] for the first entity that is
+    /// not spawned; [`EntityMutableFetchError::AliasedMutability`] for the
+    /// first entity named twice.
+    #[inline]
+    pub fn get_mut<F: WorldEntityFetch>(
+        &mut self,
+        entities: F,
+    ) -> Result<F::DeferredMut<'_>, EntityMutableFetchError> {
+        // SAFETY: the cell comes from `&mut World`; `&mut self` makes these
+        // handles the only ones to component values, and the commands
+        // beside the fetcher touch only the command queue and reserve ids
+        // (no structural change) until the world applies them.
+        unsafe { entities.fetch_deferred_mut(self.cell) }
+    }
+}
+
+impl std::fmt::Debug for EntityFetcher<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityFetcher")
+            .field("world", &self.cell.id())
+            .finish()
+    }
+}
+
+/// The fetcher and the commands of `entities_and_commands`, for a world
+/// held exclusively.
+fn split_entities_and_commands(world: &mut World) -> (EntityFetcher<'_>, Commands<'_, '_>) {
+    let cell = UnsafeWorldCell::new_mutable(world);
+    // SAFETY: the cell comes from `&mut World`; the fetcher's handles read
+    // the world through shared borrows, which do not cover the queue's
+    // cell, and never reach the queue, so these `Commands` are its only
+    // user.
+    let queue = unsafe { cell.command_queue() };
+    let commands = Commands::new_from_entities(queue, cell.entities(), cell.id());
+    (EntityFetcher { cell }, commands)
+}
+
+impl World {
+    /// Handles to entities and [`Commands`] at once: read entities, write
+    /// their values, and queue structural changes, which apply at the next
+    /// [`World::flush`] (or structural change).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Targets(Vec<Entity>);
+    /// #[derive(Component)]
+    /// struct TargetedBy(Entity);
+    ///
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+    /// let hunter = world.spawn(Targets(vec![a, b])).id();
+    ///
+    /// let (entities, mut commands) = world.entities_and_commands();
+    /// for &target in &entities.get(hunter).unwrap().get::<Targets>().unwrap().0 {
+    ///     commands.entity(target).insert(TargetedBy(hunter));
+    /// }
+    /// world.flush();
+    /// assert_eq!(world.get::<TargetedBy>(b).unwrap().0, hunter);
+    /// ```
+    pub fn entities_and_commands(&mut self) -> (EntityFetcher<'_>, Commands<'_, '_>) {
+        // Entities reserved earlier become live, so the fetcher finds them.
+        self.flush_entities();
+        split_entities_and_commands(self)
+    }
+}
+
+impl DeferredWorld<'_> {
+    /// Handles to entities and [`Commands`] at once, as
+    /// [`World::entities_and_commands`]; the commands apply after the
+    /// current operation.
+    pub fn entities_and_commands(&mut self) -> (EntityFetcher<'_>, Commands<'_, '_>) {
+        split_entities_and_commands(self.world_mut_internal())
     }
 }

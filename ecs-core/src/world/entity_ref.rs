@@ -373,7 +373,7 @@ impl<'w> EntityWorldMut<'w> {
     /// or despawned, the entity).
     #[inline]
     fn after_change(&mut self) {
-        if !self.world.command_queue.is_empty() {
+        if !self.world.command_queue.get_mut().is_empty() {
             // No location while the commands run: if one panics, the
             // handle must not keep a row another command moved it from.
             self.location = EntityLocation::INVALID;

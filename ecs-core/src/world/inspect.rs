@@ -26,7 +26,7 @@ impl World {
     #[inline]
     pub fn commands(&mut self) -> Commands<'_, '_> {
         let id = self.id;
-        Commands::new_from_entities(&mut self.command_queue, &self.entities, id)
+        Commands::new_from_entities(self.command_queue.get_mut(), &self.entities, id)
     }
 
     /// A read-only handle to every spawned entity, archetype by archetype.

@@ -42,7 +42,7 @@ pub use crate::diagnostics::{
 pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
-pub use entity_fetch::WorldEntityFetch;
+pub use entity_fetch::{EntityFetcher, WorldEntityFetch};
 pub(crate) use entity_filtered::FilteredView;
 pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
 pub use entity_mut::EntityMut;
@@ -123,7 +123,7 @@ pub struct World {
     pub(crate) bundles: Bundles,
     /// Commands queued by hooks and observers, applied right after the
     /// operation that ran them.
-    pub(crate) command_queue: CommandQueue,
+    pub(crate) command_queue: QueueCell,
     pub(crate) observers: Observers,
     /// The removal messages of the components whose removals are tracked.
     pub(crate) removed_components: crate::lifecycle::RemovedComponentMessages,
@@ -154,7 +154,7 @@ impl Default for World {
             archetypes: Archetypes::default(),
             storages: Storages::default(),
             bundles: Bundles::default(),
-            command_queue: CommandQueue::default(),
+            command_queue: QueueCell::default(),
             observers: Observers::default(),
             removed_components: Default::default(),
             value_scratch: ValueScratch::default(),
@@ -174,6 +174,30 @@ impl Default for World {
         };
         world.init_resource::<crate::entity_disabling::DefaultQueryFilters>();
         world
+    }
+}
+
+/// The world's command queue in a cell: a shared borrow of the world does
+/// not cover what a cell holds, so [`World::entities_and_commands`] can hand
+/// out `Commands` on the queue beside entity handles holding `&World`.
+#[derive(Default)]
+pub(crate) struct QueueCell(UnsafeCell<CommandQueue>);
+
+// SAFETY: the queue is reached only through `&mut QueueCell` (`get_mut`) or
+// through `World::entities_and_commands`, which holds `&mut World` for as
+// long as its `Commands` live: no two threads reach it through `&World`.
+unsafe impl Sync for QueueCell {}
+
+impl QueueCell {
+    #[inline]
+    pub(crate) fn get_mut(&mut self) -> &mut CommandQueue {
+        self.0.get_mut()
+    }
+
+    /// The queue, for the one `Commands` of `entities_and_commands`.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *mut CommandQueue {
+        self.0.get()
     }
 }
 
@@ -488,7 +512,7 @@ impl World {
     /// unapplied, each once. Nothing is left queued.
     #[inline]
     pub fn flush_commands(&mut self) {
-        if !self.command_queue.is_empty() {
+        if !self.command_queue.get_mut().is_empty() {
             self.flush_commands_slow();
         }
     }
@@ -513,7 +537,7 @@ impl World {
         let same_world = self.id == id;
         if let Err(payload) = result {
             if same_world {
-                pending.push(self.command_queue.take_cursor());
+                pending.push(self.command_queue.get_mut().take_cursor());
             }
             for mut cursor in pending.drain(..) {
                 // Drop panics are second to the command's.
@@ -533,10 +557,10 @@ impl World {
         // The pending commands name entities of this world.
         let id = self.id;
         loop {
-            if !self.command_queue.is_empty() {
+            if !self.command_queue.get_mut().is_empty() {
                 // Entities their `Commands` reserved become live first.
                 self.flush_entities();
-                pending.push(self.command_queue.take_cursor());
+                pending.push(self.command_queue.get_mut().take_cursor());
             }
             let Some(cursor) = pending.last_mut() else {
                 return;
@@ -549,8 +573,8 @@ impl World {
             if cursor.is_empty() {
                 let done = pending.pop().expect("a cursor was on top");
                 // Keep the buffer (its capacity) unless commands queued more.
-                if self.command_queue.is_empty() {
-                    self.command_queue = done.into_queue();
+                if self.command_queue.get_mut().is_empty() {
+                    *self.command_queue.get_mut() = done.into_queue();
                 }
             }
         }
@@ -564,7 +588,7 @@ impl World {
         let bundle_id = self.bundles.register_info::<B>(&mut self.components);
         let (entity, mut location) =
             BundleSpawner::new(self, bundle_id, change_tick).spawn_located(bundle);
-        if !self.command_queue.is_empty() {
+        if !self.command_queue.get_mut().is_empty() {
             // Hooks or observers queued commands: they may move (or
             // despawn) the entity.
             self.flush_commands();

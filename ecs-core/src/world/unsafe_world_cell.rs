@@ -76,6 +76,19 @@ impl<'w> UnsafeWorldCell<'w> {
         unsafe { &*self.0 }
     }
 
+    /// The world's command queue, exclusively.
+    ///
+    /// # Safety
+    /// The cell comes from [`UnsafeWorldCell::new_mutable`] and nothing else
+    /// reaches the world's command queue while the reference is used.
+    #[inline]
+    pub(crate) unsafe fn command_queue(self) -> &'w mut super::CommandQueue {
+        // SAFETY: the queue sits in an `UnsafeCell`, which the shared borrow
+        // of the one field taken here does not freeze; the cell's pointer
+        // may write (`new_mutable`), and exclusivity is the caller's.
+        unsafe { &mut *(*self.0).command_queue.as_ptr() }
+    }
+
     /// The world's id.
     #[inline]
     pub fn id(self) -> WorldId {
