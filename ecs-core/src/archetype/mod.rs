@@ -500,6 +500,34 @@ impl Archetype {
         row
     }
 
+    /// [`Archetype::allocate`] for entities moved, in order, to the table
+    /// rows from `first_table_row` on; returns the archetype row of the
+    /// first.
+    pub(crate) fn allocate_moved(&mut self, moved: &[Entity], first_table_row: usize) -> usize {
+        let first = if self.owns_table {
+            debug_assert_eq!(
+                first_table_row,
+                self.len(),
+                "an owner's rows are its table's"
+            );
+            first_table_row
+        } else {
+            let first = self.entities.len();
+            self.entities.extend(
+                moved
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &entity)| ArchetypeEntity {
+                        entity,
+                        table_row: TableRow::new(first_table_row + i),
+                    }),
+            );
+            first
+        };
+        self.len += u32::try_from(moved.len()).expect("archetype length fits in u32");
+        first
+    }
+
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
         if !self.owns_table {

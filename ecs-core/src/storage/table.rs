@@ -508,24 +508,22 @@ impl Table {
         }
     }
 
-    /// Moves every row's values to the end of `new_table` with one copy per
-    /// column, dropping the values of the columns `new_table` lacks, and
-    /// empties this table. Returns the moved rows' entities, in row order:
-    /// the caller pushes them onto `new_table` with
-    /// [`Table::push_entity`] (after a column that `new_table` adds gets
-    /// the row's value, if any) so that its rows line up again.
+    /// Moves every row to the end of `new_table` with one copy per column
+    /// (its entities with one copy too), dropping the values of the columns
+    /// `new_table` lacks, and empties this table. Returns the first moved
+    /// row of `new_table`; the moved rows run to its end, in row order.
     ///
     /// # Safety
     /// `new_table` is a different table; `moves` is
-    /// `self.column_positions_in(new_table)`; the caller pushes the
-    /// returned entities, and a value for every column of `new_table` this
-    /// table lacks, before any other use of `new_table`.
+    /// `self.column_positions_in(new_table)`; before any other use of
+    /// `new_table`, the caller pushes a value for each moved row, in row
+    /// order, onto every column of `new_table` this table lacks.
     pub(crate) unsafe fn move_all_rows(
         &mut self,
         new_table: &mut Table,
         moves: &[u32],
         panics: &mut DropPanics,
-    ) -> Vec<Entity> {
+    ) -> usize {
         assert_eq!(moves.len(), self.columns.len(), "one position per column");
         debug_assert!(self.column_positions_match(new_table, moves));
         let n = self.entities.len();
@@ -542,16 +540,21 @@ impl Table {
                 unsafe { column.append_all_into(new_columns.get_unchecked_mut(to as usize)) };
             }
         }
-        // Drained rather than taken: the table keeps its capacity.
-        self.entities.drain(..).collect()
+        let start = new_table.entities.len();
+        // Within the rows reserved above; cleared rather than taken, so
+        // this table keeps its capacity.
+        new_table.entities.extend_from_slice(&self.entities);
+        self.entities.clear();
+        start
     }
 
     /// Pushes a value onto the column of `id` for the row being built.
     ///
     /// # Safety
     /// The table has a column for `id`; `value` is an owned value of that
-    /// component; the row being built is the last one (added by
-    /// [`Table::push_entity`]) and this column has no value for it yet.
+    /// component; the row being built is the column's next (rows are filled
+    /// in order, after [`Table::push_entity`] or [`Table::move_all_rows`])
+    /// and this column has no value for it yet.
     #[inline]
     pub(crate) unsafe fn push_value(
         &mut self,
@@ -559,15 +562,13 @@ impl Table {
         value: *mut u8,
         ticks: ComponentTicks,
     ) {
-        let len = self.entities.len() - 1;
         // SAFETY: guaranteed by the caller; the column holds the values of
-        // the rows before the one being built (`len`), fewer than
+        // the rows before the one being built, fewer than
         // `entities.len() <= row_capacity`, so it has room.
         unsafe {
-            self.columns
-                .get_mut(id)
-                .unwrap_unchecked()
-                .push_at(len, value, ticks)
+            let column = self.columns.get_mut(id).unwrap_unchecked();
+            debug_assert!(column.len() < self.entities.len());
+            column.push_at(column.len(), value, ticks)
         };
     }
 

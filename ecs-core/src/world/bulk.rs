@@ -27,6 +27,7 @@
 //! entity either unchanged (phase 1) or fully changed (phase 3).
 
 use crate::{
+    archetype::ArchetypeRow,
     archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
     bundle::{
         fire_after_insert, fire_before_remove, fire_before_replace, insert_bundle, move_and_write,
@@ -420,7 +421,7 @@ pub(super) fn insert_groups<B: Bundle>(
 unsafe fn insert_whole_table<B: Bundle>(
     world: &mut World,
     group: &MatchedGroup,
-    values: impl Iterator<Item = B>,
+    values: impl ExactSizeIterator<Item = B>,
     bundle_id: BundleId,
     target: InsertTarget,
     change_tick: crate::change_detection::Tick,
@@ -439,12 +440,13 @@ unsafe fn insert_whole_table<B: Bundle>(
     let status = (!target.all_added).then_some(&*edge.bundle_status);
     let moves = source.edges().table_moves(EdgeKind::Insert(bundle_id));
     let (old_table, new_table) = world.storages.tables.get_2_mut(source_table, target_table);
-    let start = new_table.entity_count();
+    let n = group.entities.len();
+    assert!(values.len() >= n, "one value per moved entity");
     // SAFETY: different tables; `moves` is the cached edge's (computed for
-    // these two tables); each moved entity is pushed below, right after
-    // its row gets a value in every column the target adds (the bundle's
-    // new components; required ones there are none).
-    let moved = unsafe { old_table.move_all_rows(new_table, moves, panics) };
+    // these two tables); right below, each moved row gets, in row order, a
+    // value in every column the target adds (the bundle's new components;
+    // required ones there are none), and nothing between can unwind.
+    let start = unsafe { old_table.move_all_rows(new_table, moves, panics) };
     let bundle_info = &world.bundles[bundle_id];
     // Found once for the run: each value then goes straight to its column.
     let columns: Vec<u32> = bundle_info
@@ -452,14 +454,15 @@ unsafe fn insert_whole_table<B: Bundle>(
         .iter()
         .map(|&id| column_slot(new_table, id))
         .collect();
-    let mut written = 0;
-    for (&entity, value) in moved.iter().zip(values) {
-        let row = new_table.push_entity(entity);
-        // SAFETY: `row` is the entity's row, the last one, just pushed;
-        // `status` was computed for the source archetype; `columns` holds
-        // the position in `new_table` of each bundle component's column
-        // (`NO_COLUMN`, never read, for a sparse-set one); the target
-        // archetype has a sparse set for every sparse bundle component.
+    for (row, value) in (start..start + n).zip(values) {
+        // SAFETY: `row` is a moved row, below the table's length.
+        let entity = unsafe { *new_table.entities().get_unchecked(row) };
+        // SAFETY: `row` is the entity's row, the next one whose added
+        // columns lack a value; `status` was computed for the source
+        // archetype; `columns` holds the position in `new_table` of each
+        // bundle component's column (`NO_COLUMN`, never read, for a
+        // sparse-set one); the target archetype has a sparse set for every
+        // sparse bundle component.
         unsafe {
             write_bundle(
                 value,
@@ -468,7 +471,7 @@ unsafe fn insert_whole_table<B: Bundle>(
                 Some(&columns),
                 entity,
                 new_table,
-                row,
+                TableRow::new(row),
                 &mut world.storages.sparse_sets,
                 &world.components,
                 change_tick,
@@ -476,38 +479,30 @@ unsafe fn insert_whole_table<B: Bundle>(
                 panics,
             )
         };
-        written += 1;
     }
-    assert_eq!(written, moved.len(), "one value per moved entity");
-    set_moved_locations(
-        world,
-        group.archetype_id,
-        target.archetype_id,
-        &moved,
-        start,
-    );
+    set_moved_locations(world, group.archetype_id, target.archetype_id, start, n);
 }
 
-/// Records that `moved` left the archetype `from` (whose rows they all
-/// were) for rows `start..` of the table of archetype `to`.
+/// Records that the `n` entities of the archetype `from` (all of its rows)
+/// moved to rows `start..start + n` of the table of archetype `to`.
 fn set_moved_locations(
     world: &mut World,
     from: ArchetypeId,
     to: ArchetypeId,
-    moved: &[Entity],
     start: usize,
+    n: usize,
 ) {
     world.archetypes[from].clear_entities();
     let target = &mut world.archetypes[to];
     let table_id = target.table_id();
-    target.reserve(moved.len());
+    let moved = &world.storages.tables[table_id].entities()[start..start + n];
+    let first_row = target.allocate_moved(moved, start);
     for (i, &entity) in moved.iter().enumerate() {
-        let table_row = TableRow::new(start + i);
         let location = EntityLocation {
             archetype_id: to,
-            archetype_row: target.allocate(entity, table_row),
+            archetype_row: ArchetypeRow::new(first_row + i),
             table_id,
-            table_row,
+            table_row: TableRow::new(start + i),
         };
         // SAFETY: `entity` is live, and its values are now at `location`
         // (moved to row `start + i` of the target table, in row order).
@@ -598,15 +593,12 @@ fn remove_whole_table(
     let (source_table, target_table) = (source.table_id(), world.archetypes[target].table_id());
     let moves = source.edges().table_moves(EdgeKind::Remove(bundle_id));
     let (old_table, new_table) = world.storages.tables.get_2_mut(source_table, target_table);
-    let start = new_table.entity_count();
     // SAFETY: different tables (checked by the caller); `moves` is the
     // cached remove edge's; the target adds no column (a remove only takes
-    // away), so pushing the entities below lines its rows up again.
-    let moved = unsafe { old_table.move_all_rows(new_table, moves, panics) };
-    for &entity in &moved {
-        new_table.push_entity(entity);
-    }
-    set_moved_locations(world, group.archetype_id, target, &moved, start);
+    // away), so the moved rows are whole.
+    let start = unsafe { old_table.move_all_rows(new_table, moves, panics) };
+    let n = group.entities.len();
+    set_moved_locations(world, group.archetype_id, target, start, n);
 }
 
 /// Despawns the groups' entities.
