@@ -409,3 +409,55 @@ fn two_exclusive_sets_panic() {
         .exclusive::<Vel>()
         .build();
 }
+
+#[test]
+fn a_built_query_reads_and_writes_an_entity_of_many_components() {
+    // More table components than a view keeps slots for: the rest are
+    // found through the entity, with the same answers.
+    let mut world = World::new();
+    let ids: Vec<ComponentId> = (0..300)
+        .map(|i| register::<u32>(&mut world, &format!("c{i}"), StorageType::Table, false))
+        .collect();
+    let e = world.spawn(Marker(0)).id();
+    let other = world.spawn(Marker(1)).id();
+    for (entity, base) in [(e, 0), (other, 1000)] {
+        let mut values: Vec<u32> = (0..300).map(|i| base + i).collect();
+        let ptrs = values
+            .iter_mut()
+            // SAFETY: each pointer is a `u32` the insert takes (a copy: the
+            // vector's value is not used again).
+            .map(|value| unsafe { OwningPtr::new(std::ptr::NonNull::from(value).cast()) });
+        // SAFETY: one `u32`, the components' layout, per id, in order.
+        unsafe { world.entity_mut(entity).insert_by_ids(&ids, ptrs) };
+    }
+    let mut builder = QueryBuilder::<ecs::world::FilteredEntityMut>::new(&mut world);
+    for &id in &ids[..150] {
+        builder.ref_id(id);
+    }
+    for &id in &ids[150..] {
+        builder.mut_id(id);
+    }
+    let mut query = builder.build();
+    for mut entity in query.iter_mut(&mut world) {
+        let base = if entity.id() == e { 0 } else { 1000 };
+        for (i, &id) in ids.iter().enumerate() {
+            let ptr = entity.get_by_id(id).unwrap();
+            // SAFETY: the values are `u32`s.
+            assert_eq!(unsafe { *ptr.deref::<u32>() }, base + i as u32);
+            let writable = entity.get_mut_by_id(id);
+            assert_eq!(writable.is_some(), i >= 150, "component {i}");
+            if let Some(mut value) = writable {
+                // SAFETY: the values are `u32`s.
+                *unsafe { value.as_mut().deref_mut::<u32>() } += 1;
+            }
+        }
+    }
+    let entity = world.entity(e);
+    // SAFETY: the values are `u32`s.
+    let read = |i: usize| unsafe { *entity.get_by_id(ids[i]).unwrap().deref::<u32>() };
+    assert_eq!(read(0), 0);
+    assert_eq!(read(149), 149);
+    assert_eq!(read(150), 151);
+    assert_eq!(read(299), 300);
+    check_invariants(&world);
+}

@@ -50,6 +50,8 @@ struct ColumnSlot {
 pub struct FilteredView {
     access: Arc<Access>,
     slots: Vec<ColumnSlot>,
+    /// By component index: one more than the position of its slot, or 0.
+    slot_of: Vec<u8>,
     last_run: Tick,
     this_run: Tick,
 }
@@ -67,6 +69,7 @@ impl FilteredView {
         FilteredView {
             access,
             slots: Vec::new(),
+            slot_of: Vec::new(),
             last_run,
             this_run,
         }
@@ -84,11 +87,21 @@ impl FilteredView {
             ));
         }
         let view = Arc::get_mut(view).expect("a view just made has no other holder");
-        view.slots.clear();
+        for slot in view.slots.drain(..) {
+            view.slot_of[slot.id.index()] = 0;
+        }
         for (&id, column) in table.component_ids().iter().zip(table.columns()) {
             if !view.access.has_read(id) {
                 continue;
             }
+            let Ok(position) = u8::try_from(view.slots.len() + 1) else {
+                // Components past the slots are found through the entity.
+                break;
+            };
+            if view.slot_of.len() <= id.index() {
+                view.slot_of.resize(id.index() + 1, 0);
+            }
+            view.slot_of[id.index()] = position;
             view.slots.push(ColumnSlot {
                 id,
                 writable: view.access.has_write(id),
@@ -105,7 +118,9 @@ impl FilteredView {
     /// access lets the items read it.
     #[inline(always)]
     fn slot(&self, id: ComponentId) -> Option<&ColumnSlot> {
-        self.slots.iter().find(|slot| slot.id == id)
+        let position = *self.slot_of.get(id.index())?;
+        // 0 (no slot) wraps to an index past the end.
+        self.slots.get(usize::from(position).wrapping_sub(1))
     }
 }
 
