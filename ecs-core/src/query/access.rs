@@ -3,7 +3,7 @@ use fixedbitset::FixedBitSet;
 use crate::component::ComponentId;
 
 /// Which components something reads and writes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Access {
     /// Components read or written.
     reads_and_writes: FixedBitSet,

@@ -5,14 +5,12 @@
 //!
 //! They match every archetype. `EntityRef` and `EntityMut` read no column
 //! when the fetch is pointed at a table: the item looks the entity's
-//! location up when it is fetched. The filtered handles find, once per
-//! archetype, the columns of its table their access lets them touch (a
-//! [`FilteredView`] their items share), so that reading by id takes no
-//! lookup of the entity; they walk archetypes rather than tables, as a
+//! location up when it is fetched. The filtered handles carry their
+//! access and their archetype's table (a [`FilteredView`], copied into
+//! each item), so that reading by id finds the column in the table, with
+//! no lookup of the entity; they walk archetypes rather than tables, as a
 //! builder's filter may name sparse-set components, which split a table's
 //! rows between archetypes.
-
-use std::sync::Arc;
 
 use super::{Access, FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
 use crate::{
@@ -22,8 +20,8 @@ use crate::{
     entity::Entity,
     storage::{Table, TableRow},
     world::{
-        EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, FilteredView, UnsafeWorldCell,
-        World,
+        intern_access, EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, FilteredView,
+        UnsafeWorldCell, World,
     },
 };
 
@@ -166,7 +164,7 @@ fn record_filtered(state: &Access, access: &mut FilteredAccess, term: &str) {
 
 /// The fetch of the filtered handles: the world, and the view their items
 /// of the current archetype share.
-pub(crate) type FilteredFetch<'w> = (UnsafeWorldCell<'w>, Arc<FilteredView>);
+pub(crate) type FilteredFetch<'w> = (UnsafeWorldCell<'w>, FilteredView<'w>);
 
 macro_rules! filtered_world_query {
     ($ty:ty, $term:literal) => {
@@ -177,49 +175,51 @@ macro_rules! filtered_world_query {
         // which split a table's rows between archetypes.
         unsafe impl WorldQuery for $ty {
             type Fetch<'w> = FilteredFetch<'w>;
-            type State = Arc<Access>;
+            type State = &'static Access;
             const IS_DENSE: bool = false;
 
             #[inline]
             unsafe fn init_fetch<'w>(
                 world: UnsafeWorldCell<'w>,
-                state: &Arc<Access>,
+                state: &&'static Access,
                 last_run: Tick,
                 this_run: Tick,
             ) -> FilteredFetch<'w> {
-                let view = FilteredView::new(state.clone(), last_run, this_run);
-                (world, Arc::new(view))
+                (world, FilteredView::new(state, last_run, this_run))
             }
 
             #[inline]
             unsafe fn set_archetype<'w>(
                 fetch: &mut FilteredFetch<'w>,
-                _: &Arc<Access>,
+                _: &&'static Access,
                 _: &'w Archetype,
                 table: &'w Table,
             ) {
-                FilteredView::point_at(&mut fetch.1, table);
+                fetch.1.point_at(table);
             }
 
             #[inline]
             unsafe fn set_table<'w>(
                 fetch: &mut FilteredFetch<'w>,
-                _: &Arc<Access>,
+                _: &&'static Access,
                 table: &'w Table,
             ) {
-                FilteredView::point_at(&mut fetch.1, table);
+                fetch.1.point_at(table);
             }
 
             #[track_caller]
-            fn update_component_access(state: &Arc<Access>, access: &mut FilteredAccess) {
+            fn update_component_access(state: &&'static Access, access: &mut FilteredAccess) {
                 record_filtered(state, access, $term);
             }
 
-            fn init_state(_: &mut World) -> Arc<Access> {
-                Arc::default()
+            fn init_state(_: &mut World) -> &'static Access {
+                intern_access(Access::default())
             }
 
-            fn matches_component_set(_: &Arc<Access>, _: &impl Fn(ComponentId) -> bool) -> bool {
+            fn matches_component_set(
+                _: &&'static Access,
+                _: &impl Fn(ComponentId) -> bool,
+            ) -> bool {
                 true
             }
         }
@@ -245,10 +245,10 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
         // table the view was pointed at; the query's recorded access
         // includes these reads, so nothing writes those components
         // meanwhile, and queries make no structural change.
-        unsafe { FilteredEntityRef::new(fetch.0.meta(), entity, table_row, fetch.1.clone()) }
+        unsafe { FilteredEntityRef::new(fetch.0.meta(), entity, table_row, fetch.1) }
     }
 
-    fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {
+    fn provide_extra_access(state: &mut &'static Access, access: &mut Access, available: &Access) {
         let mut reads = Access::default();
         for id in available.reads() {
             reads.add_read(id);
@@ -257,7 +257,7 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
             reads.read_all();
         }
         access.extend(&reads);
-        *state = Arc::new(reads);
+        *state = intern_access(reads);
     }
 }
 
@@ -283,11 +283,11 @@ unsafe impl<'a, 'b> QueryData for FilteredEntityMut<'a, 'b> {
         // table the view was pointed at; queries make no structural
         // change; the query's recorded access includes the view's, and no
         // other live item of the query shares this entity's row.
-        unsafe { FilteredEntityMut::new(fetch.0, entity, table_row, fetch.1.clone()) }
+        unsafe { FilteredEntityMut::new(fetch.0, entity, table_row, fetch.1) }
     }
 
-    fn provide_extra_access(state: &mut Arc<Access>, access: &mut Access, available: &Access) {
+    fn provide_extra_access(state: &mut &'static Access, access: &mut Access, available: &Access) {
         access.extend(available);
-        *state = Arc::new(available.clone());
+        *state = intern_access(available.clone());
     }
 }

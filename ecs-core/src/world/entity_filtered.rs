@@ -3,19 +3,24 @@
 //! queries built at run time with a
 //! [`QueryBuilder`](crate::query::QueryBuilder).
 //!
-//! A query over filtered handles shares one [`FilteredView`] between the
-//! items of an archetype: the access, and the columns of the archetype's
-//! table that the access lets the items touch, found once per archetype.
+//! Each item carries a copy of its query's view: the access (interned for
+//! the life of the process, so the item holds a plain reference whatever
+//! it outlives), the table its row is in, and the query run's ticks.
 //!
 //! ```text
-//! item { entity, table row, view } ──▶ view { access, slots: [(id, column, ticks)] }
-//! get_by_id(id): slot of `id` ──▶ column base + row (no entity lookup)
-//!                no slot      ──▶ access check, then the entity's location
-//!                                 (sparse-set components, handles made from
-//!                                 an `EntityRef`)
+//! item { entity, table row, view { access, table, ticks } }
+//! get_by_id(id): access check ──▶ table's column of `id` ──▶ base + row
+//!                no column    ──▶ the entity's location (sparse-set
+//!                                 components, handles made from an
+//!                                 `EntityRef`)
 //! ```
 
-use std::{cell::UnsafeCell, marker::PhantomData, ptr::NonNull, sync::Arc};
+use std::{
+    cell::UnsafeCell,
+    marker::PhantomData,
+    ptr::NonNull,
+    sync::{Mutex, PoisonError},
+};
 
 use super::{EntityRef, UnsafeWorldCell, World};
 use crate::{
@@ -28,153 +33,103 @@ use crate::{
     storage::{Table, TableRow},
 };
 
-/// One column of the current table that a filtered handle may touch.
+/// What the filtered handles of one table share: their access, the table
+/// (to find a column by id), and the ticks of the query run. Copied into
+/// every item: the access is interned ([`intern_access`]) and the table
+/// borrowed for `'w`, so an item holds no reference count.
 #[derive(Clone, Copy)]
-struct ColumnSlot {
-    id: ComponentId,
-    writable: bool,
-    /// Bytes per value.
-    size: usize,
-    data: NonNull<u8>,
-    added: NonNull<UnsafeCell<Tick>>,
-    changed: NonNull<UnsafeCell<Tick>>,
-}
-
-/// What the filtered handles of one archetype share: their access, the
-/// ticks of the query run, and the table columns the access lets them
-/// touch.
-///
-/// Invariant: every slot is a column of one table of the world the items
-/// borrow, which no structural change touches while an item lives; a slot
-/// is readable by the access, and `writable` only if the access writes it.
-pub struct FilteredView {
-    access: Arc<Access>,
-    slots: Vec<ColumnSlot>,
-    /// By component index: one more than the position of its slot, or 0.
-    slot_of: Vec<u8>,
+pub struct FilteredView<'w> {
+    access: &'static Access,
+    /// The table the items' rows are in; `None` until the fetch is pointed
+    /// at one (or for a handle made from an entity), when values are found
+    /// through the entity's location.
+    table: Option<&'w Table>,
     last_run: Tick,
     this_run: Tick,
 }
 
-// SAFETY: the slots point into table columns of component values, which
-// are `Send + Sync`; who may touch them is decided by the query's access,
-// as for the columns of a typed query's fetch.
-unsafe impl Send for FilteredView {}
-// SAFETY: as above.
-unsafe impl Sync for FilteredView {}
-
-impl FilteredView {
-    /// A view with no columns: every access takes the entity's location.
-    pub(crate) fn new(access: Arc<Access>, last_run: Tick, this_run: Tick) -> Self {
+impl<'w> FilteredView<'w> {
+    /// A view with no table: every access takes the entity's location.
+    pub(crate) fn new(access: &'static Access, last_run: Tick, this_run: Tick) -> Self {
         FilteredView {
             access,
-            slots: Vec::new(),
-            slot_of: Vec::new(),
+            table: None,
             last_run,
             this_run,
         }
     }
 
-    /// A view of `table`'s columns that `access` lets the items touch,
-    /// reusing `view`'s memory when no item holds it any more.
-    pub(crate) fn point_at(view: &mut Arc<FilteredView>, table: &Table) {
-        if Arc::get_mut(view).is_none() {
-            // Items of the previous archetype still hold the old view.
-            *view = Arc::new(FilteredView::new(
-                view.access.clone(),
-                view.last_run,
-                view.this_run,
-            ));
-        }
-        let view = Arc::get_mut(view).expect("a view just made has no other holder");
-        for slot in view.slots.drain(..) {
-            view.slot_of[slot.id.index()] = 0;
-        }
-        for (&id, column) in table.component_ids().iter().zip(table.columns()) {
-            if !view.access.has_read(id) {
-                continue;
-            }
-            let Ok(position) = u8::try_from(view.slots.len() + 1) else {
-                // Components past the slots are found through the entity.
-                break;
-            };
-            if view.slot_of.len() <= id.index() {
-                view.slot_of.resize(id.index() + 1, 0);
-            }
-            view.slot_of[id.index()] = position;
-            view.slots.push(ColumnSlot {
-                id,
-                writable: view.access.has_write(id),
-                size: column.item_layout().size(),
-                data: column.data_non_null(),
-                // Slices never have a null pointer, even when empty.
-                added: NonNull::from(column.added_ticks()).cast(),
-                changed: NonNull::from(column.changed_ticks()).cast(),
-            });
-        }
-    }
-
-    /// The slot of `id`, if the current table has its column and the
-    /// access lets the items read it.
-    #[inline(always)]
-    fn slot(&self, id: ComponentId) -> Option<&ColumnSlot> {
-        let position = *self.slot_of.get(id.index())?;
-        // 0 (no slot) wraps to an index past the end.
-        self.slots.get(usize::from(position).wrapping_sub(1))
+    /// The view for the items of `table`.
+    #[inline]
+    pub(crate) fn point_at(&mut self, table: &'w Table) {
+        self.table = Some(table);
     }
 }
 
-/// The value of `id` at `row` and its tick cells, from the view's slots or
+/// Access sets of filtered handles, each distinct one kept once for the
+/// life of the process, so that handles hold a plain reference to theirs
+/// whatever they outlive. Called when a query state is made, never per
+/// item.
+pub(crate) fn intern_access(access: Access) -> &'static Access {
+    static INTERNED: Mutex<Option<hashbrown::HashSet<&'static Access>>> = Mutex::new(None);
+    let mut interned = INTERNED.lock().unwrap_or_else(PoisonError::into_inner);
+    let interned = interned.get_or_insert_with(Default::default);
+    if let Some(&kept) = interned.get(&access) {
+        return kept;
+    }
+    let kept: &'static Access = Box::leak(Box::new(access));
+    interned.insert(kept);
+    kept
+}
+
+/// The value of `id` at `row` and its tick cells, from the view's table or
 /// else from the entity's location, if `allowed` by the view's access.
 ///
 /// # Safety
-/// `row` is `entity`'s table row in `world`, in the table the view's slots
-/// point at, if it has slots.
+/// `row` is `entity`'s table row in `world`, in the view's table if it has
+/// one.
 #[inline(always)]
 unsafe fn cells<'w>(
     world: &'w World,
-    view: &FilteredView,
+    view: &FilteredView<'w>,
     entity: Entity,
     row: TableRow,
     id: ComponentId,
     write: bool,
 ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
-    if let Some(slot) = view.slot(id) {
-        if write && !slot.writable {
-            return None;
-        }
-        let row = row.index();
-        // SAFETY: the slot is a column of the entity's table (caller), valid
-        // for `'w` (view invariant), and `row` is one of its rows.
-        return unsafe {
-            Some((
-                slot.data.add(row * slot.size),
-                &*slot.added.as_ptr().add(row),
-                &*slot.changed.as_ptr().add(row),
-            ))
-        };
-    }
-    cells_slow(world, &view.access, entity, id, write)
-}
-
-/// [`cells`] of a component without a slot: a sparse-set one, one the
-/// entity lacks, or any for a view with no slots.
-#[cold]
-fn cells_slow<'w>(
-    world: &'w World,
-    access: &Access,
-    entity: Entity,
-    id: ComponentId,
-    write: bool,
-) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
     let allowed = if write {
-        access.has_write(id)
+        view.access.has_write(id)
     } else {
-        access.has_read(id)
+        view.access.has_read(id)
     };
     if !allowed {
         return None;
     }
+    if let Some(column) = view.table.and_then(|table| table.get_column(id)) {
+        let row = row.index();
+        // SAFETY: the column is one of the entity's table (caller), valid
+        // for `'w`, and `row` is one of its rows.
+        return unsafe {
+            Some((
+                column
+                    .data_non_null()
+                    .add(row * column.item_layout().size()),
+                column.added_ticks().get_unchecked(row),
+                column.changed_ticks().get_unchecked(row),
+            ))
+        };
+    }
+    cells_slow(world, entity, id)
+}
+
+/// [`cells`] of a component outside the view's table: a sparse-set one,
+/// one the entity lacks, or any for a view with no table.
+#[cold]
+fn cells_slow<'w>(
+    world: &'w World,
+    entity: Entity,
+    id: ComponentId,
+) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
     entity_ref(world, entity).component_cells(id)
 }
 
@@ -191,15 +146,15 @@ fn entity_ref(world: &World, entity: Entity) -> EntityRef<'_> {
 /// Shared access to the components of one entity that an [`Access`]
 /// allows to be read: the item of `Query<FilteredEntityRef>`.
 ///
-/// Bevy's borrows the access from the query state for `'s`; this one
-/// shares it (`Arc`, with the columns its archetype's items may read), so
-/// items may outlive the state as `'w` items of typed queries do.
+/// Bevy's borrows the access from the query state for `'s`; this one holds
+/// an interned copy, so items may outlive the state as `'w` items of typed
+/// queries do.
 #[derive(Clone)]
 pub struct FilteredEntityRef<'w, 's> {
     world: &'w World,
     entity: Entity,
     row: TableRow,
-    view: Arc<FilteredView>,
+    view: FilteredView<'w>,
     marker: PhantomData<&'s ()>,
 }
 
@@ -213,8 +168,8 @@ impl std::fmt::Debug for FilteredEntityRef<'_, '_> {
 
 impl<'w> FilteredEntityRef<'w, '_> {
     /// # Safety
-    /// `entity` is live in `world` at table row `row`, in the table the
-    /// view's slots point at if it has slots; for `'w`, no structural
+    /// `entity` is live in `world` at table row `row`, in the view's table
+    /// if it has one; for `'w`, no structural
     /// change happens and nothing writes the components the view's access
     /// reads.
     #[inline(always)]
@@ -222,7 +177,7 @@ impl<'w> FilteredEntityRef<'w, '_> {
         world: &'w World,
         entity: Entity,
         row: TableRow,
-        view: Arc<FilteredView>,
+        view: FilteredView<'w>,
     ) -> Self {
         FilteredEntityRef {
             world,
@@ -254,7 +209,7 @@ impl<'w> FilteredEntityRef<'w, '_> {
     /// What this handle may read.
     #[inline]
     pub fn access(&self) -> &Access {
-        &self.view.access
+        self.view.access
     }
 
     /// Whether the entity has component `T` (whether or not it may be read).
@@ -266,7 +221,8 @@ impl<'w> FilteredEntityRef<'w, '_> {
     /// Whether the entity has the component `id`.
     #[inline]
     pub fn contains_id(&self, id: ComponentId) -> bool {
-        self.view.slot(id).is_some() || entity_ref(self.world, self.entity).contains_id(id)
+        self.view.table.is_some_and(|table| table.has_column(id))
+            || entity_ref(self.world, self.entity).contains_id(id)
     }
 
     /// The value of `id` and its tick cells, if readable.
@@ -323,20 +279,14 @@ impl<'w> From<EntityRef<'w>> for FilteredEntityRef<'w, '_> {
         access.read_all();
         let world = entity.world();
         let view = FilteredView::new(
-            Arc::new(access),
+            intern_access(access),
             world.last_change_tick(),
             world.change_tick(),
         );
         // SAFETY: an `EntityRef` may read every component of its live
-        // entity for `'w`; a view with no slots points at no table.
-        unsafe {
-            FilteredEntityRef::new(
-                world,
-                entity.id(),
-                entity.location().table_row,
-                Arc::new(view),
-            )
-        }
+        // entity for `'w`; a view with no table finds values through the
+        // entity's location.
+        unsafe { FilteredEntityRef::new(world, entity.id(), entity.location().table_row, view) }
     }
 }
 
@@ -344,12 +294,12 @@ impl<'w> From<EntityRef<'w>> for FilteredEntityRef<'w, '_> {
 /// allows: the item of `Query<FilteredEntityMut>`. Reads need read access,
 /// writes write access.
 ///
-/// Like [`FilteredEntityRef`], it shares its access instead of borrowing it.
+/// Like [`FilteredEntityRef`], it holds an interned copy of its access.
 pub struct FilteredEntityMut<'w, 's> {
     cell: UnsafeWorldCell<'w>,
     entity: Entity,
     row: TableRow,
-    view: Arc<FilteredView>,
+    view: FilteredView<'w>,
     marker: PhantomData<&'s ()>,
 }
 
@@ -364,7 +314,7 @@ impl std::fmt::Debug for FilteredEntityMut<'_, '_> {
 impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// # Safety
     /// `entity` is live in the cell's world at table row `row`, in the
-    /// table the view's slots point at if it has slots; for `'w`, no
+    /// view's table if it has one; for `'w`, no
     /// structural change happens, nothing else reads the components the
     /// view's access writes, nor writes those it reads.
     #[inline(always)]
@@ -372,7 +322,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
         cell: UnsafeWorldCell<'w>,
         entity: Entity,
         row: TableRow,
-        view: Arc<FilteredView>,
+        view: FilteredView<'w>,
     ) -> Self {
         FilteredEntityMut {
             cell,
@@ -404,7 +354,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// What this handle may read and write.
     #[inline]
     pub fn access(&self) -> &Access {
-        &self.view.access
+        self.view.access
     }
 
     /// A shorter-lived handle to the same entity.
@@ -414,7 +364,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
             cell: self.cell,
             entity: self.entity,
             row: self.row,
-            view: self.view.clone(),
+            view: self.view,
             marker: PhantomData,
         }
     }
@@ -424,9 +374,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     pub fn as_readonly(&self) -> FilteredEntityRef<'_, 's> {
         // SAFETY: `&self` keeps this handle from writing meanwhile; the
         // rest is `new`'s contract.
-        unsafe {
-            FilteredEntityRef::new(self.cell.meta(), self.entity, self.row, self.view.clone())
-        }
+        unsafe { FilteredEntityRef::new(self.cell.meta(), self.entity, self.row, self.view) }
     }
 
     /// A read-only handle for the whole lifetime.
@@ -623,6 +571,29 @@ mod tests {
             );
             assert_eq!(item.location(), world.entity(item.id()).location());
         }
+    }
+
+    #[test]
+    fn queries_with_one_access_share_one_interned_copy() {
+        let mut world = world();
+        let (a, b) = (
+            world.register_component::<A>(),
+            world.register_component::<B>(),
+        );
+        let mut first = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+            .ref_id(a)
+            .build();
+        let mut second = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+            .ref_id(a)
+            .build();
+        let mut other = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+            .ref_id(b)
+            .build();
+        let first = first.iter(&world).next().unwrap().access() as *const _;
+        let second = second.iter(&world).next().unwrap().access() as *const _;
+        let other = other.iter(&world).next().unwrap().access() as *const _;
+        assert_eq!(first, second, "one access, one copy");
+        assert_ne!(first, other);
     }
 
     #[test]

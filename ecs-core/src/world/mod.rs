@@ -43,7 +43,7 @@ pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::{EntityFetcher, WorldEntityFetch};
-pub(crate) use entity_filtered::FilteredView;
+pub(crate) use entity_filtered::{intern_access, FilteredView};
 pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
 pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
