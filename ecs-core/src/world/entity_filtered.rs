@@ -125,11 +125,11 @@ unsafe fn cells<'w>(
 /// [`cells`] of a component outside the view's table: a sparse-set one,
 /// one the entity lacks, or any for a view with no table.
 #[cold]
-fn cells_slow<'w>(
-    world: &'w World,
+fn cells_slow(
+    world: &World,
     entity: Entity,
     id: ComponentId,
-) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+) -> Option<(NonNull<u8>, &UnsafeCell<Tick>, &UnsafeCell<Tick>)> {
     entity_ref(world, entity).component_cells(id)
 }
 
