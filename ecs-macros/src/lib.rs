@@ -705,7 +705,7 @@ pub fn derive_system_set(input: TokenStream) -> TokenStream {
 /// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(1.0));
 /// assert!(world.get::<Velocity>(e).is_none());
 /// ```
-#[proc_macro_derive(SystemParam, attributes(ecs))]
+#[proc_macro_derive(SystemParam, attributes(ecs, system_param))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
     expand(input, system_param::derive)
 }
