@@ -197,8 +197,13 @@ mod system {
     pub use ecs::system::Combine;
     pub use ecs::system::Command;
     pub use ecs::system::Commands;
+    pub use ecs::system::DynParamBuilder;
+    pub use ecs::system::DynSystemParam;
+    pub use ecs::system::DynSystemParamState;
     pub use ecs::system::EntityCommands;
     pub use ecs::system::FunctionSystem;
+    pub use ecs::system::If;
+    pub use ecs::system::IfBuilder;
     pub use ecs::system::In;
     pub use ecs::system::InMut;
     pub use ecs::system::InRef;
@@ -206,6 +211,7 @@ mod system {
     pub use ecs::system::IntoPipeSystem;
     pub use ecs::system::IntoSystem;
     pub use ecs::system::Local;
+    pub use ecs::system::OptionBuilder;
     pub use ecs::system::PipeSystem;
     pub use ecs::system::PipeSystemName;
     pub use ecs::system::Query;
@@ -216,6 +222,7 @@ mod system {
     pub use ecs::system::RemovedSystem;
     pub use ecs::system::Res;
     pub use ecs::system::ResMut;
+    pub use ecs::system::ResultBuilder;
     pub use ecs::system::RunSystemError;
     pub use ecs::system::RunSystemOnce;
     pub use ecs::system::ScheduleSystem;
@@ -292,6 +299,7 @@ mod prelude {
     pub use ecs::prelude::Event;
     pub use ecs::prelude::FromWorld;
     pub use ecs::prelude::Has;
+    pub use ecs::prelude::If;
     pub use ecs::prelude::In;
     pub use ecs::prelude::InMut;
     pub use ecs::prelude::InRef;

@@ -215,8 +215,9 @@ fn non_send_systems_run_on_the_thread_that_runs_the_schedule() {
 #[test]
 fn a_missing_value_panics_naming_the_system() {
     let mut world = World::new();
-    let result = catch_unwind(AssertUnwindSafe(|| world.run_system_once(writer)));
-    let message = panic_message(result.expect_err("a missing non-send value panics"));
+    // As bevy's: the run fails with a validation error, which `unwrap` shows.
+    let result = catch_unwind(AssertUnwindSafe(|| world.run_system_once(writer).unwrap()));
+    let message = panic_message(result.expect_err("a missing non-send value fails the run"));
     assert!(
         message.contains("non_send::Counter") && message.contains("writer"),
         "{message}"

@@ -78,7 +78,7 @@ pub mod prelude {
         ReadOnlySystem, Res, ResMut, RunSystemOnce, System, SystemIn, SystemInput, SystemParam,
         SystemParamFunction,
     };
-    pub use crate::system::{Deferred, ParamSet, Populated, Single};
+    pub use crate::system::{Deferred, If, ParamSet, Populated, Single};
     pub use crate::system::{NonSend, NonSendMut, ParallelCommands};
     pub use crate::world::EntityMut;
     pub use crate::world::{EntityRef, EntityWorldMut, FromWorld, World};

@@ -295,6 +295,45 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// # Attributes
 ///
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -332,6 +371,45 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 ///   to `a`.
 /// - `#[relation(allow_self)]`: an entity may relate to itself.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -384,6 +462,45 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 /// - `#[query_data(derive(Debug, ..))]` derives those traits for the item
 ///   structs.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -435,6 +552,45 @@ pub fn derive_query_data(input: TokenStream) -> TokenStream {
 /// # Attributes
 ///
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -475,6 +631,45 @@ pub fn derive_query_filter(input: TokenStream) -> TokenStream {
 /// # Attributes
 ///
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -520,6 +715,45 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 /// - `#[entity_event(auto_propagate)]` (implies `propagate`): every
 ///   trigger propagates unless an observer calls `propagate(false)`.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -561,6 +795,45 @@ pub fn derive_entity_event(input: TokenStream) -> TokenStream {
 /// # Attributes
 ///
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -662,6 +935,45 @@ pub fn derive_system_set(input: TokenStream) -> TokenStream {
 /// # Attributes
 ///
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
+/// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
+///   struct's visibility and one field per parameter field (a tuple struct
+///   gets a tuple builder), each holding a `SystemParamBuilder` of that
+///   field; the builder builds the whole parameter:
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{LocalBuilder, QueryParamBuilder};
+/// # #[derive(Component)]
+/// # struct Health(u32);
+/// # #[derive(Component)]
+/// # struct Player;
+///
+/// #[derive(SystemParam)]
+/// #[system_param(builder)]
+/// struct Healing<'w, 's> {
+///     targets: Query<'w, 's, &'static mut Health>,
+///     amount: Local<'s, u32>,
+/// }
+///
+/// let mut world = World::new();
+/// let player = world.spawn((Health(1), Player)).id();
+/// let other = world.spawn(Health(1)).id();
+/// let system = (HealingBuilder {
+///     targets: QueryParamBuilder::new(|q| {
+///         q.with::<Player>();
+///     }),
+///     amount: LocalBuilder(4),
+/// },)
+///     .build_state(&mut world)
+///     .build_system(|mut healing: Healing| {
+///         for mut health in &mut healing.targets {
+///             health.0 += *healing.amount;
+///         }
+///     });
+/// world.run_system_once(system).unwrap();
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 5);
+/// assert_eq!(world.get::<Health>(other).unwrap().0, 1);
+/// ```
 ///
 /// # Example
 ///
@@ -705,7 +1017,7 @@ pub fn derive_system_set(input: TokenStream) -> TokenStream {
 /// assert_eq!(world.get::<Position>(e).map(|p| p.x), Some(1.0));
 /// assert!(world.get::<Velocity>(e).is_none());
 /// ```
-#[proc_macro_derive(SystemParam, attributes(ecs))]
+#[proc_macro_derive(SystemParam, attributes(ecs, system_param))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
     expand(input, system_param::derive)
 }

@@ -55,6 +55,8 @@ use crate::errors::Errors;
 use crate::fields;
 use crate::generics::rename_lifetimes;
 
+mod builder;
+
 /// Expands `#[derive(SystemParam)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     Ok(SystemParamInput::parse(input)?.generate())
@@ -79,6 +81,8 @@ struct SystemParamInput<'a> {
     generics: &'a Generics,
     krate: Path,
     fields: Vec<ParamField<'a>>,
+    /// `#[system_param(builder)]`: generate `<Name>Builder`.
+    builder: bool,
 }
 
 /// One field: one system parameter.
@@ -100,6 +104,7 @@ impl<'a> SystemParamInput<'a> {
     fn parse(input: &'a DeriveInput) -> syn::Result<Self> {
         let mut errors = Errors::default();
         let EcsAttr { krate } = EcsAttr::parse(&input.attrs, &mut errors);
+        let builder = builder::wanted(&input.attrs, &mut errors);
         for param in input.generics.lifetimes() {
             let lifetime = &param.lifetime;
             let name = lifetime.ident.to_string();
@@ -136,6 +141,7 @@ impl<'a> SystemParamInput<'a> {
             generics: &input.generics,
             krate,
             fields,
+            builder,
         })
     }
 
@@ -145,13 +151,20 @@ impl<'a> SystemParamInput<'a> {
         let state_struct = self.state_struct(&where_clause);
         let system_param_impl = self.system_param_impl(&where_clause);
         let read_only_impl = self.read_only_impl();
+        let (builder_struct, builder_impl) = if self.builder {
+            (self.builder_struct(), self.builder_impl(&where_clause))
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
         quote! {
             const _: () = {
                 #(#field_checks)*
                 #state_struct
                 #system_param_impl
                 #read_only_impl
+                #builder_impl
             };
+            #builder_struct
         }
     }
 

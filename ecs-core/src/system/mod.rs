@@ -97,6 +97,7 @@ mod builder;
 mod combinator;
 mod commands;
 mod deferred;
+mod dyn_param;
 mod filtered_resources;
 mod function_system;
 mod input;
@@ -112,6 +113,7 @@ mod system_registry;
 mod system_state;
 mod with_input;
 mod world_params;
+mod wrappers;
 
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait and the one-shot system commands, at the paths
@@ -135,6 +137,7 @@ pub use combinator::{
 };
 pub use commands::{Command, Commands, EntityCommand, EntityCommands, EntityEntryCommands};
 pub use deferred::{Deferred, DeferredState, SystemBuffer};
+pub use dyn_param::{DynParamBuilder, DynSystemParam, DynSystemParamState};
 pub use ecs_macros::SystemParam;
 pub use filtered_resources::{
     FilteredResources, FilteredResourcesBuilder, FilteredResourcesMut, FilteredResourcesMutBuilder,
@@ -165,6 +168,7 @@ pub use system_registry::{
 pub use system_state::SystemState;
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
 pub use world_params::{StaticSystemParam, SystemChangeTick};
+pub use wrappers::{If, IfBuilder, OptionBuilder, ResultBuilder};
 
 use std::{any::TypeId, borrow::Cow};
 

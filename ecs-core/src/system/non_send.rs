@@ -13,7 +13,7 @@ use std::{
     ops::{Deref, DerefMut},
 };
 
-use super::{ReadOnlySystemParam, SystemMeta, SystemParam};
+use super::{ReadOnlySystemParam, SystemMeta, SystemParam, SystemParamValidationError};
 use crate::{
     change_detection::{DetectChanges, DetectChangesMut, Mut, Ref, Tick},
     component::ComponentId,
@@ -177,7 +177,12 @@ fn cells(id: ComponentId, world: UnsafeWorldCell<'_>) -> Option<Cells<'_>> {
 #[cold]
 #[track_caller]
 fn missing<T: 'static>(meta: &SystemMeta) -> ! {
-    panic!(
+    panic!("{}", missing_message::<T>(meta))
+}
+
+#[cold]
+fn missing_message<T: 'static>(meta: &SystemMeta) -> String {
+    format!(
         "non-send resource `{}` requested by system `{}` does not exist: insert it with \
          `insert_non_send` before running the system, or take `Option<NonSend<{0}>>`",
         type_name::<T>(),
@@ -245,25 +250,22 @@ unsafe impl<T: 'static> SystemParam for NonSend<'_, T> {
             None => missing::<T>(meta),
         }
     }
-}
 
-// SAFETY: as for `NonSend<T>`.
-unsafe impl<T: 'static> SystemParam for Option<NonSend<'_, T>> {
-    type State = ComponentId;
-    type Item<'w, 's> = Option<NonSend<'w, T>>;
-
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
-        init_non_send::<T>(world, meta, type_name::<Self>(), false)
-    }
-
-    unsafe fn get_param<'w, 's>(
+    #[inline]
+    #[track_caller]
+    unsafe fn try_get_param<'w, 's>(
         id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Self::Item<'w, 's> {
-        // SAFETY: `id` is `T`'s id; read access is recorded.
-        cells(*id, world).map(|cells| unsafe { make_ref(cells, meta, change_tick) })
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        match cells(*id, world) {
+            // SAFETY: `id` is `T`'s id; read access is recorded.
+            Some(cells) => Ok(unsafe { make_ref(cells, meta, change_tick) }),
+            None => Err(SystemParamValidationError::invalid::<Self>(
+                missing_message::<T>(meta),
+            )),
+        }
     }
 }
 
@@ -289,29 +291,24 @@ unsafe impl<T: 'static> SystemParam for NonSendMut<'_, T> {
             None => missing::<T>(meta),
         }
     }
-}
 
-// SAFETY: as for `NonSendMut<T>`.
-unsafe impl<T: 'static> SystemParam for Option<NonSendMut<'_, T>> {
-    type State = ComponentId;
-    type Item<'w, 's> = Option<NonSendMut<'w, T>>;
-
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
-        init_non_send::<T>(world, meta, type_name::<Self>(), true)
-    }
-
-    unsafe fn get_param<'w, 's>(
+    #[inline]
+    #[track_caller]
+    unsafe fn try_get_param<'w, 's>(
         id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Self::Item<'w, 's> {
-        // SAFETY: `id` is `T`'s id; write access is recorded.
-        cells(*id, world).map(|cells| unsafe { make_mut(cells, meta, change_tick) })
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        match cells(*id, world) {
+            // SAFETY: `id` is `T`'s id; write access is recorded.
+            Some(cells) => Ok(unsafe { make_mut(cells, meta, change_tick) }),
+            None => Err(SystemParamValidationError::invalid::<Self>(
+                missing_message::<T>(meta),
+            )),
+        }
     }
 }
 
 // SAFETY: reads only.
 unsafe impl<T: 'static> ReadOnlySystemParam for NonSend<'_, T> {}
-// SAFETY: reads only.
-unsafe impl<T: 'static> ReadOnlySystemParam for Option<NonSend<'_, T>> {}

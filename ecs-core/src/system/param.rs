@@ -398,14 +398,21 @@ fn resource_access(
 #[cold]
 #[track_caller]
 fn missing_resource<R: 'static>(meta: &SystemMeta, world: UnsafeWorldCell<'_>) -> ! {
+    panic!("{}", missing_resource_message::<R>(meta, world))
+}
+
+/// Why `R` cannot be fetched for the system of `meta`: it is absent, or a
+/// `resource_scope` holds it.
+#[cold]
+fn missing_resource_message<R: 'static>(meta: &SystemMeta, world: UnsafeWorldCell<'_>) -> String {
     if world.resource_is_scoped(std::any::TypeId::of::<R>()) {
-        panic!(
+        return format!(
             "{}; it was requested by system `{}`",
             crate::world::taken_by_scope(type_name::<R>()),
             meta.name
-        )
+        );
     }
-    panic!(
+    format!(
         "resource `{}` requested by system `{}` does not exist: insert it before running the system, \
          or take `Option<Res<{0}>>`",
         type_name::<R>(),
@@ -489,25 +496,21 @@ unsafe impl<R: Resource> SystemParam for Res<'_, R> {
             None => missing_resource::<R>(meta, world),
         }
     }
-}
 
-// SAFETY: records a read of the resource.
-unsafe impl<R: Resource> SystemParam for Option<Res<'_, R>> {
-    type State = ComponentId;
-    type Item<'w, 's> = Option<Res<'w, R>>;
-
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
-        Res::<R>::init_state(world, meta)
-    }
-
-    unsafe fn get_param<'w, 's>(
+    #[inline]
+    unsafe fn try_get_param<'w, 's>(
         id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Self::Item<'w, 's> {
-        // SAFETY: `id` is `R`'s resource id; read access is recorded.
-        resource_cells(*id, world).map(|cells| unsafe { make_res(cells, meta, change_tick) })
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        match resource_cells(*id, world) {
+            // SAFETY: `id` is `R`'s resource id; read access is recorded.
+            Some(cells) => Ok(unsafe { make_res(cells, meta, change_tick) }),
+            None => Err(SystemParamValidationError::invalid::<Self>(
+                missing_resource_message::<R>(meta, world),
+            )),
+        }
     }
 }
 
@@ -534,25 +537,21 @@ unsafe impl<R: Resource> SystemParam for ResMut<'_, R> {
             None => missing_resource::<R>(meta, world),
         }
     }
-}
 
-// SAFETY: records a write of the resource.
-unsafe impl<R: Resource> SystemParam for Option<ResMut<'_, R>> {
-    type State = ComponentId;
-    type Item<'w, 's> = Option<ResMut<'w, R>>;
-
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> ComponentId {
-        ResMut::<R>::init_state(world, meta)
-    }
-
-    unsafe fn get_param<'w, 's>(
+    #[inline]
+    unsafe fn try_get_param<'w, 's>(
         id: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
-    ) -> Self::Item<'w, 's> {
-        // SAFETY: `id` is `R`'s resource id; write access is recorded.
-        resource_cells(*id, world).map(|cells| unsafe { make_res_mut(cells, meta, change_tick) })
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        match resource_cells(*id, world) {
+            // SAFETY: `id` is `R`'s resource id; write access is recorded.
+            Some(cells) => Ok(unsafe { make_res_mut(cells, meta, change_tick) }),
+            None => Err(SystemParamValidationError::invalid::<Self>(
+                missing_resource_message::<R>(meta, world),
+            )),
+        }
     }
 }
 
@@ -740,9 +739,6 @@ unsafe impl<D: crate::query::ReadOnlyQueryData + 'static, F: QueryFilter + 'stat
 
 // SAFETY: records and takes a read of the resource only.
 unsafe impl<R: Resource> ReadOnlySystemParam for Res<'_, R> {}
-
-// SAFETY: records and takes a read of the resource only.
-unsafe impl<R: Resource> ReadOnlySystemParam for Option<Res<'_, R>> {}
 
 // SAFETY: touches no world data.
 unsafe impl<T: FromWorld + Send + 'static> ReadOnlySystemParam for Local<'_, T> {}

@@ -53,10 +53,26 @@ pub struct ParamSet<'w, 's, T: SystemParam>
 where
     T::State: 'static,
 {
-    states: &'s mut T::State,
-    world: UnsafeWorldCell<'w>,
-    meta: SystemMeta,
-    change_tick: Tick,
+    pub(super) states: &'s mut T::State,
+    pub(super) world: UnsafeWorldCell<'w>,
+    pub(super) meta: SystemMeta,
+    pub(super) change_tick: Tick,
+}
+
+impl<'w, 's, T: SystemParam> ParamSet<'w, 's, T> {
+    pub(super) fn from_parts(
+        states: &'s mut T::State,
+        world: UnsafeWorldCell<'w>,
+        meta: SystemMeta,
+        change_tick: Tick,
+    ) -> Self {
+        ParamSet {
+            states,
+            world,
+            meta,
+            change_tick,
+        }
+    }
 }
 
 /// Builds a member's state in a meta of its own, checks its access against

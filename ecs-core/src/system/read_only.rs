@@ -161,13 +161,22 @@ where
 ///
 /// # Panics
 /// If the system's parameters conflict (naming the system and the
-/// component), or if running it on the empty world panics (a `Res` of a
-/// resource the fresh world lacks names the resource).
+/// component), or if running it on the empty world panics or fails (a
+/// `Res` of a resource the fresh world lacks names the resource). A run
+/// skipped by its parameters (`Single`, `If`) passes.
 #[track_caller]
 pub fn assert_system_does_not_conflict<Out, Params, S: IntoSystem<(), Out, Params>>(sys: S) {
     let mut world = World::new();
     let mut system = IntoSystem::into_system(sys);
     system.initialize(&mut world);
-    // Only a conflict matters here, not whether the run failed.
-    let _ = system.run((), &mut world);
+    // A system's own error is its business; a parameter that cannot be
+    // fetched (a missing resource) is reported, as bevy's `unwrap` does.
+    if let Err(super::RunSystemError::Failed(error)) = system.run((), &mut world) {
+        if error
+            .downcast_ref::<super::SystemParamValidationError>()
+            .is_some()
+        {
+            panic!("system `{}` could not run: {error}", system.name());
+        }
+    }
 }

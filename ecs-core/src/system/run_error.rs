@@ -67,8 +67,10 @@ where
 /// A system parameter that could not be fetched: the system is skipped
 /// (`skipped`) or fails.
 ///
-/// Our built-in parameters never fail validation (a missing resource
-/// panics naming it); the type is here for parameters that do.
+/// A missing resource (`Res`, `ResMut`, `NonSend`, `NonSendMut`) fails
+/// validation without skipping; `Single` and `Populated` skip;
+/// [`If`](super::If) turns any failure into a skip, and `Option<P>` and
+/// `Result<P, SystemParamValidationError>` hand it to the system.
 ///
 /// ```
 /// use ecs::system::{RunSystemError, SystemParamValidationError};

@@ -165,37 +165,6 @@ unsafe impl<D: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySy
 {
 }
 
-// SAFETY: records the query's access, as `Query` does, and reads only
-// through it.
-unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam
-    for Option<Single<'_, '_, D, F>>
-{
-    type State = QueryState<D, F>;
-    type Item<'w, 's> = Option<Single<'w, 's, D, F>>;
-
-    #[track_caller]
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> QueryState<D, F> {
-        Single::<D, F>::init_state(world, meta)
-    }
-
-    #[inline]
-    unsafe fn get_param<'w, 's>(
-        state: &'s mut QueryState<D, F>,
-        meta: &SystemMeta,
-        world: UnsafeWorldCell<'w>,
-        change_tick: Tick,
-    ) -> Option<Single<'w, 's, D, F>> {
-        // SAFETY: forwarded from the caller.
-        unsafe { Single::try_get_param(state, meta, world, change_tick) }.ok()
-    }
-}
-
-// SAFETY: the query's data is read-only.
-unsafe impl<D: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySystemParam
-    for Option<Single<'_, '_, D, F>>
-{
-}
-
 /// A [`Query`] with at least one match, as a system parameter: a system
 /// taking it is skipped (with its change ticks as they were) while no
 /// entity matches.
@@ -313,36 +282,5 @@ unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam
 // SAFETY: the query's data is read-only.
 unsafe impl<D: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySystemParam
     for Populated<'_, '_, D, F>
-{
-}
-
-// SAFETY: records the query's access, as `Query` does, and reads only
-// through it.
-unsafe impl<D: QueryData + 'static, F: QueryFilter + 'static> SystemParam
-    for Option<Populated<'_, '_, D, F>>
-{
-    type State = QueryState<D, F>;
-    type Item<'w, 's> = Option<Populated<'w, 's, D, F>>;
-
-    #[track_caller]
-    fn init_state(world: &mut World, meta: &mut SystemMeta) -> QueryState<D, F> {
-        Populated::<D, F>::init_state(world, meta)
-    }
-
-    #[inline]
-    unsafe fn get_param<'w, 's>(
-        state: &'s mut QueryState<D, F>,
-        meta: &SystemMeta,
-        world: UnsafeWorldCell<'w>,
-        change_tick: Tick,
-    ) -> Option<Populated<'w, 's, D, F>> {
-        // SAFETY: forwarded from the caller.
-        unsafe { Populated::try_get_param(state, meta, world, change_tick) }.ok()
-    }
-}
-
-// SAFETY: the query's data is read-only.
-unsafe impl<D: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySystemParam
-    for Option<Populated<'_, '_, D, F>>
 {
 }
