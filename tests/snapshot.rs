@@ -552,3 +552,32 @@ fn hierarchy_relations_and_messages_come_back() {
     world.despawn(parent);
     assert!(world.get_entity(a).is_err() && world.get_entity(b).is_err());
 }
+
+fn no_op_hook(_: DeferredWorld, _: HookContext) {}
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(on_remove = no_op_hook, on_despawn = no_op_hook)]
+struct Guarded(u8);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(storage = "SparseSet", on_remove = no_op_hook)]
+struct GuardedSparse(u8);
+
+#[test]
+fn opted_in_hooked_values_in_storage_made_after_the_snapshot_are_replaced() {
+    let mut world = opted_in();
+    world.register_snapshot::<Guarded>();
+    world.register_snapshot::<GuardedSparse>();
+    let kept = world.spawn((Pos(1, 1), Guarded(1))).id();
+    let snapshot = world.snapshot();
+    // A table ({Guarded, Wide}) and a sparse set (`GuardedSparse`) that did
+    // not exist at the snapshot hold opted-in values the restore drops.
+    let later = world.spawn((Guarded(2), Wide([0; 3]))).id();
+    world.entity_mut(kept).insert(GuardedSparse(3));
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert!(world.get_entity(later).is_err());
+    assert_eq!(world.get::<Guarded>(kept), Some(&Guarded(1)));
+    assert_eq!(world.get::<GuardedSparse>(kept), None);
+    assert_eq!(world.query::<&Guarded>().iter(&world).count(), 1);
+}
