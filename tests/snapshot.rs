@@ -581,3 +581,77 @@ fn opted_in_hooked_values_in_storage_made_after_the_snapshot_are_replaced() {
     assert_eq!(world.get::<GuardedSparse>(kept), None);
     assert_eq!(world.query::<&Guarded>().iter(&world).count(), 1);
 }
+
+#[derive(Component, Clone, Debug, PartialEq, Hash)]
+#[component(snapshot = hash)]
+struct DerivedHashed(u32);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot, storage = "SparseSet")]
+struct DerivedSparse(String);
+
+#[derive(Resource, Clone, Debug, PartialEq)]
+#[resource(snapshot)]
+struct DerivedResource(Vec<u8>);
+
+#[derive(Resource, Clone, Debug, PartialEq, Hash)]
+#[resource(snapshot = hash)]
+struct DerivedHashedResource(u8);
+
+#[test]
+fn derived_opt_in_takes_part_without_a_registration_call() {
+    // No `register_snapshot` call: the types opt themselves in.
+    let mut world = World::new();
+    let a = world
+        .spawn((DerivedHashed(1), DerivedSparse("a".into())))
+        .id();
+    world.insert_resource(DerivedResource(vec![1]));
+    world.insert_resource(DerivedHashedResource(1));
+    let snapshot = world.snapshot();
+    let checksum = world.checksum();
+
+    world.get_mut::<DerivedHashed>(a).unwrap().0 = 2;
+    world.entity_mut(a).remove::<DerivedSparse>();
+    let b = world.spawn(DerivedSparse("b".into())).id();
+    world.resource_mut::<DerivedResource>().0.push(2);
+    world.remove_resource::<DerivedHashedResource>();
+    assert_ne!(world.checksum(), checksum);
+
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert_eq!(world.get::<DerivedHashed>(a), Some(&DerivedHashed(1)));
+    assert_eq!(
+        world.get::<DerivedSparse>(a).map(|s| s.0.as_str()),
+        Some("a")
+    );
+    assert!(world.get_entity(b).is_err());
+    assert_eq!(
+        world.resource::<DerivedResource>(),
+        &DerivedResource(vec![1])
+    );
+    assert_eq!(
+        world.get_resource::<DerivedHashedResource>(),
+        Some(&DerivedHashedResource(1))
+    );
+    assert_eq!(world.checksum(), checksum);
+}
+
+#[test]
+fn the_hashed_form_feeds_the_checksum_and_the_plain_form_does_not() {
+    let mut world = World::new();
+    let e = world
+        .spawn((DerivedHashed(1), DerivedSparse("x".into())))
+        .id();
+    world.insert_resource(DerivedResource(vec![]));
+    world.insert_resource(DerivedHashedResource(0));
+    let checksum = world.checksum();
+    world.get_mut::<DerivedSparse>(e).unwrap().0.push('y');
+    world.resource_mut::<DerivedResource>().0.push(1);
+    assert_eq!(world.checksum(), checksum, "not hashed");
+    world.get_mut::<DerivedHashed>(e).unwrap().0 = 5;
+    assert_ne!(world.checksum(), checksum);
+    world.get_mut::<DerivedHashed>(e).unwrap().0 = 1;
+    assert_eq!(world.checksum(), checksum);
+    world.resource_mut::<DerivedHashedResource>().0 = 1;
+    assert_ne!(world.checksum(), checksum);
+}
