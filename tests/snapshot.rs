@@ -655,3 +655,38 @@ fn the_hashed_form_feeds_the_checksum_and_the_plain_form_does_not() {
     world.resource_mut::<DerivedHashedResource>().0 = 1;
     assert_ne!(world.checksum(), checksum);
 }
+
+#[test]
+fn a_panicking_clone_of_a_type_without_drop_changes_nothing() {
+    static PANIC_AT: AtomicUsize = AtomicUsize::new(usize::MAX);
+    #[derive(Component, Debug, PartialEq)]
+    #[component(snapshot)]
+    struct Fragile(usize);
+    impl Clone for Fragile {
+        fn clone(&self) -> Self {
+            if self.0 == PANIC_AT.load(Ordering::SeqCst) {
+                panic!("clone of Fragile({})", self.0);
+            }
+            Fragile(self.0)
+        }
+    }
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..5).map(|i| world.spawn(Fragile(i)).id()).collect();
+    let snapshot = world.snapshot();
+    world.get_mut::<Fragile>(entities[1]).unwrap().0 = 10;
+    world.despawn(entities[4]);
+    PANIC_AT.store(3, Ordering::SeqCst);
+    assert!(catch_unwind(AssertUnwindSafe(|| world.restore(&snapshot))).is_err());
+    assert!(catch_unwind(AssertUnwindSafe(|| world.snapshot())).is_err());
+    integrity(&world);
+    assert_eq!(world.get::<Fragile>(entities[1]), Some(&Fragile(10)));
+    assert!(world.get_entity(entities[4]).is_err());
+    PANIC_AT.store(usize::MAX, Ordering::SeqCst);
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    let values: Vec<usize> = entities
+        .iter()
+        .map(|&e| world.get::<Fragile>(e).unwrap().0)
+        .collect();
+    assert_eq!(values, [0, 1, 2, 3, 4]);
+}
