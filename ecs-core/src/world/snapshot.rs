@@ -17,6 +17,20 @@
 //! schedule running at the time, an observer, a one-shot system) keeps its
 //! own last run, and may see the restored values as changed once.
 //!
+//! # Opting in
+//! On the type, for every world: `#[component(snapshot)]` /
+//! `#[resource(snapshot)]`, or `snapshot = hash` to take part in
+//! [`World::checksum`] too (see
+//! [`SnapshotBehavior`](crate::component::SnapshotBehavior)). Per world:
+//! [`World::register_snapshot`] and its siblings, which win over the type's
+//! declaration.
+//!
+//! # System state
+//! A restore rewinds the world, not the systems: a system's `Local`s, and
+//! so a `MessageReader`'s cursor, keep their values. State that must roll
+//! back lives in opted-in resources, and a rolled-back system reads
+//! messages through `Res<Messages<M>>`.
+//!
 //! # Components that are not opted in
 //! They are left as they are: an entity restored with such a component in
 //! its archetype keeps the value it has now (moved to its restored row).
@@ -235,7 +249,8 @@ impl World {
     /// Opts the component `T` into snapshots: [`World::snapshot`] clones its
     /// values and [`World::restore`] puts them back. It does not take part
     /// in [`World::checksum`] (see [`World::register_snapshot_hashed`]).
-    /// Registers `T` if needed and returns its id.
+    /// Registers `T` if needed and returns its id. `#[component(snapshot)]`
+    /// on the type opts it into every world without this call.
     ///
     /// ```
     /// # use ecs::prelude::*;
