@@ -261,7 +261,7 @@ fn run_and_replay(seed: u64, kind: ExecutorKind, frames: u32, snapshot_at: u32) 
 
 fn config() -> Config {
     Config {
-        cases: if cfg!(miri) { 2 } else { 100 },
+        cases: if cfg!(miri) { 1 } else { 100 },
         failure_persistence: None,
         rng_seed: RngSeed::Fixed(0x726f_6c6c_6261_636b),
         ..Config::default()
@@ -273,7 +273,7 @@ proptest! {
 
     #[test]
     fn a_restored_run_replays_to_the_same_checksum(seed in any::<u64>()) {
-        let (frames, snapshot_at) = if cfg!(miri) { (8, 4) } else { (100, 50) };
+        let (frames, snapshot_at) = if cfg!(miri) { (4, 2) } else { (100, 50) };
         let multi = run_and_replay(seed, ExecutorKind::MultiThreaded, frames, snapshot_at);
         let single = run_and_replay(seed, ExecutorKind::SingleThreaded, frames, snapshot_at);
         prop_assert_eq!(multi, single, "both executors reach one state");
