@@ -690,3 +690,19 @@ fn a_panicking_clone_of_a_type_without_drop_changes_nothing() {
         .collect();
     assert_eq!(values, [0, 1, 2, 3, 4]);
 }
+
+#[test]
+fn a_table_empty_at_the_snapshot_with_a_column_not_opted_in_restores() {
+    let mut world = opted_in();
+    // The table {Pos, Sprite} exists but is empty when the snapshot is taken.
+    let e = world.spawn((Pos(1, 1), Sprite("s"))).id();
+    world.entity_mut(e).remove::<Sprite>();
+    let snapshot = world.snapshot();
+    let f = world.spawn((Pos(2, 2), Sprite("t"))).id();
+    world.get_mut::<Pos>(e).unwrap().0 = 9;
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
+    assert!(world.get_entity(f).is_err());
+    assert_eq!(world.query::<&Sprite>().iter(&world).count(), 0);
+}

@@ -589,10 +589,8 @@ impl World {
             component: self.component_name(id),
         };
         let mut table_plans = Vec::new();
+        // Empty tables too: each of their columns must be staged, empty.
         for (index, recorded) in snapshot.tables.iter().enumerate() {
-            if recorded.entities.is_empty() {
-                continue;
-            }
             let table = &self.storages.tables[TableId::new(index)];
             for (position, column) in recorded.columns.iter().enumerate() {
                 if column.is_some() {
