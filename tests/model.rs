@@ -8,7 +8,8 @@
 //! `add_child` with self-parents, dead parents and cycles refused, access
 //! by component id (`get_by_id`, `get_mut_by_id`, `insert_by_id`,
 //! `remove_by_id`) and the bulk `insert_all_with`, `remove_all` and
-//! `despawn_all` over a `With` filter) over ten component types: table and
+//! `despawn_all` over a `With` filter, snapshot and restore) over ten
+//! component types (all opted into snapshots): table and
 //! sparse-set storage, two zero-sized types, two `#[repr(align(64))]`
 //! types, two drop-counting types, a `String` holder and a 1 KiB array.
 //! Operations aim at every handle seen so far, so stale handles (and one
@@ -20,8 +21,11 @@
 //! despawns its descendants), the entity count, the result of twelve
 //! persistent queries (`With`/`Without`/`Option`/`Changed`/`Added`/`Or`/
 //! `Has`/`Ref`), the drop count of every tracked value, and
-//! `World::check_integrity()`. At the end the world is dropped and every
-//! tracked value must have been dropped exactly once.
+//! `World::check_integrity()`. A restore must bring back the model's copy
+//! taken at the snapshot: values, change state, hierarchy and which
+//! handles are live. At the end the world and the kept snapshot are
+//! dropped and every copy of every tracked value must have been dropped
+//! exactly once.
 //!
 //! Budget: 256 cases of up to 200 operations by default. Scale it with
 //! `PROPTEST_CASES=<cases>` and `MODEL_OPS=<max operations per case>`, e.g.
@@ -96,6 +100,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0..QUERIES, target()).prop_map(|(q, e)| Op::QueryGet { q, e }),
         2 => (target(), target(), val()).prop_map(|(a, b, val)| Op::GetManyMut { a, b, val }),
         3 => Just(Op::ClearTrackers),
+        1 => Just(Op::Snapshot),
+        2 => Just(Op::Restore),
         6 => prop::collection::vec(command(), 0..8).prop_map(Op::Commands),
         8 => (target(), target(), any::<bool>(), any::<bool>()).prop_map(
             |(e, parent, add_child, down)| Op::SetParent { e, parent, add_child, down }
@@ -260,8 +266,12 @@ fn every_operation_once() {
             QueuedCommand::SpawnEmpty,
             QueuedCommand::Despawn { e: New(1) },
         ]),
+        Op::Snapshot,
         Op::ClearEntities,
         Op::Spawn { bundle: 15, val: 2 },
         Op::Get { e: 0, comp: 6 },
+        Op::Restore,
+        Op::Spawn { bundle: 15, val: 3 },
+        Op::Restore,
     ]);
 }

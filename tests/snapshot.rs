@@ -552,3 +552,157 @@ fn hierarchy_relations_and_messages_come_back() {
     world.despawn(parent);
     assert!(world.get_entity(a).is_err() && world.get_entity(b).is_err());
 }
+
+fn no_op_hook(_: DeferredWorld, _: HookContext) {}
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(on_remove = no_op_hook, on_despawn = no_op_hook)]
+struct Guarded(u8);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(storage = "SparseSet", on_remove = no_op_hook)]
+struct GuardedSparse(u8);
+
+#[test]
+fn opted_in_hooked_values_in_storage_made_after_the_snapshot_are_replaced() {
+    let mut world = opted_in();
+    world.register_snapshot::<Guarded>();
+    world.register_snapshot::<GuardedSparse>();
+    let kept = world.spawn((Pos(1, 1), Guarded(1))).id();
+    let snapshot = world.snapshot();
+    // A table ({Guarded, Wide}) and a sparse set (`GuardedSparse`) that did
+    // not exist at the snapshot hold opted-in values the restore drops.
+    let later = world.spawn((Guarded(2), Wide([0; 3]))).id();
+    world.entity_mut(kept).insert(GuardedSparse(3));
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert!(world.get_entity(later).is_err());
+    assert_eq!(world.get::<Guarded>(kept), Some(&Guarded(1)));
+    assert_eq!(world.get::<GuardedSparse>(kept), None);
+    assert_eq!(world.query::<&Guarded>().iter(&world).count(), 1);
+}
+
+#[derive(Component, Clone, Debug, PartialEq, Hash)]
+#[component(snapshot = hash)]
+struct DerivedHashed(u32);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot, storage = "SparseSet")]
+struct DerivedSparse(String);
+
+#[derive(Resource, Clone, Debug, PartialEq)]
+#[resource(snapshot)]
+struct DerivedResource(Vec<u8>);
+
+#[derive(Resource, Clone, Debug, PartialEq, Hash)]
+#[resource(snapshot = hash)]
+struct DerivedHashedResource(u8);
+
+#[test]
+fn derived_opt_in_takes_part_without_a_registration_call() {
+    // No `register_snapshot` call: the types opt themselves in.
+    let mut world = World::new();
+    let a = world
+        .spawn((DerivedHashed(1), DerivedSparse("a".into())))
+        .id();
+    world.insert_resource(DerivedResource(vec![1]));
+    world.insert_resource(DerivedHashedResource(1));
+    let snapshot = world.snapshot();
+    let checksum = world.checksum();
+
+    world.get_mut::<DerivedHashed>(a).unwrap().0 = 2;
+    world.entity_mut(a).remove::<DerivedSparse>();
+    let b = world.spawn(DerivedSparse("b".into())).id();
+    world.resource_mut::<DerivedResource>().0.push(2);
+    world.remove_resource::<DerivedHashedResource>();
+    assert_ne!(world.checksum(), checksum);
+
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert_eq!(world.get::<DerivedHashed>(a), Some(&DerivedHashed(1)));
+    assert_eq!(
+        world.get::<DerivedSparse>(a).map(|s| s.0.as_str()),
+        Some("a")
+    );
+    assert!(world.get_entity(b).is_err());
+    assert_eq!(
+        world.resource::<DerivedResource>(),
+        &DerivedResource(vec![1])
+    );
+    assert_eq!(
+        world.get_resource::<DerivedHashedResource>(),
+        Some(&DerivedHashedResource(1))
+    );
+    assert_eq!(world.checksum(), checksum);
+}
+
+#[test]
+fn the_hashed_form_feeds_the_checksum_and_the_plain_form_does_not() {
+    let mut world = World::new();
+    let e = world
+        .spawn((DerivedHashed(1), DerivedSparse("x".into())))
+        .id();
+    world.insert_resource(DerivedResource(vec![]));
+    world.insert_resource(DerivedHashedResource(0));
+    let checksum = world.checksum();
+    world.get_mut::<DerivedSparse>(e).unwrap().0.push('y');
+    world.resource_mut::<DerivedResource>().0.push(1);
+    assert_eq!(world.checksum(), checksum, "not hashed");
+    world.get_mut::<DerivedHashed>(e).unwrap().0 = 5;
+    assert_ne!(world.checksum(), checksum);
+    world.get_mut::<DerivedHashed>(e).unwrap().0 = 1;
+    assert_eq!(world.checksum(), checksum);
+    world.resource_mut::<DerivedHashedResource>().0 = 1;
+    assert_ne!(world.checksum(), checksum);
+}
+
+#[test]
+fn a_panicking_clone_of_a_type_without_drop_changes_nothing() {
+    static PANIC_AT: AtomicUsize = AtomicUsize::new(usize::MAX);
+    #[derive(Component, Debug, PartialEq)]
+    #[component(snapshot)]
+    struct Fragile(usize);
+    impl Clone for Fragile {
+        fn clone(&self) -> Self {
+            if self.0 == PANIC_AT.load(Ordering::SeqCst) {
+                panic!("clone of Fragile({})", self.0);
+            }
+            Fragile(self.0)
+        }
+    }
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..5).map(|i| world.spawn(Fragile(i)).id()).collect();
+    let snapshot = world.snapshot();
+    world.get_mut::<Fragile>(entities[1]).unwrap().0 = 10;
+    world.despawn(entities[4]);
+    PANIC_AT.store(3, Ordering::SeqCst);
+    assert!(catch_unwind(AssertUnwindSafe(|| world.restore(&snapshot))).is_err());
+    assert!(catch_unwind(AssertUnwindSafe(|| world.snapshot())).is_err());
+    integrity(&world);
+    assert_eq!(world.get::<Fragile>(entities[1]), Some(&Fragile(10)));
+    assert!(world.get_entity(entities[4]).is_err());
+    PANIC_AT.store(usize::MAX, Ordering::SeqCst);
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    let values: Vec<usize> = entities
+        .iter()
+        .map(|&e| world.get::<Fragile>(e).unwrap().0)
+        .collect();
+    assert_eq!(values, [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn a_table_empty_at_the_snapshot_with_a_column_not_opted_in_restores() {
+    let mut world = opted_in();
+    // The table {Pos, Sprite} exists but is empty when the snapshot is taken.
+    let e = world.spawn((Pos(1, 1), Sprite("s"))).id();
+    world.entity_mut(e).remove::<Sprite>();
+    let snapshot = world.snapshot();
+    let f = world.spawn((Pos(2, 2), Sprite("t"))).id();
+    world.get_mut::<Pos>(e).unwrap().0 = 9;
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
+    assert!(world.get_entity(f).is_err());
+    assert_eq!(world.query::<&Sprite>().iter(&world).count(), 0);
+}

@@ -64,6 +64,7 @@ mod query;
 mod relation;
 mod resource;
 mod schedule_label;
+mod snapshot;
 mod system_param;
 #[cfg(test)]
 mod test_support;
@@ -111,6 +112,12 @@ use syn::DeriveInput;
 ///   `#[component(map_entities)]` uses the type's own `MapEntities` impl
 ///   instead, `map_entities = path` a `fn(&mut Self, &mut impl
 ///   EntityMapper)`.
+/// - `#[component(snapshot)]` makes every world copy the component in its
+///   snapshots (`World::snapshot` / `World::restore`) without a
+///   `World::register_snapshot` call; `#[component(snapshot = hash)]` also
+///   hashes it into `World::checksum`. The type must be `Clone` (and `Hash`
+///   for the hashed form): otherwise the compiler's error points at the
+///   key.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 ///
 /// Any other key is an error.
@@ -164,6 +171,17 @@ use syn::DeriveInput;
 /// assert_eq!(world.get::<Tagged<&str>>(e).map(|t| t.0), Some("boss"));
 /// world.entity_mut(e).remove::<Health>();
 /// assert_eq!(world.resource::<HealthCount>().0, 0);
+///
+/// // Part of every snapshot, and of the checksum.
+/// #[derive(Component, Clone, Hash)]
+/// #[component(snapshot = hash)]
+/// struct Ammo(u32);
+///
+/// let e = world.spawn(Ammo(3)).id();
+/// let snapshot = world.snapshot();
+/// world.get_mut::<Ammo>(e).unwrap().0 = 0;
+/// world.restore(&snapshot).unwrap();
+/// assert_eq!(world.get::<Ammo>(e).unwrap().0, 3);
 /// ```
 #[proc_macro_derive(
     Component,
@@ -294,6 +312,12 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 ///
 /// # Attributes
 ///
+/// - `#[resource(snapshot)]` makes every world copy the resource in its
+///   snapshots (`World::snapshot` / `World::restore`) without a
+///   `World::register_resource_snapshot` call; `#[resource(snapshot =
+///   hash)]` also hashes it into `World::checksum`. The type must be
+///   `Clone` (and `Hash` for the hashed form): otherwise the compiler's
+///   error points at the key.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 /// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
 ///   struct's visibility and one field per parameter field (a tuple struct
@@ -351,8 +375,19 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 ///     time.delta
 /// }
 /// assert_eq!(world.run_system_once(delta).unwrap(), 0.016);
+///
+/// // Part of every snapshot, and of the checksum.
+/// #[derive(Resource, Clone, Hash)]
+/// #[resource(snapshot = hash)]
+/// struct Score(u32);
+///
+/// world.insert_resource(Score(1));
+/// let snapshot = world.snapshot();
+/// world.resource_mut::<Score>().0 = 9;
+/// world.restore(&snapshot).unwrap();
+/// assert_eq!(world.resource::<Score>().0, 1);
 /// ```
-#[proc_macro_derive(Resource, attributes(ecs))]
+#[proc_macro_derive(Resource, attributes(ecs, resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     expand(input, resource::derive)
 }

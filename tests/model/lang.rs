@@ -22,6 +22,7 @@ use ecs::prelude::*;
 use ecs::ptr::OwningPtr;
 use ecs::query::QueryEntityError;
 use ecs::system::CommandQueue;
+use ecs::world::WorldSnapshot;
 
 // ---- component types ------------------------------------------------------------------
 
@@ -72,7 +73,9 @@ impl DropLog {
     }
 }
 
-/// A drop-counting payload.
+/// A drop-counting payload. A clone (a snapshot's) counts under the same
+/// tracked id: the model counts its copies.
+#[derive(Clone)]
 pub struct DropTracker {
     tracked_id: u32,
     log: DropLog,
@@ -85,55 +88,61 @@ impl Drop for DropTracker {
 }
 
 /// Table, plain.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot)]
 pub struct Plain(pub u32);
 
 /// Sparse set, plain.
-#[derive(Component, Debug, PartialEq)]
-#[component(storage = "SparseSet")]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot, storage = "SparseSet")]
 pub struct SparsePlain(pub u64);
 
 /// Table, zero-sized.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot)]
 pub struct Marker;
 
 /// Sparse set, zero-sized.
-#[derive(Component, Debug, PartialEq)]
-#[component(storage = "SparseSet")]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot, storage = "SparseSet")]
 pub struct SparseMarker;
 
 /// Table, over-aligned.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot)]
 #[repr(align(64))]
 pub struct Aligned(pub u32);
 
 /// Sparse set, over-aligned.
-#[derive(Component, Debug, PartialEq)]
-#[component(storage = "SparseSet")]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot, storage = "SparseSet")]
 #[repr(align(64))]
 pub struct SparseAligned(pub u32, pub u8);
 
 /// Table, drop-counting.
-#[derive(Component)]
+#[derive(Component, Clone)]
+#[component(snapshot)]
 pub struct Tracked {
     pub val: u32,
     t: DropTracker,
 }
 
 /// Sparse set, drop-counting.
-#[derive(Component)]
-#[component(storage = "SparseSet")]
+#[derive(Component, Clone)]
+#[component(snapshot, storage = "SparseSet")]
 pub struct SparseTracked {
     pub val: u32,
     t: DropTracker,
 }
 
 /// Table, owns a heap `String`.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(snapshot)]
 pub struct Name(pub String);
 
 /// Table, 1 KiB.
-#[derive(Component)]
+#[derive(Component, Clone)]
+#[component(snapshot)]
 pub struct Big(pub [u8; 1024]);
 
 /// The identity of one value: its number and, for tracked types, its
@@ -546,6 +555,13 @@ pub enum Op {
     GetManyMut { a: Target, b: Target, val: u32 },
     /// `world.clear_trackers()`.
     ClearTrackers,
+    /// `world.snapshot()`, kept (replacing the one kept before) with the
+    /// model's copy.
+    Snapshot,
+    /// `world.restore(..)` of the kept snapshot (nothing without one): the
+    /// world must equal the model's copy, and handles seen since are
+    /// forgotten, since the restored allocator hands them out again.
+    Restore,
     /// Commands queued on a `CommandQueue`, applied at the end of the op.
     Commands(Vec<QueuedCommand>),
     /// Makes `parent` the parent of `e`: `entity_mut(e).insert(ChildOf)`,
@@ -674,7 +690,7 @@ impl Bytes<'_> {
         })
     }
     fn op(&mut self) -> Option<Op> {
-        Some(match self.u8()? % 22 {
+        Some(match self.u8()? % 24 {
             0 => Op::Spawn {
                 bundle: self.u8()?,
                 val: self.u32()?,
@@ -775,6 +791,8 @@ impl Bytes<'_> {
                 }
                 Op::Commands(queued)
             }
+            21 => Op::Snapshot,
+            22 => Op::Restore,
             _ => Op::Spawn {
                 bundle: self.u8()?,
                 val: self.u32()?,
@@ -1188,8 +1206,23 @@ pub struct Harness {
     log: DropLog,
     next_tracked_id: u32,
     queries: Queries,
+    /// The snapshot `Op::Snapshot` kept, with the model as it was then.
+    saved: Option<Saved>,
+    /// How many clones of each tracked value snapshots and restores made,
+    /// by tracked id: each is dropped once too.
+    clones: Vec<u32>,
     /// The number of operations applied.
     pub steps: usize,
+}
+
+/// A world snapshot and what the harness knew when it was taken.
+struct Saved {
+    snapshot: WorldSnapshot,
+    live: BTreeMap<Entity, ModelRow>,
+    parent: BTreeMap<Entity, Entity>,
+    children: BTreeMap<Entity, Vec<Entity>>,
+    pool: Vec<Entity>,
+    pool_set: HashSet<Entity>,
 }
 
 /// Formats an entity the way error messages must name it.
@@ -1206,6 +1239,9 @@ impl Default for Harness {
 impl Harness {
     pub fn new() -> Self {
         let mut world = World::new();
+        // The ten component types opt in on their type; the hierarchy here.
+        world.register_snapshot::<ChildOf>();
+        world.register_snapshot::<Children>();
         let queries = Queries::new(&mut world);
         Harness {
             world: Some(world),
@@ -1215,6 +1251,8 @@ impl Harness {
             log: DropLog::default(),
             next_tracked_id: 1,
             queries,
+            saved: None,
+            clones: Vec::new(),
             steps: 0,
         }
     }
@@ -1511,6 +1549,8 @@ impl Harness {
                     }
                 }
             }
+            Op::Snapshot => self.snapshot(),
+            Op::Restore => self.restore(),
             Op::ClearTrackers => {
                 self.world().clear_trackers();
                 for row in self.model.live.values_mut() {
@@ -1537,6 +1577,65 @@ impl Harness {
                 assert!(msg.contains(&named(e)), "error does not name {e:?}: {msg}");
             }
         }
+    }
+
+    /// Counts one more clone of every tracked value in `rows`.
+    fn count_clones<'a>(&mut self, rows: impl Iterator<Item = &'a ModelRow>) {
+        for m in rows.flat_map(|row| row.iter().flatten()) {
+            let id = m.cell.tracked_id as usize;
+            if id != 0 {
+                if self.clones.len() <= id {
+                    self.clones.resize(id + 1, 0);
+                }
+                self.clones[id] += 1;
+            }
+        }
+    }
+
+    fn snapshot(&mut self) {
+        if let Some(old) = self.saved.take() {
+            drop(old.snapshot);
+            for m in old.live.values().flat_map(|row| row.iter().flatten()) {
+                self.model.drop_cell(m.cell);
+            }
+        }
+        let snapshot = self.world().snapshot();
+        let live = self.model.live.clone();
+        self.count_clones(live.values());
+        self.saved = Some(Saved {
+            snapshot,
+            live,
+            parent: self.model.parent.clone(),
+            children: self.model.children.clone(),
+            pool: self.pool.clone(),
+            pool_set: self.pool_set.clone(),
+        });
+    }
+
+    fn restore(&mut self) {
+        let Some(saved) = self.saved.take() else {
+            return;
+        };
+        let world = self.world.as_mut().expect("world alive");
+        if let Err(err) = world.restore(&saved.snapshot) {
+            panic!("restore refused with everything opted in: {err}");
+        }
+        let dropped: Vec<Cell> = self
+            .model
+            .live
+            .values()
+            .flat_map(|row| row.iter().flatten().map(|m| m.cell))
+            .collect();
+        for cell in dropped {
+            self.model.drop_cell(cell);
+        }
+        self.count_clones(saved.live.values());
+        self.model.live = saved.live.clone();
+        self.model.parent = saved.parent.clone();
+        self.model.children = saved.children.clone();
+        self.pool = saved.pool.clone();
+        self.pool_set = saved.pool_set.clone();
+        self.saved = Some(saved);
     }
 
     fn spawn_batch(&mut self, bundle: u8, n: u8, val: u32, exact: bool, read: bool) {
@@ -2230,12 +2329,15 @@ impl Harness {
         let world = self.world.take().expect("world alive");
         drop(self.queries);
         drop(world);
+        drop(self.saved.take());
         let counts = self.log.counts();
         for tracked_id in 1..self.next_tracked_id {
             let n = counts.get(tracked_id as usize).copied().unwrap_or(0);
+            let copies = 1 + self.clones.get(tracked_id as usize).copied().unwrap_or(0);
             assert_eq!(
-                n, 1,
-                "tracked value {tracked_id} was dropped {n} times by the end (expected exactly once)"
+                n, copies,
+                "tracked value {tracked_id} was dropped {n} times by the end (expected once per \
+                 copy: {copies})"
             );
         }
         assert!(

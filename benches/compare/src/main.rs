@@ -276,6 +276,16 @@ fn scenarios() -> Vec<Scenario> {
             target: Target::Peer(0.8),
             cases: pattern_cases!(changed_filter: Ours, Bevy, Floor),
         },
+        Scenario {
+            name: "snapshot_restore",
+            what: "World::snapshot then World::restore of 100,000 entities × 4 Copy components (floor: the 4 columns cloned and copied back; not on bevy or hecs)",
+            peers: &[],
+            target: Target::Floor(1.5),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::snapshot::ours as Build),
+                (Lib::Floor, ecs_scenarios::snapshot::floor as Build),
+            ],
+        },
     ]
 }
 

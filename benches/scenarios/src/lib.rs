@@ -13,7 +13,8 @@
 //! a macro ([`relations_one_to_many!`]) for the same reason.
 //! [`patterns`] holds the scenarios shaped as users write their code
 //! (wide queries, many archetypes, random access, sparse sets, `Commands`,
-//! `Changed`), with their own sizes.
+//! `Changed`), with their own sizes. [`snapshot`] times a world snapshot
+//! and its restore against copying the same bytes by hand.
 
 pub mod bulk;
 pub mod case;
@@ -25,6 +26,7 @@ pub mod ours;
 mod params;
 pub mod patterns;
 pub mod relations;
+pub mod snapshot;
 
 pub use case::{case, fresh_world_case, Case};
 pub use params::*;

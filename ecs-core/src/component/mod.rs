@@ -28,6 +28,7 @@ mod clone;
 mod hooks;
 mod registry;
 mod required;
+mod snapshot;
 
 pub use clone::{
     component_clone_ignore, component_clone_via_clone, ComponentCloneBehavior, ComponentCloneFn,
@@ -44,6 +45,8 @@ pub use required::{
     RequiredComponent, RequiredComponentConstructor, RequiredComponentsError,
     RequiredComponentsRegistrar,
 };
+pub use snapshot::SnapshotBehavior;
+pub(crate) use snapshot::{HashValueFn, SnapshotFns};
 
 /// Where the values of a component type are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -101,6 +104,16 @@ pub trait Component: Send + Sync + 'static {
     #[inline]
     fn clone_behavior() -> ComponentCloneBehavior {
         ComponentCloneBehavior::Default
+    }
+
+    /// Whether every world copies this component in its snapshots
+    /// (`#[component(snapshot)]`, or `#[component(snapshot = hash)]` to
+    /// hash it into [`World::checksum`](crate::world::World::checksum) as
+    /// well). The default leaves it to each world's
+    /// [`World::register_snapshot`](crate::world::World::register_snapshot).
+    #[inline]
+    fn snapshot_behavior() -> SnapshotBehavior {
+        SnapshotBehavior::IGNORE
     }
 
     /// Rewrites the entity ids this component holds through `mapper`

@@ -11,7 +11,7 @@ use hashbrown::HashMap;
 use super::{
     Component, ComponentCloneBehavior, ComponentHooks, RequiredComponent,
     RequiredComponentConstructor, RequiredComponentsError, RequiredComponentsRegistrar,
-    StorageType,
+    SnapshotBehavior, StorageType,
 };
 use crate::{
     archetype::ArchetypeFlags, ptr::OwningPtr, resource::Resource, storage::SparseSetIndex,
@@ -67,6 +67,7 @@ pub struct ComponentDescriptor {
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
     clone_behavior: ComponentCloneBehavior,
+    snapshot: SnapshotBehavior,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -121,6 +122,7 @@ impl ComponentDescriptor {
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
             clone_behavior: T::clone_behavior(),
+            snapshot: T::snapshot_behavior(),
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -135,6 +137,7 @@ impl ComponentDescriptor {
             layout: Layout::new::<R>(),
             drop: std::mem::needs_drop::<R>().then_some(drop_ptr::<R> as _),
             clone_behavior: ComponentCloneBehavior::Ignore,
+            snapshot: R::snapshot_behavior(),
             kind: DescriptorKind::Resource,
         }
     }
@@ -150,6 +153,7 @@ impl ComponentDescriptor {
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
             clone_behavior: ComponentCloneBehavior::Ignore,
+            snapshot: SnapshotBehavior::IGNORE,
             kind: DescriptorKind::Resource,
         }
     }
@@ -184,6 +188,7 @@ impl ComponentDescriptor {
                 std::mem::transmute::<for<'a> unsafe fn(OwningPtr<'a>), unsafe fn(*mut u8)>(f)
             }),
             clone_behavior: ComponentCloneBehavior::Default,
+            snapshot: SnapshotBehavior::IGNORE,
             kind: DescriptorKind::Dynamic,
         }
     }
@@ -300,6 +305,12 @@ impl ComponentInfo {
     #[inline]
     pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
         self.descriptor.drop
+    }
+
+    /// Whether the type declares itself part of every world's snapshots.
+    #[inline]
+    pub(crate) fn snapshot_behavior(&self) -> SnapshotBehavior {
+        self.descriptor.snapshot
     }
 
     /// The full descriptor.

@@ -17,6 +17,20 @@
 //! schedule running at the time, an observer, a one-shot system) keeps its
 //! own last run, and may see the restored values as changed once.
 //!
+//! # Opting in
+//! On the type, for every world: `#[component(snapshot)]` /
+//! `#[resource(snapshot)]`, or `snapshot = hash` to take part in
+//! [`World::checksum`] too (see
+//! [`SnapshotBehavior`](crate::component::SnapshotBehavior)). Per world:
+//! [`World::register_snapshot`] and its siblings, which win over the type's
+//! declaration.
+//!
+//! # System state
+//! A restore rewinds the world, not the systems: a system's `Local`s, and
+//! so a `MessageReader`'s cursor, keep their values. State that must roll
+//! back lives in opted-in resources, and a rolled-back system reads
+//! messages through `Res<Messages<M>>`.
+//!
 //! # Components that are not opted in
 //! They are left as they are: an entity restored with such a component in
 //! its archetype keeps the value it has now (moved to its restored row).
@@ -41,23 +55,13 @@ use super::{World, WorldId};
 use crate::{
     archetype::{ArchetypeEntity, ArchetypeId},
     change_detection::{DetectChangesMut, Tick},
-    component::{Component, ComponentId},
+    component::{Component, ComponentId, HashValueFn, SnapshotBehavior, SnapshotFns},
     entity::{Entities, Entity},
     resource::Resource,
     schedule::{InternedScheduleLabel, Schedules},
     storage::{CloneValuesFn, Column, TableId},
     utils::DropPanics,
 };
-
-/// Hashes one value into a hasher.
-type HashValueFn = unsafe fn(value: *const u8, state: &mut DefaultHasher);
-
-/// How a component or resource opted into snapshots is cloned and hashed.
-#[derive(Clone, Copy)]
-struct SnapshotFns {
-    clone_values: CloneValuesFn,
-    hash: Option<HashValueFn>,
-}
 
 /// The components and resources opted into snapshots, by id.
 #[derive(Default)]
@@ -78,52 +82,12 @@ impl SnapshotRegistry {
         self.fns.get(id.index()).copied().flatten()
     }
 
-    fn set(&mut self, id: ComponentId, fns: SnapshotFns) {
+    fn set(&mut self, id: ComponentId, behavior: SnapshotBehavior) {
         if self.fns.len() <= id.index() {
             self.fns.resize(id.index() + 1, None);
         }
-        self.fns[id.index()] = Some(fns);
+        self.fns[id.index()] = behavior.fns();
     }
-}
-
-/// Clones `n` values of `T` from `src` into uninitialised memory at `dst`,
-/// dropping the clones made so far if one panics.
-///
-/// # Safety
-/// `src` points to `n` valid values of `T`, `dst` to room for `n` values
-/// of `T`, not overlapping.
-unsafe fn clone_values<T: Clone>(src: *const u8, dst: *mut u8, n: usize) {
-    struct Written<T> {
-        dst: *mut T,
-        done: usize,
-    }
-    impl<T> Drop for Written<T> {
-        fn drop(&mut self) {
-            // SAFETY: the first `done` values were written and are owned
-            // by nobody else yet.
-            unsafe {
-                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.dst, self.done))
-            };
-        }
-    }
-    let (src, dst) = (src.cast::<T>(), dst.cast::<T>());
-    let mut written = Written { dst, done: 0 };
-    for i in 0..n {
-        // SAFETY: `i < n`: a valid source value and room for its clone
-        // (caller).
-        unsafe { dst.add(i).write((*src.add(i)).clone()) };
-        written.done = i + 1;
-    }
-    std::mem::forget(written);
-}
-
-/// Hashes a value of `T`.
-///
-/// # Safety
-/// `value` points to a valid `T`.
-unsafe fn hash_value<T: Hash>(value: *const u8, state: &mut DefaultHasher) {
-    // SAFETY: a valid `T` (caller).
-    unsafe { (*value.cast::<T>()).hash(state) };
 }
 
 /// A copy of a world's opted-in state, made by [`World::snapshot`] and put
@@ -285,7 +249,8 @@ impl World {
     /// Opts the component `T` into snapshots: [`World::snapshot`] clones its
     /// values and [`World::restore`] puts them back. It does not take part
     /// in [`World::checksum`] (see [`World::register_snapshot_hashed`]).
-    /// Registers `T` if needed and returns its id.
+    /// Registers `T` if needed and returns its id. `#[component(snapshot)]`
+    /// on the type opts it into every world without this call.
     ///
     /// ```
     /// # use ecs::prelude::*;
@@ -302,13 +267,7 @@ impl World {
     /// ```
     pub fn register_snapshot<T: Component + Clone>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
-        self.snapshot_fns.set(
-            id,
-            SnapshotFns {
-                clone_values: clone_values::<T>,
-                hash: None,
-            },
-        );
+        self.snapshot_fns.set(id, SnapshotBehavior::cloned::<T>());
         id
     }
 
@@ -316,13 +275,7 @@ impl World {
     /// [`World::checksum`] through their `Hash`.
     pub fn register_snapshot_hashed<T: Component + Clone + Hash>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
-        self.snapshot_fns.set(
-            id,
-            SnapshotFns {
-                clone_values: clone_values::<T>,
-                hash: Some(hash_value::<T>),
-            },
-        );
+        self.snapshot_fns.set(id, SnapshotBehavior::hashed::<T>());
         id
     }
 
@@ -330,13 +283,7 @@ impl World {
     /// its value (or its absence) as it was. Returns its id.
     pub fn register_resource_snapshot<R: Resource + Clone>(&mut self) -> ComponentId {
         let id = self.components.register_resource::<R>();
-        self.snapshot_fns.set(
-            id,
-            SnapshotFns {
-                clone_values: clone_values::<R>,
-                hash: None,
-            },
-        );
+        self.snapshot_fns.set(id, SnapshotBehavior::cloned::<R>());
         id
     }
 
@@ -344,13 +291,7 @@ impl World {
     /// [`World::checksum`] through its `Hash`.
     pub fn register_resource_snapshot_hashed<R: Resource + Clone + Hash>(&mut self) -> ComponentId {
         let id = self.components.register_resource::<R>();
-        self.snapshot_fns.set(
-            id,
-            SnapshotFns {
-                clone_values: clone_values::<R>,
-                hash: Some(hash_value::<R>),
-            },
-        );
+        self.snapshot_fns.set(id, SnapshotBehavior::hashed::<R>());
         id
     }
 
@@ -362,7 +303,6 @@ impl World {
     /// the clones made so far are dropped.
     pub fn snapshot(&mut self) -> WorldSnapshot {
         self.flush();
-        let registry = &self.snapshot_fns;
         let tables = self
             .storages
             .tables
@@ -374,7 +314,7 @@ impl World {
                     .iter()
                     .zip(table.columns())
                     .map(|(&id, column)| {
-                        registry.get(id).map(|fns| Cloned {
+                        self.snapshot_fns_of(id).map(|fns| Cloned {
                             // SAFETY: the functions were registered for this
                             // component's type.
                             values: unsafe { column.clone_column(fns.clone_values) },
@@ -389,7 +329,7 @@ impl World {
             .sparse_sets
             .iter()
             .filter_map(|(id, set)| {
-                let fns = registry.get(id)?;
+                let fns = self.snapshot_fns_of(id)?;
                 Some(SparseSnapshot {
                     id,
                     entities: set.entities().to_vec(),
@@ -410,8 +350,9 @@ impl World {
             })
             .collect();
         let mut resources = Vec::new();
-        for (index, fns) in registry.fns.iter().enumerate() {
-            let (id, Some(fns)) = (ComponentId::new(index), fns) else {
+        for index in 0..self.components.len() {
+            let id = ComponentId::new(index);
+            let Some(fns) = self.snapshot_fns_of(id) else {
                 continue;
             };
             if !self.components.is_resource(id) {
@@ -480,7 +421,7 @@ impl World {
         self.flush();
         let (table_plans, sparse_plans) = self.plan_restore(snapshot)?;
         let keep = self.keep_masks(&table_plans, &sparse_plans);
-        self.check_hooked_drops(snapshot, &keep)?;
+        self.check_hooked_drops(&keep)?;
 
         // The clock never runs back: every restored tick moves on by the
         // time since the snapshot, so each comparison answers as it did.
@@ -648,10 +589,8 @@ impl World {
             component: self.component_name(id),
         };
         let mut table_plans = Vec::new();
+        // Empty tables too: each of their columns must be staged, empty.
         for (index, recorded) in snapshot.tables.iter().enumerate() {
-            if recorded.entities.is_empty() {
-                continue;
-            }
             let table = &self.storages.tables[TableId::new(index)];
             for (position, column) in recorded.columns.iter().enumerate() {
                 if column.is_some() {
@@ -754,11 +693,7 @@ impl World {
 
     /// Refuses a restore that would drop a value of a component that is
     /// not opted in and has lifecycle hooks.
-    fn check_hooked_drops(
-        &self,
-        snapshot: &WorldSnapshot,
-        keep: &KeepMasks,
-    ) -> Result<(), RestoreError> {
+    fn check_hooked_drops(&self, keep: &KeepMasks) -> Result<(), RestoreError> {
         let hooked = |id: ComponentId| {
             self.components.get_info(id).is_some_and(|info| {
                 let hooks = info.hooks();
@@ -767,17 +702,16 @@ impl World {
                     || hooks.on_despawn.is_some()
             })
         };
+        // An opted-in component's values are the restore's to replace, in
+        // tables and sparse sets made after the snapshot too.
+        let managed = |id: ComponentId| self.snapshot_fns_of(id).is_some();
         let refuse = |entity: Entity, id: ComponentId| RestoreError::WouldDropHooked {
             entity,
             component: self.component_name(id),
         };
         for (index, table) in self.storages.tables.iter().enumerate() {
             for (position, &id) in table.component_ids().iter().enumerate() {
-                let managed = snapshot
-                    .tables
-                    .get(index)
-                    .is_some_and(|t| t.columns[position].is_some());
-                if managed || !hooked(id) {
+                if managed(id) || !hooked(id) {
                     continue;
                 }
                 let mask = keep.tables.get(&(index, position));
@@ -789,8 +723,7 @@ impl World {
             }
         }
         for (id, set) in self.storages.sparse_sets.iter() {
-            let managed = snapshot.sparse_sets.iter().any(|s| s.id == id);
-            if managed || !hooked(id) {
+            if managed(id) || !hooked(id) {
                 continue;
             }
             let mask = keep.sparse.get(&id);
@@ -801,6 +734,16 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    /// How the component or resource `id` is snapshotted, if it is: as the
+    /// world opted it in, or else as its type declares.
+    fn snapshot_fns_of(&self, id: ComponentId) -> Option<SnapshotFns> {
+        self.snapshot_fns.get(id).or_else(|| {
+            self.components
+                .get_info(id)
+                .and_then(|info| info.snapshot_behavior().fns())
+        })
     }
 
     fn component_name(&self, id: ComponentId) -> String {
@@ -843,7 +786,7 @@ impl World {
                 add(0, Some(entity), None);
             }
             for (&id, column) in table.component_ids().iter().zip(table.columns()) {
-                let Some(hash) = self.snapshot_fns.get(id).and_then(|f| f.hash) else {
+                let Some(hash) = self.snapshot_fns_of(id).and_then(|f| f.hash) else {
                     continue;
                 };
                 let key = name_key(id);
@@ -855,7 +798,7 @@ impl World {
             }
         }
         for (id, set) in self.storages.sparse_sets.iter() {
-            let Some(hash) = self.snapshot_fns.get(id).and_then(|f| f.hash) else {
+            let Some(hash) = self.snapshot_fns_of(id).and_then(|f| f.hash) else {
                 continue;
             };
             let key = name_key(id);
@@ -865,9 +808,12 @@ impl World {
                 add(key, Some(entity), Some((hash, ptr)));
             }
         }
-        for (index, fns) in self.snapshot_fns.fns.iter().enumerate() {
+        for index in 0..self.components.len() {
             let id = ComponentId::new(index);
-            let Some(hash) = fns.and_then(|f| f.hash) else {
+            if !self.components.is_resource(id) {
+                continue;
+            }
+            let Some(hash) = self.snapshot_fns_of(id).and_then(|f| f.hash) else {
                 continue;
             };
             if let Some(ptr) = self.storages.resources.get(id).and_then(|d| d.get_data()) {

@@ -24,6 +24,7 @@ use crate::attr::{self, EcsAttr, SetOnce};
 use crate::bounds::where_self_is_send_sync_static;
 use crate::errors::Errors;
 use crate::generics::reject_lifetimes;
+use crate::snapshot::SnapshotAttr;
 
 use clone::MapEntitiesAttr;
 use relationship::RelationshipEnd;
@@ -121,6 +122,7 @@ impl<'a> ComponentInput<'a> {
             relationship.as_ref(),
             krate,
         );
+        let snapshot = attr.snapshot.as_ref().map(|s| s.generate(krate));
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -130,6 +132,7 @@ impl<'a> ComponentInput<'a> {
                 #required
                 #clone_behavior
                 #map_entities
+                #snapshot
             }
             #relationship_impl
         }
@@ -217,6 +220,8 @@ struct ComponentAttr {
     clone_behavior: Option<Expr>,
     /// `map_entities` or `map_entities = path`.
     map_entities: Option<MapEntitiesAttr>,
+    /// `snapshot` or `snapshot = hash`.
+    snapshot: Option<SnapshotAttr>,
 }
 
 impl ComponentAttr {
@@ -230,12 +235,14 @@ impl ComponentAttr {
         "on_despawn",
         "clone_behavior",
         "map_entities",
+        "snapshot",
     ];
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut storage = SetOnce::default();
         let mut clone_behavior = SetOnce::default();
         let mut map_entities = SetOnce::default();
+        let mut snapshot = SetOnce::default();
         let mut hooks: [SetOnce<HookValue>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
@@ -252,6 +259,10 @@ impl ComponentAttr {
             } else if key.is_ident("map_entities") {
                 if let Some(value) = errors.take(MapEntitiesAttr::parse(&meta)) {
                     map_entities.set(key, value, errors);
+                }
+            } else if key.is_ident("snapshot") {
+                if let Some(value) = errors.take(SnapshotAttr::parse(&meta)) {
+                    snapshot.set(key, value, errors);
                 }
             } else if let Some(kind) = HookKind::from_key(key) {
                 if let Some(value) = errors.take(HookValue::parse(&meta, kind)) {
@@ -282,6 +293,7 @@ impl ComponentAttr {
             hooks,
             clone_behavior: clone_behavior.get(),
             map_entities: map_entities.get(),
+            snapshot: snapshot.get(),
         }
     }
 }
@@ -529,7 +541,8 @@ mod tests {
             [
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
-                 `on_insert`, `on_discard`, `on_remove`, `on_despawn`, `clone_behavior`, `map_entities`",
+                 `on_insert`, `on_discard`, `on_remove`, `on_despawn`, `clone_behavior`, `map_entities`, \
+                 `snapshot`",
                 "expected a path: `on_add = path::to::hook`",
                 "`#[require(..)]` needs at least one component: \
                  `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
@@ -679,6 +692,54 @@ mod tests {
         );
         let error = expand(derive, input).unwrap_err();
         assert_eq!(error.to_string(), "duplicate key `on_insert`");
+    }
+
+    #[test]
+    fn snapshot_key_writes_the_behavior() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(snapshot, storage = "SparseSet")]
+                struct S;
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains(
+                "fn snapshot_behavior () -> :: ecs :: component :: SnapshotBehavior { \
+                 :: ecs :: component :: SnapshotBehavior :: cloned :: < Self > () }"
+            ),
+            "{out}"
+        );
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(snapshot = hash)]
+                struct S;
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.contains("SnapshotBehavior :: hashed :: < Self > ()"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn snapshot_takes_only_hash() {
+        let input = parse_quote!(
+            #[component(snapshot = "hash", snapshot(hash))]
+            #[component(snapshot, snapshot = hash)]
+            struct S;
+        );
+        assert_eq!(
+            messages(derive, input),
+            [
+                "expected `snapshot` or `snapshot = hash`",
+                "expected `snapshot` or `snapshot = hash`",
+                "duplicate key `snapshot`",
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! Whether a component or resource type takes part in world snapshots,
+//! declared on the type (`#[component(snapshot)]`, `#[resource(snapshot)]`)
+//! so that every world it is registered in copies it.
+
+use std::hash::{DefaultHasher, Hash};
+
+/// Clones `n` values from `src` into uninitialised memory at `dst` (both
+/// arrays of one type); on a panic it drops the clones it made.
+pub(crate) type CloneValuesFn = unsafe fn(src: *const u8, dst: *mut u8, n: usize);
+
+/// Hashes one value into a hasher.
+pub(crate) type HashValueFn = unsafe fn(value: *const u8, state: &mut DefaultHasher);
+
+/// How a type opted into snapshots is cloned and hashed.
+#[derive(Clone, Copy)]
+pub(crate) struct SnapshotFns {
+    pub(crate) clone_values: CloneValuesFn,
+    pub(crate) hash: Option<HashValueFn>,
+}
+
+/// Whether [`World::snapshot`](crate::world::World::snapshot) copies a
+/// component or resource type, and whether
+/// [`World::checksum`](crate::world::World::checksum) hashes it.
+///
+/// A type declares it through [`Component::snapshot_behavior`](super::Component::snapshot_behavior)
+/// or [`Resource::snapshot_behavior`](crate::resource::Resource::snapshot_behavior),
+/// which the derives write for `#[component(snapshot)]` /
+/// `#[resource(snapshot)]` ([`SnapshotBehavior::cloned`]) and
+/// `#[component(snapshot = hash)]` / `#[resource(snapshot = hash)]`
+/// ([`SnapshotBehavior::hashed`]). The default is [`SnapshotBehavior::IGNORE`]:
+/// the type takes part only in the worlds that opt it in at run time
+/// ([`World::register_snapshot`](crate::world::World::register_snapshot)).
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::component::SnapshotBehavior;
+///
+/// #[derive(Clone)]
+/// struct Health(u32);
+///
+/// impl Component for Health {
+///     const STORAGE_TYPE: StorageType = StorageType::Table;
+///     fn snapshot_behavior() -> SnapshotBehavior {
+///         SnapshotBehavior::cloned::<Self>()
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(3)).id();
+/// let snapshot = world.snapshot();
+/// world.get_mut::<Health>(e).unwrap().0 = 0;
+/// world.restore(&snapshot).unwrap();
+/// assert_eq!(world.get::<Health>(e).unwrap().0, 3);
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct SnapshotBehavior {
+    fns: Option<SnapshotFns>,
+}
+
+impl std::fmt::Debug for SnapshotBehavior {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotBehavior")
+            .field("snapshotted", &self.is_snapshotted())
+            .field("hashed", &self.is_hashed())
+            .finish()
+    }
+}
+
+impl SnapshotBehavior {
+    /// Not copied by snapshots unless a world opts the type in.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// assert!(!SnapshotBehavior::IGNORE.is_snapshotted());
+    /// ```
+    pub const IGNORE: Self = Self { fns: None };
+
+    /// Copied by snapshots through `Clone`; not part of the checksum.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// let behavior = SnapshotBehavior::cloned::<Vec<u8>>();
+    /// assert!(behavior.is_snapshotted() && !behavior.is_hashed());
+    /// ```
+    pub fn cloned<T: Clone + 'static>() -> Self {
+        Self {
+            fns: Some(SnapshotFns {
+                clone_values: clone_values::<T>,
+                hash: None,
+            }),
+        }
+    }
+
+    /// Copied by snapshots through `Clone`, and hashed into the checksum
+    /// through `Hash`.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// let behavior = SnapshotBehavior::hashed::<u64>();
+    /// assert!(behavior.is_snapshotted() && behavior.is_hashed());
+    /// ```
+    pub fn hashed<T: Clone + Hash + 'static>() -> Self {
+        Self {
+            fns: Some(SnapshotFns {
+                clone_values: clone_values::<T>,
+                hash: Some(hash_value::<T>),
+            }),
+        }
+    }
+
+    /// Whether snapshots copy the type.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// assert!(SnapshotBehavior::cloned::<u8>().is_snapshotted());
+    /// ```
+    pub fn is_snapshotted(&self) -> bool {
+        self.fns.is_some()
+    }
+
+    /// Whether the checksum hashes the type.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// assert!(!SnapshotBehavior::cloned::<u8>().is_hashed());
+    /// ```
+    pub fn is_hashed(&self) -> bool {
+        self.fns.is_some_and(|fns| fns.hash.is_some())
+    }
+
+    pub(crate) fn fns(&self) -> Option<SnapshotFns> {
+        self.fns
+    }
+}
+
+/// Clones `n` values of `T` from `src` into uninitialised memory at `dst`,
+/// dropping the clones made so far if one panics.
+///
+/// # Safety
+/// `src` points to `n` valid values of `T`, `dst` to room for `n` values
+/// of `T`, not overlapping.
+unsafe fn clone_values<T: Clone>(src: *const u8, dst: *mut u8, n: usize) {
+    struct Written<T> {
+        dst: *mut T,
+        done: usize,
+    }
+    impl<T> Drop for Written<T> {
+        fn drop(&mut self) {
+            // SAFETY: the first `done` values were written and are owned
+            // by nobody else yet.
+            unsafe {
+                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.dst, self.done))
+            };
+        }
+    }
+    let (src, dst) = (src.cast::<T>(), dst.cast::<T>());
+    if !std::mem::needs_drop::<T>() {
+        // Nothing to drop if a clone panics, so no guard: a `Copy` type's
+        // loop then compiles to one memcpy.
+        for i in 0..n {
+            // SAFETY: as below.
+            unsafe { dst.add(i).write((*src.add(i)).clone()) };
+        }
+        return;
+    }
+    let mut written = Written { dst, done: 0 };
+    for i in 0..n {
+        // SAFETY: `i < n`: a valid source value and room for its clone
+        // (caller).
+        unsafe { dst.add(i).write((*src.add(i)).clone()) };
+        written.done = i + 1;
+    }
+    std::mem::forget(written);
+}
+
+/// Hashes a value of `T`.
+///
+/// # Safety
+/// `value` points to a valid `T`.
+unsafe fn hash_value<T: Hash>(value: *const u8, state: &mut DefaultHasher) {
+    // SAFETY: a valid `T` (caller).
+    unsafe { (*value.cast::<T>()).hash(state) };
+}
