@@ -419,6 +419,7 @@ impl Entities {
 }
 
 /// Loading support: entities made live at the ids a save recorded.
+#[cfg(feature = "serde")]
 impl Entities {
     /// Reserves exactly the entities `ids` (index and generation), which
     /// become live at the next [`Entities::flush`]. Indices past the end are
@@ -511,6 +512,7 @@ mod tests {
         assert_eq!(entities.len(), 1);
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn reserve_at_makes_exact_ids_live_and_keeps_the_rest_free() {
         let mut entities = Entities::new();

@@ -382,7 +382,7 @@ impl World {
     /// Read-only handles to an entity, or to several: see
     /// [`WorldEntityFetch`].
     ///
-    /// An entity reserved by [`Commands`](crate::system::Commands) is not
+    /// An entity reserved by [`Commands`] is not
     /// spawned until [`World::flush`] (which this `&self` method cannot
     /// run).
     ///
@@ -417,7 +417,7 @@ impl World {
 
     /// Mutable handles to an entity, or to several: see
     /// [`WorldEntityFetch`]. Entities reserved by
-    /// [`Commands`](crate::system::Commands) are spawned first, so a
+    /// [`Commands`] are spawned first, so a
     /// reserved entity is found.
     ///
     /// # Errors

@@ -234,6 +234,7 @@ impl<L: SaveList> SaveRegistry<L> {
     ///
     /// ```
     /// # use ecs::prelude::*;
+    /// # use ecs::entity::MapEntities;
     /// # use ecs::world::save::SaveRegistry;
     /// #[derive(Component, MapEntities, serde::Serialize, serde::Deserialize)]
     /// struct Follows(#[entities] Entity);
