@@ -457,3 +457,35 @@ fn a_key_registered_twice_panics_naming_it() {
         .component_with_key::<Pos>("pos")
         .component_with_key::<Vel>("pos");
 }
+
+/// Its `MapEntities` panics.
+#[derive(Component, Serialize, Deserialize, Debug)]
+struct BadLink(Entity);
+
+impl MapEntities for BadLink {
+    fn map_entities<E: ecs::entity::EntityMapper>(&mut self, _mapper: &mut E) {
+        panic!("BadLink refuses to be mapped");
+    }
+}
+
+#[test]
+fn a_panicking_map_entities_leaves_the_world_with_its_own_entities_only() {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .mapped_component_with_key::<BadLink>("link");
+    let mut source = World::new();
+    let a = source.spawn(Pos(1, 1)).id();
+    source.spawn((Pos(2, 2), BadLink(a)));
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        let (mut world, resident) = resident_world();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load(&registry, &mut world, &text, format, Default::default())
+        }));
+        assert!(result.is_err(), "{format:?}: the panic reaches the caller");
+        world_unchanged(&world, &resident);
+        // The world still works: later spawns get ids of their own.
+        let e = world.spawn(Pos(9, 9)).id();
+        assert!(!resident.contains(&e));
+    }
+}
