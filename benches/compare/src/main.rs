@@ -22,6 +22,7 @@ mod harness;
 mod hecs_lib;
 mod patterns;
 mod report;
+mod save_load;
 
 use ecs_scenarios::{floor, ours};
 
@@ -172,6 +173,16 @@ fn scenarios() -> Vec<Scenario> {
             peers: &[Bevy, Hecs],
             target: Target::Peer(0.8),
             cases: cases!(spawn_despawn: Ours, Bevy, Hecs),
+        },
+        Scenario {
+            name: "save_load_column",
+            what: "save 100,000 × 4 small components in the column format to a Vec<u8> (postcard) and load them into a new world",
+            peers: &[Hecs],
+            target: Target::Peer(1.0),
+            cases: vec![
+                (Lib::Ours, save_load::ours::save_load_column as Build),
+                (Lib::Hecs, save_load::hecs_lib::save_load_column as Build),
+            ],
         },
         Scenario {
             name: "bulk_insert",

@@ -418,6 +418,62 @@ impl Entities {
     }
 }
 
+/// Loading support: entities made live at the ids a save recorded.
+#[cfg(feature = "serde")]
+impl Entities {
+    /// Reserves exactly the entities `ids` (index and generation), which
+    /// become live at the next [`Entities::flush`]. Indices past the end are
+    /// added, and those of them not in `ids` join the free list, so later
+    /// allocations never hand out a live id.
+    ///
+    /// Returns the first id whose index is in use (live, reserved or taken
+    /// out of use) or named twice; then nothing changes.
+    pub(crate) fn reserve_at(&mut self, ids: &[Entity]) -> Result<(), Entity> {
+        self.verify_flushed();
+        let end = ids
+            .iter()
+            .map(|e| e.index() as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .max(self.meta.len());
+        // Free: in the free list, or past the end of `meta`.
+        let mut free = vec![false; end];
+        for &index in &self.pending {
+            free[index as usize] = true;
+        }
+        free[self.meta.len()..].fill(true);
+        for &id in ids {
+            let slot = &mut free[id.index() as usize];
+            if !*slot {
+                return Err(id);
+            }
+            *slot = false;
+        }
+        let old_len = self.meta.len();
+        self.meta.resize(end, EntityMeta::EMPTY);
+        for &id in ids {
+            self.meta[id.index() as usize].generation = id.generation;
+        }
+        let mut pending: Vec<u32> = self
+            .pending
+            .iter()
+            .copied()
+            .filter(|&index| free[index as usize])
+            .collect();
+        // Reversed, so that the lowest new free index is allocated first.
+        pending.extend(
+            (old_len as u32..end as u32)
+                .rev()
+                .filter(|&i| free[i as usize]),
+        );
+        let kept = pending.len();
+        pending.extend(ids.iter().map(|e| e.index()));
+        self.pending = pending;
+        *self.free_cursor.get_mut() = kept as i64;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,6 +510,33 @@ mod tests {
         assert!(entities.get(a).is_none());
         assert!(entities.get(b).is_some());
         assert_eq!(entities.len(), 1);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn reserve_at_makes_exact_ids_live_and_keeps_the_rest_free() {
+        let mut entities = Entities::new();
+        let a = entities.alloc();
+        place(&mut entities, a);
+        let wanted = [
+            Entity::from_raw_parts(3, NonZeroU32::new(7).unwrap()),
+            Entity::from_raw_parts(1, NonZeroU32::new(2).unwrap()),
+        ];
+        assert_eq!(entities.reserve_at(&[a]), Err(a), "a live id is refused");
+        let twice = [wanted[0], wanted[0]];
+        assert_eq!(entities.reserve_at(&twice), Err(wanted[0]));
+        entities.reserve_at(&wanted).unwrap();
+        entities.flush(|_, loc| loc.archetype_id = ArchetypeId::EMPTY);
+        assert!(wanted.iter().all(|&e| entities.contains(e)));
+        assert_eq!(entities.len(), 3);
+        let next: Vec<_> = (0..2)
+            .map(|_| {
+                let e = entities.alloc();
+                place(&mut entities, e);
+                e.index()
+            })
+            .collect();
+        assert_eq!(next, [2, 4], "free index 2 first, then past the end");
     }
 
     #[test]

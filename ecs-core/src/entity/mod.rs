@@ -16,6 +16,8 @@ mod error;
 pub mod hash_map;
 pub mod hash_set;
 mod map_entities;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod unique_array;
 pub mod unique_slice;
 pub mod unique_vec;

@@ -24,6 +24,8 @@ mod insert_batch;
 mod inspect;
 pub(crate) mod relocation;
 mod resources;
+#[cfg(feature = "serde")]
+pub mod save;
 mod snapshot;
 mod spawn_batch;
 /// [`UnsafeWorldCell`]: shared access to a [`World`] whose borrows the caller splits by hand.

@@ -1,0 +1,1161 @@
+//! Saving a world to any serde format and loading it back (the `serde`
+//! feature).
+//!
+//! A [`SaveRegistry`] names what is saved: components and resources, each
+//! under a stable string key. It writes a world in one of two shapes, and
+//! reads them back:
+//!
+//! ```text
+//!  rows     (readable)   resources: { key: value, .. }
+//!                        entities:  [ (id, { key: value, .. }), .. ]
+//!
+//!  columns  (fast)       resources:  { key: value, .. }
+//!                        archetypes: [ ([id, ..], { key: [value, ..], .. }), .. ]
+//! ```
+//!
+//! An id is [`Entity::to_bits`]. Every entity is saved, also one with no
+//! saved component, so that a load gives back the same set of entities.
+//!
+//! # Loading
+//! A load parses the whole input into values of their own first; a format
+//! error, an unknown key or a panicking `Deserialize` drops those and
+//! leaves the world as it was. Only then are the entities made and the
+//! values inserted, as [`World::insert_batch`] inserts them (hooks and
+//! observers of the inserted components run).
+//!
+//! Into a world with no entities, every entity keeps its saved id (index
+//! and generation). Into any other world, each saved entity gets a fresh
+//! one. Either way the load returns the map saved id → new id, and the
+//! components registered with [`SaveRegistry::mapped_component`] have
+//! their entity references remapped through it; a reference to an entity
+//! that was not saved becomes a dead handle that never names a live
+//! entity (as [`SceneEntityMapper`] does).
+//!
+//! # Keys
+//! The default key is [`std::any::type_name`], which names the type with
+//! its module path. It is not promised to stay the same across compiler
+//! versions or a move of the type: give files kept long a key of their own
+//! with the `_with_key` forms.
+
+mod column;
+mod row;
+
+use std::{
+    any::{Any, TypeId},
+    borrow::Cow,
+    marker::PhantomData,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+};
+
+use serde::{
+    de::{DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor},
+    ser::SerializeMap,
+    Serialize, Serializer,
+};
+
+pub use column::SavedColumns;
+pub use row::SavedRows;
+
+use super::World;
+use crate::{
+    archetype::Archetype,
+    component::{Component, StorageType},
+    entity::{Entity, EntityHashMap, EntityMapper, MapEntities, SceneEntityMapper},
+    resource::Resource,
+};
+use staging::{Staged, StagedComponent, StagedResource, Staging, Target};
+
+/// What a world save holds: components and resources, each under a key,
+/// built by chaining registrations.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::world::save::SaveRegistry;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Component, Serialize, Deserialize, Debug, PartialEq)]
+/// struct Health(u32);
+/// #[derive(Resource, Serialize, Deserialize)]
+/// struct Round(u32);
+///
+/// let registry = SaveRegistry::new()
+///     .component_with_key::<Health>("health")
+///     .resource_with_key::<Round>("round");
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(7)).id();
+/// world.insert_resource(Round(3));
+/// let text = serde_json::to_string(&registry.rows(&world)).unwrap();
+///
+/// let mut loaded = World::new();
+/// let mut input = serde_json::Deserializer::from_str(&text);
+/// let map = registry.load_rows(&mut loaded, &mut input).unwrap();
+/// assert_eq!(map[&e], e, "an empty world keeps the saved ids");
+/// assert_eq!(loaded.get::<Health>(e), Some(&Health(7)));
+/// assert_eq!(loaded.resource::<Round>().0, 3);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SaveRegistry<L = ()> {
+    list: L,
+}
+
+impl SaveRegistry {
+    /// A registry that saves nothing yet.
+    ///
+    /// ```
+    /// # use ecs::world::save::SaveRegistry;
+    /// let registry = SaveRegistry::new();
+    /// # let _ = registry;
+    /// ```
+    pub fn new() -> Self {
+        SaveRegistry { list: () }
+    }
+}
+
+impl Default for SaveRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A component in a [`SaveRegistry`]: its key, and how its entity
+/// references are remapped, if they are.
+pub struct SavedComponent<T> {
+    key: Cow<'static, str>,
+    map: Option<fn(&mut T, &mut dyn EntityMapper)>,
+}
+
+/// A resource in a [`SaveRegistry`], with its key.
+pub struct SavedResource<R> {
+    key: Cow<'static, str>,
+    _type: PhantomData<fn() -> R>,
+}
+
+impl<T> Clone for SavedComponent<T> {
+    fn clone(&self) -> Self {
+        SavedComponent {
+            key: self.key.clone(),
+            map: self.map,
+        }
+    }
+}
+
+impl<R> Clone for SavedResource<R> {
+    fn clone(&self) -> Self {
+        SavedResource {
+            key: self.key.clone(),
+            _type: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for SavedComponent<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.key, std::any::type_name::<T>())
+    }
+}
+
+impl<R> std::fmt::Debug for SavedResource<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.key, std::any::type_name::<R>())
+    }
+}
+
+fn map_value<T: MapEntities>(value: &mut T, mut mapper: &mut dyn EntityMapper) {
+    value.map_entities(&mut mapper);
+}
+
+impl<L: SaveList> SaveRegistry<L> {
+    #[track_caller]
+    fn check_new<T: 'static>(&self, key: &str) {
+        if let Some(clash) = self.list.clash(key, TypeId::of::<T>()) {
+            panic!(
+                "SaveRegistry: `{}` under key `{key}` clashes with {clash} already registered",
+                std::any::type_name::<T>()
+            );
+        }
+    }
+
+    /// Saves the component `T` under its type name (see the module docs on
+    /// keys).
+    ///
+    /// # Panics
+    /// If `T` or its key is already registered.
+    #[track_caller]
+    pub fn component<T: Component + Serialize + DeserializeOwned>(
+        self,
+    ) -> SaveRegistry<(SavedComponent<T>, L)> {
+        self.component_with_key::<T>(std::any::type_name::<T>())
+    }
+
+    /// Saves the component `T` under `key`.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Component, serde::Serialize, serde::Deserialize)]
+    /// struct Position(f32, f32);
+    ///
+    /// let registry = SaveRegistry::new().component_with_key::<Position>("pos");
+    /// let mut world = World::new();
+    /// world.spawn(Position(1.0, 2.0));
+    /// let text = serde_json::to_string(&registry.rows(&world)).unwrap();
+    /// assert!(text.contains(r#""pos":[1.0,2.0]"#), "{text}");
+    /// ```
+    ///
+    /// # Panics
+    /// If `T` or `key` is already registered.
+    #[track_caller]
+    pub fn component_with_key<T: Component + Serialize + DeserializeOwned>(
+        self,
+        key: impl Into<Cow<'static, str>>,
+    ) -> SaveRegistry<(SavedComponent<T>, L)> {
+        let key = key.into();
+        self.check_new::<T>(&key);
+        let entry = SavedComponent { key, map: None };
+        SaveRegistry {
+            list: (entry, self.list),
+        }
+    }
+
+    /// Saves the component `T`, whose entity references are remapped on
+    /// load through [`MapEntities`], under its type name.
+    ///
+    /// # Panics
+    /// If `T` or its key is already registered.
+    #[track_caller]
+    pub fn mapped_component<T: Component + MapEntities + Serialize + DeserializeOwned>(
+        self,
+    ) -> SaveRegistry<(SavedComponent<T>, L)> {
+        self.mapped_component_with_key::<T>(std::any::type_name::<T>())
+    }
+
+    /// [`SaveRegistry::mapped_component`] under `key`.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::entity::MapEntities;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Component, MapEntities, serde::Serialize, serde::Deserialize)]
+    /// struct Follows(#[entities] Entity);
+    ///
+    /// let registry = SaveRegistry::new().mapped_component_with_key::<Follows>("follows");
+    /// let mut world = World::new();
+    /// let leader = world.spawn_empty().id();
+    /// let follower = world.spawn(Follows(leader)).id();
+    /// let text = serde_json::to_string(&registry.rows(&world)).unwrap();
+    ///
+    /// let mut other = World::new();
+    /// other.spawn_empty();
+    /// let mut input = serde_json::Deserializer::from_str(&text);
+    /// let map = registry.load_rows(&mut other, &mut input).unwrap();
+    /// assert_eq!(other.get::<Follows>(map[&follower]).unwrap().0, map[&leader]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `T` or `key` is already registered.
+    #[track_caller]
+    pub fn mapped_component_with_key<T: Component + MapEntities + Serialize + DeserializeOwned>(
+        self,
+        key: impl Into<Cow<'static, str>>,
+    ) -> SaveRegistry<(SavedComponent<T>, L)> {
+        let key = key.into();
+        self.check_new::<T>(&key);
+        let entry = SavedComponent {
+            key,
+            map: Some(map_value::<T>),
+        };
+        SaveRegistry {
+            list: (entry, self.list),
+        }
+    }
+
+    /// Saves the resource `R`, when present, under its type name.
+    ///
+    /// # Panics
+    /// If `R` or its key is already registered.
+    #[track_caller]
+    pub fn resource<R: Resource + Serialize + DeserializeOwned>(
+        self,
+    ) -> SaveRegistry<(SavedResource<R>, L)> {
+        self.resource_with_key::<R>(std::any::type_name::<R>())
+    }
+
+    /// Saves the resource `R`, when present, under `key`. A load inserts
+    /// it, replacing the value the world has.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Resource, serde::Serialize, serde::Deserialize)]
+    /// struct Seed(u64);
+    ///
+    /// let registry = SaveRegistry::new().resource_with_key::<Seed>("seed");
+    /// let mut world = World::new();
+    /// world.insert_resource(Seed(42));
+    /// let text = serde_json::to_string(&registry.columns(&world)).unwrap();
+    /// let mut other = World::new();
+    /// let mut input = serde_json::Deserializer::from_str(&text);
+    /// registry.load_columns(&mut other, &mut input).unwrap();
+    /// assert_eq!(other.resource::<Seed>().0, 42);
+    /// ```
+    ///
+    /// # Panics
+    /// If `R` or `key` is already registered.
+    #[track_caller]
+    pub fn resource_with_key<R: Resource + Serialize + DeserializeOwned>(
+        self,
+        key: impl Into<Cow<'static, str>>,
+    ) -> SaveRegistry<(SavedResource<R>, L)> {
+        let key = key.into();
+        self.check_new::<R>(&key);
+        let entry = SavedResource {
+            key,
+            _type: PhantomData,
+        };
+        SaveRegistry {
+            list: (entry, self.list),
+        }
+    }
+
+    /// The world in the row format, as a value to hand to any serde
+    /// serializer.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Component, serde::Serialize, serde::Deserialize)]
+    /// struct Score(u32);
+    ///
+    /// let registry = SaveRegistry::new().component_with_key::<Score>("score");
+    /// let mut world = World::new();
+    /// let e = world.spawn(Score(5)).id();
+    /// let text = serde_json::to_string(&registry.rows(&world)).unwrap();
+    /// assert_eq!(
+    ///     text,
+    ///     format!(r#"{{"resources":{{}},"entities":[[{},{{"score":5}}]]}}"#, e.to_bits())
+    /// );
+    /// ```
+    pub fn rows<'w>(&'w self, world: &'w World) -> SavedRows<'w, L> {
+        SavedRows::new(&self.list, world)
+    }
+
+    /// The world in the column format, as a value to hand to any serde
+    /// serializer.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Component, serde::Serialize, serde::Deserialize)]
+    /// struct Score(u32);
+    ///
+    /// let registry = SaveRegistry::new().component_with_key::<Score>("score");
+    /// let mut world = World::new();
+    /// let a = world.spawn(Score(5)).id();
+    /// let b = world.spawn(Score(6)).id();
+    /// let text = serde_json::to_string(&registry.columns(&world)).unwrap();
+    /// assert_eq!(
+    ///     text,
+    ///     format!(
+    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]]}}"#,
+    ///         a.to_bits(),
+    ///         b.to_bits()
+    ///     )
+    /// );
+    /// ```
+    pub fn columns<'w>(&'w self, world: &'w World) -> SavedColumns<'w, L> {
+        SavedColumns::new(&self.list, world)
+    }
+
+    /// Loads a save in the row format into `world` and returns the map
+    /// saved id → new id (see the module docs). A key that is not
+    /// registered is an error.
+    ///
+    /// # Errors
+    /// The deserializer's error, naming the entity (its position in the
+    /// input) and the component key where the input went wrong. Then the
+    /// world is unchanged.
+    ///
+    /// # Panics
+    /// If a `Deserialize` panics (the world is unchanged), or a hook or
+    /// observer of an inserted component does (the world keeps what was
+    /// inserted before, consistent).
+    pub fn load_rows<'de, D: serde::Deserializer<'de>>(
+        &self,
+        world: &mut World,
+        deserializer: D,
+    ) -> Result<EntityHashMap<Entity>, D::Error> {
+        self.load_rows_with(world, deserializer, LoadOptions::default())
+    }
+
+    /// [`SaveRegistry::load_rows`] with options.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::{LoadOptions, SaveRegistry};
+    /// #[derive(Component, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    /// struct Score(u32);
+    ///
+    /// let saved = Entity::from_raw(0);
+    /// let text = format!(
+    ///     r#"{{"resources":{{}},"entities":[[{},{{"score":5,"gone":[1,2]}}]]}}"#,
+    ///     saved.to_bits()
+    /// );
+    /// let registry = SaveRegistry::new().component_with_key::<Score>("score");
+    /// let mut world = World::new();
+    /// let error = registry
+    ///     .load_rows(&mut world, &mut serde_json::Deserializer::from_str(&text))
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("`gone`"), "{error}");
+    /// let options = LoadOptions::default().skip_unknown_keys(true);
+    /// let map = registry
+    ///     .load_rows_with(&mut world, &mut serde_json::Deserializer::from_str(&text), options)
+    ///     .unwrap();
+    /// assert_eq!(world.get::<Score>(map[&saved]), Some(&Score(5)));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SaveRegistry::load_rows`].
+    pub fn load_rows_with<'de, D: serde::Deserializer<'de>>(
+        &self,
+        world: &mut World,
+        deserializer: D,
+        options: LoadOptions,
+    ) -> Result<EntityHashMap<Entity>, D::Error> {
+        let mut staging = Staging::new(&self.list, options);
+        row::RowsSeed {
+            list: &self.list,
+            staging: &mut staging,
+        }
+        .deserialize(deserializer)?;
+        commit(world, staging)
+    }
+
+    /// Loads a save in the column format into `world` and returns the map
+    /// saved id → new id (see the module docs). A key that is not
+    /// registered is an error.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::SaveRegistry;
+    /// #[derive(Component, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    /// struct Score(u32);
+    ///
+    /// let registry = SaveRegistry::new().component::<Score>();
+    /// let mut world = World::new();
+    /// let e = world.spawn(Score(1)).id();
+    /// let text = serde_json::to_string(&registry.columns(&world)).unwrap();
+    /// let map = registry
+    ///     .load_columns(&mut world, &mut serde_json::Deserializer::from_str(&text))
+    ///     .unwrap();
+    /// assert_ne!(map[&e], e, "a world with entities gives fresh ids");
+    /// assert_eq!(world.get::<Score>(map[&e]), Some(&Score(1)));
+    /// ```
+    ///
+    /// # Errors
+    /// The deserializer's error, naming the archetype (its position in the
+    /// input) and the component key where the input went wrong. Then the
+    /// world is unchanged.
+    ///
+    /// # Panics
+    /// As [`SaveRegistry::load_rows`].
+    pub fn load_columns<'de, D: serde::Deserializer<'de>>(
+        &self,
+        world: &mut World,
+        deserializer: D,
+    ) -> Result<EntityHashMap<Entity>, D::Error> {
+        self.load_columns_with(world, deserializer, LoadOptions::default())
+    }
+
+    /// [`SaveRegistry::load_columns`] with options.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// # use ecs::world::save::{LoadOptions, SaveRegistry};
+    /// let text = r#"{"resources":{"old":1},"archetypes":[]}"#;
+    /// let registry = SaveRegistry::new();
+    /// let mut world = World::new();
+    /// let options = LoadOptions::default().skip_unknown_keys(true);
+    /// let input = &mut serde_json::Deserializer::from_str(text);
+    /// assert!(registry.load_columns_with(&mut world, input, options).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SaveRegistry::load_columns`].
+    pub fn load_columns_with<'de, D: serde::Deserializer<'de>>(
+        &self,
+        world: &mut World,
+        deserializer: D,
+        options: LoadOptions,
+    ) -> Result<EntityHashMap<Entity>, D::Error> {
+        let mut staging = Staging::new(&self.list, options);
+        column::ColumnsSeed {
+            list: &self.list,
+            staging: &mut staging,
+        }
+        .deserialize(deserializer)?;
+        commit(world, staging)
+    }
+}
+
+/// How a load treats what it does not know.
+///
+/// ```
+/// # use ecs::world::save::LoadOptions;
+/// let options = LoadOptions::default().skip_unknown_keys(true);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    skip_unknown_keys: bool,
+}
+
+impl LoadOptions {
+    /// Whether a component or resource key that the registry does not know
+    /// is skipped (its value read and dropped) rather than an error. Off by
+    /// default. Skipping needs a self-describing format (JSON, RON, ...):
+    /// a compact binary one cannot skip a value of unknown type.
+    pub fn skip_unknown_keys(mut self, skip: bool) -> Self {
+        self.skip_unknown_keys = skip;
+        self
+    }
+}
+
+/// Makes the staged entities, remaps their references and inserts the
+/// staged values.
+fn commit<E: serde::de::Error>(
+    world: &mut World,
+    staging: Staging,
+) -> Result<EntityHashMap<Entity>, E> {
+    world.flush();
+    let Staging {
+        entities: saved,
+        mut columns,
+        ..
+    } = staging;
+    let mut map = EntityHashMap::<Entity>::default();
+    map.reserve(saved.len());
+    for (position, &entity) in saved.iter().enumerate() {
+        if map.insert(entity, entity).is_some() {
+            return Err(E::custom(format_args!(
+                "entity #{position}: id {entity:?} is saved twice"
+            )));
+        }
+    }
+    let count = u32::try_from(saved.len()).map_err(|_| E::custom("too many entities"))?;
+    let ids: Vec<Entity> = if world.entities.is_empty() {
+        world
+            .entities
+            .reserve_at(&saved)
+            .map_err(|e| E::custom(format_args!("entity id {e:?} is in use")))?;
+        saved.clone()
+    } else {
+        world.entities.reserve_entities(count).collect()
+    };
+    world.flush_entities();
+    for (&from, &to) in saved.iter().zip(&ids) {
+        map.insert(from, to);
+    }
+    if columns.iter().any(|c| c.maps_entities()) {
+        let mut scratch = map.clone();
+        let mapped = catch_unwind(AssertUnwindSafe(|| {
+            SceneEntityMapper::world_scope(&mut scratch, world, |_, mapper| {
+                for column in &mut columns {
+                    column.map_entities(mapper);
+                }
+            });
+        }));
+        if let Err(payload) = mapped {
+            // The new entities have no component yet: despawning them runs
+            // no user code.
+            for &entity in &ids {
+                world.despawn(entity);
+            }
+            resume_unwind(payload);
+        }
+    }
+    for column in columns {
+        column.commit(world, &ids);
+    }
+    Ok(map)
+}
+
+/// The list of entries of a [`SaveRegistry`], built by its registration
+/// methods: `()` for none, `(entry, rest)` for more. Its methods are the
+/// registry's internals.
+pub trait SaveList: Send + Sync + 'static {
+    #[doc(hidden)]
+    const LEN: usize;
+
+    #[doc(hidden)]
+    fn clash(&self, key: &str, type_id: TypeId) -> Option<String>;
+
+    #[doc(hidden)]
+    fn stage(&self, columns: &mut Vec<Box<dyn Staged>>);
+
+    #[doc(hidden)]
+    fn count_components(&self, world: &World, archetype: &Archetype) -> usize;
+
+    #[doc(hidden)]
+    fn serialize_entity<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        entity: Entity,
+        map: &mut M,
+    ) -> Result<(), M::Error>;
+
+    #[doc(hidden)]
+    fn serialize_archetype<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        map: &mut M,
+    ) -> Result<(), M::Error>;
+
+    #[doc(hidden)]
+    fn count_resources(&self, world: &World) -> usize;
+
+    #[doc(hidden)]
+    fn serialize_resources<M: SerializeMap>(
+        &self,
+        world: &World,
+        map: &mut M,
+    ) -> Result<(), M::Error>;
+
+    /// Reads the value under `key` into the staging; `Ok(false)` when no
+    /// entry of the kind `target` asks for has that key.
+    #[doc(hidden)]
+    fn load_value<'de, A: MapAccess<'de>>(
+        &self,
+        key: &str,
+        access: &mut A,
+        staging: &mut Staging,
+        target: Target,
+    ) -> Result<bool, A::Error>;
+}
+
+impl SaveList for () {
+    const LEN: usize = 0;
+
+    fn clash(&self, _key: &str, _type_id: TypeId) -> Option<String> {
+        None
+    }
+
+    fn stage(&self, _columns: &mut Vec<Box<dyn Staged>>) {}
+
+    fn count_components(&self, _world: &World, _archetype: &Archetype) -> usize {
+        0
+    }
+
+    fn serialize_entity<M: SerializeMap>(
+        &self,
+        _world: &World,
+        _archetype: &Archetype,
+        _entity: Entity,
+        _map: &mut M,
+    ) -> Result<(), M::Error> {
+        Ok(())
+    }
+
+    fn serialize_archetype<M: SerializeMap>(
+        &self,
+        _world: &World,
+        _archetype: &Archetype,
+        _map: &mut M,
+    ) -> Result<(), M::Error> {
+        Ok(())
+    }
+
+    fn count_resources(&self, _world: &World) -> usize {
+        0
+    }
+
+    fn serialize_resources<M: SerializeMap>(
+        &self,
+        _world: &World,
+        _map: &mut M,
+    ) -> Result<(), M::Error> {
+        Ok(())
+    }
+
+    fn load_value<'de, A: MapAccess<'de>>(
+        &self,
+        _key: &str,
+        _access: &mut A,
+        _staging: &mut Staging,
+        _target: Target,
+    ) -> Result<bool, A::Error> {
+        Ok(false)
+    }
+}
+
+/// Whether an archetype holds `T`, looked up without registering it.
+fn saved_in<T: Component>(world: &World, archetype: &Archetype) -> bool {
+    world
+        .component_id::<T>()
+        .is_some_and(|id| archetype.contains(id))
+}
+
+/// The values of `T` of an archetype that owns its table, in entity
+/// order; `None` when they are not one slice.
+fn table_slice<'w, T: Component>(world: &'w World, archetype: &Archetype) -> Option<&'w [T]> {
+    if T::STORAGE_TYPE != StorageType::Table || !archetype.owns_table() {
+        return None;
+    }
+    let id = world.component_id::<T>()?;
+    let table = world.storages.tables.get(archetype.table_id())?;
+    let column = table.get_column(id)?;
+    debug_assert_eq!(column.len(), table.entity_count());
+    // SAFETY: the column holds the values of `T`'s component id, so of
+    // type `T`, initialised and aligned for each of the table's rows; the
+    // slice borrows the world, which cannot change while it lives.
+    Some(unsafe { std::slice::from_raw_parts(column.data_ptr().cast::<T>(), table.entity_count()) })
+}
+
+impl<T: Component + Serialize + DeserializeOwned, L: SaveList> SaveList for (SavedComponent<T>, L) {
+    const LEN: usize = L::LEN + 1;
+
+    fn clash(&self, key: &str, type_id: TypeId) -> Option<String> {
+        if self.0.key == key || TypeId::of::<T>() == type_id {
+            return Some(format!("{:?}", self.0));
+        }
+        self.1.clash(key, type_id)
+    }
+
+    fn stage(&self, columns: &mut Vec<Box<dyn Staged>>) {
+        self.1.stage(columns);
+        columns.push(Box::new(StagedComponent::<T>::new(self.0.map)));
+    }
+
+    fn count_components(&self, world: &World, archetype: &Archetype) -> usize {
+        usize::from(saved_in::<T>(world, archetype)) + self.1.count_components(world, archetype)
+    }
+
+    fn serialize_entity<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        entity: Entity,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_entity(world, archetype, entity, map)?;
+        if saved_in::<T>(world, archetype) {
+            let value = world.get::<T>(entity).expect("the archetype holds it");
+            map.serialize_entry(&*self.0.key, value)?;
+        }
+        Ok(())
+    }
+
+    fn serialize_archetype<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_archetype(world, archetype, map)?;
+        if saved_in::<T>(world, archetype) {
+            map.serialize_entry(
+                &*self.0.key,
+                &column::ColumnValues::<T>::new(world, archetype),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn count_resources(&self, world: &World) -> usize {
+        self.1.count_resources(world)
+    }
+
+    fn serialize_resources<M: SerializeMap>(
+        &self,
+        world: &World,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_resources(world, map)
+    }
+
+    fn load_value<'de, A: MapAccess<'de>>(
+        &self,
+        key: &str,
+        access: &mut A,
+        staging: &mut Staging,
+        target: Target,
+    ) -> Result<bool, A::Error> {
+        if self.0.key != key || matches!(target, Target::Resource) {
+            return self.1.load_value(key, access, staging, target);
+        }
+        let index = L::LEN;
+        staging.check_once(index, key)?;
+        let column = staging.column_mut::<StagedComponent<T>>(index);
+        match target {
+            Target::Entity(row) => {
+                let value = access.next_value::<T>()?;
+                column.push(row, value);
+            }
+            Target::Column { start, len } => {
+                access.next_value_seed(column::ColumnSeed { column, start, len })?;
+            }
+            Target::Resource => unreachable!("handled above"),
+        }
+        Ok(true)
+    }
+}
+
+impl<R: Resource + Serialize + DeserializeOwned, L: SaveList> SaveList for (SavedResource<R>, L) {
+    const LEN: usize = L::LEN + 1;
+
+    fn clash(&self, key: &str, type_id: TypeId) -> Option<String> {
+        if self.0.key == key || TypeId::of::<R>() == type_id {
+            return Some(format!("{:?}", self.0));
+        }
+        self.1.clash(key, type_id)
+    }
+
+    fn stage(&self, columns: &mut Vec<Box<dyn Staged>>) {
+        self.1.stage(columns);
+        columns.push(Box::new(StagedResource::<R>(None)));
+    }
+
+    fn count_components(&self, world: &World, archetype: &Archetype) -> usize {
+        self.1.count_components(world, archetype)
+    }
+
+    fn serialize_entity<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        entity: Entity,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_entity(world, archetype, entity, map)
+    }
+
+    fn serialize_archetype<M: SerializeMap>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_archetype(world, archetype, map)
+    }
+
+    fn count_resources(&self, world: &World) -> usize {
+        usize::from(world.contains_resource::<R>()) + self.1.count_resources(world)
+    }
+
+    fn serialize_resources<M: SerializeMap>(
+        &self,
+        world: &World,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        self.1.serialize_resources(world, map)?;
+        if let Some(value) = world.get_resource::<R>() {
+            map.serialize_entry(&*self.0.key, value)?;
+        }
+        Ok(())
+    }
+
+    fn load_value<'de, A: MapAccess<'de>>(
+        &self,
+        key: &str,
+        access: &mut A,
+        staging: &mut Staging,
+        target: Target,
+    ) -> Result<bool, A::Error> {
+        if self.0.key != key || !matches!(target, Target::Resource) {
+            return self.1.load_value(key, access, staging, target);
+        }
+        let index = L::LEN;
+        staging.check_once(index, key)?;
+        let value = access.next_value::<R>()?;
+        staging.column_mut::<StagedResource<R>>(index).0 = Some(value);
+        Ok(true)
+    }
+}
+
+/// Reads a map of key → value (one entity's components, or the
+/// resources) into the staging.
+struct KeyedValues<'a, L> {
+    list: &'a L,
+    staging: &'a mut Staging,
+    target: Target,
+}
+
+impl<'de, L: SaveList> DeserializeSeed<'de> for KeyedValues<'_, L> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, L: SaveList> Visitor<'de> for KeyedValues<'_, L> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a map of key to value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.staging.next_scope();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            load_keyed(self.list, &key, &mut map, self.staging, self.target)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the value under `key`, skipping or refusing a key not registered.
+fn load_keyed<'de, L: SaveList, A: MapAccess<'de>>(
+    list: &L,
+    key: &str,
+    map: &mut A,
+    staging: &mut Staging,
+    target: Target,
+) -> Result<(), A::Error> {
+    let kind = if matches!(target, Target::Resource) {
+        "resource"
+    } else {
+        "component"
+    };
+    let found = list
+        .load_value(key, map, staging, target)
+        .map_err(|e| A::Error::custom(format_args!("{kind} `{key}`: {e}")))?;
+    if found {
+        Ok(())
+    } else if staging.skip_unknown_keys {
+        map.next_value::<IgnoredAny>().map(drop)
+    } else {
+        Err(A::Error::custom(format_args!(
+            "{kind} key `{key}` is not registered for loading"
+        )))
+    }
+}
+
+/// Reads a saved entity id.
+fn entity_from_bits<E: serde::de::Error>(bits: u64) -> Result<Entity, E> {
+    Entity::try_from_bits(bits).ok_or_else(|| E::custom(format_args!("{bits} is not an entity id")))
+}
+
+/// The `visit_seq` and `visit_map` of a top-level visitor with fields
+/// `list` and `staging`: the resources, then the second part, read as a
+/// struct (self-describing formats) or a sequence (compact ones).
+macro_rules! visit_top_level {
+    ($second_name:literal, $second:ident) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let expected = concat!("resources, then ", $second_name);
+            let resources = super::KeyedValues {
+                list: self.list,
+                staging: &mut *self.staging,
+                target: Target::Resource,
+            };
+            seq.next_element_seed(resources)?
+                .ok_or_else(|| A::Error::invalid_length(0, &expected))?;
+            let second = $second {
+                list: self.list,
+                staging: &mut *self.staging,
+            };
+            seq.next_element_seed(second)?
+                .ok_or_else(|| A::Error::invalid_length(1, &expected))?;
+            Ok(())
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            const FIELDS: &[&str] = &["resources", $second_name];
+            let (mut resources, mut second) = (false, false);
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "resources" && !resources {
+                    resources = true;
+                    map.next_value_seed(super::KeyedValues {
+                        list: self.list,
+                        staging: &mut *self.staging,
+                        target: Target::Resource,
+                    })?;
+                } else if key == $second_name && !second {
+                    second = true;
+                    map.next_value_seed($second {
+                        list: self.list,
+                        staging: &mut *self.staging,
+                    })?;
+                } else if FIELDS.contains(&&*key) {
+                    return Err(A::Error::custom(format_args!(
+                        "field `{key}` appears twice"
+                    )));
+                } else {
+                    return Err(A::Error::unknown_field(&key, FIELDS));
+                }
+            }
+            if !resources {
+                return Err(A::Error::missing_field("resources"));
+            }
+            if !second {
+                return Err(A::Error::missing_field($second_name));
+            }
+            Ok(())
+        }
+    };
+}
+use visit_top_level;
+
+/// Serializes the resources map.
+struct ResourceValues<'w, L> {
+    list: &'w L,
+    world: &'w World,
+}
+
+impl<L: SaveList> Serialize for ResourceValues<'_, L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.list.count_resources(self.world)))?;
+        self.list.serialize_resources(self.world, &mut map)?;
+        map.end()
+    }
+}
+
+mod staging {
+    use super::*;
+
+    /// Where the values being read go.
+    #[derive(Clone, Copy)]
+    pub enum Target {
+        /// One value, of the staged entity at this position.
+        Entity(u32),
+        /// A sequence of values, of `len` staged entities from `start`.
+        Column { start: u32, len: u32 },
+        /// A resource.
+        Resource,
+    }
+
+    /// Everything a load read, held apart from the world until it is whole.
+    pub struct Staging {
+        pub(super) entities: Vec<Entity>,
+        pub(super) columns: Vec<Box<dyn Staged>>,
+        /// For each entry, the scope (entity, archetype or resource map)
+        /// it was last read in, to refuse a key twice in one.
+        seen: Vec<u32>,
+        scope: u32,
+        pub(super) skip_unknown_keys: bool,
+    }
+
+    impl Staging {
+        pub(super) fn new<L: SaveList>(list: &L, options: LoadOptions) -> Self {
+            let mut columns = Vec::with_capacity(L::LEN);
+            list.stage(&mut columns);
+            Staging {
+                entities: Vec::new(),
+                columns,
+                seen: vec![0; L::LEN],
+                scope: 0,
+                skip_unknown_keys: options.skip_unknown_keys,
+            }
+        }
+
+        pub(super) fn next_scope(&mut self) {
+            self.scope += 1;
+        }
+
+        pub(super) fn check_once<E: serde::de::Error>(
+            &mut self,
+            index: usize,
+            key: &str,
+        ) -> Result<(), E> {
+            if std::mem::replace(&mut self.seen[index], self.scope) == self.scope {
+                return Err(E::custom(format_args!("key `{key}` appears twice")));
+            }
+            Ok(())
+        }
+
+        pub(super) fn column_mut<C: Staged>(&mut self, index: usize) -> &mut C {
+            self.columns[index]
+                .as_any()
+                .downcast_mut::<C>()
+                .expect("each entry stages its own type at its position")
+        }
+    }
+
+    /// The values of one entry, read and not yet in the world.
+    pub trait Staged: Any {
+        fn as_any(&mut self) -> &mut dyn Any;
+        fn maps_entities(&self) -> bool;
+        fn map_entities(&mut self, mapper: &mut dyn EntityMapper);
+        /// Inserts the values; `ids` are the new entities by staged position.
+        fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]);
+    }
+
+    pub struct StagedComponent<T> {
+        rows: Vec<u32>,
+        values: Vec<T>,
+        map: Option<fn(&mut T, &mut dyn EntityMapper)>,
+    }
+
+    impl<T> StagedComponent<T> {
+        pub(super) fn new(map: Option<fn(&mut T, &mut dyn EntityMapper)>) -> Self {
+            StagedComponent {
+                rows: Vec::new(),
+                values: Vec::new(),
+                map,
+            }
+        }
+
+        pub(super) fn push(&mut self, row: u32, value: T) {
+            self.rows.push(row);
+            self.values.push(value);
+        }
+
+        /// Appends the values read by a column seed, for the staged rows
+        /// `start..start + len`.
+        pub(super) fn extend_rows(&mut self, start: u32, len: u32) {
+            self.rows.extend(start..start + len);
+        }
+
+        pub(super) fn values_mut(&mut self) -> &mut Vec<T> {
+            &mut self.values
+        }
+    }
+
+    impl<T: Component> Staged for StagedComponent<T> {
+        fn as_any(&mut self) -> &mut dyn Any {
+            self
+        }
+
+        fn maps_entities(&self) -> bool {
+            self.map.is_some() && !self.values.is_empty()
+        }
+
+        fn map_entities(&mut self, mapper: &mut dyn EntityMapper) {
+            if let Some(map) = self.map {
+                for value in &mut self.values {
+                    map(value, mapper);
+                }
+            }
+        }
+
+        fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]) {
+            let StagedComponent { rows, values, .. } = *self;
+            if values.is_empty() {
+                return;
+            }
+            world.insert_batch(rows.into_iter().map(|row| ids[row as usize]).zip(values));
+        }
+    }
+
+    pub struct StagedResource<R>(pub(super) Option<R>);
+
+    impl<R: Resource> Staged for StagedResource<R> {
+        fn as_any(&mut self) -> &mut dyn Any {
+            self
+        }
+
+        fn maps_entities(&self) -> bool {
+            false
+        }
+
+        fn map_entities(&mut self, _mapper: &mut dyn EntityMapper) {}
+
+        fn commit(self: Box<Self>, world: &mut World, _ids: &[Entity]) {
+            if let Some(value) = self.0 {
+                world.insert_resource(value);
+            }
+        }
+    }
+}

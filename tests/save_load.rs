@@ -1,0 +1,491 @@
+//! Save and load (`ecs::world::save`): round trips in the row and column
+//! formats, id preservation and remapping, bad input and panics.
+#![cfg(feature = "serde")]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use ecs::entity::MapEntities;
+use ecs::prelude::*;
+use ecs::world::save::{LoadOptions, SaveList, SaveRegistry};
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Component, Serialize, Deserialize, Clone, Copy, Hash, Debug, PartialEq)]
+struct Pos(i32, i32);
+
+#[derive(Component, Serialize, Deserialize, Clone, Copy, Hash, Debug, PartialEq)]
+struct Vel(i32, i32);
+
+#[derive(Component, Serialize, Deserialize, Clone, Hash, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Name(String);
+
+#[derive(Component, Serialize, Deserialize, Clone, Copy, Hash, Debug, PartialEq)]
+struct Marker;
+
+#[derive(Component, MapEntities, Serialize, Deserialize, Clone, Hash, Debug, PartialEq)]
+struct Follows(#[entities] Entity);
+
+#[derive(Resource, Serialize, Deserialize, Clone, Hash, Debug, PartialEq)]
+struct Round(u32);
+
+fn registry() -> SaveRegistry<impl SaveList> {
+    SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .component::<Vel>()
+        .component_with_key::<Name>("name")
+        .component_with_key::<Marker>("marker")
+        .mapped_component_with_key::<Follows>("follows")
+        .resource_with_key::<Round>("round")
+}
+
+fn opt_in_checksum(world: &mut World) {
+    world.register_snapshot_hashed::<Pos>();
+    world.register_snapshot_hashed::<Vel>();
+    world.register_snapshot_hashed::<Name>();
+    world.register_snapshot_hashed::<Marker>();
+    world.register_snapshot_hashed::<Follows>();
+    world.register_resource_snapshot_hashed::<Round>();
+}
+
+/// A world with gaps in its ids, several archetypes, a sparse set, a ZST,
+/// an entity with no saved component and entity references.
+fn sample() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    opt_in_checksum(&mut world);
+    let mut kept = Vec::new();
+    for i in 0..20 {
+        let e = world.spawn(Pos(i, -i)).id();
+        match i % 4 {
+            0 => {
+                world.entity_mut(e).insert(Vel(1, i));
+            }
+            1 => {
+                world.entity_mut(e).insert((Name(format!("n{i}")), Marker));
+            }
+            2 => {
+                world.entity_mut(e).remove::<Pos>();
+            }
+            _ => {}
+        }
+        kept.push(e);
+    }
+    // Despawn some, and reuse an index, so generations differ.
+    for e in kept.drain(5..8) {
+        world.despawn(e);
+    }
+    kept.push(world.spawn(Marker).id());
+    let (a, b) = (kept[0], kept[3]);
+    world.entity_mut(a).insert(Follows(b));
+    world.entity_mut(b).insert(Follows(a));
+    world.insert_resource(Round(9));
+    (world, kept)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    Rows,
+    Columns,
+}
+
+const FORMATS: [Format; 2] = [Format::Rows, Format::Columns];
+
+fn save<L: SaveList>(registry: &SaveRegistry<L>, world: &World, format: Format) -> String {
+    match format {
+        Format::Rows => serde_json::to_string(&registry.rows(world)),
+        Format::Columns => serde_json::to_string(&registry.columns(world)),
+    }
+    .unwrap()
+}
+
+fn load<L: SaveList>(
+    registry: &SaveRegistry<L>,
+    world: &mut World,
+    text: &str,
+    format: Format,
+    options: LoadOptions,
+) -> Result<ecs::entity::EntityHashMap<Entity>, serde_json::Error> {
+    let mut input = serde_json::Deserializer::from_str(text);
+    match format {
+        Format::Rows => registry.load_rows_with(world, &mut input, options),
+        Format::Columns => registry.load_columns_with(world, &mut input, options),
+    }
+}
+
+fn component_names(world: &World, e: Entity) -> Vec<String> {
+    let mut names: Vec<String> = world
+        .entity(e)
+        .archetype()
+        .components()
+        .map(|id| world.components().get_info(id).unwrap().name().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn round_trip_into_an_empty_world_keeps_ids_values_archetypes_and_checksum() {
+    for format in FORMATS {
+        let (world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        let mut loaded = World::new();
+        opt_in_checksum(&mut loaded);
+        let map = load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(loaded.entity_count(), world.entity_count(), "{format:?}");
+        for &e in &kept {
+            assert_eq!(map[&e], e, "{format:?}: ids are kept");
+            assert!(loaded.contains_entity(e));
+            assert_eq!(component_names(&loaded, e), component_names(&world, e));
+            assert_eq!(loaded.get::<Pos>(e), world.get::<Pos>(e));
+            assert_eq!(loaded.get::<Vel>(e), world.get::<Vel>(e));
+            assert_eq!(loaded.get::<Name>(e), world.get::<Name>(e));
+            assert_eq!(loaded.get::<Marker>(e), world.get::<Marker>(e));
+            assert_eq!(loaded.get::<Follows>(e), world.get::<Follows>(e));
+        }
+        assert_eq!(loaded.resource::<Round>(), &Round(9));
+        assert_eq!(loaded.checksum(), world.checksum(), "{format:?}");
+        // The sparse set's storage type survives the trip.
+        let name = loaded.component_id::<Name>().unwrap();
+        let info = loaded.components().get_info(name).unwrap();
+        assert_eq!(info.storage_type(), StorageType::SparseSet);
+        // Later spawns never reuse a live id.
+        let fresh: Vec<Entity> = (0..30).map(|_| loaded.spawn_empty().id()).collect();
+        assert!(fresh.iter().all(|e| !kept.contains(e)), "{format:?}");
+        assert_eq!(loaded.entity_count(), kept.len() + 30);
+    }
+}
+
+#[test]
+fn loading_into_a_world_with_entities_remaps_ids_and_references() {
+    for format in FORMATS {
+        let (world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        let mut target = World::new();
+        let resident: Vec<Entity> = (0..40).map(|i| target.spawn(Pos(i, i)).id()).collect();
+        let map = load(
+            &registry,
+            &mut target,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(map.len(), kept.len());
+        assert_eq!(target.entity_count(), 40 + kept.len());
+        for (i, &e) in resident.iter().enumerate() {
+            assert_eq!(target.get::<Pos>(e), Some(&Pos(i as i32, i as i32)));
+        }
+        for &e in &kept {
+            let new = map[&e];
+            assert!(!resident.contains(&new), "{format:?}: a fresh id");
+            assert_eq!(target.get::<Pos>(new), world.get::<Pos>(e));
+            assert_eq!(target.get::<Name>(new), world.get::<Name>(e));
+        }
+        let (a, b) = (kept[0], kept[3]);
+        assert_eq!(target.get::<Follows>(map[&a]), Some(&Follows(map[&b])));
+        assert_eq!(target.get::<Follows>(map[&b]), Some(&Follows(map[&a])));
+    }
+}
+
+#[test]
+fn a_reference_to_an_entity_not_saved_becomes_a_dead_handle() {
+    let registry = SaveRegistry::new().mapped_component_with_key::<Follows>("follows");
+    let text = format!(
+        r#"{{"resources":{{}},"entities":[[{},{{"follows":{}}}]]}}"#,
+        Entity::from_raw(0).to_bits(),
+        Entity::from_raw(7).to_bits()
+    );
+    let mut world = World::new();
+    let resident: Vec<Entity> = (0..10).map(|_| world.spawn_empty().id()).collect();
+    let map = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        LoadOptions::default(),
+    )
+    .unwrap();
+    let target = world.get::<Follows>(map[&Entity::from_raw(0)]).unwrap().0;
+    assert!(!world.contains_entity(target));
+    assert!(!resident.contains(&target));
+    for _ in 0..20 {
+        assert_ne!(world.spawn_empty().id(), target);
+    }
+}
+
+/// The saved form of `Entity::from_raw(index)`.
+fn id(index: u32) -> u64 {
+    Entity::from_raw(index).to_bits()
+}
+
+fn world_unchanged(world: &World, resident: &[Entity]) {
+    assert_eq!(world.entity_count(), resident.len());
+    for (i, &e) in resident.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(i as i32, 0)));
+    }
+    assert!(world.get_resource::<Round>().is_none());
+}
+
+fn resident_world() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let resident = (0..3).map(|i| world.spawn(Pos(i, 0)).id()).collect();
+    (world, resident)
+}
+
+#[test]
+fn an_unknown_key_is_an_error_naming_it_or_skipped_on_request() {
+    let (source, _) = sample();
+    for format in FORMATS {
+        let text = save(&registry(), &source, format);
+        let smaller = SaveRegistry::new()
+            .component_with_key::<Pos>("pos")
+            .resource_with_key::<Round>("round");
+        let (mut world, resident) = resident_world();
+        let error = load(&smaller, &mut world, &text, format, LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("not registered"), "{format:?}: {error}");
+        assert!(error.contains("`name`") || error.contains("Vel"), "{error}");
+        world_unchanged(&world, &resident);
+        let skip = LoadOptions::default().skip_unknown_keys(true);
+        let map = load(&smaller, &mut world, &text, format, skip).unwrap();
+        assert_eq!(world.entity_count(), resident.len() + map.len());
+        assert!(world.query::<&Vel>().iter(&world).next().is_none());
+    }
+}
+
+#[test]
+fn truncated_input_is_an_error_naming_where_and_loads_nothing() {
+    let (source, _) = sample();
+    let registry = registry();
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        for cut in [text.len() / 3, text.len() / 2, text.len() - 3] {
+            let (mut world, resident) = resident_world();
+            let error = load(
+                &registry,
+                &mut world,
+                &text[..cut],
+                format,
+                Default::default(),
+            )
+            .unwrap_err()
+            .to_string();
+            let place = match format {
+                Format::Rows => "entity #",
+                Format::Columns => "archetype #",
+            };
+            assert!(error.contains(place), "{format:?} cut at {cut}: {error}");
+            world_unchanged(&world, &resident);
+        }
+    }
+}
+
+#[test]
+fn a_corrupt_value_is_an_error_naming_entity_and_component() {
+    let registry = registry();
+    let text = format!(
+        r#"{{"resources":{{}},"entities":[[{a},{{"pos":[1,2]}}],[{b},{{"pos":"oops"}}]]}}"#,
+        a = Entity::from_raw(0).to_bits(),
+        b = Entity::from_raw(1).to_bits()
+    );
+    let (mut world, resident) = resident_world();
+    let error = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("entity #1"), "{error}");
+    assert!(error.contains("component `pos`"), "{error}");
+    world_unchanged(&world, &resident);
+
+    let text = format!(
+        r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"pos":[[1,2]]}}]]}}"#,
+        id(1),
+        id(2)
+    );
+    let error = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Columns,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("archetype #0"), "{error}");
+    assert!(error.contains("1 values for 2 entities"), "{error}");
+    world_unchanged(&world, &resident);
+
+    let text = format!(
+        r#"{{"resources":{{}},"entities":[[{},{{"pos":[1,2],"pos":[3,4]}}]]}}"#,
+        id(1)
+    );
+    let error = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("`pos` appears twice"), "{error}");
+
+    let text = format!(
+        r#"{{"resources":{{}},"entities":[[{a},{{}}],[{a},{{}}]]}}"#,
+        a = id(1)
+    );
+    let error = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("saved twice"), "{error}");
+
+    let text = r#"{"resources":{},"entities":[[0,{}]]}"#;
+    let error = load(
+        &registry,
+        &mut world,
+        text,
+        Format::Rows,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("not an entity id"), "{error}");
+    world_unchanged(&world, &resident);
+}
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+/// Counts its live values; deserializing 13 panics.
+#[derive(Component, Serialize, Debug)]
+struct Fragile(u32);
+
+impl<'de> Deserialize<'de> for Fragile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        assert_ne!(value, 13, "Fragile refuses 13");
+        LIVE.fetch_add(1, Ordering::SeqCst);
+        Ok(Fragile(value))
+    }
+}
+
+impl Drop for Fragile {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_panicking_deserialize_leaves_the_world_as_it_was() {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .component_with_key::<Fragile>("fragile");
+    for format in FORMATS {
+        let (a, b, c) = (id(1), id(2), id(3));
+        let text = match format {
+            Format::Rows => format!(
+                r#"{{"resources":{{}},"entities":[[{a},{{"fragile":1}}],[{b},{{"fragile":13}}]]}}"#
+            ),
+            Format::Columns => format!(
+                r#"{{"resources":{{}},"archetypes":[[[{a},{b},{c}],{{"fragile":[1,2,13]}}]]}}"#
+            ),
+        };
+        let (mut world, resident) = resident_world();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load(&registry, &mut world, &text, format, Default::default())
+        }));
+        assert!(result.is_err(), "{format:?}: the panic reaches the caller");
+        assert_eq!(
+            LIVE.load(Ordering::SeqCst),
+            0,
+            "each value read is dropped once"
+        );
+        world_unchanged(&world, &resident);
+        assert!(world.query::<&Fragile>().iter(&world).next().is_none());
+    }
+}
+
+#[test]
+fn ids_of_an_empty_world_that_had_entities_are_preserved_too() {
+    let (source, kept) = sample();
+    let registry = registry();
+    let text = save(&registry, &source, Format::Columns);
+    let mut world = World::new();
+    let old: Vec<Entity> = (0..50).map(|_| world.spawn_empty().id()).collect();
+    for e in old {
+        world.despawn(e);
+    }
+    let map = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Columns,
+        Default::default(),
+    )
+    .unwrap();
+    assert!(kept
+        .iter()
+        .all(|e| map[e] == *e && world.contains_entity(*e)));
+    let fresh: Vec<Entity> = (0..60).map(|_| world.spawn_empty().id()).collect();
+    assert!(fresh.iter().all(|e| !kept.contains(e)));
+}
+
+#[test]
+#[should_panic(expected = "key `pos`")]
+fn a_key_registered_twice_panics_naming_it() {
+    let _ = SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .component_with_key::<Vel>("pos");
+}
+
+/// Its `MapEntities` panics.
+#[derive(Component, Serialize, Deserialize, Debug)]
+struct BadLink(Entity);
+
+impl MapEntities for BadLink {
+    fn map_entities<E: ecs::entity::EntityMapper>(&mut self, _mapper: &mut E) {
+        panic!("BadLink refuses to be mapped");
+    }
+}
+
+#[test]
+fn a_panicking_map_entities_leaves_the_world_with_its_own_entities_only() {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .mapped_component_with_key::<BadLink>("link");
+    let mut source = World::new();
+    let a = source.spawn(Pos(1, 1)).id();
+    source.spawn((Pos(2, 2), BadLink(a)));
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        let (mut world, resident) = resident_world();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load(&registry, &mut world, &text, format, Default::default())
+        }));
+        assert!(result.is_err(), "{format:?}: the panic reaches the caller");
+        world_unchanged(&world, &resident);
+        // The world still works: later spawns get ids of their own.
+        let e = world.spawn(Pos(9, 9)).id();
+        assert!(!resident.contains(&e));
+    }
+}
