@@ -2,7 +2,7 @@
 //! the real input arrives late, roll the world back and simulate again.
 //!
 //! ```text
-//! cargo run --release --example rollback
+//! cargo run --release --example rollback --features serde
 //! ```
 //!
 //! Two players steer ships that collect coins spawned by a seeded random
@@ -21,11 +21,19 @@
 //! Both runs end with the same checksum: the restore puts back entity ids,
 //! values, the random generator and what the systems' change detection
 //! sees, and the schedule runs the same way every time.
+//!
+//! Then the predicted peer's world is saved to a file (the column format,
+//! as JSON), loaded into a fresh world, and both play on: the same
+//! checksum again, frame after frame.
 
 use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
 
 use ecs::prelude::*;
+use ecs::world::save::SaveRegistry;
 use ecs::world::WorldSnapshot;
+use serde::{Deserialize, Serialize};
 
 /// Frames per match.
 const FRAMES: u32 = 600;
@@ -35,7 +43,7 @@ const DELAY: u32 = 7;
 #[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
 struct Tick;
 
-#[derive(Component, Clone, Copy, Debug, PartialEq, Hash)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Hash, Serialize, Deserialize)]
 #[component(snapshot = hash)]
 struct Ship {
     player: usize,
@@ -44,7 +52,7 @@ struct Ship {
     score: u32,
 }
 
-#[derive(Component, Clone, Copy, Debug, PartialEq, Hash)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Hash, Serialize, Deserialize)]
 #[component(snapshot = hash)]
 struct Coin {
     x: i32,
@@ -54,16 +62,16 @@ struct Coin {
 }
 
 /// One player's input for one frame: a step in x and y.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct Input(i8, i8);
 
 /// The inputs the next frame is simulated with.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Hash)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Hash, Serialize, Deserialize)]
 #[resource(snapshot = hash)]
 struct FrameInputs([Input; 2]);
 
 /// A xorshift64 generator: the game's only randomness.
-#[derive(Resource, Clone, Debug, PartialEq, Hash)]
+#[derive(Resource, Clone, Debug, PartialEq, Hash, Serialize, Deserialize)]
 #[resource(snapshot = hash)]
 struct Rng(u64);
 
@@ -79,7 +87,7 @@ impl Rng {
 }
 
 /// Coins collected so far, and the frame number.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Hash)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Hash, Serialize, Deserialize)]
 #[resource(snapshot = hash)]
 struct Match {
     frame: u32,
@@ -132,8 +140,18 @@ fn count_frame(mut game: ResMut<Match>) {
     game.frame += 1;
 }
 
-fn new_world() -> World {
+/// A world with the game's schedule and nothing else: what a save is
+/// loaded into.
+fn empty_game() -> World {
     let mut world = World::new();
+    let mut schedule = Schedule::new(Tick);
+    schedule.add_systems(((steer, spawn_coins, collect, expire).chain(), count_frame));
+    world.add_schedule(schedule);
+    world
+}
+
+fn new_world() -> World {
+    let mut world = empty_game();
     world.insert_resource(Rng(0x2545_f491_4f6c_dd1d));
     world.init_resource::<FrameInputs>();
     world.init_resource::<Match>();
@@ -149,9 +167,6 @@ fn new_world() -> World {
         y: 27,
         score: 0,
     });
-    let mut schedule = Schedule::new(Tick);
-    schedule.add_systems(((steer, spawn_coins, collect, expire).chain(), count_frame));
-    world.add_schedule(schedule);
     world
 }
 
@@ -300,7 +315,58 @@ fn rollback() -> World {
     peer.world
 }
 
+/// Frames played on after the save, by the saved world and the loaded one.
+const MORE_FRAMES: u32 = 200;
+
+/// Saves `world` to a file, loads it into a fresh world, and plays both on
+/// with the same inputs: their checksums stay equal.
+fn save_load_and_play_on(mut world: World) {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Ship>("ship")
+        .component_with_key::<Coin>("coin")
+        .resource_with_key::<FrameInputs>("inputs")
+        .resource_with_key::<Rng>("rng")
+        .resource_with_key::<Match>("match");
+    let path = std::env::temp_dir().join(format!("ecs-rollback-{}.json", std::process::id()));
+    let mut file = BufWriter::new(File::create(&path).expect("the save file can be created"));
+    serde_json::to_writer(&mut file, &registry.columns(&world)).expect("the world saves");
+    file.flush().expect("the save file is written");
+    drop(file);
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+
+    let mut loaded = empty_game();
+    let reader = BufReader::new(File::open(&path).expect("the save file opens"));
+    let ids = registry
+        .load_columns(
+            &mut loaded,
+            &mut serde_json::Deserializer::from_reader(reader),
+        )
+        .expect("the save loads");
+    std::fs::remove_file(&path).ok();
+    assert!(
+        ids.iter().all(|(saved, new)| saved == new),
+        "a load into an empty world keeps the ids"
+    );
+    println!(
+        "saved {} entities ({bytes} bytes of JSON), loaded into a fresh world",
+        ids.len()
+    );
+    assert_eq!(loaded.checksum(), world.checksum());
+
+    for frame in FRAMES..FRAMES + MORE_FRAMES {
+        let inputs = [pressed(0, frame), pressed(1, frame)];
+        step(&mut world, inputs);
+        step(&mut loaded, inputs);
+        assert_eq!(loaded.checksum(), world.checksum(), "frame {frame}");
+    }
+    println!(
+        "{MORE_FRAMES} more frames on both: checksum {:016x}",
+        loaded.checksum()
+    );
+}
+
 fn main() {
     let world = rollback();
     assert_eq!(world.resource::<Match>().frame, FRAMES);
+    save_load_and_play_on(world);
 }

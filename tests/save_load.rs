@@ -281,6 +281,7 @@ fn truncated_input_is_an_error_naming_where_and_loads_nothing() {
             .unwrap_err()
             .to_string();
             let place = match format {
+                _ if text.find("\"allocator\"").is_some_and(|at| cut > at) => "allocator",
                 Format::Rows => "entity #",
                 Format::Columns => "archetype #",
             };
@@ -487,5 +488,62 @@ fn a_panicking_map_entities_leaves_the_world_with_its_own_entities_only() {
         // The world still works: later spawns get ids of their own.
         let e = world.spawn(Pos(9, 9)).id();
         assert!(!resident.contains(&e));
+    }
+}
+
+#[test]
+fn a_fresh_world_gets_the_saved_allocator_so_later_spawns_get_the_same_ids() {
+    for format in FORMATS {
+        let (mut source, _) = sample();
+        // More freed indices, so the free list has an order to keep.
+        let extra: Vec<Entity> = (0..6).map(|i| source.spawn(Pos(i, i)).id()).collect();
+        for &e in extra.iter().rev().step_by(2) {
+            source.despawn(e);
+        }
+        let registry = registry();
+        let text = save(&registry, &source, format);
+        let mut loaded = World::new();
+        load(&registry, &mut loaded, &text, format, Default::default()).unwrap();
+        let next_source: Vec<Entity> = (0..10).map(|_| source.spawn(Marker).id()).collect();
+        let next_loaded: Vec<Entity> = (0..10).map(|_| loaded.spawn(Marker).id()).collect();
+        assert_eq!(next_loaded, next_source, "{format:?}");
+        assert_eq!(loaded.entity_count(), source.entity_count());
+    }
+}
+
+#[test]
+fn an_allocator_that_does_not_fit_the_entities_is_an_error_and_loads_nothing() {
+    let registry = registry();
+    let live = Entity::from_raw(0).to_bits();
+    let cases = [
+        // The live entity's saved generation differs.
+        (r#"[[2],[]]"#, "generation"),
+        // Index 1 is neither free nor live.
+        (r#"[[1,1],[]]"#, "neither free"),
+        // An index free twice.
+        (r#"[[1,1],[1,1]]"#, "free twice"),
+        // The live index is free too.
+        (r#"[[1],[0]]"#, "free or saved twice"),
+    ];
+    for (allocator, expected) in cases {
+        let text = format!(
+            r#"{{"resources":{{}},"entities":[[{live},{{"pos":[1,2]}}]],"allocator":{allocator}}}"#
+        );
+        let mut world = World::new();
+        let error = load(
+            &registry,
+            &mut world,
+            &text,
+            Format::Rows,
+            Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("allocator") && error.contains(expected),
+            "{error}"
+        );
+        assert_eq!(world.entity_count(), 0);
+        assert_eq!(world.spawn_empty().id(), Entity::from_raw(0));
     }
 }

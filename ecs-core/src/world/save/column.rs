@@ -49,13 +49,14 @@ impl<L> fmt::Debug for SavedColumns<'_, L> {
 
 impl<L: SaveList> Serialize for SavedColumns<'_, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut top = serializer.serialize_struct("World", 2)?;
+        let mut top = serializer.serialize_struct("World", 3)?;
         let resources = ResourceValues {
             list: self.list,
             world: self.world,
         };
         top.serialize_field("resources", &resources)?;
         top.serialize_field("archetypes", &Archetypes(self))?;
+        top.serialize_field("allocator", &self.world.entities.saved_allocator())?;
         top.end()
     }
 }
@@ -171,7 +172,7 @@ impl<'de, L: SaveList> DeserializeSeed<'de> for ColumnsSeed<'_, L> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_struct("World", &["resources", "archetypes"], self)
+        deserializer.deserialize_struct("World", &["resources", "archetypes", "allocator"], self)
     }
 }
 

@@ -8,9 +8,11 @@
 //! ```text
 //!  rows     (readable)   resources: { key: value, .. }
 //!                        entities:  [ (id, { key: value, .. }), .. ]
+//!                        allocator: ([generation by index], [free index, ..])
 //!
 //!  columns  (fast)       resources:  { key: value, .. }
 //!                        archetypes: [ ([id, ..], { key: [value, ..], .. }), .. ]
+//!                        allocator:  ([generation by index], [free index, ..])
 //! ```
 //!
 //! An id is [`Entity::to_bits`]. Every entity is saved, also one with no
@@ -24,8 +26,13 @@
 //! observers of the inserted components run).
 //!
 //! Into a world with no entities, every entity keeps its saved id (index
-//! and generation). Into any other world, each saved entity gets a fresh
-//! one. Either way the load returns the map saved id → new id, and the
+//! and generation), and references inside components are left as they
+//! are. Into a fresh world (one that never had an entity), the allocator
+//! comes back as saved too: the entities spawned after the load get the
+//! ids they would have got in the saved world, so a deterministic program
+//! carries on exactly (the `allocator` field may be left out of a
+//! hand-written input; then only the saved ids are kept). Into any other
+//! world, each saved entity gets a fresh one. Either way the load returns the map saved id → new id, and the
 //! components registered with [`SaveRegistry::mapped_component`] have
 //! their entity references remapped through it; a reference to an entity
 //! that was not saved becomes a dead handle that never names a live
@@ -531,6 +538,7 @@ fn commit<E: serde::de::Error>(
     let Staging {
         entities: saved,
         mut columns,
+        allocator,
         ..
     } = staging;
     let mut map = EntityHashMap::<Entity>::default();
@@ -543,20 +551,29 @@ fn commit<E: serde::de::Error>(
         }
     }
     let count = u32::try_from(saved.len()).map_err(|_| E::custom("too many entities"))?;
-    let ids: Vec<Entity> = if world.entities.is_empty() {
-        world
-            .entities
-            .reserve_at(&saved)
-            .map_err(|e| E::custom(format_args!("entity id {e:?} is in use")))?;
-        saved.clone()
-    } else {
-        world.entities.reserve_entities(count).collect()
-    };
+    let ids: Vec<Entity> =
+        if let Some((generations, free)) = allocator.filter(|_| world.entities.is_fresh()) {
+            world
+                .entities
+                .restore_saved_allocator(&generations, &free, &saved)
+                .map_err(|message| E::custom(format_args!("allocator: {message}")))?;
+            saved.clone()
+        } else if world.entities.is_empty() {
+            world
+                .entities
+                .reserve_at(&saved)
+                .map_err(|e| E::custom(format_args!("entity id {e:?} is in use")))?;
+            saved.clone()
+        } else {
+            world.entities.reserve_entities(count).collect()
+        };
     world.flush_entities();
     for (&from, &to) in saved.iter().zip(&ids) {
         map.insert(from, to);
     }
-    if columns.iter().any(|c| c.maps_entities()) {
+    // Kept ids need no remapping: a reference names what it named when
+    // saved (and mapping would take an index from the allocator).
+    if ids != saved && columns.iter().any(|c| c.maps_entities()) {
         let mut scratch = map.clone();
         let mapped = catch_unwind(AssertUnwindSafe(|| {
             SceneEntityMapper::world_scope(&mut scratch, world, |_, mapper| {
@@ -958,11 +975,15 @@ macro_rules! visit_top_level {
             };
             seq.next_element_seed(second)?
                 .ok_or_else(|| A::Error::invalid_length(1, &expected))?;
+            // The allocator comes last and may be left out.
+            self.staging.allocator = seq
+                .next_element()
+                .map_err(|e| A::Error::custom(format_args!("allocator: {e}")))?;
             Ok(())
         }
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            const FIELDS: &[&str] = &["resources", $second_name];
+            const FIELDS: &[&str] = &["resources", $second_name, "allocator"];
             let (mut resources, mut second) = (false, false);
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                 if key == "resources" && !resources {
@@ -978,6 +999,11 @@ macro_rules! visit_top_level {
                         list: self.list,
                         staging: &mut *self.staging,
                     })?;
+                } else if key == "allocator" && self.staging.allocator.is_none() {
+                    self.staging.allocator = Some(
+                        map.next_value()
+                            .map_err(|e| A::Error::custom(format_args!("allocator: {e}")))?,
+                    );
                 } else if FIELDS.contains(&&*key) {
                     return Err(A::Error::custom(format_args!(
                         "field `{key}` appears twice"
@@ -1030,6 +1056,9 @@ mod staging {
     pub struct Staging {
         pub(super) entities: Vec<Entity>,
         pub(super) columns: Vec<Box<dyn Staged>>,
+        /// The saved allocator: every index's generation, and the free
+        /// list.
+        pub(super) allocator: Option<(Vec<u32>, Vec<u32>)>,
         /// For each entry, the scope (entity, archetype or resource map)
         /// it was last read in, to refuse a key twice in one.
         seen: Vec<u32>,
@@ -1044,6 +1073,7 @@ mod staging {
             Staging {
                 entities: Vec::new(),
                 columns,
+                allocator: None,
                 seen: vec![0; L::LEN],
                 scope: 0,
                 skip_unknown_keys: options.skip_unknown_keys,

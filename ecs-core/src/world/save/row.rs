@@ -46,13 +46,14 @@ impl<L> fmt::Debug for SavedRows<'_, L> {
 
 impl<L: SaveList> Serialize for SavedRows<'_, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut top = serializer.serialize_struct("World", 2)?;
+        let mut top = serializer.serialize_struct("World", 3)?;
         let resources = ResourceValues {
             list: self.list,
             world: self.world,
         };
         top.serialize_field("resources", &resources)?;
         top.serialize_field("entities", &Entities(self))?;
+        top.serialize_field("allocator", &self.world.entities.saved_allocator())?;
         top.end()
     }
 }
@@ -122,7 +123,7 @@ impl<'de, L: SaveList> DeserializeSeed<'de> for RowsSeed<'_, L> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_struct("World", &["resources", "entities"], self)
+        deserializer.deserialize_struct("World", &["resources", "entities", "allocator"], self)
     }
 }
 
