@@ -26,7 +26,7 @@ use crate::{archetype::Archetype, component::Component, world::World};
 /// let registry = SaveRegistry::new();
 /// let world = World::new();
 /// let columns = registry.columns(&world);
-/// assert_eq!(serde_json::to_string(&columns).unwrap(), r#"{"resources":{},"archetypes":[]}"#);
+/// assert_eq!(serde_json::to_string(&columns).unwrap(), r#"{"resources":{},"archetypes":[],"allocator":[[],[]]}"#);
 /// ```
 pub struct SavedColumns<'w, L> {
     list: &'w L,

@@ -340,7 +340,10 @@ impl<L: SaveList> SaveRegistry<L> {
     /// let text = serde_json::to_string(&registry.rows(&world)).unwrap();
     /// assert_eq!(
     ///     text,
-    ///     format!(r#"{{"resources":{{}},"entities":[[{},{{"score":5}}]]}}"#, e.to_bits())
+    ///     format!(
+    ///         r#"{{"resources":{{}},"entities":[[{},{{"score":5}}]],"allocator":[[1],[]]}}"#,
+    ///         e.to_bits()
+    ///     )
     /// );
     /// ```
     pub fn rows<'w>(&'w self, world: &'w World) -> SavedRows<'w, L> {
@@ -364,7 +367,7 @@ impl<L: SaveList> SaveRegistry<L> {
     /// assert_eq!(
     ///     text,
     ///     format!(
-    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]]}}"#,
+    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]],"allocator":[[1,1],[]]}}"#,
     ///         a.to_bits(),
     ///         b.to_bits()
     ///     )

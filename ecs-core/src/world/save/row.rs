@@ -23,7 +23,7 @@ use crate::{archetype::Archetype, entity::Entity, world::World};
 /// let registry = SaveRegistry::new();
 /// let world = World::new();
 /// let rows = registry.rows(&world);
-/// assert_eq!(serde_json::to_string(&rows).unwrap(), r#"{"resources":{},"entities":[]}"#);
+/// assert_eq!(serde_json::to_string(&rows).unwrap(), r#"{"resources":{},"entities":[],"allocator":[[],[]]}"#);
 /// ```
 pub struct SavedRows<'w, L> {
     list: &'w L,
