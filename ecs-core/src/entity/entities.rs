@@ -416,6 +416,14 @@ impl Entities {
             len: self.len,
         }
     }
+
+    /// Makes this allocator a copy of `saved`, reusing its buffers.
+    pub(crate) fn restore_from(&mut self, saved: &Entities) {
+        self.meta.clone_from(&saved.meta);
+        self.pending.clone_from(&saved.pending);
+        *self.free_cursor.get_mut() = saved.free_cursor.load(Ordering::Relaxed);
+        self.len = saved.len;
+    }
 }
 
 /// Loading support: entities made live at the ids a save recorded.

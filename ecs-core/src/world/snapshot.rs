@@ -543,7 +543,7 @@ impl World {
                 None => self.archetypes[id].restore_entities(0, Some(&[]), table),
             }
         }
-        self.entities = snapshot.entities.snapshot();
+        self.entities.restore_from(&snapshot.entities);
 
         for (id, staged) in &mut staged_resources {
             let Some(info) = self.components.get_info(*id) else {
