@@ -82,6 +82,22 @@ pub unsafe trait WorldEntityFetch {
     ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError>;
 }
 
+/// `fetch_deferred_mut` of the forms for several entities, whose
+/// `fetch_mut` already makes `EntityMut`s only.
+macro_rules! deferred_mut_is_mut {
+    () => {
+        #[inline]
+        unsafe fn fetch_deferred_mut(
+            self,
+            cell: UnsafeWorldCell<'_>,
+        ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
+            // SAFETY: this form's `fetch_mut` makes `EntityMut`s only,
+            // which need no more than the caller guarantees here.
+            unsafe { self.fetch_mut(cell) }
+        }
+    };
+}
+
 /// The location of a spawned entity, else why it is not.
 #[inline]
 fn locate(
@@ -158,15 +174,7 @@ unsafe impl<const N: usize> WorldEntityFetch for [Entity; N] {
         unsafe { (&self).fetch_mut(cell) }
     }
 
-    #[inline]
-    unsafe fn fetch_deferred_mut(
-        self,
-        cell: UnsafeWorldCell<'_>,
-    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
-        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
-        // need no more than the caller guarantees here.
-        unsafe { self.fetch_mut(cell) }
-    }
+    deferred_mut_is_mut!();
 }
 
 // SAFETY: `fetch_mut` refuses duplicates before making any handle.
@@ -201,15 +209,7 @@ unsafe impl<const N: usize> WorldEntityFetch for &[Entity; N] {
         }))
     }
 
-    #[inline]
-    unsafe fn fetch_deferred_mut(
-        self,
-        cell: UnsafeWorldCell<'_>,
-    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
-        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
-        // need no more than the caller guarantees here.
-        unsafe { self.fetch_mut(cell) }
-    }
+    deferred_mut_is_mut!();
 }
 
 /// The locations of `entities`, in order, or the first not spawned.
@@ -256,15 +256,7 @@ unsafe impl WorldEntityFetch for &[Entity] {
             .collect()
     }
 
-    #[inline]
-    unsafe fn fetch_deferred_mut(
-        self,
-        cell: UnsafeWorldCell<'_>,
-    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
-        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
-        // need no more than the caller guarantees here.
-        unsafe { self.fetch_mut(cell) }
-    }
+    deferred_mut_is_mut!();
 }
 
 // SAFETY: a set holds each entity once.
@@ -301,15 +293,7 @@ unsafe impl WorldEntityFetch for &EntityHashSet {
             .collect()
     }
 
-    #[inline]
-    unsafe fn fetch_deferred_mut(
-        self,
-        cell: UnsafeWorldCell<'_>,
-    ) -> Result<Self::DeferredMut<'_>, EntityMutableFetchError> {
-        // SAFETY: this form's `fetch_mut` makes `EntityMut`s only, which
-        // need no more than the caller guarantees here.
-        unsafe { self.fetch_mut(cell) }
-    }
+    deferred_mut_is_mut!();
 }
 
 /// Refuses an entity named twice, naming it.
