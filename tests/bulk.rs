@@ -670,3 +670,64 @@ fn a_panic_in_any_callback_leaves_a_consistent_world_and_drops_every_value_once(
         "{injected} panics injected"
     );
 }
+
+#[repr(align(64))]
+#[derive(Component, Clone, Debug, PartialEq)]
+struct Wide([u8; 3]);
+
+/// A value that counts its drops.
+#[derive(Component, Clone)]
+struct Counted(#[allow(dead_code)] std::sync::Arc<()>);
+
+#[derive(Bundle, Clone)]
+struct Loadout {
+    wide: Wide,
+    name: Counted,
+    marker: Marker,
+    b: B,
+    #[bundle(ignore)]
+    #[allow(dead_code)]
+    spare: Spare,
+}
+
+/// A field a bundle does not store: dropped by the insert.
+#[derive(Clone, Default)]
+struct Spare(#[allow(dead_code)] Option<std::sync::Arc<()>>);
+
+#[test]
+fn a_whole_table_insert_of_a_many_column_bundle_writes_every_value_and_tick() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..40).map(|i| world.spawn(A(i)).id()).collect();
+    world.clear_trackers();
+    let counter = std::sync::Arc::new(());
+    let loadout = Loadout {
+        wide: Wide([1, 2, 3]),
+        name: Counted(counter.clone()),
+        marker: Marker,
+        b: B(5),
+        spare: Spare(Some(counter.clone())),
+    };
+    let changed = world.insert_for::<With<A>, _>(loadout);
+    assert_eq!(changed, 40);
+    // The spare fields were dropped; one `Counted` per entity is kept (and
+    // the original bundle, dropped after the call).
+    assert_eq!(std::sync::Arc::strong_count(&counter), 40 + 1);
+    let mut seen = 0;
+    let mut query = world.query_filtered::<(Entity, &A, &Wide, &B, Has<Marker>), Added<B>>();
+    for (e, a, wide, b, marker) in query.iter(&world) {
+        assert_eq!(e, entities[a.0 as usize]);
+        assert_eq!(wide, &Wide([1, 2, 3]));
+        assert_eq!(std::ptr::from_ref(wide) as usize % 64, 0);
+        assert_eq!(b, &B(5));
+        assert!(marker);
+        seen += 1;
+    }
+    assert_eq!(seen, 40, "every value is new to the query that ran before");
+    check_invariants(&world);
+    drop(world);
+    assert_eq!(
+        std::sync::Arc::strong_count(&counter),
+        1,
+        "every value dropped once"
+    );
+}

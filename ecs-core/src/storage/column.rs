@@ -34,6 +34,18 @@ pub struct Column {
     changed_ticks: TickVec,
 }
 
+/// The pointers of a column's storage from [`Column::tail`]: item `row` of
+/// the values is `size` bytes at `data + row * stride`, its ticks
+/// `added[row]` and `changed[row]`.
+#[derive(Clone, Copy)]
+pub(crate) struct ColumnTail {
+    pub(crate) data: *mut u8,
+    pub(crate) added: *mut UnsafeCell<Tick>,
+    pub(crate) changed: *mut UnsafeCell<Tick>,
+    pub(crate) stride: usize,
+    pub(crate) size: usize,
+}
+
 /// An array of tick cells beside a column's values, on a [`BlobVec`] so
 /// that a table can place it in its block of memory like the values.
 ///
@@ -310,6 +322,31 @@ impl Column {
             self.added_ticks.push_at(len, ticks.added);
             self.changed_ticks.push_at(len, ticks.changed);
         }
+    }
+
+    /// Where the values and ticks of the rows past the length go, for a
+    /// run that writes several rows in place before [`Column::set_len`].
+    #[inline]
+    pub(crate) fn tail(&mut self) -> ColumnTail {
+        ColumnTail {
+            data: self.data.as_ptr(),
+            added: self.added_ticks.as_ptr(),
+            changed: self.changed_ticks.as_ptr(),
+            stride: self.data.layout().pad_to_align().size(),
+            size: self.data.layout().size(),
+        }
+    }
+
+    /// Sets the length after rows were written through a [`ColumnTail`].
+    ///
+    /// # Safety
+    /// Every row below `len` holds a value and its ticks, and
+    /// `len <= capacity`.
+    #[inline]
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
+        debug_assert!(len <= self.capacity());
+        // SAFETY: forwarded; the ticks' length is the values'.
+        unsafe { self.data.set_len(len) };
     }
 
     /// How many values fit without growing.

@@ -173,8 +173,8 @@ mod resource;
 mod sparse_set;
 mod table;
 
-pub(crate) use column::CloneValuesFn;
 pub use column::Column;
+pub(crate) use column::{CloneValuesFn, ColumnTail};
 pub use non_send::{NonSendData, NonSends};
 pub use resource::{ResourceData, Resources};
 pub use sparse_set::{ComponentSparseSet, SparseArray, SparseSet, SparseSetIndex, SparseSets};

@@ -593,6 +593,16 @@ impl Table {
         };
     }
 
+    /// The column at position `index` ([`Table::column_index`]).
+    ///
+    /// # Safety
+    /// `index` is below the number of columns.
+    #[inline]
+    pub(crate) unsafe fn column_at_mut(&mut self, index: usize) -> &mut Column {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.columns.values_mut().get_unchecked_mut(index) }
+    }
+
     /// [`Table::push_typed`] onto the column at position `index` (of the
     /// component `id`): no lookup by id.
     ///

@@ -31,13 +31,15 @@ use crate::{
     archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
     bundle::{
         fire_after_insert, fire_before_remove, fire_before_replace, insert_bundle, move_and_write,
-        remove_bundle_unhooked, write_bundle, Bundle, BundleId, InsertMode, InsertTarget,
+        remove_bundle_unhooked, write_bundle, Bundle, BundleId, ComponentSink, InsertMode,
+        InsertTarget,
     },
-    component::{ComponentId, StorageType},
+    change_detection::Tick,
+    component::{Component, ComponentId, StorageType},
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
     query::{QueryData, QueryFilter, QueryState},
-    storage::{column_slot, TableRow},
+    storage::{column_slot, ColumnTail, TableRow, NO_COLUMN},
     utils::DropPanics,
     world::{
         relocation::{drop_sparse_values, remove_entity},
@@ -454,6 +456,34 @@ unsafe fn insert_whole_table<B: Bundle>(
         .iter()
         .map(|&id| column_slot(new_table, id))
         .collect();
+    if status.is_none() && !columns.contains(&NO_COLUMN) {
+        // Every component is new to the entities and in the table: each
+        // value goes straight to its row, and each column's length is set
+        // once.
+        let tails: Vec<ColumnTail> = columns
+            .iter()
+            // SAFETY: each position is a column of `new_table`.
+            .map(|&index| unsafe { new_table.column_at_mut(index as usize) }.tail())
+            .collect();
+        for (row, value) in (start..start + n).zip(values) {
+            let mut sink = FillSink {
+                tails: &tails,
+                next: 0,
+                row,
+                tick: change_tick,
+                panics,
+            };
+            value.get_components(&mut sink);
+            debug_assert_eq!(sink.next, tails.len(), "every component written");
+        }
+        for &index in &columns {
+            // SAFETY: rows `start..start + n` of every added column were
+            // written above, below the capacity reserved by the move.
+            unsafe { new_table.column_at_mut(index as usize).set_len(start + n) };
+        }
+        set_moved_locations(world, group.archetype_id, target.archetype_id, start, n);
+        return;
+    }
     for (row, value) in (start..start + n).zip(values) {
         // SAFETY: `row` is a moved row, below the table's length.
         let entity = unsafe { *new_table.entities().get_unchecked(row) };
@@ -481,6 +511,63 @@ unsafe fn insert_whole_table<B: Bundle>(
         };
     }
     set_moved_locations(world, group.archetype_id, target.archetype_id, start, n);
+}
+
+/// The [`ComponentSink`] of a whole-table insert whose components are all
+/// new table components: it writes each value and its ticks at `row` of
+/// the columns `tails` (bundle order), past their length.
+///
+/// Invariant: the bundle hands out one value per tail, each of the tail's
+/// component, and `row` is below every column's capacity.
+struct FillSink<'a> {
+    tails: &'a [ColumnTail],
+    next: usize,
+    row: usize,
+    tick: Tick,
+    panics: &'a mut DropPanics,
+}
+
+impl FillSink<'_> {
+    /// The next column, and its ticks of `row` set to the insert's tick.
+    #[inline(always)]
+    fn next_column(&mut self) -> ColumnTail {
+        debug_assert!(self.next < self.tails.len());
+        // SAFETY: one value per tail (type invariant).
+        let tail = unsafe { *self.tails.get_unchecked(self.next) };
+        self.next += 1;
+        // SAFETY: `row` is within the tick arrays' capacity (invariant),
+        // and nothing else reaches these rows while the insert runs.
+        unsafe {
+            (*tail.added.add(self.row)).get().write(self.tick);
+            (*tail.changed.add(self.row)).get().write(self.tick);
+        }
+        tail
+    }
+}
+
+impl ComponentSink for FillSink<'_> {
+    #[inline(always)]
+    fn put<C: Component>(&mut self, value: C) {
+        let tail = self.next_column();
+        // SAFETY: the column holds `C`s (invariant), so its stride is
+        // `size_of::<C>()`, and `row` is within its capacity.
+        unsafe { tail.data.cast::<C>().add(self.row).write(value) };
+    }
+
+    #[inline]
+    unsafe fn put_ptr(&mut self, _: StorageType, value: *mut u8) {
+        let tail = self.next_column();
+        // SAFETY: `value` is an owned value of the column's component
+        // (caller), moved into row `row`, within the capacity.
+        unsafe {
+            std::ptr::copy_nonoverlapping(value, tail.data.add(self.row * tail.stride), tail.size)
+        };
+    }
+
+    #[inline]
+    fn drop_unused<T>(&mut self, value: T) {
+        self.panics.drop_owned(value);
+    }
 }
 
 /// Records that the `n` entities of the archetype `from` (all of its rows)
