@@ -458,18 +458,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// allows writing it.
     #[inline]
     pub fn get_mut_by_id(&mut self, id: ComponentId) -> Option<MutUntyped<'_>> {
-        let (ptr, added, changed) = self.cells_mut(id)?;
-        // SAFETY: `&mut self` makes this the only borrow of the value,
-        // which the handle may write (`new`), ticks with it.
-        unsafe {
-            Some(MutUntyped::new(
-                PtrMut::new(ptr),
-                &mut *added.get(),
-                &mut *changed.get(),
-                self.view.last_run,
-                self.view.this_run,
-            ))
-        }
+        self.reborrow().into_mut_by_id(id)
     }
 
     /// Like [`FilteredEntityMut::get_mut_by_id`], for the handle's whole
@@ -477,7 +466,8 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     #[inline]
     pub fn into_mut_by_id(mut self, id: ComponentId) -> Option<MutUntyped<'w>> {
         let (ptr, added, changed) = self.cells_mut(id)?;
-        // SAFETY: as in `get_mut_by_id`, the handle being consumed.
+        // SAFETY: the handle is consumed, so this is the only borrow of
+        // the value, which it may write (`new`), ticks with it.
         unsafe {
             Some(MutUntyped::new(
                 PtrMut::new(ptr),
