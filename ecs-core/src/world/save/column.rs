@@ -180,7 +180,7 @@ impl<'de, L: SaveList> Visitor<'de> for ColumnsSeed<'_, L> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a world in the column format: resources, then archetypes")
+        f.write_str("a world in the column format: resources, archetypes, then the allocator")
     }
 
     super::visit_top_level!("archetypes", ArchetypesSeed);

@@ -959,8 +959,9 @@ fn entity_from_bits<E: serde::de::Error>(bits: u64) -> Result<Entity, E> {
 }
 
 /// The `visit_seq` and `visit_map` of a top-level visitor with fields
-/// `list` and `staging`: the resources, then the second part, read as a
-/// struct (self-describing formats) or a sequence (compact ones).
+/// `list` and `staging`: the resources, then the second part, then the
+/// allocator (which may be left out), read as a struct (self-describing
+/// formats) or a sequence (compact ones).
 macro_rules! visit_top_level {
     ($second_name:literal, $second:ident) => {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {

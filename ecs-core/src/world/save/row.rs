@@ -131,7 +131,7 @@ impl<'de, L: SaveList> Visitor<'de> for RowsSeed<'_, L> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a world in the row format: resources, then entities")
+        f.write_str("a world in the row format: resources, entities, then the allocator")
     }
 
     super::visit_top_level!("entities", EntitiesSeed);
