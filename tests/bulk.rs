@@ -731,3 +731,103 @@ fn a_whole_table_insert_of_a_many_column_bundle_writes_every_value_and_tick() {
         "every value dropped once"
     );
 }
+
+/// An ignored bundle field whose `Drop` panics when told to.
+#[derive(Default)]
+struct Grenade(bool);
+
+impl Drop for Grenade {
+    fn drop(&mut self) {
+        if self.0 {
+            panic!("grenade");
+        }
+    }
+}
+
+#[derive(Bundle)]
+struct Armed {
+    name: Counted,
+    b: B,
+    #[bundle(ignore)]
+    #[allow(dead_code)]
+    grenade: Grenade,
+}
+
+/// Two whole tables, no hooks or observers: the insert that makes every
+/// value in place before moving anything.
+fn two_tables() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let mut entities = Vec::new();
+    for i in 0..6 {
+        entities.push(world.spawn((A(i), Wide([0; 3]))).id());
+        entities.push(world.spawn((A(10 + i), Marker)).id());
+    }
+    world.clear_trackers();
+    (world, entities)
+}
+
+#[test]
+fn a_panic_while_making_whole_table_values_changes_nothing_and_drops_each_made_value_once() {
+    let counter = std::sync::Arc::new(());
+    for panic_at in 0..12 {
+        let (mut world, entities) = two_tables();
+        let before: Vec<_> = entities
+            .iter()
+            .map(|&e| world.entity(e).archetype().id())
+            .collect();
+        let mut calls = 0;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            world
+                .query_filtered::<Entity, With<A>>()
+                .insert_all_with(&mut world, |_| {
+                    assert_ne!(calls, panic_at, "make panics");
+                    calls += 1;
+                    (Counted(counter.clone()), B(7))
+                })
+        }));
+        assert!(result.is_err(), "make panicked at call {panic_at}");
+        consistent(&world);
+        let after: Vec<_> = entities
+            .iter()
+            .map(|&e| world.entity(e).archetype().id())
+            .collect();
+        assert_eq!(before, after, "no entity moved (panic at {panic_at})");
+        assert_eq!(world.query::<&B>().iter(&world).count(), 0);
+        assert_eq!(
+            std::sync::Arc::strong_count(&counter),
+            1,
+            "each made value dropped (panic at {panic_at})"
+        );
+        // The world keeps working, through the same path.
+        assert_eq!(world.insert_for::<With<A>, _>(B(1)), 12);
+        consistent(&world);
+    }
+}
+
+#[test]
+fn a_panicking_drop_of_an_ignored_field_goes_on_once_every_table_has_moved() {
+    let counter = std::sync::Arc::new(());
+    let (mut world, entities) = two_tables();
+    let mut made = 0;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world
+            .query_filtered::<Entity, With<A>>()
+            .insert_all_with(&mut world, |_| {
+                made += 1;
+                Armed {
+                    name: Counted(counter.clone()),
+                    b: B(3),
+                    grenade: Grenade(made == 2),
+                }
+            })
+    }));
+    assert!(result.is_err(), "the grenade's panic goes on");
+    consistent(&world);
+    for &e in &entities {
+        assert_eq!(world.get::<B>(e), Some(&B(3)), "{e} got its value");
+    }
+    let mut added = world.query_filtered::<Entity, Added<B>>();
+    assert_eq!(added.iter(&world).count(), 12);
+    drop(world);
+    assert_eq!(std::sync::Arc::strong_count(&counter), 1);
+}

@@ -19,6 +19,12 @@
 //!  3. after    on_add / on_insert, entity by entity
 //! ```
 //!
+//! When every matched archetype owns its table, the bundle's components
+//! are all new to it, and no hook or observer watches either side, an
+//! insert makes each value straight into its row of the target table
+//! (past the columns' lengths) before anything moves, and never lists the
+//! matched entities.
+//!
 //! A table shared with archetypes the query did not match whole (or rows a
 //! `Changed`/`Added` filter rejected) moves row by row, as a one-by-one
 //! change would. Hooks and observers run for every entity in the order of
@@ -39,7 +45,7 @@ use crate::{
     entity::{Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle},
     query::{QueryData, QueryFilter, QueryState},
-    storage::{column_slot, ColumnTail, TableRow, NO_COLUMN},
+    storage::{column_slot, ColumnTail, TableId, TableRow, NO_COLUMN},
     utils::DropPanics,
     world::{
         relocation::{drop_sparse_values, remove_entity},
@@ -117,8 +123,16 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         mut make: impl FnMut(Entity) -> B,
         mode: InsertMode,
     ) -> usize {
-        let groups = self.matched_groups(world);
         let bundle_id = world.bundles.register_info::<B>(&mut world.components);
+        if F::IS_ARCHETYPAL {
+            world.flush_entities();
+            self.update_archetypes(world);
+            let sources = self.matched_archetype_ids.clone();
+            if let Some(count) = insert_whole_tables(world, &sources, bundle_id, &mut make) {
+                return count;
+            }
+        }
+        let groups = self.matched_groups(world);
         // Made before anything runs or moves: `make` (and `Clone`) is user
         // code that may panic.
         let mut values: Vec<B> =
@@ -409,6 +423,208 @@ pub(super) fn insert_groups<B: Bundle>(
     // A panicking `Drop` (of a replaced value) goes on once every entity
     // is whole, hooks included.
     panics.finish();
+}
+
+/// A whole-table insert planned by [`insert_whole_tables`]: every row of
+/// `source`'s table goes to `target`'s, which gains the bundle's
+/// components in the columns at `columns` (bundle order).
+struct WholeTablePlan {
+    source: ArchetypeId,
+    target: ArchetypeId,
+    source_table: TableId,
+    target_table: TableId,
+    columns: Vec<u32>,
+}
+
+/// Inserts a bundle made by `make` into every entity of the archetypes
+/// `sources` when each of them can move whole with nothing observable
+/// between the first value made and the last entity moved: each owns its
+/// table, the bundle's components are all new table components of a
+/// distinct target table, no required component is added, and no hook or
+/// observer watches the source or the target. Returns `None`, having
+/// changed nothing an entity can see, when one of them cannot; the caller
+/// then takes the general path.
+///
+/// Every value is made first, straight into the target tables' rows past
+/// their length (a panic in `make` drops the values made so far and
+/// changes nothing), then each table moves and its columns' lengths are
+/// set: the matched entities are never copied into a list and the values
+/// never into a buffer.
+fn insert_whole_tables<B: Bundle>(
+    world: &mut World,
+    sources: &[ArchetypeId],
+    bundle_id: BundleId,
+    make: &mut impl FnMut(Entity) -> B,
+) -> Option<usize> {
+    let watched =
+        Lifecycle::Discard.any_flags() | Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags();
+    let mut plans: Vec<WholeTablePlan> = Vec::with_capacity(sources.len());
+    for &source in sources {
+        let archetype = &world.archetypes[source];
+        if archetype.is_empty() {
+            continue;
+        }
+        if !archetype.owns_table() || archetype.flags().intersects(watched) {
+            return None;
+        }
+        let archetype_table = archetype.table_id();
+        let target = world.bundles[bundle_id].insert_bundle_into_archetype(
+            &mut world.archetypes,
+            &mut world.storages,
+            &world.components,
+            source,
+        );
+        if target.has_required || !target.all_added || target.archetype_id == source {
+            return None;
+        }
+        let target_archetype = &world.archetypes[target.archetype_id];
+        if target_archetype.flags().intersects(watched) {
+            return None;
+        }
+        let target_table = &world.storages.tables[target_archetype.table_id()];
+        let columns: Vec<u32> = world.bundles[bundle_id]
+            .components()
+            .iter()
+            .map(|&id| column_slot(target_table, id))
+            .collect();
+        if columns.contains(&NO_COLUMN) {
+            return None;
+        }
+        plans.push(WholeTablePlan {
+            source,
+            target: target.archetype_id,
+            source_table: archetype_table,
+            target_table: target_archetype.table_id(),
+            columns,
+        });
+    }
+    // Each table is written by one plan only: no target is another plan's
+    // source or target.
+    let mut tables: Vec<TableId> = plans
+        .iter()
+        .flat_map(|plan| [plan.source_table, plan.target_table])
+        .collect();
+    tables.sort_unstable();
+    if tables.windows(2).any(|pair| pair[0] == pair[1]) {
+        return None;
+    }
+
+    // Read before anything is made: the values carry the tick of the call.
+    let change_tick = world.change_tick();
+    let mut panics = DropPanics::default();
+    let mut made = MadeRows {
+        runs: Vec::with_capacity(plans.len()),
+    };
+    for plan in &plans {
+        let (old_table, new_table) = world
+            .storages
+            .tables
+            .get_2_mut(plan.source_table, plan.target_table);
+        let n = old_table.entity_count();
+        new_table.reserve(n);
+        let start = new_table.entity_count();
+        let mut tails = Vec::with_capacity(plan.columns.len());
+        let mut drops = Vec::with_capacity(plan.columns.len());
+        for (&index, &id) in plan
+            .columns
+            .iter()
+            .zip(world.bundles[bundle_id].components())
+        {
+            // SAFETY: `index` is the position of `id`'s column in
+            // `new_table` (planned above).
+            tails.push(unsafe { new_table.column_at_mut(index as usize) }.tail());
+            drops.push(
+                world
+                    .components
+                    .get_info(id)
+                    .and_then(|info| info.drop_fn()),
+            );
+        }
+        made.runs.push(MadeRun {
+            tails,
+            drops,
+            start,
+            written: 0,
+        });
+        let MadeRun { tails, written, .. } = made.runs.last_mut().expect("pushed above");
+        for (i, &entity) in old_table.entities().iter().enumerate() {
+            let value = make(entity);
+            let mut sink = FillSink {
+                tails,
+                next: 0,
+                row: start + i,
+                tick: change_tick,
+                panics: &mut panics,
+            };
+            value.get_components(&mut sink);
+            debug_assert_eq!(sink.next, tails.len(), "every component written");
+            *written = i + 1;
+        }
+    }
+    // Every value is made: from here on nothing runs user code but a
+    // `Drop` of an ignored bundle field, which `panics` holds.
+    let runs = std::mem::take(&mut made.runs);
+    let mut count = 0;
+    for (plan, run) in plans.iter().zip(runs) {
+        let source = &world.archetypes[plan.source];
+        let moves = source.edges().table_moves(EdgeKind::Insert(bundle_id));
+        let (old_table, new_table) = world
+            .storages
+            .tables
+            .get_2_mut(plan.source_table, plan.target_table);
+        let n = old_table.entity_count();
+        debug_assert_eq!(run.written, n);
+        // SAFETY: different tables (checked above); `moves` is the cached
+        // insert edge's for these two tables; the target's added columns
+        // already hold a value for each row about to move in, and their
+        // lengths are set right below.
+        let start = unsafe { old_table.move_all_rows(new_table, moves, &mut panics) };
+        assert_eq!(start, run.start, "no row was added since the fill");
+        for &index in &plan.columns {
+            // SAFETY: rows `start..start + n` of every added column were
+            // written by the fill, within the capacity reserved there.
+            unsafe { new_table.column_at_mut(index as usize).set_len(start + n) };
+        }
+        set_moved_locations(world, plan.source, plan.target, start, n);
+        count += n;
+    }
+    world.flush_commands();
+    panics.finish();
+    Some(count)
+}
+
+/// The rows of one target table a whole-table fill has written past the
+/// columns' lengths: `written` rows from `start`, each with a value in
+/// every column of `tails` (dropped with the matching function of `drops`).
+struct MadeRun {
+    tails: Vec<ColumnTail>,
+    drops: Vec<Option<unsafe fn(*mut u8)>>,
+    start: usize,
+    written: usize,
+}
+
+/// Drops the values a whole-table fill made, when a panic ends it before
+/// they join their tables.
+struct MadeRows {
+    runs: Vec<MadeRun>,
+}
+
+impl Drop for MadeRows {
+    fn drop(&mut self) {
+        let mut panics = DropPanics::default();
+        for run in &self.runs {
+            for (tail, &drop) in run.tails.iter().zip(&run.drops) {
+                let Some(drop) = drop else { continue };
+                for row in run.start..run.start + run.written {
+                    // SAFETY: the fill wrote an owned value at `row` of this
+                    // column, past its length, which nothing else owns.
+                    unsafe { panics.drop_value(drop, tail.data.add(row * tail.stride)) };
+                }
+            }
+        }
+        // Already unwinding: a second panic out of a `Drop` is dropped
+        // with `panics`.
+    }
 }
 
 /// Moves the whole table of `group` to the table of `target`, writes the
