@@ -6,9 +6,7 @@ use std::{
     ptr::NonNull,
 };
 
-use super::{
-    world_query::cached_column, FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery,
-};
+use super::{FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery};
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
@@ -163,10 +161,13 @@ unsafe impl<T: Component> WorldQuery for &T {
         table: &'w Table,
         columns: &[u32],
     ) {
+        debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
         // SAFETY: the slot is the position of `T`'s column, which a matched
-        // table has (caller).
-        let column = unsafe { cached_column(table, id, columns) };
-        fetch.column = column.data_non_null().cast::<T>();
+        // table has (caller); its data pointer is non-null.
+        fetch.column = unsafe {
+            let pointers = table.column_pointers_unchecked(*columns.get_unchecked(0) as usize);
+            NonNull::new_unchecked(pointers.data.cast::<T>())
+        };
     }
 
     fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
@@ -445,9 +446,20 @@ macro_rules! ticked_world_query {
                 table: &'w Table,
                 columns: &[u32],
             ) {
+                debug_assert_eq!(table.component_ids()[columns[0] as usize], id);
                 // SAFETY: the slot is the position of `T`'s column, which a
-                // matched table has (caller).
-                fetch.set_column(unsafe { cached_column(table, id, columns) });
+                // matched table has (caller); its data pointer is non-null.
+                // Each pointer is read on its own (volatile): read as one
+                // vector, the per-row loop extracts the tick pointer anew on
+                // every row.
+                unsafe {
+                    let pointers =
+                        table.column_pointers_unchecked(*columns.get_unchecked(0) as usize);
+                    let data = std::ptr::read_volatile(&pointers.data);
+                    fetch.column = NonNull::new_unchecked(data.cast::<T>());
+                    fetch.added = std::ptr::read_volatile(&pointers.added).cast_const();
+                    fetch.changed = std::ptr::read_volatile(&pointers.changed).cast_const();
+                }
             }
 
             #[inline(always)]

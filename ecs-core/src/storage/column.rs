@@ -37,7 +37,7 @@ pub struct Column {
 /// The pointers of a column's storage from [`Column::tail`]: item `row` of
 /// the values is `size` bytes at `data + row * stride`, its ticks
 /// `added[row]` and `changed[row]`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct ColumnTail {
     pub(crate) data: *mut u8,
     pub(crate) added: *mut UnsafeCell<Tick>,

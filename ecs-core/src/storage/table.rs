@@ -16,7 +16,7 @@ use std::{
 
 use hashbrown::HashMap;
 
-use super::{Column, SparseSet};
+use super::{Column, ColumnTail, SparseSet};
 use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components},
@@ -126,7 +126,24 @@ pub struct Table {
     /// the allocator, and a block big enough that the allocator keeps the
     /// memory when a world is dropped and another built).
     block: TableBlock,
+    /// Each column's array pointers, by column position, side by side: a
+    /// query setting up on a table reads one short entry per term instead
+    /// of three pointers spread over a `Column`. They change only when the
+    /// block does.
+    pointers: ColumnPointers,
 }
+
+/// The [`ColumnTail`]s of a table's columns, refreshed whenever the
+/// columns move to a new block.
+#[derive(Debug, Default)]
+struct ColumnPointers(Vec<ColumnTail>);
+
+// SAFETY: the pointers point into the table's block, which the table owns;
+// they are read through `&Table` and written through the table's columns
+// under the table's own borrow rules, like the block itself.
+unsafe impl Send for ColumnPointers {}
+// SAFETY: as above.
+unsafe impl Sync for ColumnPointers {}
 
 /// The memory of a table's columns: `capacity` rows of each column's
 /// values, added ticks and changed ticks.
@@ -180,9 +197,41 @@ impl Table {
             entities: Vec::new(),
             row_capacity: 0,
             block: TableBlock::empty(),
+            pointers: ColumnPointers::default(),
         };
+        table.refresh_pointers();
         table.reserve(capacity);
         table
+    }
+
+    /// Records every column's array pointers in `pointers`.
+    fn refresh_pointers(&mut self) {
+        self.pointers.0.clear();
+        self.pointers.0.extend(
+            self.columns
+                .values_mut()
+                .iter_mut()
+                .map(|column| column.tail()),
+        );
+    }
+
+    /// The array pointers of the column at `index` (a position as
+    /// [`column_slot`] gives).
+    ///
+    /// # Safety
+    /// `index` is below the number of columns.
+    #[inline(always)]
+    pub(crate) unsafe fn column_pointers_unchecked(&self, index: usize) -> &ColumnTail {
+        debug_assert!(index < self.pointers.0.len());
+        debug_assert!(
+            self.pointers.0[index].data == self.columns.values()[index].data_non_null().as_ptr()
+                && self.pointers.0[index].changed.cast_const()
+                    == self.columns.values()[index].changed_ticks().as_ptr(),
+            "a column moved without its table's pointers being refreshed"
+        );
+        // SAFETY: one entry per column (kept by `refresh_pointers`), and
+        // `index` is a column position (caller).
+        unsafe { self.pointers.0.get_unchecked(index) }
     }
 
     /// Recomputes `row_capacity` from the capacities (which only grow).
@@ -332,6 +381,7 @@ impl Table {
             layout,
             capacity,
         };
+        self.refresh_pointers();
     }
 
     /// Grows every column geometrically (at least doubling).
@@ -663,6 +713,7 @@ impl Default for Tables {
             entities: Vec::new(),
             row_capacity: 0,
             block: TableBlock::empty(),
+            pointers: ColumnPointers::default(),
         };
         let mut table_ids = HashMap::new();
         table_ids.insert(Box::default(), TableId::EMPTY);
