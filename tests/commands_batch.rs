@@ -319,7 +319,7 @@ fn hooked_spawns_fire_in_order_seeing_what_one_by_one_shows() {
         assert!(line.contains(&format!("with_a={}", i / 2 + 1)), "{log:?}");
     }
     for &e in &ids[..4] {
-        assert_eq!(world.get::<Tag>(e).is_some(), true);
+        assert!(world.get::<Tag>(e).is_some(), "{e:?} has its hook's Tag");
     }
 }
 
@@ -762,13 +762,12 @@ enum Target {
     WorldQueue,
 }
 
-/// Applies `ops` (batched, or each spawn alone); returns every dump, the
-/// outcome of each apply, and the drop log.
-fn play(
-    ops: &[Op],
-    target: Target,
-    alone: bool,
-) -> (Vec<Vec<String>>, Vec<Result<(), String>>, Vec<(u32, usize)>) {
+/// What playing a sequence shows: a dump after each apply, the outcome of
+/// each apply, and how often each value was dropped.
+type Played = (Vec<Vec<String>>, Vec<Result<(), String>>, Vec<(u32, usize)>);
+
+/// Applies `ops` (batched, or each spawn alone).
+fn play(ops: &[Op], target: Target, alone: bool) -> Played {
     let log = DropLog::default();
     let mut world = world();
     let mut main = CommandQueue::default();

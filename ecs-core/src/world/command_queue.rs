@@ -155,10 +155,10 @@ unsafe fn consume_command<C: Command<Out = ()>>(
 /// ```
 ///
 /// A run applies its entries in order, as the commands they stand for
-/// would; it may stop after any entry that left commands for the world to
-/// apply first (a hook's or observer's): the queue then applies the run
-/// again, from where it stopped, once those are applied, exactly where the
-/// next of those commands would have run.
+/// would. It may stop after any entry, as it must after one whose hooks or
+/// observers queued commands: the queue keeps the rest of the run as its
+/// next command, so the world applies those commands first, just as it
+/// would have between two commands.
 pub(crate) trait CommandRun: 'static {
     /// What one push adds.
     type Entry: Send + 'static;
