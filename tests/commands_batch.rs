@@ -874,6 +874,8 @@ fn play(ops: &[Op], target: Target, alone: bool) -> Played {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: if cfg!(miri) { 2 } else { 96 },
+        // Miri has no file system to keep failures in.
+        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 
