@@ -3,13 +3,13 @@ use super::{
     BundleId, DynamicBundle, InsertMode,
 };
 use crate::{
-    archetype::ArchetypeId,
+    archetype::{ArchetypeId, EdgeKind},
     change_detection::Tick,
     entity::{Entity, EntityLocation},
     observer::Lifecycle,
     storage::TableId,
     utils::DropPanics,
-    world::relocation::enter_archetype,
+    world::relocation::{enter_archetype, move_entity},
     world::World,
 };
 
@@ -225,6 +225,105 @@ impl<'w> BundleSpawner<'w> {
         // entity is whole and its hooks have run.
         panics.finish();
         (entity, location)
+    }
+
+    /// Whether spawns of this bundle set off `on_add`/`on_insert` hooks or
+    /// observers.
+    #[inline]
+    pub(crate) fn fires_lifecycle(&self) -> bool {
+        self.fires_lifecycle
+    }
+
+    /// Makes room for `additional` more rows in the archetype and table
+    /// (not in the entity list: for entities already allocated).
+    pub(crate) fn reserve_rows(&mut self, additional: usize) {
+        self.world.archetypes[self.archetype_id].reserve(additional);
+        self.world.storages.tables[self.table_id].reserve(additional);
+    }
+
+    /// Writes `bundle` into `entity`, a live entity with no component (in
+    /// the empty archetype): what inserting the bundle would do, by the
+    /// same row moves, for a bundle whose archetype fires no lifecycle
+    /// work. Hands the bundle back if `entity` is not such an entity.
+    ///
+    /// # Panics
+    /// If the archetype fires lifecycle work ([`Self::fires_lifecycle`]),
+    /// or a required component's constructor panics (then nothing has
+    /// changed), or an ignored bundle field's `Drop` does (then the entity
+    /// is whole).
+    #[inline]
+    pub(crate) fn spawn_into_empty<B: DynamicBundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), B> {
+        assert!(
+            !self.fires_lifecycle,
+            "a spawn into an empty entity skips hooks and observers: the archetype must have none"
+        );
+        let location = match self.world.entities.get(entity) {
+            Some(location) if location.archetype_id == ArchetypeId::EMPTY => location,
+            _ => return Err(bundle),
+        };
+        if self.has_required {
+            self.make_required();
+        }
+        let mut panics = DropPanics::default();
+        // SAFETY: `location` is the entity's current location, in the
+        // empty archetype, whose insert edge for this bundle `new` cached
+        // (the spawn target is that edge's target).
+        let location = unsafe {
+            move_entity(
+                self.world,
+                entity,
+                location,
+                self.archetype_id,
+                EdgeKind::Insert(self.bundle_id),
+                &mut panics,
+            )
+        };
+        // SAFETY: the entity's row was just pushed onto the target table
+        // (or, if that is the empty table, the bundle has only sparse-set
+        // components, so no column needs the row to be last).
+        unsafe { self.write(entity, location, bundle, &mut panics) };
+        if self.has_required {
+            self.write_required(entity, &mut panics);
+        }
+        // A panicking `Drop` of an ignored bundle field goes on once the
+        // entity is whole.
+        panics.finish();
+        Ok(())
+    }
+
+    /// Makes the required components' values, before anything moves:
+    /// their constructors may panic.
+    fn make_required(&mut self) {
+        let world = &mut *self.world;
+        let after = world.archetypes[ArchetypeId::EMPTY]
+            .edges()
+            .get_archetype_after_bundle_insert(self.bundle_id)
+            .expect("the spawn edge is cached by `new`");
+        world
+            .value_scratch
+            .make(&after.required_components, &world.components);
+    }
+
+    /// Writes the required values [`Self::make_required`] made into the
+    /// row being built for `entity`.
+    fn write_required(&mut self, entity: Entity, panics: &mut DropPanics) {
+        let world = &mut *self.world;
+        let table = &mut world.storages.tables[self.table_id];
+        // SAFETY: the archetype holds every required component; the row
+        // being built is the last one of its table.
+        unsafe {
+            world.value_scratch.write(
+                entity,
+                table,
+                &mut world.storages.sparse_sets,
+                self.change_tick,
+                panics,
+            );
+        }
     }
 
     /// Adds the entity's row to the archetype and table and records its

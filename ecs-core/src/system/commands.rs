@@ -2,6 +2,7 @@ mod batch;
 mod clone_commands;
 mod entity_command;
 mod entity_commands;
+mod spawn_run;
 
 use std::any::type_name;
 
@@ -103,13 +104,33 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Reserves an entity now and queues spawning it with `bundle`.
+    ///
+    /// Spawns of one bundle type queued one after another, with nothing
+    /// queued between them, apply together: the bundle's archetype is
+    /// found once and its rows reserved once. The result is the same as
+    /// applying each spawn on its own, in order (hooks and observers
+    /// included).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::CommandQueue;
+    ///
+    /// #[derive(Component)]
+    /// struct Speed(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// let ids: Vec<Entity> = (0..3).map(|i| commands.spawn(Speed(i)).id()).collect();
+    /// queue.apply(&mut world);
+    /// for (i, e) in ids.into_iter().enumerate() {
+    ///     assert_eq!(world.get::<Speed>(e).unwrap().0, i as u32);
+    /// }
+    /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_> {
         let entity = self.entities.reserve_entity();
-        self.queue.push(move |world: &mut World| {
-            if let Ok(mut e) = world.get_entity_mut(entity) {
-                e.insert(bundle);
-            }
-        });
+        self.queue
+            .push_run_entry::<spawn_run::SpawnRun<B>>((entity, bundle));
         EntityCommands {
             entity,
             commands: self.reborrow(),

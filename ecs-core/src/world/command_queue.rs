@@ -1,5 +1,5 @@
 use std::{
-    any::Any,
+    any::{Any, TypeId},
     mem::{size_of, MaybeUninit},
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
@@ -115,7 +115,18 @@ struct CommandMeta {
     /// # Safety
     /// `ptr` points to an unaligned, owned value of the command's type.
     /// With a world, the command is applied; without, it is dropped.
-    consume: unsafe fn(ptr: *mut MaybeUninit<u8>, world: Option<&mut World>),
+    /// Returns [`Consumed::Partly`] when a run kept entries to apply
+    /// later: the bytes are still an owned run, to be consumed again.
+    consume: unsafe fn(ptr: *mut MaybeUninit<u8>, world: Option<&mut World>) -> Consumed,
+}
+
+/// What consuming a command left in its bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Consumed {
+    /// Nothing: the command was applied or dropped.
+    Whole,
+    /// A run with entries still to apply.
+    Partly,
 }
 
 /// # Safety
@@ -123,13 +134,149 @@ struct CommandMeta {
 unsafe fn consume_command<C: Command<Out = ()>>(
     ptr: *mut MaybeUninit<u8>,
     world: Option<&mut World>,
-) {
+) -> Consumed {
     // SAFETY: guaranteed by the caller; the value is read out once.
     let command = unsafe { ptr.cast::<C>().read_unaligned() };
     match world {
         Some(world) => command.apply(world),
         None => drop(command),
     }
+    Consumed::Whole
+}
+
+/// A command made of entries pushed one at a time
+/// ([`CommandQueue::push_run_entry`]): consecutive pushes of the same run
+/// type with nothing queued between them land in one command, stored in
+/// place in the queue's buffer, so applying it can share work (a lookup,
+/// a reservation) between its entries.
+///
+/// ```text
+/// bytes: ... [meta][RunHeader { done, len }][entry 0][entry 1] ...
+/// ```
+///
+/// A run applies its entries in order, as the commands they stand for
+/// would. It may stop after any entry, as it must after one whose hooks or
+/// observers queued commands: the queue keeps the rest of the run as its
+/// next command, so the world applies those commands first, just as it
+/// would have between two commands.
+pub(crate) trait CommandRun: 'static {
+    /// What one push adds.
+    type Entry: Send + 'static;
+
+    /// Applies at least one entry, taking each with
+    /// [`RunEntries::next_entry`], in order.
+    fn apply_some(entries: &mut RunEntries<'_, Self::Entry>, world: &mut World);
+}
+
+/// The progress of a run, before its entries.
+#[derive(Clone, Copy)]
+struct RunHeader {
+    /// The entries already taken (applied or dropped).
+    done: usize,
+    /// The entries pushed.
+    len: usize,
+}
+
+/// The entries of a run being applied: each taken once, in order.
+pub(crate) struct RunEntries<'a, E> {
+    /// The first entry; entries are unaligned, back to back.
+    first: *mut E,
+    next: usize,
+    len: usize,
+    _entries: std::marker::PhantomData<&'a mut E>,
+}
+
+impl<E> RunEntries<'_, E> {
+    /// Takes the next entry, if any.
+    #[inline]
+    pub(crate) fn next_entry(&mut self) -> Option<E> {
+        if self.next == self.len {
+            return None;
+        }
+        // SAFETY: entries `next..len` are owned, unaligned `E`s (type
+        // invariant); moving `next` past this one makes this read its only
+        // use.
+        let entry = unsafe { self.first.add(self.next).read_unaligned() };
+        self.next += 1;
+        Some(entry)
+    }
+
+    /// How many entries are left.
+    #[inline]
+    pub(crate) fn remaining(&self) -> usize {
+        self.len - self.next
+    }
+
+    /// Drops every entry left, each once, catching their panics; returns
+    /// the first.
+    fn drop_rest(&mut self) -> Option<Box<dyn Any + Send>> {
+        let mut panicked = None;
+        while let Some(entry) = self.next_entry() {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(entry))) {
+                panicked.get_or_insert(payload);
+            }
+        }
+        panicked
+    }
+}
+
+/// # Safety
+/// `ptr` points to an unaligned, owned run of `R`: a [`RunHeader`], then
+/// its `len` entries, of which the first `done` were taken.
+unsafe fn consume_run<R: CommandRun>(
+    ptr: *mut MaybeUninit<u8>,
+    world: Option<&mut World>,
+) -> Consumed {
+    let header_ptr = ptr.cast::<RunHeader>();
+    // SAFETY: a header starts the run (caller).
+    let header = unsafe { header_ptr.read_unaligned() };
+    let mut entries = RunEntries {
+        // SAFETY: the entries follow the header, within the run (caller).
+        first: unsafe { ptr.add(size_of::<RunHeader>()) }.cast::<R::Entry>(),
+        next: header.done,
+        len: header.len,
+        _entries: std::marker::PhantomData,
+    };
+    let Some(world) = world else {
+        return match entries.drop_rest() {
+            Some(payload) => resume_unwind(payload),
+            None => Consumed::Whole,
+        };
+    };
+    let applied = catch_unwind(AssertUnwindSafe(|| {
+        R::apply_some(&mut entries, world);
+        assert!(
+            entries.next > header.done,
+            "the command run `{}` applied no entry",
+            std::any::type_name::<R>()
+        );
+    }));
+    if let Err(payload) = applied {
+        // The run counts as consumed: what it left is dropped, and the
+        // drops' panics are second to its own.
+        let _ = entries.drop_rest();
+        resume_unwind(payload);
+    }
+    if entries.remaining() == 0 {
+        return Consumed::Whole;
+    }
+    let header = RunHeader {
+        done: entries.next,
+        ..header
+    };
+    // SAFETY: the header is where it was read from; the entries from
+    // `done` on are still owned by the run.
+    unsafe { header_ptr.write_unaligned(header) };
+    Consumed::Partly
+}
+
+/// Where the last command pushed onto a queue starts, if it is a run that
+/// a further entry may join.
+#[derive(Clone, Copy)]
+struct OpenRun {
+    run: TypeId,
+    /// The offset of its [`CommandMeta`].
+    offset: usize,
 }
 
 /// A list of commands, stored back to back in one byte buffer: pushing a
@@ -153,6 +300,8 @@ pub struct CommandQueue {
     /// The world whose `Commands` were last made on the queue, if any
     /// were; it counts only while the queue holds commands.
     world: Option<WorldId>,
+    /// The last command, while it is a run that can take more entries.
+    open_run: Option<OpenRun>,
 }
 
 // SAFETY: every command pushed is `Send`, so moving the buffer of them to
@@ -174,24 +323,92 @@ impl CommandQueue {
     /// Queues a command.
     #[inline]
     pub fn push<C: Command<Out = ()>>(&mut self, command: C) {
+        self.open_run = None;
         let meta = CommandMeta {
             size: size_of::<C>(),
             consume: consume_command::<C>,
         };
+        self.push_with_meta(meta, command);
+    }
+
+    /// Appends `meta` and `value`, which `meta` consumes, to the buffer;
+    /// returns the offset of `meta`.
+    #[inline]
+    fn push_with_meta<T>(&mut self, meta: CommandMeta, value: T) -> usize {
+        debug_assert_eq!(meta.size, size_of::<T>());
         let old_len = self.bytes.len();
         self.bytes
-            .reserve(size_of::<CommandMeta>() + size_of::<C>());
-        // SAFETY: room for the header and the command was reserved past
+            .reserve(size_of::<CommandMeta>() + size_of::<T>());
+        // SAFETY: room for the header and the value was reserved past
         // `old_len`; both are written unaligned; then the length covers
-        // them. The command is moved into the buffer (not dropped here).
+        // them. The value is moved into the buffer (not dropped here).
         unsafe {
             let end = self.bytes.as_mut_ptr().add(old_len);
             end.cast::<CommandMeta>().write_unaligned(meta);
             end.add(size_of::<CommandMeta>())
-                .cast::<C>()
-                .write_unaligned(command);
+                .cast::<T>()
+                .write_unaligned(value);
             self.bytes
-                .set_len(old_len + size_of::<CommandMeta>() + size_of::<C>());
+                .set_len(old_len + size_of::<CommandMeta>() + size_of::<T>());
+        }
+        old_len
+    }
+
+    /// Queues `entry` as part of a run of `R`: it joins the last command
+    /// if that is a run of `R` (nothing was queued since), or starts one.
+    #[inline]
+    pub(crate) fn push_run_entry<R: CommandRun>(&mut self, entry: R::Entry) {
+        match self.open_run {
+            Some(open) if open.run == TypeId::of::<R>() => self.grow_run(open.offset, entry),
+            _ => self.start_run::<R>(entry),
+        }
+    }
+
+    /// Starts a run of `R` with `entry`.
+    #[inline]
+    fn start_run<R: CommandRun>(&mut self, entry: R::Entry) {
+        let meta = CommandMeta {
+            size: size_of::<RunHeader>(),
+            consume: consume_run::<R>,
+        };
+        let offset = self.push_with_meta(meta, RunHeader { done: 0, len: 0 });
+        self.grow_run(offset, entry);
+        self.open_run = Some(OpenRun {
+            run: TypeId::of::<R>(),
+            offset,
+        });
+    }
+
+    /// Appends `entry` to the run whose meta is at `offset`, the last
+    /// command of the buffer.
+    #[inline]
+    fn grow_run<E>(&mut self, offset: usize, entry: E) {
+        let old_len = self.bytes.len();
+        self.bytes.reserve(size_of::<E>());
+        // SAFETY: the run starts at `offset` with its meta and header and
+        // ends at `old_len` (it is the last command, and its entries are
+        // `E`s: `open_run` names its type); room for one more entry was
+        // reserved past `old_len`; the sizes are updated with the length,
+        // after the entry is moved in.
+        unsafe {
+            let base = self.bytes.as_mut_ptr();
+            let meta_ptr = base.add(offset).cast::<CommandMeta>();
+            let header_ptr = base
+                .add(offset + size_of::<CommandMeta>())
+                .cast::<RunHeader>();
+            let mut meta = meta_ptr.read_unaligned();
+            let mut header = header_ptr.read_unaligned();
+            debug_assert_eq!(
+                offset + size_of::<CommandMeta>() + meta.size,
+                old_len,
+                "an open run is the last command"
+            );
+            base.add(old_len).cast::<E>().write_unaligned(entry);
+            meta.size += size_of::<E>();
+            header.len += 1;
+            meta_ptr.write_unaligned(meta);
+            header_ptr.write_unaligned(header);
+            self.bytes.set_len(old_len + size_of::<E>());
         }
     }
 
@@ -269,6 +486,9 @@ impl CommandQueue {
         }
         self.bytes.append(&mut other.bytes);
         other.world = None;
+        // Runs stay apart across queues.
+        self.open_run = None;
+        other.open_run = None;
     }
 
     /// Applies (with a world) or drops every command, emptying the queue.
@@ -307,6 +527,7 @@ impl CommandQueue {
     /// at a time.
     pub(crate) fn take_cursor(&mut self) -> CommandCursor {
         self.world = None;
+        self.open_run = None;
         let mut bytes = std::mem::take(&mut self.bytes);
         let end = bytes.len();
         // The commands now belong to the cursor: with the length at zero
@@ -375,11 +596,15 @@ impl CommandCursor {
         let meta = unsafe { base.add(self.next).cast::<CommandMeta>().read_unaligned() };
         // SAFETY: the command of that header follows it.
         let command = unsafe { base.add(self.next + size_of::<CommandMeta>()) };
+        let start = self.next;
         // Moved past first: a command that panics is not consumed again.
         self.next += size_of::<CommandMeta>() + meta.size;
         // SAFETY: the command is an owned value of the type `meta` was made
         // for, and `next` has left it behind, so this is its one use.
-        unsafe { (meta.consume)(command, world.as_deref_mut()) };
+        if unsafe { (meta.consume)(command, world.as_deref_mut()) } == Consumed::Partly {
+            // A run kept entries for later: it is the next command again.
+            self.next = start;
+        }
         world.map(|world| world.id())
     }
 
@@ -396,6 +621,7 @@ impl CommandCursor {
         CommandQueue {
             bytes: self.into_bytes(),
             world: None,
+            open_run: None,
         }
     }
 }

@@ -41,8 +41,8 @@ pub use crate::diagnostics::{
     ArchetypeSummary, ColumnSummary, ComponentSummary, FragmentationThresholds,
     FragmentationWarning, InspectionTotals, SparseSetSummary, TableSummary, WorldInspection,
 };
-pub(crate) use command_queue::CommandCursor;
 pub use command_queue::{Command, CommandQueue};
+pub(crate) use command_queue::{CommandCursor, CommandRun, RunEntries};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::{EntityFetcher, WorldEntityFetch};
 pub(crate) use entity_filtered::{intern_access, FilteredView};
