@@ -444,3 +444,23 @@ fn a_parent_that_would_close_a_cycle_is_refused() {
     assert_eq!(chain, vec![d, c, b, x, a]);
     check(&mut world);
 }
+
+#[test]
+fn adding_a_child_it_already_has_moves_it_to_the_end_as_an_insert_does() {
+    let mut world = World::new();
+    let parent = world.spawn_empty().id();
+    let a = world.spawn(ChildOf(parent)).id();
+    let b = world.spawn(ChildOf(parent)).id();
+    let c = world.spawn(ChildOf(parent)).id();
+    let children = |world: &World| world.get::<Children>(parent).unwrap().to_vec();
+    assert_eq!(children(&world), [a, b, c]);
+    world.entity_mut(parent).add_child(a);
+    assert_eq!(children(&world), [b, c, a]);
+    world.entity_mut(b).insert(ChildOf(parent));
+    assert_eq!(children(&world), [c, a, b]);
+    world.entity_mut(parent).add_children(&[c]);
+    assert_eq!(children(&world), [a, b, c]);
+    for e in [a, b, c] {
+        assert_eq!(world.get::<ChildOf>(e), Some(&ChildOf(parent)));
+    }
+}

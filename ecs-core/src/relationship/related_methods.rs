@@ -26,8 +26,13 @@ fn relate<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
         );
         return;
     };
+    // Already related to `target`, it is related again all the same: it
+    // moves to the end of the target's list, as a fresh insert would put
+    // it.
     match source_mut.get::<R>().map(R::get) {
-        Some(current) if current == target => {}
+        Some(_) if std::mem::size_of::<R>() <= std::mem::size_of::<Entity>() => {
+            source_mut.insert(R::from(target));
+        }
         Some(_) => {
             let mut value = source_mut.take::<R>().expect("checked just above");
             value.set_risky(target);
