@@ -192,6 +192,8 @@ fn the_derive_copies_bitwise_exactly_the_copy_types() {
 #[derive(Component, Copy, Debug, PartialEq)]
 struct NeverCloned(u32);
 
+// A deliberately non-canonical `Clone`, to show the bitwise path skips it.
+#[allow(clippy::non_canonical_clone_impl)]
 impl Clone for NeverCloned {
     fn clone(&self) -> Self {
         panic!("clone of NeverCloned({})", self.0)

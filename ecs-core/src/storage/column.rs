@@ -819,6 +819,32 @@ mod tests {
             .collect()
     }
 
+    /// A bitwise copy appends after what the target holds, moves only the
+    /// copied ticks on, and leaves the source as it was.
+    #[test]
+    fn copy_all_into_appends_values_and_shifted_ticks() {
+        let mut source = Column::with_layout(Layout::new::<u64>(), None, 0);
+        let mut target = Column::with_layout(Layout::new::<u64>(), None, 0);
+        for i in 0..5 {
+            // SAFETY: both columns hold `u64`s.
+            unsafe {
+                source.push_typed(u64::from(i), ticks(i));
+                target.push_typed(100 + u64::from(i), ticks(100 + i));
+            }
+        }
+        let before = contents(&source);
+        let mut expected = contents(&target);
+        expected.extend(before.iter().map(|&(v, a, c)| (v, a + 7, c + 7)));
+        for delta in [7, 0] {
+            target.reserve_standalone(source.len());
+            // SAFETY: same `Copy` type, room reserved just above.
+            unsafe { source.copy_all_into(&mut target, delta) };
+        }
+        expected.extend(before.iter().copied());
+        assert_eq!(contents(&target), expected);
+        assert_eq!(contents(&source), before);
+    }
+
     /// The ticks keep no length of their own: growing, swap-removing and
     /// moving the column to other memory must keep each value's ticks
     /// beside it.
