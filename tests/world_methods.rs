@@ -472,6 +472,29 @@ fn insert_batch_moves_whole_tables_and_keeps_each_value_with_its_entity() {
     ]);
     assert_eq!(world.get::<Speed>(xs[0]), Some(&Speed(102)));
     assert_eq!(world.get::<Speed>(xs[1]), Some(&Speed(101)));
+    // Named twice, apart, in a batch over two archetypes that moves them
+    // to new ones: still pair by pair, so the first value is kept.
+    world.insert_batch_if_new([
+        (xs[2], Health(1)),
+        (ys[1], Health(2)),
+        (xs[3], Health(3)),
+        (ys[0], Health(4)),
+        (xs[2], Health(5)),
+    ]);
+    let healths: Vec<Option<&Health>> = [xs[2], xs[3], ys[0], ys[1], xs[4]]
+        .into_iter()
+        .map(|e| world.get::<Health>(e))
+        .collect();
+    assert_eq!(
+        healths,
+        [
+            Some(&Health(1)),
+            Some(&Health(3)),
+            Some(&Health(4)),
+            Some(&Health(2)),
+            None
+        ]
+    );
     check_invariants(&world);
 }
 

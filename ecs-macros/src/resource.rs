@@ -84,10 +84,14 @@ mod tests {
         .unwrap()
         .to_string();
         assert!(
-            out.contains(
-                "fn snapshot_behavior () -> :: ecs :: component :: SnapshotBehavior { \
-                 :: ecs :: component :: SnapshotBehavior :: cloned :: < Self > () }"
-            ),
+            out.contains("fn snapshot_behavior () -> :: ecs :: component :: SnapshotBehavior {")
+                && out.contains(
+                    "let fallback = :: ecs :: component :: SnapshotBehavior :: cloned :: < Self > () ;"
+                )
+                && out.contains(
+                    "(&& :: ecs :: component :: __snapshot_probe :: Probe :: < Self > :: new ()) \
+                     . snapshot_or (fallback)"
+                ),
             "{out}"
         );
         let out = derive(&parse_quote!(

@@ -4,6 +4,7 @@
 //! ```text
 //! snapshot         ─▶ fn snapshot_behavior() { SnapshotBehavior::cloned::<Self>() }
 //! snapshot = hash  ─▶ fn snapshot_behavior() { SnapshotBehavior::hashed::<Self>() }
+//!                     (`copied` / `copied_hashed` instead when `Self: Copy`)
 //! ```
 //!
 //! The call is spanned at the key (or at `hash`), so a type that is not
@@ -43,15 +44,32 @@ impl SnapshotAttr {
         }
     }
 
-    /// `fn snapshot_behavior` for the trait impl.
+    /// `fn snapshot_behavior` for the trait impl. The `Clone` (or `Hash`)
+    /// behaviour is always built, so its bound errors stay at the key; the
+    /// probe then swaps in the bitwise one when the type is `Copy`.
     pub(crate) fn generate(&self, krate: &Path) -> TokenStream {
-        let (span, constructor) = match self {
-            Self::Cloned(span) => (*span, quote_spanned!(*span=> cloned)),
-            Self::Hashed(span) => (*span, quote_spanned!(*span=> hashed)),
+        let (span, constructor, pick, via_copy, via_fallback) = match self {
+            Self::Cloned(span) => (
+                *span,
+                quote_spanned!(*span=> cloned),
+                quote_spanned!(*span=> snapshot_or),
+                quote_spanned!(*span=> ViaCopy),
+                quote_spanned!(*span=> ViaFallback),
+            ),
+            Self::Hashed(span) => (
+                *span,
+                quote_spanned!(*span=> hashed),
+                quote_spanned!(*span=> snapshot_hashed_or),
+                quote_spanned!(*span=> ViaCopyHashed),
+                quote_spanned!(*span=> ViaFallbackHashed),
+            ),
         };
         quote_spanned! {span=>
             fn snapshot_behavior() -> #krate::component::SnapshotBehavior {
-                #krate::component::SnapshotBehavior::#constructor::<Self>()
+                #[allow(unused_imports)]
+                use #krate::component::__snapshot_probe::{#via_copy as _, #via_fallback as _};
+                let fallback = #krate::component::SnapshotBehavior::#constructor::<Self>();
+                (&&#krate::component::__snapshot_probe::Probe::<Self>::new()).#pick(fallback)
             }
         }
     }

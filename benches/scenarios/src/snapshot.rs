@@ -15,10 +15,10 @@ pub const SNAPSHOT_N: usize = 100_000;
 /// entities × (Transform, Position, Rotation, Velocity), all opted in.
 pub fn ours() -> Box<dyn Case> {
     let mut world = World::new();
-    world.register_snapshot::<Transform>();
-    world.register_snapshot::<Position>();
-    world.register_snapshot::<Rotation>();
-    world.register_snapshot::<Velocity>();
+    world.register_snapshot_copy::<Transform>();
+    world.register_snapshot_copy::<Position>();
+    world.register_snapshot_copy::<Rotation>();
+    world.register_snapshot_copy::<Velocity>();
     spawn_simple(&mut world, SNAPSHOT_N);
     case(
         world,

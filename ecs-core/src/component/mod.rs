@@ -45,6 +45,8 @@ pub use required::{
     RequiredComponent, RequiredComponentConstructor, RequiredComponentsError,
     RequiredComponentsRegistrar,
 };
+#[doc(hidden)]
+pub use snapshot::probe as __snapshot_probe;
 pub use snapshot::SnapshotBehavior;
 pub(crate) use snapshot::{HashValueFn, SnapshotFns};
 

@@ -16,6 +16,9 @@ pub(crate) type HashValueFn = unsafe fn(value: *const u8, state: &mut DefaultHas
 pub(crate) struct SnapshotFns {
     pub(crate) clone_values: CloneValuesFn,
     pub(crate) hash: Option<HashValueFn>,
+    /// The type is `Copy`: its values are copied bitwise, whole columns at
+    /// a time, and no user code runs.
+    pub(crate) bitwise: bool,
 }
 
 /// Whether [`World::snapshot`](crate::world::World::snapshot) copies a
@@ -87,6 +90,7 @@ impl SnapshotBehavior {
             fns: Some(SnapshotFns {
                 clone_values: clone_values::<T>,
                 hash: None,
+                bitwise: false,
             }),
         }
     }
@@ -104,8 +108,59 @@ impl SnapshotBehavior {
             fns: Some(SnapshotFns {
                 clone_values: clone_values::<T>,
                 hash: Some(hash_value::<T>),
+                bitwise: false,
             }),
         }
+    }
+
+    /// Copied by snapshots bitwise, a whole column with one copy; not part
+    /// of the checksum. The `T: Copy` bound is what makes this sound: a
+    /// restore then writes the values straight into the world, since no
+    /// `Clone` can panic half way. A `Clone` impl the type writes by hand
+    /// is not called (as `std` copies slices of `Copy` values).
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// let behavior = SnapshotBehavior::copied::<[f32; 3]>();
+    /// assert!(behavior.is_snapshotted() && behavior.is_copied());
+    /// ```
+    pub fn copied<T: Copy + 'static>() -> Self {
+        Self {
+            fns: Some(SnapshotFns {
+                clone_values: copy_values::<T>,
+                hash: None,
+                bitwise: true,
+            }),
+        }
+    }
+
+    /// [`SnapshotBehavior::copied`], and hashed into the checksum through
+    /// `Hash`.
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// let behavior = SnapshotBehavior::copied_hashed::<u64>();
+    /// assert!(behavior.is_copied() && behavior.is_hashed());
+    /// ```
+    pub fn copied_hashed<T: Copy + Hash + 'static>() -> Self {
+        Self {
+            fns: Some(SnapshotFns {
+                clone_values: copy_values::<T>,
+                hash: Some(hash_value::<T>),
+                bitwise: true,
+            }),
+        }
+    }
+
+    /// Whether snapshots copy the type bitwise (it is `Copy`, see
+    /// [`SnapshotBehavior::copied`]).
+    ///
+    /// ```
+    /// use ecs::component::SnapshotBehavior;
+    /// assert!(!SnapshotBehavior::cloned::<u8>().is_copied());
+    /// ```
+    pub fn is_copied(&self) -> bool {
+        self.fns.is_some_and(|fns| fns.bitwise)
     }
 
     /// Whether snapshots copy the type.
@@ -173,6 +228,17 @@ unsafe fn clone_values<T: Clone>(src: *const u8, dst: *mut u8, n: usize) {
     std::mem::forget(written);
 }
 
+/// Copies `n` values of `T` from `src` to uninitialised memory at `dst`,
+/// bitwise: nothing can panic.
+///
+/// # Safety
+/// As for [`clone_values`].
+unsafe fn copy_values<T: Copy>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: `n` valid values and room for them, not overlapping (caller);
+    // a bitwise copy of a `Copy` value is a value of its own.
+    unsafe { std::ptr::copy_nonoverlapping(src.cast::<T>(), dst.cast::<T>(), n) };
+}
+
 /// Hashes a value of `T`.
 ///
 /// # Safety
@@ -180,4 +246,81 @@ unsafe fn clone_values<T: Clone>(src: *const u8, dst: *mut u8, n: usize) {
 unsafe fn hash_value<T: Hash>(value: *const u8, state: &mut DefaultHasher) {
     // SAFETY: a valid `T` (caller).
     unsafe { (*value.cast::<T>()).hash(state) };
+}
+
+/// How `#[component(snapshot)]` and `#[resource(snapshot)]` pick the bitwise
+/// path for a `Copy` type: method lookup on `&&Probe<T>` finds the impl on
+/// `&Probe<T>`, bounded by `T: Copy`, before the one on `Probe<T>`, which
+/// keeps the behaviour the derive built. The bound is checked by the
+/// compiler, so a type is copied bitwise only if it really is `Copy`; in a
+/// generic impl the bound is unknown and the fallback is kept.
+#[doc(hidden)]
+pub mod probe {
+    use std::{hash::Hash, marker::PhantomData};
+
+    use super::SnapshotBehavior;
+
+    /// The type a behaviour is picked for.
+    pub struct Probe<T>(PhantomData<T>);
+
+    impl<T> Probe<T> {
+        /// A probe for `T`.
+        pub const fn new() -> Self {
+            Probe(PhantomData)
+        }
+    }
+
+    impl<T> Default for Probe<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// Picked for a `Copy` type: copied bitwise.
+    pub trait ViaCopy {
+        /// [`SnapshotBehavior::copied`].
+        fn snapshot_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior;
+    }
+
+    impl<T: Copy + 'static> ViaCopy for &Probe<T> {
+        fn snapshot_or(&self, _fallback: SnapshotBehavior) -> SnapshotBehavior {
+            SnapshotBehavior::copied::<T>()
+        }
+    }
+
+    /// Picked for any other type: the derive's own behaviour.
+    pub trait ViaFallback {
+        /// `fallback`.
+        fn snapshot_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior;
+    }
+
+    impl<T> ViaFallback for Probe<T> {
+        fn snapshot_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior {
+            fallback
+        }
+    }
+
+    /// Picked for a `Copy + Hash` type: copied bitwise and hashed.
+    pub trait ViaCopyHashed {
+        /// [`SnapshotBehavior::copied_hashed`].
+        fn snapshot_hashed_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior;
+    }
+
+    impl<T: Copy + Hash + 'static> ViaCopyHashed for &Probe<T> {
+        fn snapshot_hashed_or(&self, _fallback: SnapshotBehavior) -> SnapshotBehavior {
+            SnapshotBehavior::copied_hashed::<T>()
+        }
+    }
+
+    /// Picked for any other type: the derive's own hashed behaviour.
+    pub trait ViaFallbackHashed {
+        /// `fallback`.
+        fn snapshot_hashed_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior;
+    }
+
+    impl<T> ViaFallbackHashed for Probe<T> {
+        fn snapshot_hashed_or(&self, fallback: SnapshotBehavior) -> SnapshotBehavior {
+            fallback
+        }
+    }
 }

@@ -420,6 +420,33 @@ impl BlobVec {
         self.len = 0;
     }
 
+    /// Copies every value bitwise onto the end of `dst`, keeping them here
+    /// too: a duplicate for types whose bitwise copy is a valid value
+    /// (`Copy` types).
+    ///
+    /// # Safety
+    /// `dst` holds values of the same `Copy` type and has room for
+    /// `self.len()` more (`dst.len + self.len <= dst.capacity`).
+    pub(crate) unsafe fn copy_all_into(&self, dst: &mut BlobVec) {
+        debug_assert_eq!(self.item_layout, dst.item_layout);
+        debug_assert!(self.drop.is_none(), "`Copy` values need no drop");
+        let n = self.len;
+        debug_assert!(dst.len + n <= dst.capacity);
+        if self.stride != 0 && n != 0 {
+            // SAFETY: as in `append_all_into`; the values stay valid here
+            // too, since a bitwise copy of a `Copy` value is a value of its
+            // own (caller).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.data.as_ptr(),
+                    dst.get_unchecked(dst.len),
+                    n * self.stride,
+                )
+            };
+        }
+        dst.len += n;
+    }
+
     /// Moves the items to `data`, memory for `capacity` items that the
     /// vector will use from now on without owning it (it never grows or
     /// frees it); frees the old allocation if the vector owned it.

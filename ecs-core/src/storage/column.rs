@@ -163,6 +163,26 @@ impl TickVec {
         unsafe { std::ptr::copy_nonoverlapping(self.as_ptr(), dst.as_ptr().add(dst_len), len) };
     }
 
+    /// [`TickVec::copy_into`], each tick moved on by `delta` (wrapping).
+    ///
+    /// # Safety
+    /// As for [`TickVec::copy_into`].
+    #[inline]
+    unsafe fn copy_shifted_into(&self, len: usize, dst: &mut TickVec, dst_len: usize, delta: u32) {
+        debug_assert!(dst_len + len <= dst.capacity());
+        let (src, out) = (self.as_ptr().cast::<Tick>(), dst.as_ptr().cast::<Tick>());
+        for i in 0..len {
+            // SAFETY: `i < len`: an initialised tick here and room for one
+            // at `dst_len + i` in another array (caller); `UnsafeCell<Tick>`
+            // has `Tick`'s layout, and nothing else touches either meanwhile.
+            unsafe {
+                let tick = src.add(i).read();
+                out.add(dst_len + i)
+                    .write(Tick::new(tick.get().wrapping_add(delta)));
+            }
+        }
+    }
+
     /// Moves the first `len` ticks into memory owned by the column's table.
     ///
     /// # Safety
@@ -620,6 +640,39 @@ impl Column {
 /// arrays of one component type); on a panic it drops the clones it made.
 pub(crate) type CloneValuesFn = unsafe fn(src: *const u8, dst: *mut u8, n: usize);
 
+/// The values a restore puts into an emptied column.
+pub(crate) enum FillValues<'a> {
+    /// Values moved in; the column they come from is left empty.
+    Moved(Column),
+    /// Values of a `Copy` type, copied bitwise from a column that keeps
+    /// them, with their ticks moved on by the given delta.
+    Copied(&'a Column, u32),
+}
+
+impl FillValues<'_> {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            FillValues::Moved(column) => column.len(),
+            FillValues::Copied(column, _) => column.len(),
+        }
+    }
+
+    /// Puts the values onto the end of `dst`.
+    ///
+    /// # Safety
+    /// `dst` holds the same component, whose type is `Copy` for
+    /// [`FillValues::Copied`], and has room for `self.len()` more values.
+    pub(crate) unsafe fn append_into(self, dst: &mut Column) {
+        // SAFETY: forwarded.
+        unsafe {
+            match self {
+                FillValues::Moved(mut values) => values.append_all_into(dst),
+                FillValues::Copied(values, delta) => values.copy_all_into(dst, delta),
+            }
+        }
+    }
+}
+
 /// Snapshot support: columns of their own that hold clones, and clears that
 /// keep the values moved out.
 impl Column {
@@ -643,6 +696,35 @@ impl Column {
             out.data.set_len(n);
         }
         out
+    }
+
+    /// Copies every value bitwise onto the end of `dst`, with its ticks
+    /// moved on by `delta` (wrapping, as the clock does); the values stay
+    /// here too. Nothing runs that could panic.
+    ///
+    /// # Safety
+    /// `dst` holds the same component, whose type is `Copy`, and has room
+    /// for `self.len()` more values (`dst.len() + self.len() <= capacity`).
+    pub(crate) unsafe fn copy_all_into(&self, dst: &mut Column, delta: u32) {
+        let (len, dst_len) = (self.len(), dst.len());
+        debug_assert!(dst_len + len <= dst.capacity());
+        // SAFETY: the ticks first, while `dst`'s length still says where
+        // they go; the first `len` ticks here are initialised and `dst` has
+        // room (caller); the values are a `Copy` type (caller).
+        unsafe {
+            if delta == 0 {
+                self.added_ticks
+                    .copy_into(len, &mut dst.added_ticks, dst_len);
+                self.changed_ticks
+                    .copy_into(len, &mut dst.changed_ticks, dst_len);
+            } else {
+                self.added_ticks
+                    .copy_shifted_into(len, &mut dst.added_ticks, dst_len, delta);
+                self.changed_ticks
+                    .copy_shifted_into(len, &mut dst.changed_ticks, dst_len, delta);
+            }
+            self.data.copy_all_into(&mut dst.data);
+        }
     }
 
     /// A column of its own holding a clone of the one value at `src`, with
@@ -735,6 +817,32 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// A bitwise copy appends after what the target holds, moves only the
+    /// copied ticks on, and leaves the source as it was.
+    #[test]
+    fn copy_all_into_appends_values_and_shifted_ticks() {
+        let mut source = Column::with_layout(Layout::new::<u64>(), None, 0);
+        let mut target = Column::with_layout(Layout::new::<u64>(), None, 0);
+        for i in 0..5 {
+            // SAFETY: both columns hold `u64`s.
+            unsafe {
+                source.push_typed(u64::from(i), ticks(i));
+                target.push_typed(100 + u64::from(i), ticks(100 + i));
+            }
+        }
+        let before = contents(&source);
+        let mut expected = contents(&target);
+        expected.extend(before.iter().map(|&(v, a, c)| (v, a + 7, c + 7)));
+        for delta in [7, 0] {
+            target.reserve_standalone(source.len());
+            // SAFETY: same `Copy` type, room reserved just above.
+            unsafe { source.copy_all_into(&mut target, delta) };
+        }
+        expected.extend(before.iter().copied());
+        assert_eq!(contents(&target), expected);
+        assert_eq!(contents(&source), before);
     }
 
     /// The ticks keep no length of their own: growing, swap-removing and

@@ -174,7 +174,7 @@ mod sparse_set;
 mod table;
 
 pub use column::Column;
-pub(crate) use column::{CloneValuesFn, ColumnTail};
+pub(crate) use column::{CloneValuesFn, ColumnTail, FillValues};
 pub use non_send::{NonSendData, NonSends};
 pub use resource::{ResourceData, Resources};
 pub use sparse_set::{ComponentSparseSet, SparseArray, SparseSet, SparseSetIndex, SparseSets};

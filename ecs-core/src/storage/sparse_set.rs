@@ -10,7 +10,7 @@
 
 use std::marker::PhantomData;
 
-use super::Column;
+use super::{Column, FillValues};
 use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, ComponentInfo},
@@ -587,9 +587,10 @@ impl ComponentSparseSet {
     /// `values` (row `i` belongs to `entities[i]`).
     ///
     /// # Safety
-    /// The set is empty; `values` holds values of this set's component,
-    /// exactly `entities.len()` of them; the entities are distinct.
-    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], mut values: Column) {
+    /// The set is empty; `values` holds values of this set's component (of
+    /// a `Copy` type if copied), exactly `entities.len()` of them; the
+    /// entities are distinct.
+    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], values: FillValues<'_>) {
         debug_assert!(self.entities.is_empty() && self.dense.is_empty());
         assert_eq!(values.len(), entities.len(), "one value per entity");
         self.entities.reserve(entities.len());
@@ -598,7 +599,7 @@ impl ComponentSparseSet {
         }
         self.dense.reserve_standalone(entities.len());
         // SAFETY: same component (caller); room reserved above.
-        unsafe { values.append_all_into(&mut self.dense) };
+        unsafe { values.append_into(&mut self.dense) };
     }
 }
 

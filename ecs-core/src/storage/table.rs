@@ -16,7 +16,7 @@ use std::{
 
 use hashbrown::HashMap;
 
-use super::{Column, ColumnTail, SparseSet};
+use super::{Column, ColumnTail, FillValues, SparseSet};
 use crate::{
     change_detection::{ComponentTicks, Tick},
     component::{ComponentId, Components},
@@ -839,22 +839,23 @@ impl Table {
         }
     }
 
-    /// Fills the empty table with `entities`, moving in one column of
+    /// Fills the empty table with `entities`, putting in one column of
     /// values per column position.
     ///
     /// # Safety
     /// The table is empty; `columns[i]` holds values of the component of
-    /// the column at position `i`, exactly `entities.len()` of them.
-    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], columns: Vec<Column>) {
+    /// the column at position `i` (of a `Copy` type if copied), exactly
+    /// `entities.len()` of them.
+    pub(crate) unsafe fn fill(&mut self, entities: &[Entity], columns: Vec<FillValues<'_>>) {
         debug_assert!(self.entities.is_empty());
         assert_eq!(columns.len(), self.columns.len(), "one column per column");
         self.reserve(entities.len());
         self.entities.extend_from_slice(entities);
-        for (column, mut values) in self.columns.values_mut().iter_mut().zip(columns) {
+        for (column, values) in self.columns.values_mut().iter_mut().zip(columns) {
             debug_assert_eq!(values.len(), entities.len());
             // SAFETY: same component (caller); room for every row was
             // reserved above, and the column was empty.
-            unsafe { values.append_all_into(column) };
+            unsafe { values.append_into(column) };
         }
     }
 }

@@ -11,7 +11,7 @@ use super::{
 use crate::{
     archetype::ArchetypeId,
     bundle::{insert_bundle, Bundle, BundleId, InsertMode},
-    entity::{Entity, EntityHashSet},
+    entity::Entity,
 };
 use hashbrown::HashMap;
 
@@ -151,8 +151,38 @@ impl World {
         bundle_id: BundleId,
         mode: InsertMode,
     ) {
-        let mut seen = EntityHashSet::default();
-        if !pairs.iter().all(|&(entity, _)| seen.insert(entity)) {
+        // Grouped by archetype in first-seen order, each group in row
+        // order, the order a whole-table move keeps.
+        let mut order: Vec<(usize, u32, usize)> = Vec::with_capacity(pairs.len());
+        let mut group_of: HashMap<ArchetypeId, usize> = HashMap::default();
+        let mut archetype_ids = Vec::new();
+        // Batches come in runs of one archetype: look up the map per run.
+        let mut last: Option<(ArchetypeId, usize)> = None;
+        for (i, &(entity, _)) in pairs.iter().enumerate() {
+            let location = self.entities.get(entity).expect("checked spawned");
+            let group = match last {
+                Some((archetype_id, group)) if archetype_id == location.archetype_id => group,
+                _ => {
+                    let next = archetype_ids.len();
+                    let group = *group_of.entry(location.archetype_id).or_insert(next);
+                    if group == next {
+                        archetype_ids.push(location.archetype_id);
+                    }
+                    last = Some((location.archetype_id, group));
+                    group
+                }
+            };
+            order.push((group, location.table_row.index() as u32, i));
+        }
+        if !order.is_sorted() {
+            order.sort_unstable();
+        }
+        // Distinct entities have distinct locations, so an entity named
+        // twice shows as two neighbours with one (group, row).
+        if order
+            .windows(2)
+            .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+        {
             for (entity, bundle) in pairs {
                 let inserted = self.insert_batch_item(entity, bundle, bundle_id, mode);
                 debug_assert!(inserted, "checked spawned");
@@ -160,21 +190,6 @@ impl World {
             self.flush_commands();
             return;
         }
-        // Grouped by archetype in first-seen order, each group in row
-        // order, the order a whole-table move keeps.
-        let mut order: Vec<(usize, u32, usize)> = Vec::with_capacity(pairs.len());
-        let mut group_of: HashMap<ArchetypeId, usize> = HashMap::default();
-        let mut archetype_ids = Vec::new();
-        for (i, &(entity, _)) in pairs.iter().enumerate() {
-            let location = self.entities.get(entity).expect("checked spawned");
-            let next = archetype_ids.len();
-            let group = *group_of.entry(location.archetype_id).or_insert(next);
-            if group == next {
-                archetype_ids.push(location.archetype_id);
-            }
-            order.push((group, location.table_row.index() as u32, i));
-        }
-        order.sort_unstable();
         let mut slots: Vec<Option<(Entity, B)>> = pairs.into_iter().map(Some).collect();
         let mut groups: Vec<MatchedGroup> = archetype_ids
             .into_iter()

@@ -46,6 +46,17 @@
 //! world untouched), and only then empties the world's storage and moves
 //! the clones in. From there on no user code runs but `Drop` of the values
 //! replaced, whose panics are caught and re-raised once the world is whole.
+//!
+//! Values of `Copy` components opted in as such
+//! ([`World::register_snapshot_copy`], or `#[component(snapshot)]` on a
+//! `Copy` type) skip the staging: no `Clone` runs for them, so nothing can
+//! fail half way, and each column is copied from the snapshot straight
+//! into the emptied table with one `memcpy`:
+//!
+//! ```text
+//!  snapshot column ──clone──▶ staged column ──move──▶ table   (Clone types)
+//!  snapshot column ─────────── memcpy ──────────────▶ table   (Copy types)
+//! ```
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -59,7 +70,7 @@ use crate::{
     entity::{Entities, Entity},
     resource::Resource,
     schedule::{InternedScheduleLabel, Schedules},
-    storage::{CloneValuesFn, Column, TableId},
+    storage::{CloneValuesFn, Column, FillValues, TableId},
     utils::DropPanics,
 };
 
@@ -116,6 +127,8 @@ pub struct WorldSnapshot {
 struct Cloned {
     values: Column,
     clone: CloneValuesFn,
+    /// The type is `Copy` ([`SnapshotFns::bitwise`]).
+    bitwise: bool,
 }
 
 impl Cloned {
@@ -127,6 +140,17 @@ impl Cloned {
         let mut column = unsafe { self.values.clone_column(self.clone) };
         column.shift_ticks(delta);
         column
+    }
+
+    /// The values to put into the emptied world: a `Copy` type's straight
+    /// from the snapshot (nothing can panic), any other's cloned now into
+    /// a column of their own (a panic leaves the world untouched).
+    fn stage(&self, delta: u32) -> FillValues<'_> {
+        if self.bitwise {
+            FillValues::Copied(&self.values, delta)
+        } else {
+            FillValues::Moved(self.clone_again(delta))
+        }
     }
 }
 
@@ -271,6 +295,53 @@ impl World {
         id
     }
 
+    /// [`World::register_snapshot`] for a `Copy` component: its values are
+    /// copied bitwise, a whole column at a time, and a restore writes them
+    /// straight into the world (no `Clone` runs, so none can panic half
+    /// way). `#[component(snapshot)]` on a `Copy` type that is not generic
+    /// picks this path by itself.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// #[derive(Component, Clone, Copy, PartialEq, Debug)]
+    /// struct Position(f32, f32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_snapshot_copy::<Position>();
+    /// let e = world.spawn(Position(1.0, 2.0)).id();
+    /// let snapshot = world.snapshot();
+    /// world.get_mut::<Position>(e).unwrap().0 = 9.0;
+    /// world.restore(&snapshot).unwrap();
+    /// assert_eq!(world.get::<Position>(e), Some(&Position(1.0, 2.0)));
+    /// ```
+    pub fn register_snapshot_copy<T: Component + Copy>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshot_fns.set(id, SnapshotBehavior::copied::<T>());
+        id
+    }
+
+    /// [`World::register_snapshot_copy`], and `T`'s values take part in
+    /// [`World::checksum`] through their `Hash`.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// #[derive(Component, Clone, Copy, Hash)]
+    /// struct Cell(i32, i32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_snapshot_copy_hashed::<Cell>();
+    /// let e = world.spawn(Cell(0, 0)).id();
+    /// let before = world.checksum();
+    /// world.get_mut::<Cell>(e).unwrap().1 = 5;
+    /// assert_ne!(world.checksum(), before);
+    /// ```
+    pub fn register_snapshot_copy_hashed<T: Component + Copy + Hash>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshot_fns
+            .set(id, SnapshotBehavior::copied_hashed::<T>());
+        id
+    }
+
     /// [`World::register_snapshot`], and `T`'s values take part in
     /// [`World::checksum`] through their `Hash`.
     pub fn register_snapshot_hashed<T: Component + Clone + Hash>(&mut self) -> ComponentId {
@@ -319,6 +390,7 @@ impl World {
                             // component's type.
                             values: unsafe { column.clone_column(fns.clone_values) },
                             clone: fns.clone_values,
+                            bitwise: fns.bitwise,
                         })
                     })
                     .collect(),
@@ -337,6 +409,7 @@ impl World {
                         // SAFETY: as above.
                         values: unsafe { set.column().clone_column(fns.clone_values) },
                         clone: fns.clone_values,
+                        bitwise: fns.bitwise,
                     },
                 })
             })
@@ -374,6 +447,7 @@ impl World {
                         )
                     },
                     clone: fns.clone_values,
+                    bitwise: fns.bitwise,
                 })
             });
             resources.push((id, value));
@@ -430,21 +504,21 @@ impl World {
             .get()
             .wrapping_sub(snapshot.change_tick.get());
         // Clones first: a panic here leaves the world as it was.
-        let mut staged: Vec<Vec<Option<Column>>> = snapshot
+        let mut staged: Vec<Vec<Option<FillValues<'_>>>> = snapshot
             .tables
             .iter()
             .map(|table| {
                 table
                     .columns
                     .iter()
-                    .map(|column| column.as_ref().map(|c| c.clone_again(delta)))
+                    .map(|column| column.as_ref().map(|c| c.stage(delta)))
                     .collect()
             })
             .collect();
-        let staged_sparse: Vec<Column> = snapshot
+        let staged_sparse: Vec<FillValues<'_>> = snapshot
             .sparse_sets
             .iter()
-            .map(|set| set.values.clone_again(delta))
+            .map(|set| set.values.stage(delta))
             .collect();
         let mut staged_resources: Vec<(ComponentId, Option<Column>)> = snapshot
             .resources
@@ -470,7 +544,7 @@ impl World {
                     column.push(current.get_data_unchecked(source.row), ticks);
                 }
             }
-            staged[plan.table][plan.position] = Some(column);
+            staged[plan.table][plan.position] = Some(FillValues::Moved(column));
         }
         let mut moved_sparse = Vec::with_capacity(sparse_plans.len());
         for plan in &sparse_plans {
@@ -489,7 +563,7 @@ impl World {
                     column.push(current.get_data_unchecked(row), ticks);
                 }
             }
-            moved_sparse.push(column);
+            moved_sparse.push(FillValues::Moved(column));
         }
 
         for (index, table) in self.storages.tables.iter_mut().enumerate() {
@@ -503,12 +577,13 @@ impl World {
         }
 
         for (index, (table, columns)) in snapshot.tables.iter().zip(staged).enumerate() {
-            let columns: Vec<Column> = columns
+            let columns: Vec<FillValues<'_>> = columns
                 .into_iter()
-                .map(|c| c.expect("every column is staged: cloned or moved"))
+                .map(|c| c.expect("every column is staged: cloned, copied or moved"))
                 .collect();
             // SAFETY: the table was emptied above; each staged column holds
-            // one value of its position's component per snapshot entity.
+            // one value of its position's component per snapshot entity,
+            // and copies only values of `Copy` types (`Cloned::stage`).
             unsafe { self.storages.tables[TableId::new(index)].fill(&table.entities, columns) };
         }
         for (set, values) in snapshot.sparse_sets.iter().zip(staged_sparse) {
@@ -517,7 +592,8 @@ impl World {
                 .sparse_sets
                 .get_mut(set.id)
                 .expect("a sparse set, once made, stays");
-            // SAFETY: emptied above; one cloned value per distinct entity.
+            // SAFETY: emptied above; one cloned value per distinct entity,
+            // copied only for `Copy` types.
             unsafe { target.fill(&set.entities, values) };
         }
         for (plan, values) in sparse_plans.iter().zip(moved_sparse) {

@@ -571,8 +571,11 @@ fn commit<E: serde::de::Error>(
             world.entities.reserve_entities(count).collect()
         };
     world.flush_entities();
-    for (&from, &to) in saved.iter().zip(&ids) {
-        map.insert(from, to);
+    // Kept ids are already mapped to themselves, by the check above.
+    if ids != saved {
+        for (&from, &to) in saved.iter().zip(&ids) {
+            map.insert(from, to);
+        }
     }
     // Kept ids need no remapping: a reference names what it named when
     // saved (and mapping would take an index from the allocator).
