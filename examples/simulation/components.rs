@@ -26,6 +26,11 @@ pub struct Age {
     pub lifespan: u32,
 }
 
+/// Where the animal's random draws start: given at birth, so what it does
+/// depends on the seed alone, not on the id the ECS gave it.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct RandomKey(pub u64);
+
 /// The spatial-grid cell the animal was in when it last moved (`u32::MAX`
 /// until `update_cells` first sees it).
 #[derive(Component, Clone, Copy, Debug)]
@@ -73,6 +78,7 @@ pub struct Body {
     pub position: Position,
     pub energy: Energy,
     pub age: Age,
+    pub key: RandomKey,
 }
 
 #[derive(Bundle)]

@@ -72,31 +72,35 @@
 //! # Determinism
 //!
 //! A run depends only on its flags. Systems draw chance from
-//! `(seed, entity, frame)`, never from a shared generator, so the order in
+//! `(seed, animal, frame)`, never from a shared generator, so the order in
 //! which threads visit entities does not matter: the fingerprint printed at
-//! the end is the same with and without `--single-threaded`.
+//! the end is the same with and without `--single-threaded`. An animal is
+//! known by its `RandomKey`, drawn at birth, rather than by its `Entity`, so
+//! a run does not depend on how the ECS numbers entities either: the same
+//! systems on bevy_ecs (`benches/compare`, the `simulation` row) end with
+//! the same fingerprint.
 //!
 //! # Where things are
 //!
 //! `components.rs` (components, bundles, the `Pregnant` hook),
 //! `species.rs` (traits and constants), `resources.rs` and `grid.rs`
-//! (resources and the spatial index), `rng.rs` (per-entity randomness),
-//! `systems.rs` (the systems and `build_schedule`), `report.rs` (the
-//! printed summary and the picture); this file parses the flags, sets the
-//! world up and runs the frames.
+//! (resources and the spatial index), `rng.rs` (per-animal randomness),
+//! `systems.rs` (the systems and `build_schedule`), `meadow.rs` (setting
+//! the world up, and the fingerprint), `report.rs` (the printed summary
+//! and the picture); this file parses the flags and runs the frames.
 
 // A system's signature spelling out its queries is the point here.
 #![allow(clippy::type_complexity)]
 
 mod components;
 mod grid;
+mod meadow;
 mod report;
 mod resources;
 mod rng;
 mod species;
 mod systems;
 
-use std::f32::consts::TAU;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -104,11 +108,9 @@ use clap::Parser;
 use ecs::prelude::*;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use components::{Age, Body, Eaten, Energy, Fox, FoxBundle, Position, Rabbit, RabbitBundle};
+use meadow::populate;
 use report::{print_populations, print_timings, render};
-use resources::{Census, Clock, FoxGrid, History, Pasture, RabbitGrid, Settings};
-use rng::Rng;
-use species::{Traits, CELL_SIZE, DENSITY, DEN_RADIUS, DEN_SIZE, FOX, RABBIT, TILE_SIZE};
+use resources::{History, Settings};
 use systems::{build_schedule, Frame};
 
 /// Rabbits and foxes on a meadow: an ecosystem simulation.
@@ -138,77 +140,11 @@ struct Args {
     single_threaded: bool,
 }
 
-fn populate(world: &mut World, args: &Args) {
-    let cells = ((args.entities as f32 / DENSITY).sqrt() / CELL_SIZE)
-        .round()
-        .max(3.0) as u32;
-    let size = cells as f32 * CELL_SIZE;
-    let side = (size / TILE_SIZE) as u32;
-    let mut rng = Rng(args.seed);
-    let grass = (0..side * side).map(|_| rng.range(0.2, 1.0)).collect();
-    world.insert_resource(Pasture { side, grass });
-    let settings = Settings {
-        seed: args.seed,
-        size,
-        cells,
-    };
-    world.init_resource::<Clock>();
-    world.init_resource::<RabbitGrid>();
-    world.init_resource::<FoxGrid>();
-    world.init_resource::<Census>();
-    world.init_resource::<History>();
-
-    // Rabbits all over the meadow; foxes in a few dens, from where they
-    // spread. Ages spread over the lifespan, so deaths start at once.
-    let body = |t: &Traits, rng: &mut Rng, x: f32, y: f32| {
-        let lifespan = rng.range(t.lifespan.0 as f32, t.lifespan.1 as f32) as u32;
-        let (frames, energy) = (rng.below(lifespan), rng.range(0.4, 0.9) * t.max_energy);
-        let (x, y) = (settings.wrap(x), settings.wrap(y));
-        Body {
-            position: Position { x, y },
-            energy: Energy(energy),
-            age: Age { frames, lifespan },
-        }
-    };
-    let foxes = args.entities / 12;
-    let rabbits: Vec<_> = (foxes..args.entities)
-        .map(|_| {
-            let (x, y) = (rng.range(0.0, size), rng.range(0.0, size));
-            let body = body(&RABBIT, &mut rng, x, y);
-            RabbitBundle {
-                rabbit: Rabbit,
-                body,
-            }
-        })
-        .collect();
-    let dens: Vec<_> = (0..foxes.div_ceil(DEN_SIZE))
-        .map(|_| (rng.range(0.0, size), rng.range(0.0, size)))
-        .collect();
-    let foxes: Vec<_> = (0..foxes)
-        .map(|i| {
-            let (x, y) = dens[(i / DEN_SIZE) as usize];
-            let (angle, r) = (rng.range(0.0, TAU), DEN_RADIUS * rng.range(0.0, 1.0).sqrt());
-            let body = body(&FOX, &mut rng, x + r * angle.cos(), y + r * angle.sin());
-            FoxBundle { fox: Fox, body }
-        })
-        .collect();
-    world.add_message::<Eaten>();
-    world.spawn_batch(rabbits);
-    world.spawn_batch(foxes);
-    world.insert_resource(settings);
-
-    // Observers added after the first animals count only births and deaths.
-    world.add_observer(|_: On<Add<Rabbit>>, mut census: ResMut<Census>| census.rabbits.born += 1);
-    world.add_observer(|_: On<Add<Fox>>, mut census: ResMut<Census>| census.foxes.born += 1);
-    world.add_observer(|_: On<Despawn<Rabbit>>, mut c: ResMut<Census>| c.rabbits.died += 1);
-    world.add_observer(|_: On<Despawn<Fox>>, mut census: ResMut<Census>| census.foxes.died += 1);
-}
-
 fn main() {
     let args = Args::parse();
     let mut world = World::new();
     let setup = Instant::now();
-    populate(&mut world, &args);
+    populate(&mut world, args.entities, args.seed);
     let Settings { size, cells, .. } = *world.resource::<Settings>();
     println!(
         "{} animals on a {size}x{size} meadow ({} grid cells), seed {}, set up in {:.0?}",
@@ -218,7 +154,9 @@ fn main() {
         setup.elapsed()
     );
 
-    world.add_schedule(build_schedule(args.single_threaded));
+    let mut schedule = build_schedule(args.single_threaded);
+    schedule.set_timing(true);
+    world.add_schedule(schedule);
     let bar = ProgressBar::new(u64::from(args.frames)).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {msg} [{elapsed}, eta {eta}]")
             .expect("a valid template"),

@@ -6,9 +6,9 @@ use std::time::Duration;
 use ecs::prelude::*;
 use image::{Rgb, RgbImage};
 
-use crate::components::{Animal, Energy, Fox, Position, Rabbit};
+use crate::components::{Fox, Position, Rabbit};
+use crate::meadow::fingerprint;
 use crate::resources::{Census, History, Pasture, Sample, Settings};
-use crate::rng::Rng;
 
 pub fn print_timings(schedule: &Schedule, wall: Duration, frames: u32) {
     let timings = schedule.system_timings();
@@ -90,21 +90,6 @@ pub fn print_populations(world: &mut World) {
         "fingerprint of the final state: {:016x}",
         fingerprint(world)
     );
-}
-
-/// A hash of every animal's position and energy. Order-independent, so it
-/// does not depend on where entities are stored.
-fn fingerprint(world: &mut World) -> u64 {
-    let mut animals = world.query_filtered::<(Entity, &Position, &Energy), With<Animal>>();
-    animals.iter(world).fold(0u64, |sum, (e, p, energy)| {
-        let bits = [p.x.to_bits(), p.y.to_bits(), energy.0.to_bits()];
-        // Wrapping: a hash, so overflow is expected (and must not panic in debug builds).
-        let mut rng = Rng(e.to_bits()
-            ^ bits.iter().fold(0u64, |h, &b| {
-                h.wrapping_mul(0x1_0000_0001).wrapping_add(u64::from(b))
-            }));
-        sum.wrapping_add(rng.next_u64())
-    })
 }
 
 const MAP: u32 = 512;

@@ -1,18 +1,18 @@
-//! Deterministic randomness: a generator per entity and frame, so the order
+//! Deterministic randomness: a generator per animal and frame, so the order
 //! in which threads visit entities does not change a run.
 
-use ecs::prelude::*;
+use crate::components::RandomKey;
 
 /// SplitMix64: tiny, and good enough for a simulation.
 pub struct Rng(pub u64);
 
 impl Rng {
-    /// A generator for one entity in one frame: the same numbers whichever
+    /// A generator for one animal in one frame: the same numbers whichever
     /// thread asks.
-    pub fn for_entity(seed: u64, entity: Entity, frame: u32, stream: u64) -> Rng {
+    pub fn for_animal(seed: u64, animal: RandomKey, frame: u32, stream: u64) -> Rng {
         let key = (u64::from(frame) << 8) | stream;
         Rng(seed
-            ^ entity.to_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ animal.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ key.wrapping_mul(0xD1B5_4A32_D192_ED03))
     }
 

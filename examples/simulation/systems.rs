@@ -108,7 +108,13 @@ pub fn wander(velocity: &Velocity, rng: &mut Rng, speed: f32) -> Velocity {
 /// Flee; or graze; or go where the grass looks best.
 pub fn steer_rabbits(
     mut rabbits: Query<
-        (Entity, &Position, &Energy, &mut Velocity, Option<&Fleeing>),
+        (
+            &RandomKey,
+            &Position,
+            &Energy,
+            &mut Velocity,
+            Option<&Fleeing>,
+        ),
         (With<Rabbit>, Without<Fox>),
     >,
     pasture: Res<Pasture>,
@@ -118,8 +124,8 @@ pub fn steer_rabbits(
     let (pasture, settings, frame) = (&*pasture, &*settings, clock.frame);
     rabbits
         .par_iter_mut()
-        .for_each(|(rabbit, &p, energy, mut velocity, fleeing)| {
-            let mut rng = Rng::for_entity(settings.seed, rabbit, frame, WANDER);
+        .for_each(|(&rabbit, &p, energy, mut velocity, fleeing)| {
+            let mut rng = Rng::for_animal(settings.seed, rabbit, frame, WANDER);
             if let Some(fleeing) = fleeing {
                 let (dx, dy) = settings.delta(fleeing.from, p);
                 let jitter = rng.range(-0.3, 0.3);
@@ -150,7 +156,7 @@ pub fn steer_rabbits(
 /// `steer_rabbits`', so the two may write `Velocity` at the same time.
 pub fn steer_foxes(
     mut foxes: Query<
-        (Entity, &Position, &Cell, &mut Velocity, Has<Hungry>),
+        (&RandomKey, &Position, &Cell, &mut Velocity, Has<Hungry>),
         (With<Fox>, Without<Rabbit>),
     >,
     rabbits: Res<RabbitGrid>,
@@ -160,14 +166,14 @@ pub fn steer_foxes(
     let (rabbits, settings, frame) = (&rabbits.0, &*settings, clock.frame);
     foxes
         .par_iter_mut()
-        .for_each(|(fox, &p, cell, mut velocity, hungry)| {
+        .for_each(|(&fox, &p, cell, mut velocity, hungry)| {
             if !hungry {
                 *velocity = Velocity::default();
             } else if let Some(prey) = rabbits.nearest(settings, p, cell.0, CELL_SIZE) {
                 let (dx, dy) = settings.delta(p, prey);
                 *velocity = head_towards(dx, dy, FOX.sprint);
             } else {
-                let mut rng = Rng::for_entity(settings.seed, fox, frame, WANDER);
+                let mut rng = Rng::for_animal(settings.seed, fox, frame, WANDER);
                 *velocity = wander(&velocity, &mut rng, FOX.speed);
             }
         });
@@ -250,16 +256,23 @@ pub fn hunt(
 
 pub fn give_birth(
     mut commands: Commands,
-    mut mothers: Query<(Entity, &Position, &mut Energy, &Pregnant, Has<Fox>)>,
+    mut mothers: Query<(
+        Entity,
+        &RandomKey,
+        &Position,
+        &mut Energy,
+        &Pregnant,
+        Has<Fox>,
+    )>,
     settings: Res<Settings>,
     clock: Res<Clock>,
 ) {
-    for (mother, &p, mut energy, pregnant, is_fox) in &mut mothers {
+    for (mother, &key, &p, mut energy, pregnant, is_fox) in &mut mothers {
         if pregnant.due > clock.frame {
             continue;
         }
         let t = traits(is_fox);
-        let mut rng = Rng::for_entity(settings.seed, mother, clock.frame, BIRTH);
+        let mut rng = Rng::for_animal(settings.seed, key, clock.frame, BIRTH);
         for _ in 0..=rng.below(t.litter) {
             let x = settings.wrap(p.x + rng.range(-1.0, 1.0));
             let y = settings.wrap(p.y + rng.range(-1.0, 1.0));
@@ -270,6 +283,7 @@ pub fn give_birth(
                     frames: 0,
                     lifespan: rng.range(t.lifespan.0 as f32, t.lifespan.1 as f32) as u32,
                 },
+                key: RandomKey(rng.next_u64()),
             };
             if is_fox {
                 commands.spawn(FoxBundle { fox: Fox, body });
@@ -287,15 +301,18 @@ pub fn give_birth(
 
 pub fn conceive(
     mut commands: Commands,
-    animals: Query<(Entity, &Energy, &Age, Has<Fox>), (With<Animal>, Without<Pregnant>)>,
+    animals: Query<
+        (Entity, &RandomKey, &Energy, &Age, Has<Fox>),
+        (With<Animal>, Without<Pregnant>),
+    >,
     settings: Res<Settings>,
     clock: Res<Clock>,
 ) {
-    for (animal, energy, age, is_fox) in &animals {
+    for (animal, &key, energy, age, is_fox) in &animals {
         let t = traits(is_fox);
         if age.frames >= t.maturity
             && energy.0 >= t.fertile
-            && Rng::for_entity(settings.seed, animal, clock.frame, BREED).range(0.0, 1.0)
+            && Rng::for_animal(settings.seed, key, clock.frame, BREED).range(0.0, 1.0)
                 < t.conception_chance
         {
             let due = clock.frame + t.gestation;
@@ -429,6 +446,5 @@ pub fn build_schedule(single_threaded: bool) -> Schedule {
             .chain()
             .in_set(Stage::Stats),
     ));
-    schedule.set_timing(true);
     schedule
 }

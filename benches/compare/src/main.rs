@@ -23,6 +23,25 @@ mod hecs_lib;
 mod patterns;
 mod report;
 mod save_load;
+mod simulation;
+
+// The `simulation` example's modules, for the `simulation` scenario: they
+// name each other `crate::..`, so they sit at the crate root. The report,
+// the picture and the flags stay in the example.
+#[path = "../../../examples/simulation/components.rs"]
+mod components;
+#[path = "../../../examples/simulation/grid.rs"]
+mod grid;
+#[path = "../../../examples/simulation/meadow.rs"]
+mod meadow;
+#[path = "../../../examples/simulation/resources.rs"]
+mod resources;
+#[path = "../../../examples/simulation/rng.rs"]
+mod rng;
+#[path = "../../../examples/simulation/species.rs"]
+mod species;
+#[path = "../../../examples/simulation/systems.rs"]
+mod systems;
 
 use ecs_scenarios::{floor, ours};
 
@@ -295,6 +314,16 @@ fn scenarios() -> Vec<Scenario> {
             cases: vec![
                 (Lib::Ours, ecs_scenarios::snapshot::ours as Build),
                 (Lib::Floor, ecs_scenarios::snapshot::floor as Build),
+            ],
+        },
+        Scenario {
+            name: "simulation",
+            what: "10 frames of the `simulation` example (20,000 animals at the start, seed 1, multi-threaded executor; the world runs on from batch to batch), the same systems ported to bevy_ecs",
+            peers: &[Bevy],
+            target: Target::Peer(0.8),
+            cases: vec![
+                (Lib::Ours, simulation::ours::simulation as Build),
+                (Lib::Bevy, simulation::on_bevy::simulation as Build),
             ],
         },
     ]
