@@ -5,7 +5,7 @@ use std::f32::consts::{FRAC_PI_4, TAU};
 
 use ecs::message::message_update_system;
 use ecs::prelude::*;
-use ecs::schedule::ExecutorKind;
+use ecs::schedule::SingleThreadedExecutor;
 
 use crate::components::*;
 use crate::resources::*;
@@ -404,7 +404,7 @@ pub enum Stage {
 pub fn build_schedule(single_threaded: bool) -> Schedule {
     let mut schedule = Schedule::new(Frame);
     if single_threaded {
-        schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+        schedule.set_executor(SingleThreadedExecutor::new());
     }
     schedule.configure_sets(
         (

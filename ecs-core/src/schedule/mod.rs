@@ -48,6 +48,7 @@ mod condition;
 mod config;
 mod error;
 mod executor;
+mod executors;
 mod graph;
 mod label;
 mod schedule_graph;
@@ -68,6 +69,7 @@ pub use config::{
     ScheduleConfig, ScheduleConfigTupleMarker, ScheduleConfigs,
 };
 pub use error::ScheduleBuildError;
+pub use executors::{MultiThreadedExecutor, SingleThreadedExecutor, SystemExecutor};
 pub use label::{DynEq, InternedScheduleLabel, ScheduleLabel};
 pub use schedule_graph::{NodeId, ProcessScheduleConfig, ScheduleGraph, SystemKey, SystemSetKey};
 pub use schedules::Schedules;
@@ -228,9 +230,9 @@ impl Schedule {
         self.label
     }
 
-    /// Chooses how the systems run. bevy's `set_executor` takes an executor
-    /// value; this crate has two built-in executors, named by
-    /// [`ExecutorKind`], and no executor trait to implement.
+    /// Chooses how the systems run: one of the two built-in executors,
+    /// named by [`ExecutorKind`] ([`Schedule::set_executor`] takes bevy's
+    /// executor values instead).
     ///
     /// ```
     /// use ecs::prelude::*;

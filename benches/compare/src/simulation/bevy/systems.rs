@@ -5,8 +5,7 @@ use std::f32::consts::{FRAC_PI_4, TAU};
 
 use bevy_ecs::message::message_update_system;
 use bevy_ecs::prelude::*;
-// Porting: bevy's prelude has no `ScheduleLabel`; bevy 0.20 picks an
-// executor by value (`set_executor`), ours by `ExecutorKind`.
+// Porting: bevy's prelude has no `ScheduleLabel`.
 use bevy_ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
 
 use super::components::*;
