@@ -348,6 +348,36 @@ impl Entities {
         &mut unsafe { self.meta.get_unchecked_mut(index as usize) }.location
     }
 
+    /// Sets the locations of `moved`, live entities now at consecutive rows
+    /// of one archetype and table: the `i`-th at archetype row
+    /// `first_archetype_row + i` and table row `first_table_row + i`.
+    ///
+    /// # Safety
+    /// Every entity of `moved` is live, and its data is where its new
+    /// location says by the time the world is next read.
+    pub(crate) unsafe fn set_run(
+        &mut self,
+        moved: &[Entity],
+        archetype_id: ArchetypeId,
+        first_archetype_row: usize,
+        table_id: TableId,
+        first_table_row: usize,
+    ) {
+        // One slice for the whole run: the loop then keeps its base in a
+        // register instead of reloading it after every store.
+        let meta = self.meta.as_mut_slice();
+        for (i, entity) in moved.iter().enumerate() {
+            debug_assert!((entity.index() as usize) < meta.len());
+            // SAFETY: `entity` is live (caller), and live indices are
+            // within `meta`.
+            let slot = &mut unsafe { meta.get_unchecked_mut(entity.index() as usize) }.location;
+            slot.archetype_id = archetype_id;
+            slot.archetype_row = ArchetypeRow::new(first_archetype_row + i);
+            slot.table_id = table_id;
+            slot.table_row = TableRow::new(first_table_row + i);
+        }
+    }
+
     /// Reserves room for `additional` brand-new entities.
     pub fn reserve(&mut self, additional: u32) {
         self.verify_flushed();

@@ -33,7 +33,6 @@
 //! entity either unchanged (phase 1) or fully changed (phase 3).
 
 use crate::{
-    archetype::ArchetypeRow,
     archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
     bundle::{
         fire_after_insert, fire_before_remove, fire_before_replace, insert_bundle, move_and_write,
@@ -547,6 +546,9 @@ fn insert_whole_tables<B: Bundle>(
             written: 0,
         });
         let MadeRun { tails, written, .. } = made.runs.last_mut().expect("pushed above");
+        // A slice of its own: the loop's stores go through raw pointers, so
+        // the compiler would reload a `Vec`'s pointer and length each row.
+        let tails: &[ColumnTail] = tails;
         for (i, &entity) in old_table.entities().iter().enumerate() {
             let value = make(entity);
             let mut sink = FillSink {
@@ -800,17 +802,14 @@ fn set_moved_locations(
     let table_id = target.table_id();
     let moved = &world.storages.tables[table_id].entities()[start..start + n];
     let first_row = target.allocate_moved(moved, start);
-    for (i, &entity) in moved.iter().enumerate() {
-        let location = EntityLocation {
-            archetype_id: to,
-            archetype_row: ArchetypeRow::new(first_row + i),
-            table_id,
-            table_row: TableRow::new(start + i),
-        };
-        // SAFETY: `entity` is live, and its values are now at `location`
-        // (moved to row `start + i` of the target table, in row order).
-        unsafe { world.entities.set(entity.index(), location) };
-    }
+    // SAFETY: the moved entities are live, and their values are now at
+    // rows `start..start + n` of the target table, in order, and at the
+    // archetype rows `allocate_moved` gave from `first_row` on.
+    unsafe {
+        world
+            .entities
+            .set_run(moved, to, first_row, table_id, start)
+    };
 }
 
 /// Removes the bundle `bundle_id` from the groups' entities.
