@@ -150,7 +150,8 @@ pub fn console_table(rows: &[Row]) -> String {
     }
     let _ = writeln!(
         out,
-        "± is half the interquartile range of the samples; iters is the batch size of one sample; * ran, but is not a peer \
+        "± is half the interquartile range of the samples; a ratio is the median of the rounds' own ratios (each round times \
+         every library once), not the ratio of the medians shown; iters is the batch size of one sample; * ran, but is not a peer \
          (hecs has no scheduler: its schedule is the three loops run one after the other)."
     );
     out
