@@ -14,6 +14,7 @@ use common::integrity::integrity;
 use common::panics::expect_panic;
 use ecs::message::{message_update_system, MessageCursor, MessageRegistry, ShouldUpdateMessages};
 use ecs::prelude::*;
+use ecs::system::RunSystemError;
 
 #[derive(Message, Debug, Clone, Copy, PartialEq, Default)]
 struct Hit(u32);
@@ -485,21 +486,51 @@ fn fixed_step_updating_after_a_step_ran_delivers_exactly_once() {
 struct Unregistered;
 
 #[test]
-fn an_unregistered_reader_panics_naming_the_message_and_system() {
+fn an_unregistered_message_parameter_fails_validation_naming_the_message_and_system() {
     fn listen(mut r: MessageReader<Unregistered>) {
         r.clear();
     }
     let mut world = World::new();
-    let message = expect_panic(|| world.run_system_once(listen));
+    let Err(RunSystemError::Failed(error)) = world.run_system_once(listen) else {
+        panic!("an unregistered reader fails validation");
+    };
+    let message = error.to_string();
     assert!(message.contains("messages::Unregistered"), "{message}");
     assert!(message.contains("listen"), "{message}");
     assert!(message.contains("add_message"), "{message}");
-    let message = expect_panic(|| {
-        world.run_system_once(|mut w: MessageWriter<Unregistered>| {
-            w.write(Unregistered);
-        })
+    let writer = world.run_system_once(|mut w: MessageWriter<Unregistered>| {
+        w.write(Unregistered);
     });
+    let Err(RunSystemError::Failed(error)) = writer else {
+        panic!("an unregistered writer fails validation");
+    };
+    assert!(
+        error.to_string().contains("messages::Unregistered"),
+        "{error}"
+    );
+    let mutator = world.run_system_once(|mut m: MessageMutator<Unregistered>| m.clear());
+    assert!(matches!(mutator, Err(RunSystemError::Failed(_))));
+    // In a schedule, the default error handler panics with the same text.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(listen);
+    let message = expect_panic(|| schedule.run(&mut world));
     assert!(message.contains("messages::Unregistered"), "{message}");
+    assert!(message.contains("listen"), "{message}");
+}
+
+#[test]
+fn optional_message_parameters_of_an_unregistered_type_are_none() {
+    let mut world = World::new();
+    let reader = world.run_system_once(|r: Option<MessageReader<Unregistered>>| r.is_none());
+    let writer = world.run_system_once(|w: Option<MessageWriter<Unregistered>>| w.is_none());
+    let mutator = world.run_system_once(|m: Option<MessageMutator<Unregistered>>| m.is_none());
+    assert!(reader.unwrap() && writer.unwrap() && mutator.unwrap());
+    world.add_message::<Unregistered>();
+    world.write_message(Unregistered);
+    let read = world
+        .run_system_once(|r: Option<MessageReader<Unregistered>>| r.map(|mut r| r.read().count()))
+        .unwrap();
+    assert_eq!(read, Some(1));
 }
 
 #[test]

@@ -17,7 +17,10 @@ use crate::{
     change_detection::Tick,
     component::ComponentId,
     query::FilteredAccess,
-    system::{Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam},
+    system::{
+        Local, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam,
+        SystemParamValidationError,
+    },
     world::{UnsafeWorldCell, World},
 };
 
@@ -53,40 +56,40 @@ fn init_cursor<M: Message>(world: &mut World, meta: &mut SystemMeta) -> CursorSt
     cursor
 }
 
-/// Panics for a parameter of a message type that is not registered.
+/// The validation error of the parameter `P` (a `kind` of `M`) when `M`
+/// is not registered, naming the message type and the system.
 #[cold]
-#[track_caller]
-fn unregistered<M: Message>(kind: &str, meta: &SystemMeta) -> ! {
-    panic!(
+fn unregistered<P, M: Message>(kind: &str, meta: &SystemMeta) -> SystemParamValidationError {
+    SystemParamValidationError::invalid::<P>(format!(
         "message `{}` used by a `{kind}` in system `{}` is not registered: call \
          `world.add_message::<{0}>()` (or `MessageRegistry::register_message`) before running it",
         type_name::<M>(),
         meta.name()
-    )
+    ))
 }
 
-/// Fetches `Messages<M>` for reading, panicking with the message type's
-/// name when it is not registered.
+/// Fetches `Messages<M>` for reading for the parameter `P`, a `kind`; a
+/// validation error naming the message type when it is not registered.
 ///
 /// # Safety
 /// As [`SystemParam::get_param`], with `id` recorded as read by `meta`.
-unsafe fn fetch<'w, M: Message>(
+unsafe fn fetch<'w, P, M: Message>(
     id: &mut ComponentId,
     meta: &SystemMeta,
     world: UnsafeWorldCell<'w>,
     change_tick: Tick,
     kind: &str,
-) -> Res<'w, Messages<M>> {
+) -> Result<Res<'w, Messages<M>>, SystemParamValidationError> {
     // SAFETY: the caller recorded a read of `id`, `Messages<M>`'s id.
     let found = unsafe { Option::<Res<Messages<M>>>::get_param(id, meta, world, change_tick) };
     match found {
-        Some(messages) => messages,
+        Some(messages) => Ok(messages),
         // A resource taken by `resource_scope` gets `Res`'s own panic, which says so.
         None if world.resource_is_scoped(std::any::TypeId::of::<Messages<M>>()) => {
             // SAFETY: as above.
-            unsafe { Res::<Messages<M>>::get_param(id, meta, world, change_tick) }
+            Ok(unsafe { Res::<Messages<M>>::get_param(id, meta, world, change_tick) })
         }
-        None => unregistered::<M>(kind, meta),
+        None => Err(unregistered::<P, M>(kind, meta)),
     }
 }
 
@@ -94,23 +97,30 @@ unsafe fn fetch<'w, M: Message>(
 ///
 /// # Safety
 /// As [`SystemParam::get_param`], with `id` recorded as written by `meta`.
-unsafe fn fetch_mut<'w, M: Message>(
+unsafe fn fetch_mut<'w, P, M: Message>(
     id: &mut ComponentId,
     meta: &SystemMeta,
     world: UnsafeWorldCell<'w>,
     change_tick: Tick,
     kind: &str,
-) -> ResMut<'w, Messages<M>> {
+) -> Result<ResMut<'w, Messages<M>>, SystemParamValidationError> {
     // SAFETY: the caller recorded a write of `id`, `Messages<M>`'s id.
     let found = unsafe { Option::<ResMut<Messages<M>>>::get_param(id, meta, world, change_tick) };
     match found {
-        Some(messages) => messages,
+        Some(messages) => Ok(messages),
         None if world.resource_is_scoped(std::any::TypeId::of::<Messages<M>>()) => {
             // SAFETY: as above.
-            unsafe { ResMut::<Messages<M>>::get_param(id, meta, world, change_tick) }
+            Ok(unsafe { ResMut::<Messages<M>>::get_param(id, meta, world, change_tick) })
         }
-        None => unregistered::<M>(kind, meta),
+        None => Err(unregistered::<P, M>(kind, meta)),
     }
+}
+
+/// Panics with a parameter's validation error (`get_param`'s way of
+/// failing).
+#[track_caller]
+fn or_panic<T>(result: Result<T, SystemParamValidationError>) -> T {
+    result.unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// Reads the messages of type `M` its system has not read yet, oldest
@@ -121,8 +131,10 @@ unsafe fn fetch_mut<'w, M: Message>(
 /// [`MessageWriter`] or [`MessageMutator`] of that type. A reader and a
 /// writer of one type in one system conflict (initialising the system
 /// panics, naming `Messages<M>`), as in bevy: use a [`MessageMutator`].
-/// Running a system whose message type is not registered panics, naming
-/// it and the system.
+/// A system whose message type is not registered fails parameter
+/// validation, naming it and the system (`run_system_once` returns the
+/// error; in a schedule the default error handler panics with it), and an
+/// `Option<MessageReader<M>>` is `None`, as in bevy.
 ///
 /// ```
 /// use ecs::prelude::*;
@@ -223,17 +235,28 @@ unsafe impl<M: Message> SystemParam for MessageReader<'_, '_, M> {
     }
 
     unsafe fn get_param<'w, 's>(
-        (cursor, id): &'s mut Self::State,
+        state: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> MessageReader<'w, 's, M> {
-        MessageReader {
+        // SAFETY: forwarded.
+        or_panic(unsafe { Self::try_get_param(state, meta, world, change_tick) })
+    }
+
+    unsafe fn try_get_param<'w, 's>(
+        (cursor, id): &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Result<MessageReader<'w, 's, M>, SystemParamValidationError> {
+        // SAFETY: `init_state` recorded the read of `id`.
+        let messages = unsafe { fetch::<Self, M>(id, meta, world, change_tick, "MessageReader") }?;
+        Ok(MessageReader {
             // SAFETY: the cursor is this parameter's own state.
             reader: unsafe { Local::get_param(cursor, meta, world, change_tick) },
-            // SAFETY: `init_state` recorded the read of `id`.
-            messages: unsafe { fetch::<M>(id, meta, world, change_tick, "MessageReader") },
-        }
+            messages,
+        })
     }
 }
 
@@ -245,8 +268,9 @@ unsafe impl<M: Message> ReadOnlySystemParam for MessageReader<'_, '_, M> {}
 /// It holds `Messages<M>` mutably, so two systems writing one type do not
 /// run at once, and two writers (or a writer and a [`MessageReader`]) of
 /// one type in one system conflict: initialising the system panics,
-/// naming `Messages<M>`. Running a system whose message type is not
-/// registered panics, naming it and the system.
+/// naming `Messages<M>`. A system whose message type is not registered
+/// fails parameter validation, naming it and the system, as a
+/// [`MessageReader`]'s does.
 ///
 /// ```
 /// use ecs::prelude::*;
@@ -309,10 +333,20 @@ unsafe impl<M: Message> SystemParam for MessageWriter<'_, M> {
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> Self::Item<'w, 's> {
-        MessageWriter {
-            // SAFETY: `init_state` recorded the write of `id`.
-            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, "MessageWriter") },
-        }
+        // SAFETY: forwarded.
+        or_panic(unsafe { Self::try_get_param(id, meta, world, change_tick) })
+    }
+
+    unsafe fn try_get_param<'w, 's>(
+        id: &'s mut ComponentId,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
+        // SAFETY: `init_state` recorded the write of `id`.
+        let messages =
+            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageWriter") }?;
+        Ok(MessageWriter { messages })
     }
 }
 
@@ -417,16 +451,28 @@ unsafe impl<M: Message> SystemParam for MessageMutator<'_, '_, M> {
     }
 
     unsafe fn get_param<'w, 's>(
-        (cursor, id): &'s mut Self::State,
+        state: &'s mut Self::State,
         meta: &SystemMeta,
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> MessageMutator<'w, 's, M> {
-        MessageMutator {
+        // SAFETY: forwarded.
+        or_panic(unsafe { Self::try_get_param(state, meta, world, change_tick) })
+    }
+
+    unsafe fn try_get_param<'w, 's>(
+        (cursor, id): &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Result<MessageMutator<'w, 's, M>, SystemParamValidationError> {
+        // SAFETY: `init_state` recorded the write of `id`.
+        let messages =
+            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageMutator") }?;
+        Ok(MessageMutator {
             // SAFETY: the cursor is this parameter's own state.
             reader: unsafe { Local::get_param(cursor, meta, world, change_tick) },
-            // SAFETY: `init_state` recorded the write of `id`.
-            messages: unsafe { fetch_mut::<M>(id, meta, world, change_tick, "MessageMutator") },
-        }
+            messages,
+        })
     }
 }
