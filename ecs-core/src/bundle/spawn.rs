@@ -182,14 +182,7 @@ impl<'w> BundleSpawner<'w> {
     #[cold]
     fn spawn_full<B: DynamicBundle>(&mut self, bundle: B) -> (Entity, EntityLocation) {
         if self.has_required {
-            let world = &mut *self.world;
-            let after = world.archetypes[ArchetypeId::EMPTY]
-                .edges()
-                .get_archetype_after_bundle_insert(self.bundle_id)
-                .expect("the spawn edge is cached by `new`");
-            world
-                .value_scratch
-                .make(&after.required_components, &world.components);
+            self.make_required();
         }
         let entity = self.world.entities.alloc();
         let location = self.place(entity);
@@ -197,19 +190,7 @@ impl<'w> BundleSpawner<'w> {
         // SAFETY: `location` is the entity's fresh, last row.
         unsafe { self.write(entity, location, bundle, &mut panics) };
         if self.has_required {
-            let world = &mut *self.world;
-            let table = &mut world.storages.tables[self.table_id];
-            // SAFETY: the archetype holds every required component; the
-            // row being built is the last one.
-            unsafe {
-                world.value_scratch.write(
-                    entity,
-                    table,
-                    &mut world.storages.sparse_sets,
-                    self.change_tick,
-                    &mut panics,
-                );
-            }
+            self.write_required(entity, &mut panics);
         }
         if self.fires_lifecycle {
             fire_after_insert(

@@ -343,9 +343,10 @@ unsafe impl<M: Message> SystemParam for MessageWriter<'_, M> {
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
-        // SAFETY: `init_state` recorded the write of `id`.
-        let messages =
-            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageWriter") }?;
+        let messages = {
+            // SAFETY: `init_state` recorded the write of `id`.
+            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageWriter") }?
+        };
         Ok(MessageWriter { messages })
     }
 }
@@ -466,9 +467,10 @@ unsafe impl<M: Message> SystemParam for MessageMutator<'_, '_, M> {
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> Result<MessageMutator<'w, 's, M>, SystemParamValidationError> {
-        // SAFETY: `init_state` recorded the write of `id`.
-        let messages =
-            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageMutator") }?;
+        let messages = {
+            // SAFETY: `init_state` recorded the write of `id`.
+            unsafe { fetch_mut::<Self, M>(id, meta, world, change_tick, "MessageMutator") }?
+        };
         Ok(MessageMutator {
             // SAFETY: the cursor is this parameter's own state.
             reader: unsafe { Local::get_param(cursor, meta, world, change_tick) },

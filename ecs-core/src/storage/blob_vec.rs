@@ -399,24 +399,9 @@ impl BlobVec {
     /// `dst` holds values of the same type and has room for `self.len()`
     /// more (`dst.len + self.len <= dst.capacity`).
     pub(crate) unsafe fn append_all_into(&mut self, dst: &mut BlobVec) {
-        debug_assert_eq!(self.item_layout, dst.item_layout);
-        let n = self.len;
-        debug_assert!(dst.len + n <= dst.capacity);
-        if self.stride != 0 && n != 0 {
-            // SAFETY: the first `n` items here are initialised; `dst` has
-            // room for `n` more after its `len` (caller); the two are
-            // different vectors, so the ranges do not overlap; the bytes
-            // between items (padding) may be copied uninitialised.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    self.data.as_ptr(),
-                    dst.get_unchecked(dst.len),
-                    n * self.stride,
-                )
-            };
-        }
-        // Lengths move with the values: each value is owned by `dst` alone.
-        dst.len += n;
+        // SAFETY: forwarded; this vector gives up the values copied, each
+        // now owned by `dst` alone.
+        unsafe { self.copy_bytes_onto(dst) };
         self.len = 0;
     }
 
@@ -428,14 +413,28 @@ impl BlobVec {
     /// `dst` holds values of the same `Copy` type and has room for
     /// `self.len()` more (`dst.len + self.len <= dst.capacity`).
     pub(crate) unsafe fn copy_all_into(&self, dst: &mut BlobVec) {
-        debug_assert_eq!(self.item_layout, dst.item_layout);
         debug_assert!(self.drop.is_none(), "`Copy` values need no drop");
+        // SAFETY: forwarded; a bitwise copy of a `Copy` value is a value of
+        // its own, so the values stay valid here too.
+        unsafe { self.copy_bytes_onto(dst) };
+    }
+
+    /// Copies the bytes of every value onto the end of `dst` with one copy
+    /// and counts them in `dst`'s length.
+    ///
+    /// # Safety
+    /// `dst` holds values of the same type and has room for `self.len()`
+    /// more; the caller makes the copies' ownership right (the values
+    /// moved out of here, or `Copy`).
+    unsafe fn copy_bytes_onto(&self, dst: &mut BlobVec) {
+        debug_assert_eq!(self.item_layout, dst.item_layout);
         let n = self.len;
         debug_assert!(dst.len + n <= dst.capacity);
         if self.stride != 0 && n != 0 {
-            // SAFETY: as in `append_all_into`; the values stay valid here
-            // too, since a bitwise copy of a `Copy` value is a value of its
-            // own (caller).
+            // SAFETY: the first `n` items here are initialised; `dst` has
+            // room for `n` more after its `len` (caller); the two are
+            // different vectors, so the ranges do not overlap; the bytes
+            // between items (padding) may be copied uninitialised.
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     self.data.as_ptr(),

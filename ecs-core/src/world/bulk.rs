@@ -550,16 +550,7 @@ fn insert_whole_tables<B: Bundle>(
         // the compiler would reload a `Vec`'s pointer and length each row.
         let tails: &[ColumnTail] = tails;
         for (i, &entity) in old_table.entities().iter().enumerate() {
-            let value = make(entity);
-            let mut sink = FillSink {
-                tails,
-                next: 0,
-                row: start + i,
-                tick: change_tick,
-                panics: &mut panics,
-            };
-            value.get_components(&mut sink);
-            debug_assert_eq!(sink.next, tails.len(), "every component written");
+            fill_row(tails, start + i, change_tick, &mut panics, make(entity));
             *written = i + 1;
         }
     }
@@ -684,15 +675,7 @@ unsafe fn insert_whole_table<B: Bundle>(
             .map(|&index| unsafe { new_table.column_at_mut(index as usize) }.tail())
             .collect();
         for (row, value) in (start..start + n).zip(values) {
-            let mut sink = FillSink {
-                tails: &tails,
-                next: 0,
-                row,
-                tick: change_tick,
-                panics,
-            };
-            value.get_components(&mut sink);
-            debug_assert_eq!(sink.next, tails.len(), "every component written");
+            fill_row(&tails, row, change_tick, panics, value);
         }
         for &index in &columns {
             // SAFETY: rows `start..start + n` of every added column were
@@ -743,6 +726,27 @@ struct FillSink<'a> {
     row: usize,
     tick: Tick,
     panics: &'a mut DropPanics,
+}
+
+/// Writes the components of `value`, whose columns are `tails` (bundle
+/// order, as [`FillSink`] requires), and their ticks at `row`.
+#[inline(always)]
+fn fill_row<B: Bundle>(
+    tails: &[ColumnTail],
+    row: usize,
+    tick: Tick,
+    panics: &mut DropPanics,
+    value: B,
+) {
+    let mut sink = FillSink {
+        tails,
+        next: 0,
+        row,
+        tick,
+        panics,
+    };
+    value.get_components(&mut sink);
+    debug_assert_eq!(sink.next, tails.len(), "every component written");
 }
 
 impl FillSink<'_> {
