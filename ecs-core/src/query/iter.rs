@@ -22,7 +22,7 @@ use std::{iter::FusedIterator, marker::PhantomData};
 
 use super::{QueryData, QueryFilter, QueryState, TableWalk, WorldQuery};
 use crate::{
-    archetype::{ArchetypeEntity, ArchetypeId, Archetypes},
+    archetype::{Archetype, ArchetypeEntity, ArchetypeId, Archetypes},
     change_detection::Tick,
     entity::Entity,
     storage::{Table, TableId, TableRow},
@@ -75,13 +75,11 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     current_row: usize,
 }
 
-/// A run of table rows from [`QueryIter::next_lens_run`]: the fetches
-/// for it, its table's entities when it starts a new archetype, and the
-/// walk's cursor after it.
-struct LensRun<'w, D: QueryData, F: QueryFilter> {
-    fetch: D::Fetch<'w>,
-    filter: F::Fetch<'w>,
-    table_entities: Option<&'w [Entity]>,
+/// A run of table rows from [`QueryIter::next_lens_run`]: the archetype
+/// (and its table) to point the fetches at when the run starts a new one,
+/// and the walk's cursor after it.
+struct LensRun<'w> {
+    archetype: Option<(&'w Archetype, &'w Table)>,
     next: u32,
     row: u32,
     start: usize,
@@ -207,26 +205,24 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             if !self.state.archetype_walk {
                 return false;
             }
-            // SAFETY: the fetches come from this state and world, and the
-            // cursor from earlier runs of this walk.
-            let run = unsafe {
-                Self::next_lens_run(
-                    self.state,
-                    self.archetypes,
-                    self.tables,
-                    self.fetch.clone(),
-                    self.filter.clone(),
-                    self.lens_next,
-                    self.lens_row,
-                )
-            };
+            let run = Self::next_lens_run(
+                self.state,
+                self.archetypes,
+                self.tables,
+                self.lens_next,
+                self.lens_row,
+            );
             let Some(run) = run else {
                 return false;
             };
-            self.fetch = run.fetch;
-            self.filter = run.filter;
-            if let Some(entities) = run.table_entities {
-                self.table_entities = entities;
+            if let Some((archetype, table)) = run.archetype {
+                // SAFETY: the state matches `archetype` (from its matched
+                // list) and `table` is its table.
+                unsafe {
+                    D::set_archetype(&mut self.fetch, &self.state.fetch_state, archetype, table);
+                    F::set_archetype(&mut self.filter, &self.state.filter_state, archetype, table);
+                }
+                self.table_entities = table.entities();
             }
             self.lens_next = run.next;
             self.lens_row = run.row;
@@ -264,31 +260,27 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
     /// The next run of consecutive table rows of a dense query walking
     /// archetypes (a lens): the rest of the archetype before `next` from
     /// its row `row` when `row` is not 0, else the first row of the next
-    /// non-empty archetype from `next` on, with `fetch` and `filter`
-    /// pointed at it.
+    /// non-empty archetype from `next` on, which the caller points the
+    /// fetches at.
     ///
-    /// Out of line, taking and returning what it changes by value: a call
-    /// given the address of the iterator, or even holding its fields live
-    /// across every dense loop, would keep the loop's cursor and column
-    /// pointers out of registers.
+    /// Out of line, taking and returning plain values: a call given the
+    /// address of the iterator, or its fetches, would hold every field of
+    /// them live across every dense loop, and keep the loop's cursor and
+    /// column pointers out of registers.
     ///
-    /// # Safety
-    /// `fetch` and `filter` were made from `state` for the world of
-    /// `archetypes` and `tables`, whose archetypes `state` is up to date
-    /// with; `next` and `row` come from an earlier run of this walk (or
-    /// are both 0).
+    /// `state` is up to date with the archetypes of `archetypes`, whose
+    /// tables are `tables`; `next` and `row` come from an earlier run of
+    /// this walk (or are both 0).
     #[cold]
     #[inline(never)]
-    unsafe fn next_lens_run(
+    fn next_lens_run(
         state: &'s QueryState<D, F>,
         archetypes: &'w Archetypes,
         tables: &'w [Table],
-        mut fetch: D::Fetch<'w>,
-        mut filter: F::Fetch<'w>,
         mut next: u32,
         row: u32,
-    ) -> Option<LensRun<'w, D, F>> {
-        let mut table_entities = None;
+    ) -> Option<LensRun<'w>> {
+        let mut started = None;
         let (entities, offset) = if row != 0 {
             let archetype = &archetypes[state.matched_archetype_ids[next as usize - 1]];
             (archetype.shared_entities(), row as usize)
@@ -301,19 +293,11 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
                     break (archetype, &tables[archetype.table_id().index()]);
                 }
             };
-            // SAFETY: the state matches `archetype` and `table` is its
-            // table; the fetches are the state's (caller).
-            unsafe {
-                D::set_archetype(&mut fetch, &state.fetch_state, archetype, table);
-                F::set_archetype(&mut filter, &state.filter_state, archetype, table);
-            }
-            table_entities = Some(table.entities());
+            started = Some((archetype, table));
             if archetype.len() == table.entity_count() {
                 // The archetype fills its table: one run of every row.
                 return Some(LensRun {
-                    fetch,
-                    filter,
-                    table_entities,
+                    archetype: started,
                     next,
                     row: 0,
                     start: 0,
@@ -331,9 +315,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             .count();
         let after = offset + run;
         Some(LensRun {
-            fetch,
-            filter,
-            table_entities,
+            archetype: started,
             next,
             // Archetype rows fit in `u32` (see `fold_current`).
             row: if after == entities.len() {
@@ -598,7 +580,7 @@ where
             acc,
             func,
         } = self;
-        fold_rows(rows, acc, |acc, row| {
+        fold_rows(rows, F::IS_ARCHETYPAL, acc, |acc, row| {
             // SAFETY: table rows are `u32`s (`TableRow`), so every row
             // index fits; telling the optimiser lets it keep one induction
             // variable instead of re-widening the row.
@@ -621,18 +603,26 @@ where
     }
 }
 
-/// Folds `step` over every row of `rows`, in order, two rows per turn of
-/// the loop (the dense walks' loop).
+/// Folds `step` over every row of `rows`, in order.
 ///
-/// A plain `for row in rows` loop leaves the rows after its vectorised
-/// part to one per turn; two rows per turn halve that tail's loop
-/// overhead, which shows on many small tables.
+/// A long run of rows that every row passes (`dense`) is a plain loop,
+/// which the loop vectoriser can widen however many columns the step
+/// touches. Short runs, and runs a per-row filter may skip, go two rows
+/// per turn: that halves the loop overhead of many small tables, and lets
+/// adjacent rows' loads and stores merge.
 #[inline(always)]
 fn fold_rows<B>(
     rows: std::ops::Range<usize>,
+    dense: bool,
     mut acc: B,
     mut step: impl FnMut(B, usize) -> B,
 ) -> B {
+    if dense && rows.len() >= VECTOR_RUN {
+        for row in rows {
+            acc = step(acc, row);
+        }
+        return acc;
+    }
     let (mut row, end) = (rows.start, rows.end);
     // `row + 1` cannot overflow: `row <= end`, and rows fit in `u32`.
     while row + 1 < end {
@@ -645,6 +635,9 @@ fn fold_rows<B>(
     }
     acc
 }
+
+/// The shortest run of rows [`fold_rows`] hands to the loop vectoriser.
+const VECTOR_RUN: usize = 16;
 
 /// Iterates the rows `rows` of one archetype for the parallel walk.
 ///

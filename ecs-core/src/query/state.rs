@@ -52,7 +52,11 @@ use crate::{
 pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     world_id: WorldId,
     archetype_generation: ArchetypeGeneration,
-    matched_tables: FixedBitSet,
+    /// For each table of the world, by index: its position in
+    /// `matched_table_ids` (and so in the column cache), or [`NOT_MATCHED`]
+    /// (also for tables past the end). `get` of a dense query finds an
+    /// entity's slots through it, knowing only its table.
+    table_matches: Vec<u32>,
     matched_archetypes: FixedBitSet,
     pub(crate) matched_table_ids: Vec<TableId>,
     /// The column cache of a dense query: for each matched table, in the
@@ -78,6 +82,9 @@ pub struct QueryState<D: QueryData, F: QueryFilter = ()> {
     exact: Option<Box<[ComponentId]>>,
     marker: PhantomData<fn() -> (D, F)>,
 }
+
+/// `QueryState::table_matches` of a table the query does not match.
+const NOT_MATCHED: u32 = u32::MAX;
 
 impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -139,7 +146,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),
-            matched_tables: FixedBitSet::new(),
+            table_matches: Vec::new(),
             matched_archetypes: FixedBitSet::new(),
             matched_table_ids: Vec::new(),
             matched_table_columns: Vec::new(),
@@ -194,7 +201,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: ArchetypeGeneration::initial(),
-            matched_tables: FixedBitSet::new(),
+            table_matches: Vec::new(),
             matched_archetypes: FixedBitSet::new(),
             matched_table_ids: Vec::new(),
             matched_table_columns: Vec::new(),
@@ -320,7 +327,10 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             return;
         }
         let table_index = archetype.table_id().index();
-        let new_table = !self.matched_tables.contains(table_index);
+        let new_table = self
+            .table_matches
+            .get(table_index)
+            .is_none_or(|&m| m == NOT_MATCHED);
         // The column cache slots of a new table, built and checked before
         // anything is recorded: if an impl panics or miscounts, the state
         // stays as it was (a caught panic must not leave a table whose
@@ -347,8 +357,14 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             self.matched_archetype_ids.push(archetype.id());
         }
         if new_table {
-            self.matched_tables.grow(table_index + 1);
-            self.matched_tables.insert(table_index);
+            let position = u32::try_from(self.matched_table_ids.len())
+                .ok()
+                .filter(|&p| p != NOT_MATCHED)
+                .expect("a query matches fewer than u32::MAX tables");
+            if self.table_matches.len() <= table_index {
+                self.table_matches.resize(table_index + 1, NOT_MATCHED);
+            }
+            self.table_matches[table_index] = position;
             self.matched_table_ids.push(archetype.table_id());
             self.matched_table_columns.extend_from_slice(&slots);
         }
@@ -826,6 +842,41 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             .entities()
             .get(entity)
             .ok_or(QueryEntityError::NoSuchEntity(entity))?;
+        if Self::IS_DENSE && !self.archetype_walk {
+            // Every archetype of a matched table matches a query that walks
+            // tables, so the table decides, and its cached slots point the
+            // fetches at it without looking its columns up.
+            let position = match self.table_matches.get(location.table_id.index()) {
+                Some(&position) if position != NOT_MATCHED => position as usize,
+                _ => return Err(QueryEntityError::QueryDoesNotMatch(entity)),
+            };
+            // SAFETY: the fetch below reads only what the caller's access
+            // covers.
+            let table = &unsafe { world.storages() }.tables[location.table_id];
+            let k = Self::TABLE_COLUMNS;
+            // SAFETY: the cache holds `k` slots per matched table, in the
+            // order of `matched_table_ids`, and the table is at `position`
+            // there; the slots are `D`'s then `F`'s for this table; the
+            // caller has the access.
+            unsafe {
+                let columns = self
+                    .matched_table_columns
+                    .get_unchecked(position * k..(position + 1) * k);
+                let (mut fetch, mut filter) = self.init_fetches(world, last_run, this_run);
+                D::set_table_cached(&mut fetch, &self.fetch_state, table, columns);
+                F::set_table_cached(
+                    &mut filter,
+                    &self.filter_state,
+                    table,
+                    columns.get_unchecked(D::TABLE_COLUMNS..),
+                );
+                return if F::filter_fetch(&mut filter, entity, location.table_row) {
+                    Ok(D::fetch(&mut fetch, entity, location.table_row))
+                } else {
+                    Err(QueryEntityError::QueryDoesNotMatch(entity))
+                };
+            }
+        }
         if !self
             .matched_archetypes
             .contains(location.archetype_id.index())
@@ -954,7 +1005,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: generation,
-            matched_tables: FixedBitSet::new(),
+            table_matches: Vec::new(),
             matched_archetypes: FixedBitSet::new(),
             matched_table_ids: Vec::new(),
             matched_table_columns: Vec::new(),

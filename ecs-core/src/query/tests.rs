@@ -205,6 +205,52 @@ fn get_and_get_many_mut_errors() {
     ));
 }
 
+/// A query that walks tables finds `get`'s entity by its table: every
+/// archetype sharing a matched table (here, through a sparse-set
+/// component) matches, tables matched later are found, and an unmatched
+/// table or a failed per-row filter is `QueryDoesNotMatch`.
+#[test]
+fn get_of_a_table_walking_query_decides_by_table() {
+    #[derive(Component)]
+    struct C;
+    let mut world = World::new();
+    let both = world.spawn((A(1), B(10))).id();
+    let only_a = world.spawn(A(2)).id();
+    let mut q = world.query::<(&A, &mut B)>();
+    let mut q_without_c = world.query_filtered::<&A, (With<B>, Without<C>)>();
+    // A new archetype in the matched table, and a new matched table.
+    let with_sparse = world.spawn((A(3), B(30), S(0))).id();
+    let later_table = world.spawn((B(40), A(4), C)).id();
+    let get = |q: &mut QueryState<(&A, &mut B)>, world: &mut World, e| {
+        q.get_mut(world, e).map(|(a, b)| (a.0, b.0))
+    };
+    assert_eq!(get(&mut q, &mut world, both), Ok((1, 10)));
+    assert_eq!(get(&mut q, &mut world, with_sparse), Ok((3, 30)));
+    assert_eq!(get(&mut q, &mut world, later_table), Ok((4, 40)));
+    assert_eq!(
+        get(&mut q, &mut world, only_a),
+        Err(QueryEntityError::QueryDoesNotMatch(only_a))
+    );
+    assert_eq!(q_without_c.get(&world, with_sparse).map(|a| a.0), Ok(3));
+    assert_eq!(
+        q_without_c.get(&world, later_table).map(|a| a.0),
+        Err(QueryEntityError::QueryDoesNotMatch(later_table))
+    );
+    world.despawn(both);
+    assert_eq!(
+        get(&mut q, &mut world, both),
+        Err(QueryEntityError::NoSuchEntity(both))
+    );
+    let mut changed = world.query_filtered::<&A, Changed<B>>();
+    world.clear_trackers();
+    world.get_mut::<B>(later_table).unwrap().0 += 1;
+    assert_eq!(changed.get(&world, later_table).map(|a| a.0), Ok(4));
+    assert_eq!(
+        changed.get(&world, with_sparse).map(|a| a.0),
+        Err(QueryEntityError::QueryDoesNotMatch(with_sparse))
+    );
+}
+
 #[test]
 fn single_errors() {
     let mut world = World::new();
@@ -702,14 +748,15 @@ fn parallel_walk_uses_each_tables_column_cache() {
     }
 }
 
-/// The dense walk folds two rows per turn: every table length (odd, even,
-/// 0, 1) and every start (after some `next()` calls) must still visit each
-/// row exactly once.
+/// The dense walk folds short runs two rows per turn and long ones in a
+/// plain loop: every table length (odd, even, 0, 1, either side of the
+/// switch) and every start (after some `next()` calls) must still visit
+/// each row exactly once.
 #[test]
 fn fold_visits_every_row_once_whatever_the_length_and_start() {
     #[derive(Component)]
     struct Marker;
-    for len in 0..7u32 {
+    for len in (0..7u32).chain([14, 15, 16, 17, 18, 33]) {
         for consumed in 0..=len as usize {
             let mut world = World::new();
             // Two tables: the walk crosses from one into the other.
@@ -736,6 +783,32 @@ fn fold_visits_every_row_once_whatever_the_length_and_start() {
             after.sort_unstable();
             let written: Vec<u32> = expected.iter().map(|v| v + 1000).collect();
             assert_eq!(after, written, "len {len}, {consumed} taken by next()");
+        }
+    }
+}
+
+/// A filter decided per row (`Changed`) walks long tables too: every
+/// length and start visits exactly the changed rows.
+#[test]
+fn filtered_fold_visits_exactly_the_passing_rows_whatever_the_length() {
+    for len in (0..5u32).chain([15, 16, 17, 40]) {
+        for consumed in [0usize, 1, 3] {
+            let mut world = World::new();
+            let entities: Vec<Entity> = (0..len).map(|i| world.spawn(A(i)).id()).collect();
+            world.clear_trackers();
+            for (i, &e) in entities.iter().enumerate() {
+                if i % 3 != 1 {
+                    world.get_mut::<A>(e).unwrap().0 += 1000;
+                }
+            }
+            let mut q = world.query_filtered::<&A, Changed<A>>();
+            let mut seen = Vec::new();
+            let mut iter = q.iter(&world);
+            seen.extend(iter.by_ref().take(consumed).map(|a| a.0));
+            iter.for_each(|a| seen.push(a.0));
+            seen.sort_unstable();
+            let expected: Vec<u32> = (0..len).filter(|i| i % 3 != 1).map(|i| i + 1000).collect();
+            assert_eq!(seen, expected, "len {len}, {consumed} taken by next()");
         }
     }
 }
