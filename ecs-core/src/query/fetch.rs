@@ -12,7 +12,7 @@ use crate::{
     change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
     component::{Component, ComponentId, StorageType},
     entity::Entity,
-    storage::{column_slot, ComponentSparseSet, Table, TableRow, NO_COLUMN},
+    storage::{column_slot, ComponentSparseSet, SparsePointers, Table, TableRow, NO_COLUMN},
     utils::DebugCheckedUnwrap,
     world::{UnsafeWorldCell, World},
 };
@@ -79,11 +79,15 @@ fn assert_no_read<T>(access: &FilteredAccess, id: ComponentId, term: &str) {
 
 // ---- &T -------------------------------------------------------------------
 
-/// The fetch of `&T`: a column pointer set per table, or the sparse set.
+/// The fetch of `&T`: a column pointer set per table, or the sparse set's
+/// values and its sparse array.
 pub struct ReadFetch<'w, T> {
-    /// Dangling until a table is set.
+    /// The values: a table's column, set per table (dangling until then),
+    /// or the sparse set's dense values.
     column: NonNull<T>,
-    sparse_set: Option<&'w ComponentSparseSet>,
+    /// A sparse-set component's sparse array (entity index -> row of
+    /// `column`); null for a table component, or with no set yet.
+    sparse_rows: *const u32,
     marker: PhantomData<&'w T>,
 }
 
@@ -91,23 +95,41 @@ impl<T> Clone for ReadFetch<'_, T> {
     fn clone(&self) -> Self {
         ReadFetch {
             column: self.column,
-            sparse_set: self.sparse_set,
+            sparse_rows: self.sparse_rows,
             marker: PhantomData,
         }
     }
 }
 
+/// The arrays of `T`'s sparse set, for a fetch made while the world is
+/// borrowed for the fetch's life (no set changes meanwhile): `None` for a
+/// table component, or when no set exists yet (then no archetype has `T`).
 #[inline]
-fn sparse_set_of<T: Component>(
+fn sparse_pointers_of<T: Component>(
     world: UnsafeWorldCell<'_>,
     id: ComponentId,
-) -> Option<&ComponentSparseSet> {
+) -> Option<SparsePointers> {
     match T::STORAGE_TYPE {
         StorageType::Table => None,
         // SAFETY: the fetch reads only `id`'s values, which its query's
         // access covers (callers are `init_fetch`, under that contract).
-        StorageType::SparseSet => unsafe { world.storages() }.sparse_sets.get(id),
+        StorageType::SparseSet => unsafe { world.storages() }
+            .sparse_sets
+            .get(id)
+            .map(ComponentSparseSet::fetch_pointers),
     }
+}
+
+/// The row of `entity` in a sparse set, through the set's sparse array.
+///
+/// # Safety
+/// `rows` is the sparse array of a set, taken while the set is borrowed for
+/// as long as this is called, which holds a value for `entity`.
+#[inline(always)]
+unsafe fn sparse_row(rows: *const u32, entity: Entity) -> usize {
+    debug_assert!(!rows.is_null());
+    // SAFETY: an entity with a value has a sparse slot (caller).
+    (unsafe { *rows.add(entity.index() as usize) }) as usize
 }
 
 // SAFETY: reads `T` only, recorded as a read of `T`; matches only
@@ -124,10 +146,17 @@ unsafe impl<T: Component> WorldQuery for &T {
         _: Tick,
         _: Tick,
     ) -> ReadFetch<'w, T> {
-        ReadFetch {
-            column: NonNull::dangling(),
-            sparse_set: sparse_set_of::<T>(world, id),
-            marker: PhantomData,
+        match sparse_pointers_of::<T>(world, id) {
+            Some(set) => ReadFetch {
+                column: set.data.cast::<T>(),
+                sparse_rows: set.rows,
+                marker: PhantomData,
+            },
+            None => ReadFetch {
+                column: NonNull::dangling(),
+                sparse_rows: std::ptr::null(),
+                marker: PhantomData,
+            },
         }
     }
 
@@ -191,17 +220,14 @@ unsafe impl<T: Component> QueryData for &T {
         table_row: TableRow,
     ) -> Self::Item<'w> {
         // SAFETY: the fetch points at the entity's table (dense) or the
-        // component's sparse set, which holds a `T` for the entity; shared
-        // access to it was checked.
+        // component's sparse set, which holds a `T` for the entity at the
+        // row its sparse array gives; shared access to it was checked.
         unsafe {
-            match T::STORAGE_TYPE {
-                StorageType::Table => fetch.column.add(table_row.index()).as_ref(),
-                StorageType::SparseSet => &*fetch
-                    .sparse_set
-                    .debug_checked_unwrap()
-                    .get_unchecked(entity)
-                    .cast::<T>(),
-            }
+            let row = match T::STORAGE_TYPE {
+                StorageType::Table => table_row.index(),
+                StorageType::SparseSet => sparse_row(fetch.sparse_rows, entity),
+            };
+            fetch.column.add(row).as_ref()
         }
     }
 }
@@ -211,14 +237,18 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 
 // ---- Ref<T> -----------------------------------------------------------------
 
-/// The fetch of `Ref<T>` and `&mut T`: the column and its tick columns, or
-/// the sparse set, and the ticks to compare against.
+/// The fetch of `Ref<T>` and `&mut T`: the column and its tick columns (a
+/// table's, or the sparse set's dense ones with its sparse array), and the
+/// ticks to compare against.
 pub struct TickedFetch<'w, T> {
-    /// Dangling until a table is set.
+    /// The values: a table's column, set per table (dangling until then),
+    /// or the sparse set's dense values.
     column: NonNull<T>,
     added: *const UnsafeCell<Tick>,
     changed: *const UnsafeCell<Tick>,
-    sparse_set: Option<&'w ComponentSparseSet>,
+    /// A sparse-set component's sparse array (entity index -> row of the
+    /// columns); null for a table component, or with no set yet.
+    sparse_rows: *const u32,
     last_run: Tick,
     this_run: Tick,
     marker: PhantomData<&'w T>,
@@ -235,11 +265,12 @@ impl<T> Copy for TickedFetch<'_, T> {}
 impl<'w, T: Component> TickedFetch<'w, T> {
     #[inline]
     fn new(world: UnsafeWorldCell<'w>, id: ComponentId, last_run: Tick, this_run: Tick) -> Self {
+        let set = sparse_pointers_of::<T>(world, id);
         TickedFetch {
-            column: NonNull::dangling(),
-            added: std::ptr::null(),
-            changed: std::ptr::null(),
-            sparse_set: sparse_set_of::<T>(world, id),
+            column: set.map_or(NonNull::dangling(), |set| set.data.cast::<T>()),
+            added: set.map_or(std::ptr::null(), |set| set.added),
+            changed: set.map_or(std::ptr::null(), |set| set.changed),
+            sparse_rows: set.map_or(std::ptr::null(), |set| set.rows),
             last_run,
             this_run,
             marker: PhantomData,
@@ -270,26 +301,19 @@ impl<'w, T: Component> TickedFetch<'w, T> {
         entity: Entity,
         table_row: TableRow,
     ) -> (*mut T, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>) {
-        // SAFETY: guaranteed by the caller; tick columns are as long as the
+        // SAFETY: guaranteed by the caller (a sparse set's entity has the
+        // row its sparse array gives); tick columns are as long as the
         // value column.
         unsafe {
-            match T::STORAGE_TYPE {
-                StorageType::Table => {
-                    let row = table_row.index();
-                    (
-                        self.column.add(row).as_ptr(),
-                        &*self.added.add(row),
-                        &*self.changed.add(row),
-                    )
-                }
-                StorageType::SparseSet => {
-                    let (value, added, changed) = self
-                        .sparse_set
-                        .debug_checked_unwrap()
-                        .get_with_tick_cells_unchecked(entity);
-                    (value.cast::<T>(), added, changed)
-                }
-            }
+            let row = match T::STORAGE_TYPE {
+                StorageType::Table => table_row.index(),
+                StorageType::SparseSet => sparse_row(self.sparse_rows, entity),
+            };
+            (
+                self.column.add(row).as_ptr(),
+                &*self.added.add(row),
+                &*self.changed.add(row),
+            )
         }
     }
 }

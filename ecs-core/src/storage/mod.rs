@@ -177,6 +177,7 @@ pub use column::Column;
 pub(crate) use column::{CloneValuesFn, ColumnTail, FillValues};
 pub use non_send::{NonSendData, NonSends};
 pub use resource::{ResourceData, Resources};
+pub(crate) use sparse_set::SparsePointers;
 pub use sparse_set::{ComponentSparseSet, SparseArray, SparseSet, SparseSetIndex, SparseSets};
 pub use table::{column_slot, Table, TableId, TableRow, Tables, NO_COLUMN};
 

@@ -261,6 +261,21 @@ impl<I: SparseSetIndex, V> SparseSet<I, V> {
 
 const NO_ROW: u32 = u32::MAX;
 
+/// A [`ComponentSparseSet`]'s arrays (see
+/// [`ComponentSparseSet::fetch_pointers`]). They stay valid while the set
+/// is borrowed and not changed.
+#[derive(Clone, Copy)]
+pub(crate) struct SparsePointers {
+    /// The sparse array: entity index -> dense row.
+    pub(crate) rows: *const u32,
+    /// The dense values.
+    pub(crate) data: std::ptr::NonNull<u8>,
+    /// The dense values' added ticks.
+    pub(crate) added: *const std::cell::UnsafeCell<Tick>,
+    /// The dense values' changed ticks.
+    pub(crate) changed: *const std::cell::UnsafeCell<Tick>,
+}
+
 /// The storage of one sparse-set component: a dense column of values, the
 /// entity owning each value, and a sparse array from entity index to dense
 /// row.
@@ -385,40 +400,17 @@ impl ComponentSparseSet {
         (unsafe { *self.sparse.get_unchecked(entity.index() as usize) }) as usize
     }
 
-    /// A pointer to the value of `entity`, without checks.
-    ///
-    /// # Safety
-    /// `entity` is alive and has a value in this set.
-    #[inline(always)]
-    pub(crate) unsafe fn get_unchecked(&self, entity: Entity) -> *mut u8 {
-        // SAFETY: forwarded; the row of a stored value is below the
-        // column's length.
-        unsafe {
-            self.dense
-                .get_data_unchecked(self.dense_row_unchecked(entity))
-        }
-    }
-
-    /// A pointer to the value of `entity` and its tick cells, without
-    /// checks.
-    ///
-    /// # Safety
-    /// `entity` is alive and has a value in this set.
-    #[inline(always)]
-    pub(crate) unsafe fn get_with_tick_cells_unchecked(
-        &self,
-        entity: Entity,
-    ) -> (
-        *mut u8,
-        &std::cell::UnsafeCell<Tick>,
-        &std::cell::UnsafeCell<Tick>,
-    ) {
-        // SAFETY: forwarded; the row of a stored value is below the
-        // column's length.
-        unsafe {
-            let row = self.dense_row_unchecked(entity);
-            let (added, changed) = self.dense.get_tick_cells_unchecked(row);
-            (self.dense.get_data_unchecked(row), added, changed)
+    /// The set's arrays as raw pointers, for a query fetch that holds
+    /// them while the set is borrowed: a value is then two loads away
+    /// (entity index -> dense row -> value), and writes through items never
+    /// make the walk reload the set.
+    #[inline]
+    pub(crate) fn fetch_pointers(&self) -> SparsePointers {
+        SparsePointers {
+            rows: self.sparse.as_ptr(),
+            data: self.dense.data_non_null(),
+            added: self.dense.added_ticks().as_ptr(),
+            changed: self.dense.changed_ticks().as_ptr(),
         }
     }
 
@@ -665,12 +657,20 @@ mod tests {
             // SAFETY: the set holds `S` values.
             let value = unsafe { &*set.get(*e).unwrap().cast::<S>() };
             assert_eq!(value.0, e.index() as u64 * 10);
-            // SAFETY: `e` has a value here; nothing writes its ticks.
+            // SAFETY: `e` has a value here, so its sparse slot and dense
+            // row are in bounds; the set is unchanged since the pointers
+            // were taken; nothing writes its ticks.
             unsafe {
-                assert_eq!(set.get_unchecked(*e), set.get(*e).unwrap());
-                let (ptr, added, _) = set.get_with_tick_cells_unchecked(*e);
-                assert_eq!(ptr, set.get(*e).unwrap());
-                assert_eq!(*added.get(), Tick::new(1));
+                let pointers = set.fetch_pointers();
+                let row = *pointers.rows.add(e.index() as usize) as usize;
+                assert_eq!(row, set.sparse[e.index() as usize] as usize);
+                let stride = std::mem::size_of::<S>();
+                assert_eq!(
+                    pointers.data.as_ptr().add(row * stride),
+                    set.get(*e).unwrap()
+                );
+                assert_eq!(*(*pointers.added.add(row)).get(), Tick::new(1));
+                assert_eq!(*(*pointers.changed.add(row)).get(), Tick::new(1));
                 assert_eq!(set.get_ticks_unchecked(*e).changed, Tick::new(1));
             }
         }
