@@ -1008,6 +1008,38 @@ fn archetype_walk_by_table_rows_writes_the_right_rows() {
     }
 }
 
+/// An archetype can hold every row of its table in another order than
+/// the table's (here, `S` was inserted last-spawned first). Whichever
+/// order `next` walks it in, a `for_each` after some `next()` calls must
+/// go on in the same one: each entity once, none skipped.
+#[test]
+fn next_then_fold_visits_each_row_once_when_archetype_and_table_orders_differ() {
+    for consumed in 0..=6 {
+        let mut world = World::new();
+        let entities: Vec<Entity> = (0..6u32).map(|i| world.spawn(A(i)).id()).collect();
+        for &e in entities.iter().rev() {
+            world.entity_mut(e).insert(S(0));
+        }
+        let mut q = world.query::<(Entity, &mut A, &S)>();
+        let mut seen = Vec::new();
+        let mut iter = q.iter_mut(&mut world);
+        for (e, mut a, _) in iter.by_ref().take(consumed) {
+            seen.push(e);
+            a.0 += 100;
+        }
+        iter.for_each(|(e, mut a, _)| {
+            seen.push(e);
+            a.0 += 100;
+        });
+        let distinct: BTreeSet<Entity> = seen.iter().copied().collect();
+        assert_eq!(distinct, entities.iter().copied().collect());
+        assert_eq!(seen.len(), entities.len(), "{consumed} taken by next()");
+        for (i, &e) in entities.iter().enumerate() {
+            assert_eq!(world.get::<A>(e), Some(&A(i as u32 + 100)), "{consumed}");
+        }
+    }
+}
+
 /// A world where archetype {A, S} owns table {A} (stage 0), shares it but
 /// holds all of its rows (stage 1), or shares it with an archetype that
 /// holds some (stage 2); and the tagged entities with their values.
