@@ -11,7 +11,9 @@ use crate::{
 
 /// Where an entity's data lives: its archetype and row there, and its table
 /// and row there.
+// `repr(C)`: `Entities::set_run` writes the fields two at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct EntityLocation {
     /// The entity's archetype.
     pub archetype_id: ArchetypeId,
@@ -24,6 +26,24 @@ pub struct EntityLocation {
     pub table_id: TableId,
     /// The entity's row in that table.
     pub table_row: TableRow,
+}
+
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<EntityLocation>() == 16);
+    assert!(offset_of!(EntityLocation, archetype_id) == 0);
+    assert!(offset_of!(EntityLocation, archetype_row) == 4);
+    assert!(offset_of!(EntityLocation, table_id) == 8);
+    assert!(offset_of!(EntityLocation, table_row) == 12);
+};
+
+/// `first` then `second` as one 8-byte value laid out as the two in a row.
+#[inline(always)]
+fn u32_pair(first: u32, second: u32) -> u64 {
+    let mut bytes = [0; 8];
+    bytes[..4].copy_from_slice(&first.to_ne_bytes());
+    bytes[4..].copy_from_slice(&second.to_ne_bytes());
+    u64::from_ne_bytes(bytes)
 }
 
 impl EntityLocation {
@@ -370,11 +390,27 @@ impl Entities {
             debug_assert!((entity.index() as usize) < meta.len());
             // SAFETY: `entity` is live (caller), and live indices are
             // within `meta`.
-            let slot = &mut unsafe { meta.get_unchecked_mut(entity.index() as usize) }.location;
-            slot.archetype_id = archetype_id;
-            slot.archetype_row = ArchetypeRow::new(first_archetype_row + i);
-            slot.table_id = table_id;
-            slot.table_row = TableRow::new(first_table_row + i);
+            let slot: *mut EntityLocation =
+                &mut unsafe { meta.get_unchecked_mut(entity.index() as usize) }.location;
+            // Two 8-byte stores instead of four 4-byte ones: a run of moves
+            // is bound by its stores.
+            let archetype_half = u32_pair(
+                archetype_id.index() as u32,
+                (first_archetype_row + i) as u32,
+            );
+            let table_half = u32_pair(table_id.index() as u32, (first_table_row + i) as u32);
+            // SAFETY: `EntityLocation` is `repr(C)` with four 4-byte fields
+            // (checked below), archetype id and row first, table id and row
+            // next, so each pair is written over its two fields, within the
+            // location; rows fit in `u32` (table and archetype rows are
+            // `u32`s).
+            unsafe {
+                slot.cast::<u64>().write_unaligned(archetype_half);
+                slot.cast::<u8>()
+                    .add(8)
+                    .cast::<u64>()
+                    .write_unaligned(table_half);
+            }
         }
     }
 
