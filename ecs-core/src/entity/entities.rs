@@ -390,8 +390,8 @@ impl Entities {
             debug_assert!((entity.index() as usize) < meta.len());
             // SAFETY: `entity` is live (caller), and live indices are
             // within `meta`.
-            let slot: *mut EntityLocation =
-                &mut unsafe { meta.get_unchecked_mut(entity.index() as usize) }.location;
+            let entry = unsafe { meta.get_unchecked_mut(entity.index() as usize) };
+            let slot: *mut EntityLocation = &mut entry.location;
             // Two 8-byte stores instead of four 4-byte ones: a run of moves
             // is bound by its stores.
             let archetype_half = u32_pair(
@@ -399,11 +399,13 @@ impl Entities {
                 (first_archetype_row + i) as u32,
             );
             let table_half = u32_pair(table_id.index() as u32, (first_table_row + i) as u32);
+            debug_assert!(first_archetype_row + i <= u32::MAX as usize);
+            debug_assert!(first_table_row + i <= u32::MAX as usize);
             // SAFETY: `EntityLocation` is `repr(C)` with four 4-byte fields
-            // (checked below), archetype id and row first, table id and row
-            // next, so each pair is written over its two fields, within the
-            // location; rows fit in `u32` (table and archetype rows are
-            // `u32`s).
+            // (checked at the type), archetype id and row first, table id
+            // and row next, so each pair is written over its two fields,
+            // within the location; rows fit in `u32` (table and archetype
+            // rows are `u32`s).
             unsafe {
                 slot.cast::<u64>().write_unaligned(archetype_half);
                 slot.cast::<u8>()
