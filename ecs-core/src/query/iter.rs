@@ -488,21 +488,11 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
 ) {
     // SAFETY: the rows are read with the caller's access (caller).
     let table = &unsafe { world.storages() }.tables[state.matched_table_ids[match_index]];
-    // The table's slots of the column cache (`TABLE_COLUMNS` per matched
-    // table, in order).
-    let k = QueryState::<D, F>::TABLE_COLUMNS;
-    let columns = &state.matched_table_columns[match_index * k..(match_index + 1) * k];
-    // SAFETY: forwarded; `columns` holds the table's slots, `D`'s then
-    // `F`'s.
+    // SAFETY: forwarded; the indexing above checked that `match_index` is
+    // below the number of matched tables, and `table` is the one there.
     unsafe {
-        let (mut fetch, mut filter) = state.init_fetches(world, last_run, this_run);
-        D::set_table_cached(&mut fetch, &state.fetch_state, table, columns);
-        F::set_table_cached(
-            &mut filter,
-            &state.filter_state,
-            table,
-            columns.get_unchecked(D::TABLE_COLUMNS..),
-        );
+        let (fetch, mut filter) =
+            state.table_fetches(world, table, match_index, last_run, this_run);
         walk_table_rows::<D, F, ()>(
             fetch,
             &mut filter,

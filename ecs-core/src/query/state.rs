@@ -801,6 +801,42 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }
     }
 
+    /// [`QueryState::init_fetches`], pointed through the column cache at
+    /// `table`, the `position`-th table this (table-walking) state matches.
+    ///
+    /// # Safety
+    /// As for [`QueryState::init_fetches`]; `position` is below the number
+    /// of matched tables, and `table` is the table at that position.
+    #[inline(always)]
+    pub(crate) unsafe fn table_fetches<'w>(
+        &self,
+        world: UnsafeWorldCell<'w>,
+        table: &'w Table,
+        position: usize,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> (D::Fetch<'w>, F::Fetch<'w>) {
+        let k = Self::TABLE_COLUMNS;
+        debug_assert!((position + 1) * k <= self.matched_table_columns.len());
+        // SAFETY: the cache holds `k` slots per matched table, in the order
+        // of `matched_table_ids`, and `table` is at `position` there
+        // (caller); its slots are `D`'s then `F`'s; the rest is forwarded.
+        unsafe {
+            let columns = self
+                .matched_table_columns
+                .get_unchecked(position * k..(position + 1) * k);
+            let (mut fetch, mut filter) = self.init_fetches(world, last_run, this_run);
+            D::set_table_cached(&mut fetch, &self.fetch_state, table, columns);
+            F::set_table_cached(
+                &mut filter,
+                &self.filter_state,
+                table,
+                columns.get_unchecked(D::TABLE_COLUMNS..),
+            );
+            (fetch, filter)
+        }
+    }
+
     /// [`QueryState::init_fetches`], pointed at `archetype` and its table.
     ///
     /// # Safety
@@ -853,23 +889,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             // SAFETY: the fetch below reads only what the caller's access
             // covers.
             let table = &unsafe { world.storages() }.tables[location.table_id];
-            let k = Self::TABLE_COLUMNS;
-            // SAFETY: the cache holds `k` slots per matched table, in the
-            // order of `matched_table_ids`, and the table is at `position`
-            // there; the slots are `D`'s then `F`'s for this table; the
-            // caller has the access.
+            // SAFETY: the table is matched at `position`; the caller has the
+            // access.
             unsafe {
-                let columns = self
-                    .matched_table_columns
-                    .get_unchecked(position * k..(position + 1) * k);
-                let (mut fetch, mut filter) = self.init_fetches(world, last_run, this_run);
-                D::set_table_cached(&mut fetch, &self.fetch_state, table, columns);
-                F::set_table_cached(
-                    &mut filter,
-                    &self.filter_state,
-                    table,
-                    columns.get_unchecked(D::TABLE_COLUMNS..),
-                );
+                let (mut fetch, mut filter) =
+                    self.table_fetches(world, table, position, last_run, this_run);
                 return if F::filter_fetch(&mut filter, entity, location.table_row) {
                     Ok(D::fetch(&mut fetch, entity, location.table_row))
                 } else {
