@@ -23,7 +23,9 @@ pub use insert::InsertMode;
 pub(crate) use insert::{
     fire_after_insert, fire_before_replace, insert_bundle, move_and_write, write_bundle,
 };
-pub(crate) use remove::{fire_before_remove, remove_bundle, remove_bundle_unhooked, take_bundle};
+pub(crate) use remove::{
+    before_remove_flags, fire_before_remove, remove_bundle, remove_bundle_unhooked, take_bundle,
+};
 pub(crate) use spawn::BundleSpawner;
 pub(crate) use value_scratch::ValueScratch;
 

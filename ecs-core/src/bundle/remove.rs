@@ -22,13 +22,16 @@ pub(crate) fn fire_before_remove(
     bundle_id: BundleId,
 ) {
     let flags = world.archetypes[location.archetype_id].flags();
-    if flags.intersects(
-        Lifecycle::Discard.any_flags()
-            | Lifecycle::Remove.any_flags()
-            | ArchetypeFlags::REMOVAL_TRACKED,
-    ) {
+    if flags.intersects(before_remove_flags()) {
         fire_before_remove_slow(world, entity, location, bundle_id, flags);
     }
+}
+
+/// The archetype flags under which [`fire_before_remove`] has work: a
+/// discard or remove hook or observer, or removal tracking.
+#[inline]
+pub(crate) fn before_remove_flags() -> ArchetypeFlags {
+    Lifecycle::Discard.any_flags() | Lifecycle::Remove.any_flags() | ArchetypeFlags::REMOVAL_TRACKED
 }
 
 #[cold]

@@ -35,9 +35,9 @@
 use crate::{
     archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
     bundle::{
-        fire_after_insert, fire_before_remove, fire_before_replace, insert_bundle, move_and_write,
-        remove_bundle_unhooked, write_bundle, Bundle, BundleId, ComponentSink, InsertMode,
-        InsertTarget,
+        before_remove_flags, fire_after_insert, fire_before_remove, fire_before_replace,
+        insert_bundle, move_and_write, remove_bundle_unhooked, write_bundle, Bundle, BundleId,
+        ComponentSink, InsertMode, InsertTarget,
     },
     change_detection::Tick,
     component::{Component, ComponentId, StorageType},
@@ -833,11 +833,16 @@ fn remove_groups(world: &mut World, groups: &[MatchedGroup], bundle_id: BundleId
         })
         .collect();
     for (group, &target) in groups.iter().zip(&targets) {
-        if target != group.archetype_id {
-            for &entity in &group.entities {
-                let location = matched_location(world, entity);
-                fire_before_remove(world, entity, location, bundle_id);
-            }
+        // A group whose archetype has no work before a remove passes whole
+        // (hooks and observers change no entity's archetype: their
+        // structural changes wait in commands).
+        let flags = world.archetypes[group.archetype_id].flags();
+        if target == group.archetype_id || !flags.intersects(before_remove_flags()) {
+            continue;
+        }
+        for &entity in &group.entities {
+            let location = matched_location(world, entity);
+            fire_before_remove(world, entity, location, bundle_id);
         }
     }
     world.flush_entities();
