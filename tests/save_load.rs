@@ -2,12 +2,16 @@
 //! formats, id preservation and remapping, bad input and panics.
 #![cfg(feature = "serde")]
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
+
+use common::integrity::{check_invariants, integrity};
 
 use ecs::entity::MapEntities;
 use ecs::prelude::*;
-use ecs::world::save::{LoadOptions, SaveList, SaveRegistry};
+use ecs::world::save::{LoadOptions, LoadedEntities, SaveList, SaveRegistry};
 use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Component, Serialize, Deserialize, Clone, Copy, Hash, Debug, PartialEq)]
@@ -104,7 +108,7 @@ fn load<L: SaveList>(
     text: &str,
     format: Format,
     options: LoadOptions,
-) -> Result<ecs::entity::EntityHashMap<Entity>, serde_json::Error> {
+) -> Result<LoadedEntities, serde_json::Error> {
     let mut input = serde_json::Deserializer::from_str(text);
     match format {
         Format::Rows => registry.load_rows_with(world, &mut input, options),
@@ -516,14 +520,18 @@ fn an_allocator_that_does_not_fit_the_entities_is_an_error_and_loads_nothing() {
     let registry = registry();
     let live = Entity::from_raw(0).to_bits();
     let cases = [
-        // The live entity's saved generation differs.
-        (r#"[[2],[]]"#, "generation"),
+        // The live entity's index is past the saved slots.
+        (r#"[0,[]]"#, "past the 0 saved slots"),
         // Index 1 is neither free nor live.
-        (r#"[[1,1],[]]"#, "neither free"),
+        (r#"[2,[]]"#, "neither free"),
         // An index free twice.
-        (r#"[[1,1],[1,1]]"#, "free twice"),
+        (r#"[3,[[1,1],[1,1]]]"#, "free twice"),
+        // A free index with generation 0.
+        (r#"[2,[[1,0]]]"#, "generation 0"),
+        // A free index past the slots.
+        (r#"[1,[[4,1]]]"#, "past the 1 saved slots"),
         // The live index is free too.
-        (r#"[[1],[0]]"#, "free or saved twice"),
+        (r#"[1,[[0,2]]]"#, "free or saved twice"),
     ];
     for (allocator, expected) in cases {
         let text = format!(
@@ -546,4 +554,340 @@ fn an_allocator_that_does_not_fit_the_entities_is_an_error_and_loads_nothing() {
         assert_eq!(world.entity_count(), 0);
         assert_eq!(world.spawn_empty().id(), Entity::from_raw(0));
     }
+}
+
+// ---- archetype-at-once placement ----------------------------------------------------------
+
+/// Asserts the world's own check and the test-side storage invariants.
+#[track_caller]
+fn consistent(world: &World) {
+    integrity(world);
+    check_invariants(world);
+}
+
+/// Every entity's component names and saved values, by id.
+fn contents(world: &World, entities: &[Entity]) -> Vec<String> {
+    entities
+        .iter()
+        .map(|&e| {
+            format!(
+                "{e:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                component_names(world, e),
+                world.get::<Pos>(e),
+                world.get::<Vel>(e),
+                world.get::<Name>(e),
+                world.get::<Marker>(e),
+                world.get::<Follows>(e),
+            )
+        })
+        .collect()
+}
+
+/// The entities `Added<C>` reports, in a system run once now.
+fn added<C: Component>(world: &mut World) -> Vec<Entity> {
+    let mut found = world
+        .run_system_cached(|q: Query<Entity, Added<C>>| q.iter().collect::<Vec<_>>())
+        .unwrap();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_load_without_hooks_makes_only_the_final_archetypes() {
+    for format in FORMATS {
+        let (world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        let mut loaded = World::new();
+        load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        consistent(&loaded);
+        assert_eq!(
+            contents(&loaded, &kept),
+            contents(&world, &kept),
+            "{format:?}"
+        );
+        // One archetype per component set the entities have, and the empty
+        // one: no archetype of a part of a set, as component-by-component
+        // inserts would leave.
+        let mut sets: Vec<Vec<String>> =
+            kept.iter().map(|&e| component_names(&loaded, e)).collect();
+        sets.sort();
+        sets.dedup();
+        let with_entities = loaded.archetypes().iter().filter(|a| !a.is_empty()).count();
+        assert_eq!(with_entities, sets.len(), "{format:?}");
+        assert_eq!(
+            loaded.archetypes().len(),
+            sets.len() + usize::from(!sets.contains(&Vec::new())),
+            "{format:?}: only the final archetypes (and the empty one)"
+        );
+    }
+}
+
+#[test]
+fn a_load_with_an_observer_inserts_component_by_component_to_the_same_world() {
+    for format in FORMATS {
+        let (world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        // An observer of a component the load does not touch leaves it
+        // placing archetypes whole (and gives both worlds the same ids).
+        let mut placed = World::new();
+        placed.add_observer(|_: On<Add<Mass>>| {});
+        let map = load(
+            &registry,
+            &mut placed,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        // An `on_add` observer of a loaded component makes the load insert
+        // component by component, running it for each entity with the
+        // component once it is there.
+        let mut inserted = World::new();
+        inserted.init_resource::<Seen>();
+        inserted.add_observer(|add: On<Add<Marker>>, mut seen: ResMut<Seen>| {
+            seen.0.push(add.entity);
+        });
+        let map_inserted = load(
+            &registry,
+            &mut inserted,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(map, map_inserted, "{format:?}");
+        consistent(&placed);
+        consistent(&inserted);
+        let ids: Vec<Entity> = kept.iter().map(|e| map[e]).collect();
+        assert_eq!(
+            contents(&placed, &ids),
+            contents(&inserted, &ids),
+            "{format:?}"
+        );
+        assert!(
+            placed.archetypes().len() < inserted.archetypes().len(),
+            "{format:?}"
+        );
+        let mut with_marker: Vec<Entity> = kept
+            .iter()
+            .filter(|&e| world.get::<Marker>(*e).is_some())
+            .map(|e| map[e])
+            .collect();
+        with_marker.sort();
+        let mut seen = inserted.resource::<Seen>().0.clone();
+        seen.sort();
+        assert_eq!(seen, with_marker, "{format:?}");
+        // Both report every loaded value added once, then nothing.
+        for loaded in [&mut placed, &mut inserted] {
+            let mut with_pos: Vec<Entity> = kept
+                .iter()
+                .filter(|&e| world.get::<Pos>(*e).is_some())
+                .map(|e| map[e])
+                .collect();
+            with_pos.sort();
+            assert_eq!(added::<Pos>(loaded), with_pos, "{format:?}");
+            assert_eq!(added::<Pos>(loaded), Vec::<Entity>::new(), "{format:?}");
+        }
+    }
+}
+
+#[derive(Resource, Default)]
+struct Seen(Vec<Entity>);
+
+#[derive(Component, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Default)]
+struct Mass(u32);
+
+#[derive(Component, Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[require(Mass(7))]
+struct Body(u32);
+
+#[test]
+fn a_load_of_a_component_with_requirements_inserts_them() {
+    let registry = SaveRegistry::new().component_with_key::<Body>("body");
+    for format in FORMATS {
+        let mut source = World::new();
+        let e = source.spawn(Body(1)).id();
+        source.entity_mut(e).remove::<Mass>();
+        let text = save(&registry, &source, format);
+        let mut loaded = World::new();
+        load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        consistent(&loaded);
+        assert_eq!(loaded.get::<Body>(e), Some(&Body(1)), "{format:?}");
+        assert_eq!(loaded.get::<Mass>(e), Some(&Mass(7)), "{format:?}");
+    }
+}
+
+#[test]
+fn a_load_beside_entities_in_the_empty_table_leaves_them_whole() {
+    for format in FORMATS {
+        let (world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        // Residents with no component, and with only a sparse-set one: both
+        // archetypes share the empty table with what the load places.
+        let mut loaded = World::new();
+        let bare: Vec<Entity> = (0..3).map(|_| loaded.spawn_empty().id()).collect();
+        let named: Vec<Entity> = (0..3)
+            .map(|i| loaded.spawn(Name(format!("resident {i}"))).id())
+            .collect();
+        let map = load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        consistent(&loaded);
+        for (i, &e) in named.iter().enumerate() {
+            assert_eq!(loaded.get::<Name>(e), Some(&Name(format!("resident {i}"))));
+            assert_eq!(component_names(&loaded, e).len(), 1);
+        }
+        for &e in &bare {
+            assert!(loaded.contains_entity(e));
+            assert!(component_names(&loaded, e).is_empty());
+        }
+        for &e in &kept {
+            let new = map[&e];
+            assert!(!bare.contains(&new) && !named.contains(&new));
+            assert_eq!(component_names(&loaded, new), component_names(&world, e));
+            assert_eq!(loaded.get::<Pos>(new), world.get::<Pos>(e));
+            assert_eq!(loaded.get::<Name>(new), world.get::<Name>(e));
+            // References now name the new ids.
+            if let Some(Follows(target)) = world.get::<Follows>(e) {
+                assert_eq!(loaded.get::<Follows>(new), Some(&Follows(map[target])));
+            }
+        }
+        assert_eq!(loaded.entity_count(), 6 + kept.len());
+        // The world goes on: despawning and spawning keep it whole.
+        loaded.despawn(bare[0]);
+        loaded.despawn(map[&kept[1]]);
+        loaded.spawn((Pos(0, 0), Vel(0, 0)));
+        consistent(&loaded);
+    }
+}
+
+static TRACKED_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Component, Serialize, Deserialize, Debug, PartialEq)]
+struct Tracked(String);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        TRACKED_DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn loaded_values_are_dropped_once_with_their_world() {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Tracked>("tracked")
+        .component_with_key::<Pos>("pos");
+    for format in FORMATS {
+        let mut source = World::new();
+        for i in 0..40 {
+            let e = source.spawn(Tracked(format!("t{i}"))).id();
+            if i % 3 == 0 {
+                source.entity_mut(e).insert(Pos(i, i));
+            }
+        }
+        let text = save(&registry, &source, format);
+        drop(source);
+        TRACKED_DROPS.store(0, Ordering::SeqCst);
+        let mut loaded = World::new();
+        load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        consistent(&loaded);
+        assert_eq!(
+            TRACKED_DROPS.load(Ordering::SeqCst),
+            0,
+            "{format:?}: nothing dropped in a load"
+        );
+        let mut names: Vec<String> = loaded
+            .query::<&Tracked>()
+            .iter(&loaded)
+            .map(|t| t.0.clone())
+            .collect();
+        names.sort();
+        let mut expected: Vec<String> = (0..40).map(|i| format!("t{i}")).collect();
+        expected.sort();
+        assert_eq!(names, expected, "{format:?}");
+        drop(loaded);
+        assert_eq!(TRACKED_DROPS.load(Ordering::SeqCst), 40, "{format:?}");
+    }
+}
+
+#[test]
+fn loaded_entities_answer_for_saved_ids_only() {
+    let (world, kept) = sample();
+    let registry = registry();
+    let text = save(&registry, &world, Format::Columns);
+    let mut target = World::new();
+    let resident = target.spawn_empty().id();
+    let loaded = load(
+        &registry,
+        &mut target,
+        &text,
+        Format::Columns,
+        LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(!loaded.ids_kept());
+    assert_eq!(loaded.len(), kept.len());
+    let pairs: Vec<(Entity, Entity)> = loaded.iter().collect();
+    let mut saved: Vec<Entity> = pairs.iter().map(|&(s, _)| s).collect();
+    saved.sort();
+    let mut expected = kept.clone();
+    expected.sort();
+    assert_eq!(saved, expected);
+    for &(s, n) in &pairs {
+        assert_eq!(loaded.get(s), Some(n));
+        assert_eq!(loaded[&s], n);
+        assert!(target.contains_entity(n) && n != resident);
+    }
+    let unsaved = Entity::from_raw(999);
+    assert_eq!(loaded.get(unsaved), None);
+    let message = catch_unwind(AssertUnwindSafe(|| loaded[&unsaved]))
+        .unwrap_err()
+        .downcast::<String>()
+        .unwrap();
+    assert!(message.contains(&unsaved.to_string()), "{message}");
+    let map = loaded.clone().into_map();
+    assert_eq!(map.len(), kept.len());
+    assert!(pairs.iter().all(|(s, n)| map[s] == *n));
+
+    let mut fresh = World::new();
+    let kept_ids = load(
+        &registry,
+        &mut fresh,
+        &text,
+        Format::Columns,
+        LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(kept_ids.ids_kept());
+    assert!(kept_ids.iter().all(|(s, n)| s == n));
+    assert_ne!(kept_ids, loaded);
 }

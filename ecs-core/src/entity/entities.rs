@@ -497,16 +497,19 @@ impl Entities {
 /// Loading support: entities made live at the ids a save recorded.
 #[cfg(feature = "serde")]
 impl Entities {
-    /// What a save records of the allocator: every index's generation (the
-    /// one its next entity gets, for a free index), and the free indices
-    /// in the order allocations take them from the end. Indices reserved
-    /// but not yet spawned count as free, taken last.
-    pub(crate) fn saved_allocator(&self) -> (Vec<u32>, Vec<u32>) {
-        let generations = self.meta.iter().map(|m| m.generation.get()).collect();
+    /// What a save records of the allocator: the number of index slots,
+    /// and the free indices, each with the generation its next entity
+    /// gets, in the order allocations take them from the end (a live
+    /// entity's generation is in its id). Indices reserved but not yet
+    /// spawned count as free, taken last.
+    pub(crate) fn saved_allocator(&self) -> (u32, Vec<(u32, u32)>) {
         let cursor = self.free_cursor.load(Ordering::Relaxed).max(0) as usize;
-        let mut free = self.pending[cursor..].to_vec();
-        free.extend_from_slice(&self.pending[..cursor]);
-        (generations, free)
+        let free = self.pending[cursor..]
+            .iter()
+            .chain(&self.pending[..cursor])
+            .map(|&index| (index, self.meta[index as usize].generation.get()))
+            .collect();
+        (self.meta.len() as u32, free)
     }
 
     /// Whether no entity was ever allocated (or reserved) here.
@@ -517,65 +520,62 @@ impl Entities {
     }
 
     /// Sets a fresh allocator (one that never had an entity) to the state a
-    /// save recorded, and reserves the saved live entities `live`, which
-    /// become live at the next [`Entities::flush`]: later allocations then
-    /// hand out the ids they would have in the saved world.
+    /// save recorded (`slots` index slots, and the free indices with their
+    /// generations, as [`Entities::saved_allocator`] gives them), and
+    /// reserves the saved live entities `live`, which become live at the
+    /// next [`Entities::flush`]: later allocations then hand out the ids
+    /// they would have in the saved world.
     ///
-    /// Checks everything first: every index is either free (once) or the
-    /// index of one live entity of its saved generation. On an error,
-    /// which says what does not fit, nothing changes.
+    /// Checks everything first: every index below `slots` is either free
+    /// (once, with a non-zero generation) or the index of one live entity.
+    /// On an error, which says what does not fit, nothing changes.
     pub(crate) fn restore_saved_allocator(
         &mut self,
-        generations: &[u32],
-        free: &[u32],
+        slots: u32,
+        free: &[(u32, u32)],
         live: &[Entity],
     ) -> Result<(), String> {
         self.verify_flushed();
         assert!(self.meta.is_empty(), "a fresh allocator");
-        let n = generations.len();
-        if u32::try_from(n).is_err() {
-            return Err(format!("{n} allocator slots are too many"));
-        }
+        let n = slots as usize;
         let mut taken = vec![false; n];
-        for &index in free {
+        for &(index, generation) in free {
             match taken.get_mut(index as usize) {
                 None => return Err(format!("free index {index} is past the {n} saved slots")),
                 Some(true) => return Err(format!("index {index} is free twice")),
                 Some(slot) => *slot = true,
             }
+            if generation == 0 {
+                return Err(format!("free index {index} has generation 0"));
+            }
         }
         for &entity in live {
-            let index = entity.index() as usize;
-            match taken.get_mut(index) {
+            match taken.get_mut(entity.index() as usize) {
                 None => return Err(format!("entity {entity:?} is past the {n} saved slots")),
                 Some(true) => {
                     return Err(format!("entity {entity:?}'s index is free or saved twice"))
                 }
                 Some(slot) => *slot = true,
             }
-            if generations[index] != entity.generation() {
-                return Err(format!(
-                    "entity {entity:?}: the allocator saved generation {} for its index",
-                    generations[index]
-                ));
-            }
         }
-        if let Some(index) = taken.iter().position(|&t| !t) {
+        // Each index was taken at most once above, so all are taken when
+        // the counts add up.
+        if free.len() + live.len() != n {
+            let index = taken.iter().position(|&t| !t).unwrap_or(n);
             return Err(format!(
                 "index {index} is neither free nor a saved entity's"
             ));
         }
-        let mut meta = Vec::with_capacity(n);
-        for (index, &generation) in generations.iter().enumerate() {
-            let generation = NonZeroU32::new(generation)
-                .ok_or_else(|| format!("index {index} has generation 0"))?;
-            meta.push(EntityMeta {
-                generation,
-                location: EntityLocation::INVALID,
-            });
+        let mut meta = vec![EntityMeta::EMPTY; n];
+        for &(index, generation) in free {
+            meta[index as usize].generation =
+                NonZeroU32::new(generation).unwrap_or(NonZeroU32::MIN);
+        }
+        for &entity in live {
+            meta[entity.index() as usize].generation = entity.generation;
         }
         self.meta = meta;
-        self.pending = free.to_vec();
+        self.pending = free.iter().map(|&(index, _)| index).collect();
         self.pending.extend(live.iter().map(|e| e.index()));
         *self.free_cursor.get_mut() = free.len() as i64;
         Ok(())

@@ -332,6 +332,40 @@ impl Column {
         }
     }
 
+    /// Moves `count` values of type `T`, read from `src` on, onto the end,
+    /// all with `ticks`: one copy of the values.
+    ///
+    /// # Safety
+    /// `T` is this column's component type; `src` points to `count`
+    /// initialised values outside this column, whose ownership moves here
+    /// (the caller must not drop or use them after); the column has room
+    /// for `count` more values.
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn push_moved_run<T>(
+        &mut self,
+        src: *const T,
+        count: usize,
+        ticks: ComponentTicks,
+    ) {
+        let len = self.len();
+        debug_assert!(count <= self.capacity() - len);
+        debug_assert_eq!(Layout::new::<T>(), self.data.layout());
+        // SAFETY: room for `count` values past `len` in all three arrays
+        // (caller), aligned for `T` (the item layout is `T`'s) and for
+        // ticks; `src` is outside the column (caller), so the copy does
+        // not overlap; every row up to `len + count` is written before
+        // the length covers it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, self.data.as_ptr().cast::<T>().add(len), count);
+            let (added, changed) = (self.added_ticks.as_ptr(), self.changed_ticks.as_ptr());
+            for row in len..len + count {
+                added.add(row).write(UnsafeCell::new(ticks.added));
+                changed.add(row).write(UnsafeCell::new(ticks.changed));
+            }
+            self.data.set_len(len + count);
+        }
+    }
+
     /// # Safety
     /// `len` is the column's length before the push, and both tick arrays
     /// have room for one more tick.

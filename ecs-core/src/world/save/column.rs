@@ -14,7 +14,7 @@ use super::{
     staging::{StagedComponent, Staging, Target},
     table_slice, ResourceValues, SaveList,
 };
-use crate::{archetype::Archetype, component::Component, world::World};
+use crate::{archetype::Archetype, component::Component, entity::Entity, world::World};
 
 /// A world in the column format, made by
 /// [`SaveRegistry::columns`](super::SaveRegistry::columns): hand it to any
@@ -26,7 +26,7 @@ use crate::{archetype::Archetype, component::Component, world::World};
 /// let registry = SaveRegistry::new();
 /// let world = World::new();
 /// let columns = registry.columns(&world);
-/// assert_eq!(serde_json::to_string(&columns).unwrap(), r#"{"resources":{},"archetypes":[],"allocator":[[],[]]}"#);
+/// assert_eq!(serde_json::to_string(&columns).unwrap(), r#"{"resources":{},"archetypes":[],"allocator":[0,[]]}"#);
 /// ```
 pub struct SavedColumns<'w, L> {
     list: &'w L,
@@ -245,19 +245,12 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypeSeed<'_, L> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let ids = seq
-            .next_element::<Vec<u64>>()
+        let start = self.staging.entities.len();
+        seq.next_element_seed(IdsSeed(&mut self.staging.entities))
             .map_err(|e| A::Error::custom(format_args!("entity ids: {e}")))?
             .ok_or_else(|| A::Error::invalid_length(0, &self))?;
-        let start = self.staging.entities.len();
         let too_many = || A::Error::custom("too many entities");
-        let end = u32::try_from(start + ids.len()).map_err(|_| too_many())?;
-        self.staging.entities.reserve(ids.len());
-        for bits in ids {
-            let entity = entity_from_bits(bits)
-                .map_err(|e: A::Error| A::Error::custom(format_args!("entity ids: {e}")))?;
-            self.staging.entities.push(entity);
-        }
+        let end = u32::try_from(self.staging.entities.len()).map_err(|_| too_many())?;
         let target = Target::Column {
             start: start as u32,
             len: end - start as u32,
@@ -269,6 +262,35 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypeSeed<'_, L> {
         };
         seq.next_element_seed(columns)?
             .ok_or_else(|| A::Error::custom("no column map"))
+    }
+}
+
+/// An archetype's entity ids, appended to the staged entities as read.
+struct IdsSeed<'a>(&'a mut Vec<Entity>);
+
+impl<'de> DeserializeSeed<'de> for IdsSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence of entity ids")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // A hint is only a hint: capped, so a corrupt length cannot ask for
+        // more memory than the input could fill.
+        self.0.reserve(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(bits) = seq.next_element::<u64>()? {
+            self.0.push(entity_from_bits(bits)?);
+        }
+        Ok(())
     }
 }
 
@@ -330,15 +352,25 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
         let values = self.column.values_mut();
         let before = values.len();
         values.reserve(len);
-        while let Some(value) = seq.next_element::<T>()? {
-            if values.len() - before == len {
-                return Err(A::Error::custom(format_args!(
-                    "more than {len} values for {len} entities"
-                )));
+        let mut read = 0;
+        while read < len {
+            let Some(value) = seq.next_element::<T>()? else {
+                break;
+            };
+            // SAFETY: `before + read < before + len`, within the capacity
+            // reserved above; the slot is written before the length covers
+            // it, so a later error or panic drops exactly the values read.
+            unsafe {
+                values.as_mut_ptr().add(before + read).write(value);
+                values.set_len(before + read + 1);
             }
-            values.push(value);
+            read += 1;
         }
-        let read = values.len() - before;
+        if read == len && seq.next_element::<T>()?.is_some() {
+            return Err(A::Error::custom(format_args!(
+                "more than {len} values for {len} entities"
+            )));
+        }
         if read != len {
             return Err(A::Error::custom(format_args!(
                 "{read} values for {len} entities"

@@ -8,11 +8,11 @@
 //! ```text
 //!  rows     (readable)   resources: { key: value, .. }
 //!                        entities:  [ (id, { key: value, .. }), .. ]
-//!                        allocator: ([generation by index], [free index, ..])
+//!                        allocator: (slots, [(free index, generation), ..])
 //!
 //!  columns  (fast)       resources:  { key: value, .. }
 //!                        archetypes: [ ([id, ..], { key: [value, ..], .. }), .. ]
-//!                        allocator:  ([generation by index], [free index, ..])
+//!                        allocator:  (slots, [(free index, generation), ..])
 //! ```
 //!
 //! An id is [`Entity::to_bits`]. Every entity is saved, also one with no
@@ -32,7 +32,8 @@
 //! ids they would have got in the saved world, so a deterministic program
 //! carries on exactly (the `allocator` field may be left out of a
 //! hand-written input; then only the saved ids are kept). Into any other
-//! world, each saved entity gets a fresh one. Either way the load returns the map saved id → new id, and the
+//! world, each saved entity gets a fresh one. Either way the load returns
+//! [`LoadedEntities`], each saved id with the entity it became, and the
 //! components registered with [`SaveRegistry::mapped_component`] have
 //! their entity references remapped through it; a reference to an entity
 //! that was not saved becomes a dead handle that never names a live
@@ -45,6 +46,7 @@
 //! with the `_with_key` forms.
 
 mod column;
+mod place;
 mod row;
 
 use std::{
@@ -52,6 +54,7 @@ use std::{
     borrow::Cow,
     marker::PhantomData,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
+    sync::OnceLock,
 };
 
 use serde::{
@@ -67,7 +70,10 @@ use super::World;
 use crate::{
     archetype::Archetype,
     component::{Component, StorageType},
-    entity::{Entity, EntityHashMap, EntityMapper, MapEntities, SceneEntityMapper},
+    entity::{
+        Entity, EntityHashMap, EntityHashSet, EntityLocation, EntityMapper, MapEntities,
+        SceneEntityMapper,
+    },
     resource::Resource,
 };
 use staging::{Staged, StagedComponent, StagedResource, Staging, Target};
@@ -341,7 +347,7 @@ impl<L: SaveList> SaveRegistry<L> {
     /// assert_eq!(
     ///     text,
     ///     format!(
-    ///         r#"{{"resources":{{}},"entities":[[{},{{"score":5}}]],"allocator":[[1],[]]}}"#,
+    ///         r#"{{"resources":{{}},"entities":[[{},{{"score":5}}]],"allocator":[1,[]]}}"#,
     ///         e.to_bits()
     ///     )
     /// );
@@ -367,7 +373,7 @@ impl<L: SaveList> SaveRegistry<L> {
     /// assert_eq!(
     ///     text,
     ///     format!(
-    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]],"allocator":[[1,1],[]]}}"#,
+    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]],"allocator":[2,[]]}}"#,
     ///         a.to_bits(),
     ///         b.to_bits()
     ///     )
@@ -377,8 +383,8 @@ impl<L: SaveList> SaveRegistry<L> {
         SavedColumns::new(&self.list, world)
     }
 
-    /// Loads a save in the row format into `world` and returns the map
-    /// saved id → new id (see the module docs). A key that is not
+    /// Loads a save in the row format into `world` and returns what became
+    /// of each saved entity (see the module docs). A key that is not
     /// registered is an error.
     ///
     /// # Errors
@@ -394,7 +400,7 @@ impl<L: SaveList> SaveRegistry<L> {
         &self,
         world: &mut World,
         deserializer: D,
-    ) -> Result<EntityHashMap<Entity>, D::Error> {
+    ) -> Result<LoadedEntities, D::Error> {
         self.load_rows_with(world, deserializer, LoadOptions::default())
     }
 
@@ -431,7 +437,7 @@ impl<L: SaveList> SaveRegistry<L> {
         world: &mut World,
         deserializer: D,
         options: LoadOptions,
-    ) -> Result<EntityHashMap<Entity>, D::Error> {
+    ) -> Result<LoadedEntities, D::Error> {
         let mut staging = Staging::new(&self.list, options);
         row::RowsSeed {
             list: &self.list,
@@ -441,9 +447,9 @@ impl<L: SaveList> SaveRegistry<L> {
         commit(world, staging)
     }
 
-    /// Loads a save in the column format into `world` and returns the map
-    /// saved id → new id (see the module docs). A key that is not
-    /// registered is an error.
+    /// Loads a save in the column format into `world` and returns what
+    /// became of each saved entity (see the module docs). A key that is
+    /// not registered is an error.
     ///
     /// ```
     /// # use ecs::prelude::*;
@@ -473,7 +479,7 @@ impl<L: SaveList> SaveRegistry<L> {
         &self,
         world: &mut World,
         deserializer: D,
-    ) -> Result<EntityHashMap<Entity>, D::Error> {
+    ) -> Result<LoadedEntities, D::Error> {
         self.load_columns_with(world, deserializer, LoadOptions::default())
     }
 
@@ -497,7 +503,7 @@ impl<L: SaveList> SaveRegistry<L> {
         world: &mut World,
         deserializer: D,
         options: LoadOptions,
-    ) -> Result<EntityHashMap<Entity>, D::Error> {
+    ) -> Result<LoadedEntities, D::Error> {
         let mut staging = Staging::new(&self.list, options);
         column::ColumnsSeed {
             list: &self.list,
@@ -505,6 +511,131 @@ impl<L: SaveList> SaveRegistry<L> {
         }
         .deserialize(deserializer)?;
         commit(world, staging)
+    }
+}
+
+/// What a load did with the saved entities: each saved id and the entity
+/// it became, in the order they were loaded.
+///
+/// Into a world with no entities every saved id is kept
+/// ([`LoadedEntities::ids_kept`]); otherwise each saved entity got a fresh
+/// id. The map saved id → new id ([`LoadedEntities::map`], also what
+/// `loaded[&saved]` and [`LoadedEntities::get`] read) is built on its
+/// first use, so a load whose caller never asks costs no map.
+///
+/// ```
+/// # use ecs::prelude::*;
+/// # use ecs::world::save::SaveRegistry;
+/// #[derive(Component, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Score(u32);
+///
+/// let registry = SaveRegistry::new().component::<Score>();
+/// let mut source = World::new();
+/// let e = source.spawn(Score(3)).id();
+/// let text = serde_json::to_string(&registry.columns(&source)).unwrap();
+///
+/// let mut world = World::new();
+/// world.spawn_empty();
+/// let loaded = registry
+///     .load_columns(&mut world, &mut serde_json::Deserializer::from_str(&text))
+///     .unwrap();
+/// assert!(!loaded.ids_kept());
+/// assert_eq!(loaded.len(), 1);
+/// let new = loaded[&e];
+/// assert_eq!(loaded.get(e), Some(new));
+/// assert_eq!(loaded.iter().collect::<Vec<_>>(), vec![(e, new)]);
+/// assert_eq!(world.get::<Score>(new), Some(&Score(3)));
+/// ```
+#[derive(Clone)]
+pub struct LoadedEntities {
+    /// The saved ids, in load order.
+    saved: Vec<Entity>,
+    /// The new id of each, `None` when every saved id was kept.
+    new: Option<Vec<Entity>>,
+    /// Saved id → new id, built on first use.
+    map: OnceLock<EntityHashMap<Entity>>,
+}
+
+impl LoadedEntities {
+    /// The number of entities loaded.
+    pub fn len(&self) -> usize {
+        self.saved.len()
+    }
+
+    /// Whether the load had no entity.
+    pub fn is_empty(&self) -> bool {
+        self.saved.is_empty()
+    }
+
+    /// Whether every entity kept its saved id (a load into a world with no
+    /// entities).
+    pub fn ids_kept(&self) -> bool {
+        self.new.is_none()
+    }
+
+    /// Each saved id and the entity it became, in load order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Entity, Entity)> + '_ {
+        let new = self.new.as_deref().unwrap_or(&self.saved);
+        self.saved.iter().copied().zip(new.iter().copied())
+    }
+
+    /// The entity the saved id `saved` became, `None` if it was not saved.
+    pub fn get(&self, saved: Entity) -> Option<Entity> {
+        self.map().get(&saved).copied()
+    }
+
+    /// The map saved id → new id, built on the first call.
+    pub fn map(&self) -> &EntityHashMap<Entity> {
+        self.map.get_or_init(|| {
+            let mut map = EntityHashMap::default();
+            map.reserve(self.saved.len());
+            for (saved, new) in self.iter() {
+                // SAFETY: a load refuses a save naming an entity twice, so
+                // the saved ids are distinct and no key is in the map yet.
+                unsafe { map.insert_unique_unchecked(saved, new) };
+            }
+            map
+        })
+    }
+
+    /// The map saved id → new id, as [`LoadedEntities::map`] gives it.
+    pub fn into_map(self) -> EntityHashMap<Entity> {
+        self.map();
+        self.map.into_inner().unwrap_or_default()
+    }
+}
+
+impl std::ops::Index<&Entity> for LoadedEntities {
+    type Output = Entity;
+
+    /// # Panics
+    /// If `saved` was not one of the loaded entities, naming it.
+    #[track_caller]
+    fn index(&self, saved: &Entity) -> &Entity {
+        match self.map().get(saved) {
+            Some(new) => new,
+            None => panic!("entity {saved} was not in the loaded save"),
+        }
+    }
+}
+
+impl PartialEq for LoadedEntities {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for LoadedEntities {}
+
+impl std::fmt::Debug for LoadedEntities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl From<LoadedEntities> for EntityHashMap<Entity> {
+    fn from(loaded: LoadedEntities) -> Self {
+        loaded.into_map()
     }
 }
 
@@ -533,10 +664,7 @@ impl LoadOptions {
 
 /// Makes the staged entities, remaps their references and inserts the
 /// staged values.
-fn commit<E: serde::de::Error>(
-    world: &mut World,
-    staging: Staging,
-) -> Result<EntityHashMap<Entity>, E> {
+fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<LoadedEntities, E> {
     world.flush();
     let Staging {
         entities: saved,
@@ -544,43 +672,44 @@ fn commit<E: serde::de::Error>(
         allocator,
         ..
     } = staging;
-    let mut map = EntityHashMap::<Entity>::default();
-    map.reserve(saved.len());
-    for (position, &entity) in saved.iter().enumerate() {
-        if map.insert(entity, entity).is_some() {
-            return Err(E::custom(format_args!(
-                "entity #{position}: id {entity:?} is saved twice"
-            )));
-        }
-    }
     let count = u32::try_from(saved.len()).map_err(|_| E::custom("too many entities"))?;
-    let ids: Vec<Entity> =
-        if let Some((generations, free)) = allocator.filter(|_| world.entities.is_fresh()) {
+    // The allocator refuses an index named twice; the error then names the
+    // entity saved twice, if that is what went wrong.
+    let fresh_ids: Option<Vec<Entity>> =
+        if let Some((slots, free)) = allocator.filter(|_| world.entities.is_fresh()) {
             world
                 .entities
-                .restore_saved_allocator(&generations, &free, &saved)
-                .map_err(|message| E::custom(format_args!("allocator: {message}")))?;
-            saved.clone()
+                .restore_saved_allocator(slots, &free, &saved)
+                .map_err(|message| {
+                    saved_twice(&saved)
+                        .unwrap_or_else(|| E::custom(format_args!("allocator: {message}")))
+                })?;
+            None
         } else if world.entities.is_empty() {
-            world
-                .entities
-                .reserve_at(&saved)
-                .map_err(|e| E::custom(format_args!("entity id {e:?} is in use")))?;
-            saved.clone()
+            world.entities.reserve_at(&saved).map_err(|e| {
+                saved_twice(&saved)
+                    .unwrap_or_else(|| E::custom(format_args!("entity id {e:?} is in use")))
+            })?;
+            None
         } else {
-            world.entities.reserve_entities(count).collect()
+            if let Some(error) = saved_twice(&saved) {
+                return Err(error);
+            }
+            Some(world.entities.reserve_entities(count).collect())
         };
-    world.flush_entities();
-    // Kept ids are already mapped to themselves, by the check above.
-    if ids != saved {
-        for (&from, &to) in saved.iter().zip(&ids) {
-            map.insert(from, to);
-        }
-    }
+    let kept = fresh_ids.is_none();
+    let ids: &[Entity] = fresh_ids.as_deref().unwrap_or(&saved);
+    // Live, but not anywhere until placed below (a reserved index's
+    // location is already the invalid one): nothing reads the world in
+    // between (the mapping sees only the mapper).
+    world.entities.flush(|_, location| {
+        debug_assert_eq!(location.archetype_id, EntityLocation::INVALID.archetype_id);
+    });
     // Kept ids need no remapping: a reference names what it named when
     // saved (and mapping would take an index from the allocator).
-    if ids != saved && columns.iter().any(|c| c.maps_entities()) {
-        let mut scratch = map.clone();
+    if !kept && columns.iter().any(|c| c.maps_entities()) {
+        let mut scratch = EntityHashMap::<Entity>::default();
+        scratch.extend(saved.iter().copied().zip(ids.iter().copied()));
         let mapped = catch_unwind(AssertUnwindSafe(|| {
             SceneEntityMapper::world_scope(&mut scratch, world, |_, mapper| {
                 for column in &mut columns {
@@ -591,16 +720,38 @@ fn commit<E: serde::de::Error>(
         if let Err(payload) = mapped {
             // The new entities have no component yet: despawning them runs
             // no user code.
-            for &entity in &ids {
+            place::locate_in_empty(world, ids);
+            for &entity in ids {
                 world.despawn(entity);
             }
             resume_unwind(payload);
         }
     }
-    for column in columns {
-        column.commit(world, &ids);
+    // Archetype by archetype when nothing could tell that apart from
+    // inserting component by component; the resources (and, otherwise,
+    // the components) are committed in the registry's order.
+    if !place::place(world, &mut columns, ids) {
+        place::locate_in_empty(world, ids);
     }
-    Ok(map)
+    for column in columns {
+        column.commit(world, ids);
+    }
+    Ok(LoadedEntities {
+        saved,
+        new: fresh_ids,
+        map: OnceLock::new(),
+    })
+}
+
+/// The error naming the first entity saved twice, if one is.
+fn saved_twice<E: serde::de::Error>(saved: &[Entity]) -> Option<E> {
+    let mut seen = EntityHashSet::default();
+    seen.reserve(saved.len());
+    let position = saved.iter().position(|&entity| !seen.insert(entity))?;
+    Some(E::custom(format_args!(
+        "entity #{position}: id {:?} is saved twice",
+        saved[position]
+    )))
 }
 
 /// The list of entries of a [`SaveRegistry`], built by its registration
@@ -1047,6 +1198,11 @@ impl<L: SaveList> Serialize for ResourceValues<'_, L> {
 
 mod staging {
     use super::*;
+    use crate::{
+        change_detection::{ComponentTicks, Tick},
+        component::ComponentId,
+        storage::TableId,
+    };
 
     /// Where the values being read go.
     #[derive(Clone, Copy)]
@@ -1063,9 +1219,9 @@ mod staging {
     pub struct Staging {
         pub(super) entities: Vec<Entity>,
         pub(super) columns: Vec<Box<dyn Staged>>,
-        /// The saved allocator: every index's generation, and the free
-        /// list.
-        pub(super) allocator: Option<(Vec<u32>, Vec<u32>)>,
+        /// The saved allocator: the number of index slots, and the free
+        /// list with each index's generation.
+        pub(super) allocator: Option<(u32, Vec<(u32, u32)>)>,
         /// For each entry, the scope (entity, archetype or resource map)
         /// it was last read in, to refuse a key twice in one.
         seen: Vec<u32>,
@@ -1115,12 +1271,44 @@ mod staging {
         fn as_any(&mut self) -> &mut dyn Any;
         fn maps_entities(&self) -> bool;
         fn map_entities(&mut self, mapper: &mut dyn EntityMapper);
+        /// The component's id (registering it), `None` for a resource.
+        fn component_id(&self, world: &mut World) -> Option<ComponentId>;
+        /// The staged positions that have a value, as runs `(start, len)`
+        /// in the order read.
+        fn runs(&self) -> &[(u32, u32)];
+        /// The number of values.
+        fn value_count(&self) -> usize;
+        /// Moves every value into the row [`super::place`] made for its
+        /// entity, leaving none here: onto the end of its table's column,
+        /// or into the sparse set.
+        ///
+        /// # Safety
+        /// `id` is this entry's component, and every staged position with a
+        /// value was placed as `ids[position]` in the table of its segment
+        /// (one with the component's column if it is a table component),
+        /// its rows pushed and reserved; each column of each such table
+        /// gets its values in row order.
+        unsafe fn write_placed(&mut self, world: &mut World, id: ComponentId, placed: Placed<'_>);
         /// Inserts the values; `ids` are the new entities by staged position.
         fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]);
     }
 
+    /// Where [`super::place`] put the staged entities.
+    #[derive(Clone, Copy)]
+    pub struct Placed<'a> {
+        /// The entity by staged position.
+        pub ids: &'a [Entity],
+        /// The staged positions as runs `(start, end, table)` in order,
+        /// each placed in one table.
+        pub segments: &'a [(u32, u32, TableId)],
+        /// The tick the values are added at.
+        pub tick: Tick,
+    }
+
     pub struct StagedComponent<T> {
-        rows: Vec<u32>,
+        /// The staged positions with a value, as runs `(start, len)` in
+        /// the order read (ascending, as entities are read in order).
+        runs: Vec<(u32, u32)>,
         values: Vec<T>,
         map: Option<fn(&mut T, &mut dyn EntityMapper)>,
     }
@@ -1128,25 +1316,35 @@ mod staging {
     impl<T> StagedComponent<T> {
         pub(super) fn new(map: Option<fn(&mut T, &mut dyn EntityMapper)>) -> Self {
             StagedComponent {
-                rows: Vec::new(),
+                runs: Vec::new(),
                 values: Vec::new(),
                 map,
             }
         }
 
         pub(super) fn push(&mut self, row: u32, value: T) {
-            self.rows.push(row);
+            self.extend_rows(row, 1);
             self.values.push(value);
         }
 
         /// Appends the values read by a column seed, for the staged rows
         /// `start..start + len`.
         pub(super) fn extend_rows(&mut self, start: u32, len: u32) {
-            self.rows.extend(start..start + len);
+            match self.runs.last_mut() {
+                Some(run) if run.0 + run.1 == start => run.1 += len,
+                _ => self.runs.push((start, len)),
+            }
         }
 
         pub(super) fn values_mut(&mut self) -> &mut Vec<T> {
             &mut self.values
+        }
+
+        /// The staged position of every value, in order.
+        fn positions(&self) -> impl Iterator<Item = u32> + '_ {
+            self.runs
+                .iter()
+                .flat_map(|&(start, len)| start..start + len)
         }
     }
 
@@ -1167,12 +1365,83 @@ mod staging {
             }
         }
 
-        fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]) {
-            let StagedComponent { rows, values, .. } = *self;
-            if values.is_empty() {
+        fn component_id(&self, world: &mut World) -> Option<ComponentId> {
+            Some(world.register_component::<T>())
+        }
+
+        fn runs(&self) -> &[(u32, u32)] {
+            &self.runs
+        }
+
+        fn value_count(&self) -> usize {
+            self.values.len()
+        }
+
+        unsafe fn write_placed(&mut self, world: &mut World, id: ComponentId, placed: Placed<'_>) {
+            let runs = std::mem::take(&mut self.runs);
+            let mut values = std::mem::take(&mut self.values);
+            let storage = world
+                .components
+                .get_info(id)
+                .map(|info| info.storage_type());
+            if storage == Some(StorageType::SparseSet) {
+                let set = world
+                    .storages
+                    .sparse_sets
+                    .get_mut(id)
+                    .expect("an archetype with the component made its sparse set");
+                let positions = runs.iter().flat_map(|&(start, len)| start..start + len);
+                for (row, value) in positions.zip(values) {
+                    // SAFETY: `T` is the set's component (`id` is `T`'s,
+                    // caller); the entity was just placed, so it has no
+                    // value here.
+                    unsafe { set.insert_new_typed(placed.ids[row as usize], value, placed.tick) };
+                }
                 return;
             }
-            world.insert_batch(rows.into_iter().map(|row| ids[row as usize]).zip(values));
+            let ticks = ComponentTicks::new(placed.tick);
+            let (src, staged) = (values.as_ptr(), values.len());
+            // SAFETY: the values are moved out bitwise below, each once;
+            // the vector only frees its buffer afterwards.
+            unsafe { values.set_len(0) };
+            let mut taken = 0;
+            let mut segments = placed.segments.iter().peekable();
+            for &(start, len) in &runs {
+                let (mut at, end) = (start, start + len);
+                while at < end {
+                    while segments.next_if(|segment| segment.1 <= at).is_some() {}
+                    let &&(_, segment_end, table_id) =
+                        segments.peek().expect("every position is in a segment");
+                    let stop = end.min(segment_end);
+                    let count = (stop - at) as usize;
+                    let column = world.storages.tables[table_id]
+                        .get_column_mut(id)
+                        .expect("a table placed for the component has its column");
+                    // SAFETY: `T` is the column's component (caller); the
+                    // values `taken..taken + count` are initialised, not yet
+                    // moved, and outside the column; the segment's rows were
+                    // reserved and pushed before any value, and the column
+                    // gets its values in row order (caller).
+                    unsafe { column.push_moved_run(src.add(taken), count, ticks) };
+                    taken += count;
+                    at = stop;
+                }
+            }
+            debug_assert_eq!(taken, staged, "every value moved");
+        }
+
+        fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]) {
+            if self.values.is_empty() {
+                return;
+            }
+            let positions: Vec<u32> = self.positions().collect();
+            let StagedComponent { values, .. } = *self;
+            world.insert_batch(
+                positions
+                    .into_iter()
+                    .map(|row| ids[row as usize])
+                    .zip(values),
+            );
         }
     }
 
@@ -1188,6 +1457,20 @@ mod staging {
         }
 
         fn map_entities(&mut self, _mapper: &mut dyn EntityMapper) {}
+
+        fn component_id(&self, _world: &mut World) -> Option<ComponentId> {
+            None
+        }
+
+        fn runs(&self) -> &[(u32, u32)] {
+            &[]
+        }
+
+        fn value_count(&self) -> usize {
+            0
+        }
+
+        unsafe fn write_placed(&mut self, _: &mut World, _: ComponentId, _: Placed<'_>) {}
 
         fn commit(self: Box<Self>, world: &mut World, _ids: &[Entity]) {
             if let Some(value) = self.0 {

@@ -23,7 +23,7 @@ use crate::{archetype::Archetype, entity::Entity, world::World};
 /// let registry = SaveRegistry::new();
 /// let world = World::new();
 /// let rows = registry.rows(&world);
-/// assert_eq!(serde_json::to_string(&rows).unwrap(), r#"{"resources":{},"entities":[],"allocator":[[],[]]}"#);
+/// assert_eq!(serde_json::to_string(&rows).unwrap(), r#"{"resources":{},"entities":[],"allocator":[0,[]]}"#);
 /// ```
 pub struct SavedRows<'w, L> {
     list: &'w L,
