@@ -8,7 +8,8 @@
 //! `add_child` with self-parents, dead parents and cycles refused, access
 //! by component id (`get_by_id`, `get_mut_by_id`, `insert_by_id`,
 //! `remove_by_id`) and the bulk `insert_all_with`, `remove_all` and
-//! `despawn_all` over a `With` filter, snapshot and restore) over ten
+//! `despawn_all` over a `With` filter, snapshot (`snapshot_into` the kept
+//! one after the first) and restore) over ten
 //! component types (all opted into snapshots): table and
 //! sparse-set storage, two zero-sized types, two `#[repr(align(64))]`
 //! types, two drop-counting types, a `String` holder and a 1 KiB array.

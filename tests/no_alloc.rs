@@ -1,6 +1,7 @@
 //! After warm-up, inserting and removing a bundle allocates nothing: the
 //! archetype edges are cached and rows move by memcpy into columns that
-//! already have room. A counting global allocator checks it (this test
+//! already have room. Nor do a single-threaded schedule run and a snapshot
+//! of `Copy` components into a warm snapshot. A counting global allocator checks it (this test
 //! binary has no other tests, so nothing else allocates meanwhile).
 
 use std::{
@@ -135,4 +136,36 @@ fn insert_and_remove_allocate_nothing_after_warm_up() {
         "a schedule run allocated"
     );
     assert!(world.resource::<Total>().0 > 0.0);
+
+    // Snapshotting `Copy` components into a warm snapshot allocates
+    // nothing: tables, sparse sets, entity lists and the allocator copy
+    // are overwritten in place.
+    world.register_snapshot_copy::<A>();
+    world.register_snapshot_copy::<B>();
+    world.register_snapshot_copy::<S>();
+    for &e in entities.iter().step_by(3) {
+        world.entity_mut(e).insert(S(7));
+    }
+    // A stored schedule: its systems' last runs are recorded too.
+    world.add_schedule(schedule);
+    let mut snapshot = world.snapshot();
+    world.snapshot_into(&mut snapshot);
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    for round in 0..5 {
+        for &e in entities.iter().step_by(5) {
+            world.get_mut::<B>(e).unwrap().0[1] = round as f32;
+        }
+        world.snapshot_into(&mut snapshot);
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::SeqCst),
+        0,
+        "snapshot_into a warm snapshot allocated"
+    );
+    world.get_mut::<B>(entities[0]).unwrap().0[1] = -1.0;
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.get::<B>(entities[0]).unwrap().0[1], 4.0);
+    world.check_integrity().unwrap();
 }

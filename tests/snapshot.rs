@@ -13,7 +13,7 @@ use common::integrity::integrity;
 use ecs::lifecycle::HookContext;
 use ecs::prelude::*;
 use ecs::schedule::ScheduleLabel;
-use ecs::world::{DeferredWorld, RestoreError};
+use ecs::world::{DeferredWorld, RestoreError, WorldSnapshot};
 
 #[derive(Component, Clone, Debug, PartialEq, Hash)]
 struct Pos(i64, i64);
@@ -705,4 +705,180 @@ fn a_table_empty_at_the_snapshot_with_a_column_not_opted_in_restores() {
     assert_eq!(world.get::<Pos>(e), Some(&Pos(1, 1)));
     assert!(world.get_entity(f).is_err());
     assert_eq!(world.query::<&Sprite>().iter(&world).count(), 0);
+}
+
+// ---- snapshot_into --------------------------------------------------------------------------
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Hash)]
+struct Vel(i32);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Hash)]
+#[component(storage = "SparseSet")]
+struct Heat(u8);
+
+/// `opted_in` with `Copy` components too (copied column by column).
+fn opted_in_with_copies() -> World {
+    let mut world = opted_in();
+    world.register_snapshot_copy_hashed::<Vel>();
+    world.register_snapshot_copy_hashed::<Heat>();
+    world
+}
+
+/// `contents` with the `Copy` components.
+fn contents_with_copies(world: &mut World) -> Vec<(Row, Option<Vel>, Option<Heat>)> {
+    let rows = contents(world);
+    rows.into_iter()
+        .map(|row| {
+            let (vel, heat) = (
+                world.get::<Vel>(row.0).copied(),
+                world.get::<Heat>(row.0).copied(),
+            );
+            (row, vel, heat)
+        })
+        .collect()
+}
+
+/// One frame of changes, chosen by `frame`: spawns in shapes that bring
+/// new archetypes (and tables) as frames go by, despawns, value changes,
+/// and sparse-set inserts and removes.
+fn churn(world: &mut World, live: &mut Vec<Entity>, frame: u32) {
+    let shape = frame % 5;
+    for i in 0..3 + frame % 4 {
+        let v = (frame * 10 + i) as i32;
+        let e = match (shape + i) % 5 {
+            0 => world.spawn((Pos(v as i64, 0), Vel(v))).id(),
+            1 => world.spawn((Vel(v), Heat(frame as u8))).id(),
+            2 => world.spawn((Pos(0, v as i64), Stunned(frame), Tag)).id(),
+            3 => world.spawn((Wide([frame as u8; 3]), Vel(-v))).id(),
+            _ => world.spawn(Pos(v as i64, v as i64)).id(),
+        };
+        live.push(e);
+    }
+    if frame.is_multiple_of(3) && live.len() > 4 {
+        let e = live.remove((frame as usize * 7) % live.len());
+        world.despawn(e);
+    }
+    for (i, &e) in live.iter().enumerate() {
+        if (i as u32 + frame).is_multiple_of(4) {
+            if let Some(mut vel) = world.get_mut::<Vel>(e) {
+                vel.0 += 1;
+            }
+        }
+        if (i as u32 + frame) % 6 == 1 {
+            if world.get::<Heat>(e).is_some() {
+                world.entity_mut(e).remove::<Heat>();
+            } else {
+                world.entity_mut(e).insert(Heat(i as u8));
+            }
+        }
+    }
+}
+
+#[test]
+fn snapshots_into_a_ring_restore_as_fresh_snapshots_do() {
+    let mut world = opted_in_with_copies();
+    world.insert_resource(Score(0));
+    let mut live = Vec::new();
+    let mut ring: Vec<WorldSnapshot> = (0..4).map(|_| world.snapshot()).collect();
+    let mut seen = Vec::new();
+    let mut fresh = Vec::new();
+    for frame in 0..24u32 {
+        churn(&mut world, &mut live, frame);
+        world.resource_mut::<Score>().0 = u64::from(frame);
+        world.snapshot_into(&mut ring[frame as usize % 4]);
+        fresh.push(world.snapshot());
+        seen.push((contents_with_copies(&mut world), world.checksum()));
+    }
+    // The ring holds the last four frames; each restores exactly.
+    for frame in (20..24u32).rev() {
+        world.restore(&ring[frame as usize % 4]).unwrap();
+        integrity(&world);
+        let (expected, checksum) = &seen[frame as usize];
+        assert_eq!(&contents_with_copies(&mut world), expected, "frame {frame}");
+        assert_eq!(world.checksum(), *checksum, "frame {frame}");
+        assert_eq!(world.resource::<Score>(), &Score(u64::from(frame)));
+        assert_eq!(
+            ring[frame as usize % 4].entity_count(),
+            fresh[frame as usize].entity_count()
+        );
+        // A fresh snapshot of the same frame gives the same world.
+        world.restore(&fresh[frame as usize]).unwrap();
+        assert_eq!(&contents_with_copies(&mut world), expected, "frame {frame}");
+    }
+    // Going on from a restored frame and snapshotting over an older one.
+    world.restore(&ring[21 % 4]).unwrap();
+    churn(&mut world, &mut live, 99);
+    let after = (contents_with_copies(&mut world), world.checksum());
+    world.snapshot_into(&mut ring[0]);
+    world.restore(&ring[23 % 4]).unwrap();
+    world.restore(&ring[0]).unwrap();
+    integrity(&world);
+    assert_eq!((contents_with_copies(&mut world), world.checksum()), after);
+}
+
+#[test]
+fn a_snapshot_of_another_world_becomes_this_worlds() {
+    let mut first = opted_in_with_copies();
+    let mut second = opted_in_with_copies();
+    first.spawn((Pos(1, 1), Vel(1)));
+    first.spawn((Vel(2), Heat(2)));
+    let mut snapshot = first.snapshot();
+    let e = second.spawn((Wide([5; 3]), Vel(9))).id();
+    second.spawn(Heat(7));
+    second.snapshot_into(&mut snapshot);
+    assert_eq!(snapshot.world_id(), second.id());
+    let expected = contents_with_copies(&mut second);
+    second.entity_mut(e).insert(Vel(0));
+    second.despawn(e);
+    second.restore(&snapshot).unwrap();
+    integrity(&second);
+    assert_eq!(contents_with_copies(&mut second), expected);
+    assert!(matches!(
+        first.restore(&snapshot),
+        Err(RestoreError::WrongWorld { .. })
+    ));
+}
+
+static BRITTLE_PANICS: AtomicBool = AtomicBool::new(false);
+
+#[derive(Component, Debug, PartialEq)]
+struct Brittle(u32);
+
+impl Clone for Brittle {
+    fn clone(&self) -> Self {
+        if BRITTLE_PANICS.load(Ordering::SeqCst) && self.0 == 2 {
+            panic!("clone of Brittle(2)");
+        }
+        Brittle(self.0)
+    }
+}
+
+#[test]
+fn a_panicking_clone_leaves_the_snapshot_written_into_as_it_was() {
+    let mut world = opted_in_with_copies();
+    world.register_snapshot::<Brittle>();
+    let entities: Vec<Entity> = (0..4)
+        .map(|i| world.spawn((Brittle(i), Vel(i as i32), Heat(i as u8))).id())
+        .collect();
+    let mut snapshot = world.snapshot();
+    let expected = contents_with_copies(&mut world);
+    for &e in &entities {
+        world.get_mut::<Vel>(e).unwrap().0 += 100;
+        world.get_mut::<Heat>(e).unwrap().0 += 100;
+    }
+    world.spawn((Vel(50), Pos(5, 5)));
+    BRITTLE_PANICS.store(true, Ordering::SeqCst);
+    let panicked = catch_unwind(AssertUnwindSafe(|| world.snapshot_into(&mut snapshot)));
+    BRITTLE_PANICS.store(false, Ordering::SeqCst);
+    assert!(panicked.is_err());
+    integrity(&world);
+    // Neither the `Copy` columns nor anything else was overwritten.
+    world.restore(&snapshot).unwrap();
+    integrity(&world);
+    assert_eq!(contents_with_copies(&mut world), expected);
+    let brittle: Vec<u32> = entities
+        .iter()
+        .map(|&e| world.get::<Brittle>(e).unwrap().0)
+        .collect();
+    assert_eq!(brittle, vec![0, 1, 2, 3]);
 }

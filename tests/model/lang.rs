@@ -1593,13 +1593,19 @@ impl Harness {
     }
 
     fn snapshot(&mut self) {
-        if let Some(old) = self.saved.take() {
-            drop(old.snapshot);
-            for m in old.live.values().flat_map(|row| row.iter().flatten()) {
-                self.model.drop_cell(m.cell);
+        // A kept snapshot is written over (`snapshot_into`, reusing its
+        // memory), as a rollback ring does; the first is made fresh.
+        let snapshot = match self.saved.take() {
+            Some(old) => {
+                let mut snapshot = old.snapshot;
+                self.world().snapshot_into(&mut snapshot);
+                for m in old.live.values().flat_map(|row| row.iter().flatten()) {
+                    self.model.drop_cell(m.cell);
+                }
+                snapshot
             }
-        }
-        let snapshot = self.world().snapshot();
+            None => self.world().snapshot(),
+        };
         let live = self.model.live.clone();
         self.count_clones(live.values());
         self.saved = Some(Saved {

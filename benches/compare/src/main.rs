@@ -317,6 +317,16 @@ fn scenarios() -> Vec<Scenario> {
             ],
         },
         Scenario {
+            name: "snapshot_ring",
+            what: "World::snapshot_into a snapshot kept from the round before, then World::restore, of 100,000 entities × 4 Copy components, as a rollback saving every frame into a ring does (floor: the 4 columns copied into kept Vecs and back; not on bevy or hecs)",
+            peers: &[],
+            target: Target::Floor(1.5),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::snapshot::ours_ring as Build),
+                (Lib::Floor, ecs_scenarios::snapshot::floor_ring as Build),
+            ],
+        },
+        Scenario {
             name: "simulation",
             what: "10 frames of the `simulation` example (20,000 animals at the start, seed 1, multi-threaded executor; the world runs on from batch to batch), the same systems ported to bevy_ecs",
             peers: &[Bevy],

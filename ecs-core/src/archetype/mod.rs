@@ -913,15 +913,21 @@ impl Index<std::ops::RangeFrom<ArchetypeGeneration>> for Archetypes {
 
 /// Snapshot support: an archetype's entity list recorded and put back.
 impl Archetype {
-    /// The entities by archetype row and their table rows, as a snapshot
-    /// keeps them: `None` when the archetype owns its table (its rows are
-    /// the table's).
-    pub(crate) fn entities_for_snapshot(&self) -> Option<Vec<ArchetypeEntity>> {
-        (!self.owns_table).then(|| self.entities.clone())
+    /// Records the entities by archetype row and their table rows into
+    /// `saved`, reusing the list it holds: `None` when the archetype owns
+    /// its table (its rows are the table's).
+    pub(crate) fn entities_for_snapshot_into(&self, saved: &mut Option<Vec<ArchetypeEntity>>) {
+        if self.owns_table {
+            *saved = None;
+        } else {
+            saved
+                .get_or_insert_with(Vec::new)
+                .clone_from(&self.entities);
+        }
     }
 
     /// Puts back the entity list recorded by
-    /// [`Archetype::entities_for_snapshot`], `len` entities; `table` is the
+    /// [`Archetype::entities_for_snapshot_into`], `len` entities; `table` is the
     /// archetype's table, already restored.
     pub(crate) fn restore_entities(
         &mut self,

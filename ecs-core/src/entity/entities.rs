@@ -474,17 +474,6 @@ impl ExactSizeIterator for ReserveEntitiesIterator<'_> {}
 
 /// Snapshot support: the allocator copied whole, and put back.
 impl Entities {
-    /// A copy of the allocator: every index's generation and location, the
-    /// free list and the reservation cursor.
-    pub(crate) fn snapshot(&self) -> Entities {
-        Entities {
-            meta: self.meta.clone(),
-            pending: self.pending.clone(),
-            free_cursor: AtomicI64::new(self.free_cursor.load(Ordering::Relaxed)),
-            len: self.len,
-        }
-    }
-
     /// Makes this allocator a copy of `saved`, reusing its buffers.
     pub(crate) fn restore_from(&mut self, saved: &Entities) {
         self.meta.clone_from(&saved.meta);

@@ -434,40 +434,41 @@ impl Schedules {
 /// Snapshot support: the last runs of every stored schedule's systems and
 /// run conditions, recorded and put back.
 impl Schedules {
-    /// Each stored schedule's last-run ticks, systems first, then system
-    /// conditions, then set conditions.
-    pub(crate) fn last_runs(
+    /// Records each stored schedule's last-run ticks into `out` (systems
+    /// first, then system conditions, then set conditions), reusing the
+    /// lists it holds.
+    pub(crate) fn last_runs_into(
         &self,
-    ) -> Vec<(InternedScheduleLabel, Vec<crate::change_detection::Tick>)> {
-        self.inner
-            .iter()
-            .map(|(label, schedule)| {
-                let graph = &schedule.graph;
-                let ticks = graph
-                    .systems
+        out: &mut Vec<(InternedScheduleLabel, Vec<crate::change_detection::Tick>)>,
+    ) {
+        out.truncate(self.inner.len());
+        for (index, (label, schedule)) in self.inner.iter().enumerate() {
+            if index == out.len() {
+                out.push((*label, Vec::new()));
+            }
+            let (saved_label, ticks) = &mut out[index];
+            *saved_label = *label;
+            ticks.clear();
+            let graph = &schedule.graph;
+            ticks.extend(graph.systems.iter().map(|system| system.last_run()));
+            ticks.extend(
+                graph
+                    .system_conditions
                     .iter()
-                    .map(|system| system.last_run())
-                    .chain(
-                        graph
-                            .system_conditions
-                            .iter()
-                            .flatten()
-                            .map(|c| c.last_run()),
-                    )
-                    .chain(
-                        graph
-                            .set_conditions
-                            .iter()
-                            .flat_map(|set| set.conditions.iter())
-                            .map(|c| c.last_run()),
-                    )
-                    .collect();
-                (*label, ticks)
-            })
-            .collect()
+                    .flatten()
+                    .map(|c| c.last_run()),
+            );
+            ticks.extend(
+                graph
+                    .set_conditions
+                    .iter()
+                    .flat_map(|set| set.conditions.iter())
+                    .map(|c| c.last_run()),
+            );
+        }
     }
 
-    /// Puts back ticks recorded by [`Schedules::last_runs`], each moved on
+    /// Puts back ticks recorded by [`Schedules::last_runs_into`], each moved on
     /// by `delta`; a schedule whose systems and conditions changed in
     /// number since is left alone.
     pub(crate) fn set_last_runs(

@@ -732,6 +732,36 @@ impl Column {
         out
     }
 
+    /// Makes `dst`, a column of its own, a bitwise copy of this one (values
+    /// and ticks), reusing its memory when it has room. Nothing runs that
+    /// could panic.
+    ///
+    /// # Safety
+    /// `dst` holds the same component, whose type is `Copy`.
+    pub(crate) unsafe fn copy_over(&self, dst: &mut Column) {
+        debug_assert_eq!(self.item_layout(), dst.item_layout());
+        debug_assert!(self.data.drop_fn().is_none() && dst.data.drop_fn().is_none());
+        let n = self.len();
+        if dst.capacity() < n {
+            *dst = Column::with_layout(self.item_layout(), None, n);
+        }
+        // SAFETY: a `Copy` type has nothing to drop, so forgetting the old
+        // values is dropping them; `dst` has room for `n` values and ticks;
+        // the first `n` here are initialised; the two columns own
+        // different memory.
+        unsafe {
+            dst.data.set_len(0);
+            self.added_ticks.copy_into(n, &mut dst.added_ticks, 0);
+            self.changed_ticks.copy_into(n, &mut dst.changed_ticks, 0);
+            std::ptr::copy_nonoverlapping(
+                self.data.as_ptr(),
+                dst.data.as_ptr(),
+                n * self.item_layout().pad_to_align().size(),
+            );
+            dst.data.set_len(n);
+        }
+    }
+
     /// Copies every value bitwise onto the end of `dst`, with its ticks
     /// moved on by `delta` (wrapping, as the clock does); the values stay
     /// here too. Nothing runs that could panic.

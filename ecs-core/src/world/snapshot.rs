@@ -9,6 +9,11 @@
 //! so entity ids, archetypes, values and `Added`/`Changed` answers are the
 //! snapshot's, and runs no hook, observer or command.
 //!
+//! [`World::snapshot_into`] writes over a snapshot made before, reusing
+//! its memory: a rollback that snapshots every frame into a ring of
+//! snapshots allocates nothing once the ring is warm (for `Copy`
+//! components; a `Clone` type's values are cloned into new columns).
+//!
 //! # Ticks
 //! The world's clock never runs back. A restore moves every tick it puts
 //! back (values, resources, system last runs, the world's last change
@@ -373,55 +378,178 @@ impl World {
     /// If a `Clone` of an opted-in value panics; the world is unchanged and
     /// the clones made so far are dropped.
     pub fn snapshot(&mut self) -> WorldSnapshot {
+        let mut snapshot = WorldSnapshot {
+            world: self.id,
+            change_tick: Tick::new(0),
+            last_change_tick: Tick::new(0),
+            entities: Entities::new(),
+            tables: Vec::new(),
+            sparse_sets: Vec::new(),
+            archetypes: Vec::new(),
+            resources: Vec::new(),
+            schedules: Vec::new(),
+        };
+        self.snapshot_into(&mut snapshot);
+        snapshot
+    }
+
+    /// [`World::snapshot`] into an existing snapshot (of this world or any
+    /// other), reusing its memory: the columns of `Copy` components
+    /// ([`World::register_snapshot_copy`]), the entity lists and the
+    /// allocator copy are overwritten in place where they have room. A
+    /// rollback that snapshots every frame into a ring of snapshots then
+    /// allocates nothing once the ring is warm.
+    ///
+    /// ```
+    /// # use ecs::prelude::*;
+    /// #[derive(Component, Clone, Copy, PartialEq, Debug)]
+    /// struct Pos(i32);
+    ///
+    /// let mut world = World::new();
+    /// world.register_snapshot_copy::<Pos>();
+    /// let e = world.spawn(Pos(1)).id();
+    /// let mut ring: Vec<_> = (0..4).map(|_| world.snapshot()).collect();
+    /// for frame in 0..12 {
+    ///     world.get_mut::<Pos>(e).unwrap().0 = frame;
+    ///     world.snapshot_into(&mut ring[frame as usize % 4]);
+    /// }
+    /// world.restore(&ring[9 % 4]).unwrap();
+    /// assert_eq!(world.get::<Pos>(e), Some(&Pos(9)));
+    /// ```
+    ///
+    /// # Panics
+    /// If a `Clone` of an opted-in value panics; the world and `snapshot`
+    /// are unchanged (every `Clone` runs before `snapshot` is touched) and
+    /// the clones made so far are dropped.
+    pub fn snapshot_into(&mut self, snapshot: &mut WorldSnapshot) {
         self.flush();
-        let tables = self
-            .storages
-            .tables
-            .iter()
-            .map(|table| TableSnapshot {
-                entities: table.entities().to_vec(),
-                columns: table
-                    .component_ids()
-                    .iter()
-                    .zip(table.columns())
-                    .map(|(&id, column)| {
-                        self.snapshot_fns_of(id).map(|fns| Cloned {
-                            // SAFETY: the functions were registered for this
-                            // component's type.
-                            values: unsafe { column.clone_column(fns.clone_values) },
-                            clone: fns.clone_values,
-                            bitwise: fns.bitwise,
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
-        let sparse_sets = self
-            .storages
-            .sparse_sets
-            .iter()
-            .filter_map(|(id, set)| {
-                let fns = self.snapshot_fns_of(id)?;
-                Some(SparseSnapshot {
+        // Every `Clone` first, into columns of their own: a panic leaves
+        // `snapshot` as it was. `Copy` values are copied below, where
+        // nothing can fail. Both lists stay unallocated when every
+        // opted-in component is `Copy`.
+        let mut cloned: Vec<((usize, usize), Column)> = Vec::new();
+        for (index, table) in self.storages.tables.iter().enumerate() {
+            let columns = table.component_ids().iter().zip(table.columns());
+            for (position, (&id, column)) in columns.enumerate() {
+                if let Some(fns) = self.snapshot_fns_of(id).filter(|fns| !fns.bitwise) {
+                    // SAFETY: the functions were registered for this
+                    // component's type.
+                    let values = unsafe { column.clone_column(fns.clone_values) };
+                    cloned.push(((index, position), values));
+                }
+            }
+        }
+        let mut sparse_cloned: Vec<(ComponentId, Column)> = Vec::new();
+        for (id, set) in self.storages.sparse_sets.iter() {
+            if let Some(fns) = self.snapshot_fns_of(id).filter(|fns| !fns.bitwise) {
+                // SAFETY: as above.
+                sparse_cloned.push((id, unsafe { set.column().clone_column(fns.clone_values) }));
+            }
+        }
+        let resources = self.snapshot_resources();
+
+        // From here on nothing can panic.
+        if snapshot.world != self.id {
+            // Another world's tables: nothing to reuse by position.
+            snapshot.tables.clear();
+            snapshot.sparse_sets.clear();
+            snapshot.archetypes.clear();
+        }
+        snapshot.world = self.id;
+        snapshot.change_tick = self.change_tick();
+        snapshot.last_change_tick = self.last_change_tick;
+        match self.get_resource::<Schedules>() {
+            Some(schedules) => schedules.last_runs_into(&mut snapshot.schedules),
+            None => snapshot.schedules.clear(),
+        }
+        snapshot.entities.restore_from(&self.entities);
+        snapshot.resources = resources;
+        let mut cloned = cloned.into_iter().peekable();
+        let tables = self.storages.tables.iter();
+        snapshot.tables.truncate(tables.len());
+        for (index, table) in tables.enumerate() {
+            if index == snapshot.tables.len() {
+                snapshot.tables.push(TableSnapshot {
+                    entities: Vec::new(),
+                    columns: Vec::new(),
+                });
+            }
+            let saved = &mut snapshot.tables[index];
+            saved.entities.clear();
+            saved.entities.extend_from_slice(table.entities());
+            saved.columns.resize_with(table.columns().len(), || None);
+            let columns = table.component_ids().iter().zip(table.columns());
+            for (position, (slot, (&id, column))) in
+                saved.columns.iter_mut().zip(columns).enumerate()
+            {
+                let Some(fns) = self.snapshot_fns_of(id) else {
+                    *slot = None;
+                    continue;
+                };
+                let clone = cloned
+                    .next_if(|(at, _)| *at == (index, position))
+                    .map(|(_, c)| c);
+                // The slot's values, if any, are of this component: the
+                // snapshot is of this world (cleared above otherwise),
+                // whose tables keep their index and their columns for good.
+                match slot {
+                    // SAFETY: `saved` is of this component (above); `clone`
+                    // was made exactly for a non-`Copy` one, of `column`.
+                    Some(saved) => unsafe { refill(saved, clone, column, fns) },
+                    // SAFETY: `clone` as above.
+                    None => *slot = Some(unsafe { fresh(clone, column, fns) }),
+                }
+            }
+        }
+        let mut sparse_cloned = sparse_cloned.into_iter().peekable();
+        let mut kept = 0;
+        for (id, set) in self.storages.sparse_sets.iter() {
+            let Some(fns) = self.snapshot_fns_of(id) else {
+                continue;
+            };
+            let clone = sparse_cloned.next_if(|(at, _)| *at == id).map(|(_, c)| c);
+            if kept == snapshot.sparse_sets.len() {
+                snapshot.sparse_sets.push(SparseSnapshot {
                     id,
                     entities: set.entities().to_vec(),
-                    values: Cloned {
-                        // SAFETY: as above.
-                        values: unsafe { set.column().clone_column(fns.clone_values) },
-                        clone: fns.clone_values,
-                        bitwise: fns.bitwise,
-                    },
-                })
-            })
-            .collect();
-        let archetypes = self
-            .archetypes
-            .iter()
-            .map(|archetype| ArchetypeSnapshot {
-                len: archetype.len() as u32,
-                entities: archetype.entities_for_snapshot(),
-            })
-            .collect();
+                    // SAFETY: `clone` was made exactly for a non-`Copy`
+                    // component, of this set's values.
+                    values: unsafe { fresh(clone, set.column(), fns) },
+                });
+            } else {
+                let saved = &mut snapshot.sparse_sets[kept];
+                saved.entities.clear();
+                saved.entities.extend_from_slice(set.entities());
+                if saved.id == id {
+                    // SAFETY: the entry's values are of this component
+                    // (same id, same world); `clone` as above.
+                    unsafe { refill(&mut saved.values, clone, set.column(), fns) };
+                } else {
+                    saved.id = id;
+                    // SAFETY: as above.
+                    saved.values = unsafe { fresh(clone, set.column(), fns) };
+                }
+            }
+            kept += 1;
+        }
+        snapshot.sparse_sets.truncate(kept);
+        let archetypes = self.archetypes.iter();
+        snapshot.archetypes.truncate(archetypes.len());
+        for (index, archetype) in archetypes.enumerate() {
+            if index == snapshot.archetypes.len() {
+                snapshot.archetypes.push(ArchetypeSnapshot {
+                    len: 0,
+                    entities: None,
+                });
+            }
+            let saved = &mut snapshot.archetypes[index];
+            saved.len = archetype.len() as u32;
+            archetype.entities_for_snapshot_into(&mut saved.entities);
+        }
+    }
+
+    /// Clones of every opted-in resource's value (`None` when absent).
+    fn snapshot_resources(&self) -> Vec<(ComponentId, Option<Cloned>)> {
         let mut resources = Vec::new();
         for index in 0..self.components.len() {
             let id = ComponentId::new(index);
@@ -452,20 +580,7 @@ impl World {
             });
             resources.push((id, value));
         }
-        WorldSnapshot {
-            world: self.id,
-            change_tick: self.change_tick(),
-            last_change_tick: self.last_change_tick,
-            schedules: self
-                .get_resource::<Schedules>()
-                .map(Schedules::last_runs)
-                .unwrap_or_default(),
-            entities: self.entities.snapshot(),
-            tables,
-            sparse_sets,
-            archetypes,
-            resources,
-        }
+        resources
     }
 
     /// Puts back the state `snapshot` copied: the same entities with the
@@ -897,6 +1012,42 @@ impl World {
             }
         }
         sum
+    }
+}
+
+/// One component's values for a snapshot: the `clone` made of a `Clone`
+/// type, or a copy of `column`'s values.
+///
+/// # Safety
+/// `fns` are `column`'s component's; `clone` is `Some` exactly when the
+/// type is not `Copy` (`fns.bitwise` is false), and holds `column`'s
+/// values.
+unsafe fn fresh(clone: Option<Column>, column: &Column, fns: SnapshotFns) -> Cloned {
+    Cloned {
+        values: match clone {
+            Some(clone) => clone,
+            // SAFETY: the functions are the component's (caller); a `Copy`
+            // type's clone is a copy, which cannot panic.
+            None => unsafe { column.clone_column(fns.clone_values) },
+        },
+        clone: fns.clone_values,
+        bitwise: fns.bitwise,
+    }
+}
+
+/// [`fresh`] over `saved`, the values a snapshot held of the same
+/// component: a `Copy` type's are copied over its column, reusing its
+/// memory when it has room.
+///
+/// # Safety
+/// As for [`fresh`], and `saved` holds values of `column`'s component.
+unsafe fn refill(saved: &mut Cloned, clone: Option<Column>, column: &Column, fns: SnapshotFns) {
+    if clone.is_none() && saved.bitwise && fns.bitwise {
+        // SAFETY: the same `Copy` component (caller).
+        unsafe { column.copy_over(&mut saved.values) };
+    } else {
+        // SAFETY: forwarded.
+        *saved = unsafe { fresh(clone, column, fns) };
     }
 }
 
