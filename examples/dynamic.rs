@@ -106,6 +106,28 @@ fn main() {
         p[1] += dy;
     }
 
+    // A script's bulk pass, table by table: each column resolved by id once
+    // per table, every velocity halved.
+    let mut damp = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(velocity)
+        .build();
+    let mut damped = 0;
+    for table in damp
+        .contiguous_iter_mut(&mut world)
+        .expect("table components walk tables")
+    {
+        let mut column = table.get_mut_by_id(velocity).unwrap();
+        for row in 0..column.len() {
+            // SAFETY: `Velocity` is two `f32`s.
+            let v = unsafe { column.get_mut(row).unwrap().deref_mut::<[f32; 2]>() };
+            v[0] *= 0.5;
+            v[1] *= 0.5;
+            damped += 1;
+        }
+    }
+    println!("damped {damped} velocities");
+    assert_eq!(damped, movers.iter(&world).count());
+
     let mut all = QueryBuilder::<FilteredEntityRef>::new(&mut world)
         .ref_id(position)
         .optional(|b| {

@@ -461,3 +461,234 @@ fn a_built_query_reads_and_writes_an_entity_of_many_components() {
     assert_eq!(read(299), 300);
     check_invariants(&world);
 }
+
+// ---- table walks and contiguous columns of built queries ------------------------------------
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Pace(f32);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Distance(f32);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+#[component(storage = "SparseSet")]
+struct Boosted(u8);
+
+#[derive(Component)]
+struct Flag;
+
+/// Entities over several tables, some sharing a table through a sparse
+/// component: each with `Distance(0)`, most with `Pace(i)`.
+fn spread(world: &mut World) -> Vec<Entity> {
+    (0..60u32)
+        .map(|i| {
+            let mut e = world.spawn(Distance(0.0));
+            if i % 5 != 0 {
+                e.insert(Pace(i as f32));
+            }
+            if i % 3 == 0 {
+                e.insert(Flag);
+            }
+            if i % 4 == 0 {
+                e.insert(Boosted(i as u8));
+            }
+            e.id()
+        })
+        .collect()
+}
+
+#[test]
+fn a_built_query_of_table_components_walks_tables_and_yields_its_columns() {
+    let mut world = World::new();
+    let entities = spread(&mut world);
+    let speed = world.register_component::<Pace>();
+    let distance = world.register_component::<Distance>();
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .ref_id(speed)
+        .mut_id(distance)
+        .build();
+    // Per entity, the table walk visits each matched entity once.
+    let mut seen: Vec<Entity> = query.iter_mut(&mut world).map(|e| e.id()).collect();
+    seen.sort();
+    let mut expected: Vec<Entity> = entities
+        .iter()
+        .copied()
+        .filter(|&e| world.get::<Pace>(e).is_some())
+        .collect();
+    expected.sort();
+    assert_eq!(seen, expected);
+
+    // Table by table: every second row written, through the pointers.
+    world.clear_trackers();
+    let mut walked = Vec::new();
+    for table in query.contiguous_iter_mut(&mut world).unwrap() {
+        let speeds = table.get_by_id(speed).unwrap();
+        let mut distances = table.get_mut_by_id(distance).unwrap();
+        assert_eq!(speeds.len(), table.len());
+        assert_eq!(distances.len(), table.len());
+        assert!(speeds.get(table.len()).is_none());
+        for (row, &e) in table.entities().iter().enumerate() {
+            walked.push(e);
+            if row % 2 == 0 {
+                // SAFETY: the ids are `Pace`'s and `Distance`'s.
+                unsafe {
+                    let s = speeds.get(row).unwrap().deref::<Pace>().0;
+                    distances.get_mut(row).unwrap().deref_mut::<Distance>().0 = s + 0.5;
+                }
+            }
+        }
+    }
+    walked.sort();
+    assert_eq!(walked, expected);
+    check_invariants(&world);
+    // Exactly the written rows read as changed.
+    let changed: Vec<Entity> = {
+        let mut q = world.query_filtered::<Entity, Changed<Distance>>();
+        let mut v: Vec<Entity> = q.iter(&world).collect();
+        v.sort();
+        v
+    };
+    let written: Vec<Entity> = expected
+        .iter()
+        .copied()
+        .filter(|&e| world.get::<Distance>(e).unwrap().0 != 0.0)
+        .collect();
+    assert!(!written.is_empty() && written.len() < expected.len());
+    assert_eq!(changed, written);
+    for &e in &written {
+        assert_eq!(
+            world.get::<Distance>(e).unwrap().0,
+            world.get::<Pace>(e).unwrap().0 + 0.5
+        );
+    }
+}
+
+#[test]
+fn a_built_query_with_a_sparse_filter_walks_archetypes() {
+    let mut world = World::new();
+    let entities = spread(&mut world);
+    let distance = world.register_component::<Distance>();
+    let boosted = world.register_component::<Boosted>();
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(distance)
+        .with_id(boosted)
+        .build();
+    assert!(query.contiguous_iter_mut(&mut world).is_err());
+    let mut seen: Vec<Entity> = query.iter_mut(&mut world).map(|e| e.id()).collect();
+    seen.sort();
+    let expected: Vec<Entity> = entities
+        .iter()
+        .copied()
+        .filter(|&e| world.get::<Boosted>(e).is_some())
+        .collect();
+    assert_eq!(seen, expected);
+    // Typed data with a run-time sparse filter walks archetypes too.
+    let mut typed = QueryBuilder::<&Distance>::new(&mut world)
+        .with_id(boosted)
+        .build();
+    assert_eq!(typed.iter(&world).count(), expected.len());
+    let mut typed_without = QueryBuilder::<&Distance>::new(&mut world)
+        .without_id(boosted)
+        .build();
+    assert_eq!(
+        typed_without.iter(&world).count(),
+        entities.len() - expected.len()
+    );
+}
+
+#[test]
+fn contiguous_columns_are_handed_out_as_the_access_allows() {
+    let mut world = World::new();
+    spread(&mut world);
+    let speed = world.register_component::<Pace>();
+    let distance = world.register_component::<Distance>();
+    let flag = world.register_component::<Flag>();
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .ref_id(speed)
+        .mut_id(distance)
+        .build();
+    let mut tables = 0;
+    for table in query.contiguous_iter_mut(&mut world).unwrap() {
+        tables += 1;
+        // Not in the access.
+        assert!(table.get_by_id(flag).is_none());
+        assert!(table.get_mut_by_id(flag).is_none());
+        // Read-only: shared as often as asked, never mutably.
+        assert!(table.get_mut_by_id(speed).is_none());
+        let (a, b) = (
+            table.get_by_id(speed).unwrap(),
+            table.get_by_id(speed).unwrap(),
+        );
+        assert_eq!(a.len(), b.len());
+        // Written: shared or mutably, once mutably, never both.
+        let shared = table.get_by_id(distance).unwrap();
+        assert!(table.get_mut_by_id(distance).is_none());
+        assert!(table.get_by_id(distance).is_some());
+        assert_eq!(shared.len(), table.len());
+    }
+    assert!(tables > 1);
+    for table in query.contiguous_iter_mut(&mut world).unwrap() {
+        let mut column = table.get_mut_by_id(distance).unwrap();
+        assert!(table.get_by_id(distance).is_none());
+        assert!(table.get_mut_by_id(distance).is_none());
+        // SAFETY: the id is `Distance`'s.
+        unsafe { column.as_slice_mut::<Distance>() }.fill(Distance(2.0));
+        assert!((0..column.len()).all(|row| column.is_changed(row)));
+    }
+    // Read-only iteration of the same query: every written column reads.
+    let mut total = 0.0;
+    for table in query.contiguous_iter(&world).unwrap() {
+        // SAFETY: the id is `Distance`'s.
+        total += unsafe { table.get_by_id(distance).unwrap().as_slice::<Distance>() }
+            .iter()
+            .map(|d| d.0)
+            .sum::<f32>();
+    }
+    let matched = world.query::<(&Pace, &Distance)>().iter(&world).count();
+    assert_eq!(total, 2.0 * matched as f32);
+}
+
+#[test]
+fn contiguous_columns_of_zero_sized_and_over_aligned_run_time_components() {
+    let mut world = World::new();
+    let wide = register::<Wide>(&mut world, "Wide", StorageType::Table, false);
+    let unit = register::<()>(&mut world, "Unit", StorageType::Table, false);
+    for i in 0..9u8 {
+        let mut e = world.spawn(Marker(u32::from(i)));
+        let value = Wide([i, i, i]);
+        // SAFETY: the pointers are a `Wide` and a `()`, of those ids.
+        unsafe {
+            OwningPtr::make(value, |ptr| {
+                e.insert_by_id(wide, ptr);
+            });
+            OwningPtr::make((), |ptr| {
+                e.insert_by_id(unit, ptr);
+            });
+        }
+        if i % 2 == 0 {
+            e.insert(Flag);
+        }
+    }
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(wide)
+        .ref_id(unit)
+        .build();
+    let mut sum = 0u32;
+    for table in query.contiguous_iter_mut(&mut world).unwrap() {
+        let units = table.get_by_id(unit).unwrap();
+        assert_eq!(units.item_layout().size(), 0);
+        assert!(units.get(0).is_some());
+        let mut wides = table.get_mut_by_id(wide).unwrap();
+        assert_eq!(wides.item_layout().align(), 128);
+        for row in 0..wides.len() {
+            let ptr = wides.get_mut(row).unwrap();
+            assert_eq!(ptr.as_ptr() as usize % 128, 0);
+            // SAFETY: the id is `Wide`'s.
+            let value = unsafe { ptr.deref_mut::<Wide>() };
+            value.0[0] += 1;
+            sum += u32::from(value.0[0]);
+        }
+    }
+    assert_eq!(sum, (1..=9).sum());
+    check_invariants(&world);
+}

@@ -104,12 +104,23 @@ fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "dynamic_iter",
-            what: "simple_iter's work through a `QueryBuilder` query of `FilteredEntityMut`, by component id (against the typed `simple_iter` of the same library)",
+            what: "simple_iter's work through a `QueryBuilder` query of `FilteredEntityMut`, by component id, entity by entity (floor: our typed `simple_iter` for loop)",
             peers: &[Bevy],
             target: Target::Peer(0.8),
             cases: vec![
                 (Lib::Ours, ecs_scenarios::dynamic::ours::dynamic_iter as Build),
                 (Lib::Bevy, bevy::dynamic_iter as Build),
+                (Lib::Floor, ecs_scenarios::ours::simple_iter as Build),
+            ],
+        },
+        Scenario {
+            name: "dynamic_contiguous",
+            what: "the same built query table by table (`contiguous_iter_mut`), each value by row through untyped pointers (floor: our typed `simple_iter` for loop; bevy has no contiguous access for built queries)",
+            peers: &[],
+            target: Target::Floor(1.5),
+            cases: vec![
+                (Lib::Ours, ecs_scenarios::dynamic::ours::dynamic_contiguous as Build),
+                (Lib::Floor, ecs_scenarios::ours::simple_iter as Build),
             ],
         },
         Scenario {

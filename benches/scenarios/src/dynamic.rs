@@ -69,4 +69,70 @@ pub mod ours {
     use ecs::prelude::*;
 
     crate::dynamic_iter!(ecs);
+
+    struct DynamicContiguous {
+        world: World,
+        query: QueryState<ecs::world::FilteredEntityMut<'static, 'static>>,
+        position: ecs::component::ComponentId,
+        velocity: ecs::component::ComponentId,
+    }
+
+    fn dynamic_contiguous_for(s: &mut DynamicContiguous) {
+        let (position, velocity) = (s.position, s.velocity);
+        let tables = s
+            .query
+            .contiguous_iter_mut(&mut s.world)
+            .expect("the built query walks tables");
+        for table in tables {
+            let velocities = table.get_by_id(velocity).expect("velocity is read");
+            let mut positions = table.get_mut_by_id(position).expect("position is written");
+            for row in 0..table.len() {
+                // SAFETY: `velocity` is `Velocity`'s id, and `row` a row.
+                let v = unsafe { velocities.get(row).unwrap_unchecked().deref::<Velocity>() }.0;
+                // SAFETY: `position` is `Position`'s id, and `row` a row.
+                unsafe {
+                    positions
+                        .get_mut(row)
+                        .unwrap_unchecked()
+                        .deref_mut::<Position>()
+                }
+                .0 += v;
+            }
+        }
+    }
+
+    /// `dynamic_contiguous`: `simple_iter`'s work through the same built
+    /// query, table by table: each column resolved by id once per table,
+    /// each value reached by row through untyped pointers, as a scripting
+    /// layer's inner loop would.
+    pub fn dynamic_contiguous() -> Box<dyn crate::Case> {
+        let mut world = World::new();
+        spawn_simple(&mut world, crate::SIMPLE_N);
+        let position = world.register_component::<Position>();
+        let velocity = world.register_component::<Velocity>();
+        let query = QueryBuilder::<ecs::world::FilteredEntityMut>::new(&mut world)
+            .ref_id(velocity)
+            .mut_id(position)
+            .build();
+        crate::case(
+            DynamicContiguous {
+                world,
+                query,
+                position,
+                velocity,
+            },
+            dynamic_contiguous_for,
+            |s| {
+                let mut read = s.world.query::<&Position>();
+                let before: Vec<_> = read.iter(&s.world).map(|p| p.0).collect();
+                dynamic_contiguous_for(s);
+                let after: Vec<_> = read.iter(&s.world).map(|p| p.0).collect();
+                assert_eq!(before.len(), crate::SIMPLE_N);
+                assert!(before
+                    .iter()
+                    .zip(&after)
+                    .all(|(b, a)| *a == *b + glam::Vec3::X));
+            },
+        )
+    }
 }

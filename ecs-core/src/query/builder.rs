@@ -295,12 +295,13 @@ impl<'w, D: QueryData, F: QueryFilter> QueryBuilder<'w, D, F> {
         unsafe { &mut *this.cast::<QueryBuilder<'w, NewD, NewF>>() }
     }
 
-    /// The query state of the builder's terms.
+    /// The query state of the builder's terms. It walks tables (and
+    /// offers `contiguous_iter`) when `D` and `F` can and no run-time
+    /// filter names a sparse-set component; otherwise archetypes.
     ///
     /// # Panics
     /// If a term of `ref_id`/`mut_id` conflicts with a term of `D` (one
-    /// writes what the other reads), naming the components; or if a filter
-    /// names a sparse-set component while `D` walks tables.
+    /// writes what the other reads), naming the components.
     #[track_caller]
     pub fn build(&mut self) -> QueryState<D, F> {
         let fetch_state = D::init_state(self.world);

@@ -16,19 +16,24 @@
 //! slice, not once per row.
 
 use std::{
+    alloc::Layout,
     any::type_name,
+    cell::RefCell,
     fmt,
     iter::FusedIterator,
+    marker::PhantomData,
     ops::{Deref, DerefMut, Range},
+    ptr::NonNull,
 };
 
-use super::{ArchetypeFilter, Has, QueryData, QueryFilter, QueryState};
+use super::{Access, ArchetypeFilter, Has, QueryData, QueryFilter, QueryState};
 use crate::{
     change_detection::{Ref, Tick},
     component::{Component, ComponentId},
     entity::Entity,
+    ptr::{Ptr, PtrMut},
     storage::{Column, Table, TableId, Tables},
-    world::UnsafeWorldCell,
+    world::{FilteredEntityMut, FilteredEntityRef, UnsafeWorldCell},
 };
 
 /// Query data that can be fetched as slices of a whole table:
@@ -268,6 +273,530 @@ macro_rules! tuple_contiguous {
 }
 
 crate::utils::all_tuples!(tuple_contiguous; (F0, s0), (F1, s1), (F2, s2), (F3, s3), (F4, s4), (F5, s5), (F6, s6), (F7, s7), (F8, s8), (F9, s9), (F10, s10), (F11, s11), (F12, s12), (F13, s13), (F14, s14), (F15, s15));
+
+// SAFETY: reads only the columns the state's access lets it read, and
+// only for a table the query matches.
+unsafe impl ContiguousQueryData for FilteredEntityRef<'_, '_> {
+    type Contiguous<'w> = FilteredContiguousRef<'w>;
+
+    #[inline]
+    unsafe fn fetch_contiguous<'w>(
+        &access: &&'static Access,
+        table: &'w Table,
+        rows: Range<usize>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> FilteredContiguousRef<'w> {
+        FilteredContiguousRef {
+            table,
+            rows,
+            access,
+            last_run,
+            this_run,
+        }
+    }
+}
+
+// SAFETY: reads and writes only the columns the state's access lets it,
+// and only for a table the query matches; a column is handed out
+// mutably once per table, and never beside a shared handle to it.
+unsafe impl ContiguousQueryData for FilteredEntityMut<'_, '_> {
+    type Contiguous<'w> = FilteredContiguousMut<'w>;
+
+    #[inline]
+    unsafe fn fetch_contiguous<'w>(
+        &access: &&'static Access,
+        table: &'w Table,
+        rows: Range<usize>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> FilteredContiguousMut<'w> {
+        FilteredContiguousMut {
+            view: FilteredContiguousRef {
+                table,
+                rows,
+                access,
+                last_run,
+                this_run,
+            },
+            taken: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// One table's rows of a [`FilteredEntityRef`] query (one built with
+/// [`QueryBuilder`](super::QueryBuilder), say), with each component the
+/// access lets it read reachable by id as one column: what
+/// [`QueryState::contiguous_iter`] yields for it. A scripting layer walks
+/// the rows of a table through pointers it resolves once per table.
+///
+/// ```
+/// # use ecs::prelude::*;
+/// # use ecs::world::FilteredEntityRef;
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// world.spawn_batch((0..4).map(Health)).for_each(drop);
+/// let health = world.register_component::<Health>();
+/// let mut query = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+///     .ref_id(health)
+///     .build();
+/// let mut total = 0;
+/// for table in query.contiguous_iter(&world).unwrap() {
+///     let column = table.get_by_id(health).unwrap();
+///     for row in 0..column.len() {
+///         // SAFETY: `health` is `Health`'s id.
+///         total += unsafe { column.get(row).unwrap().deref::<Health>() }.0;
+///     }
+/// }
+/// assert_eq!(total, 6);
+/// ```
+pub struct FilteredContiguousRef<'w> {
+    table: &'w Table,
+    rows: Range<usize>,
+    access: &'static Access,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<'w> FilteredContiguousRef<'w> {
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there is no row.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The entities, by row.
+    #[inline]
+    pub fn entities(&self) -> &'w [Entity] {
+        &self.table.entities()[self.rows.clone()]
+    }
+
+    /// The column of the component `id`, if the access lets the query
+    /// read it and the table has it (a sparse-set component has no
+    /// column: read it through the query's items).
+    #[inline]
+    pub fn get_by_id(&self, id: ComponentId) -> Option<ContiguousPtr<'w>> {
+        if !self.access.has_read(id) {
+            return None;
+        }
+        let column = self.table.get_column(id)?;
+        // SAFETY: the rows lie within the table's column, which the
+        // query may read for `'w`; nothing writes it meanwhile (a read
+        // access, or a write one whose handle is not out: see
+        // `FilteredContiguousMut`).
+        Some(unsafe { ContiguousPtr::new(column, self.rows.clone(), self.last_run, self.this_run) })
+    }
+}
+
+impl fmt::Debug for FilteredContiguousRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilteredContiguousRef")
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One table's rows of a [`FilteredEntityMut`] query, with each
+/// component the access lets it read or write reachable by id as one
+/// column: what [`QueryState::contiguous_iter_mut`] yields for it.
+///
+/// Columns are handed out through `&self`, so several live at once: a
+/// column the query writes comes out once per table, mutably
+/// ([`FilteredContiguousMut::get_mut_by_id`]) or shared
+/// ([`FilteredContiguousMut::get_by_id`]), not both; a column it only
+/// reads comes out shared as often as asked.
+///
+/// ```
+/// # use ecs::prelude::*;
+/// # use ecs::world::FilteredEntityMut;
+/// #[derive(Component)]
+/// struct Speed(f32);
+/// #[derive(Component)]
+/// struct Distance(f32);
+///
+/// let mut world = World::new();
+/// world.spawn_batch((0..4).map(|i| (Speed(i as f32), Distance(0.0)))).for_each(drop);
+/// let speed = world.register_component::<Speed>();
+/// let distance = world.register_component::<Distance>();
+/// let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+///     .ref_id(speed)
+///     .mut_id(distance)
+///     .build();
+/// for table in query.contiguous_iter_mut(&mut world).unwrap() {
+///     let speeds = table.get_by_id(speed).unwrap();
+///     let mut distances = table.get_mut_by_id(distance).unwrap();
+///     assert!(table.get_mut_by_id(distance).is_none(), "once per table");
+///     for row in 0..table.len() {
+///         // SAFETY: the ids are `Speed`'s and `Distance`'s.
+///         unsafe {
+///             let s = speeds.get(row).unwrap().deref::<Speed>().0;
+///             distances.get_mut(row).unwrap().deref_mut::<Distance>().0 += s;
+///         }
+///     }
+/// }
+/// let total: f32 = world.query::<&Distance>().iter(&world).map(|d| d.0).sum();
+/// assert_eq!(total, 6.0);
+/// ```
+pub struct FilteredContiguousMut<'w> {
+    view: FilteredContiguousRef<'w>,
+    /// The written components handed out so far, and whether mutably.
+    taken: RefCell<Vec<(ComponentId, bool)>>,
+}
+
+impl<'w> FilteredContiguousMut<'w> {
+    /// The number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// Whether there is no row.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.view.is_empty()
+    }
+
+    /// The entities, by row.
+    #[inline]
+    pub fn entities(&self) -> &'w [Entity] {
+        self.view.entities()
+    }
+
+    /// The column of the component `id`, shared, if the access lets the
+    /// query read it, the table has it, and (for a component the query
+    /// writes) it was not handed out mutably from this table.
+    pub fn get_by_id(&self, id: ComponentId) -> Option<ContiguousPtr<'_>> {
+        if self.view.access.has_write(id) && !self.take(id, false) {
+            return None;
+        }
+        self.view.get_by_id(id)
+    }
+
+    /// The column of the component `id`, mutably, if the access lets the
+    /// query write it, the table has it, and it was not handed out from
+    /// this table before.
+    pub fn get_mut_by_id(&self, id: ComponentId) -> Option<ContiguousMutUntyped<'_>> {
+        if !self.view.access.has_write(id) {
+            return None;
+        }
+        let column = self.view.table.get_column(id)?;
+        if !self.take(id, true) {
+            return None;
+        }
+        let rows = self.view.rows.clone();
+        // SAFETY: the rows lie within the column, which the query may
+        // write for `'w` (its access); this is the only handle to it out
+        // of this table (`take`), and no other table's handle reaches
+        // these rows.
+        Some(unsafe {
+            ContiguousMutUntyped::new(column, rows, self.view.last_run, self.view.this_run)
+        })
+    }
+
+    /// Records a handle to the written component `id`; `false` if one
+    /// may not be given: any after a mutable one, a mutable one after any.
+    fn take(&self, id: ComponentId, mutably: bool) -> bool {
+        let mut taken = self.taken.borrow_mut();
+        match taken.iter().find(|(taken_id, _)| *taken_id == id) {
+            Some(&(_, was_mutable)) => !mutably && !was_mutable,
+            None => {
+                taken.push((id, mutably));
+                true
+            }
+        }
+    }
+}
+
+impl fmt::Debug for FilteredContiguousMut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilteredContiguousMut")
+            .field("rows", &self.view.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One component's values in one table's rows, read-only and untyped,
+/// with their change ticks.
+pub struct ContiguousPtr<'a> {
+    data: NonNull<u8>,
+    len: usize,
+    layout: Layout,
+    added: &'a [Tick],
+    changed: &'a [Tick],
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<'a> ContiguousPtr<'a> {
+    /// # Safety
+    /// `rows` lies within `column`, which may be read for `'a`, and
+    /// nothing writes those rows meanwhile.
+    #[inline]
+    unsafe fn new(column: &'a Column, rows: Range<usize>, last_run: Tick, this_run: Tick) -> Self {
+        let layout = column.item_layout();
+        debug_assert!(rows.end <= column.len());
+        ContiguousPtr {
+            // SAFETY: `rows.start` is within the column's values (caller).
+            data: unsafe {
+                column
+                    .data_non_null()
+                    .add(rows.start * layout.pad_to_align().size())
+            },
+            len: rows.len(),
+            layout,
+            // SAFETY: the rows lie within the ticks (caller), which
+            // nothing writes meanwhile.
+            added: unsafe { ticks_in(column.added_ticks(), rows.clone()) },
+            // SAFETY: as above.
+            changed: unsafe { ticks_in(column.changed_ticks(), rows) },
+            last_run,
+            this_run,
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The layout of one value.
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The value at `row` (counted from the first row of the table's
+    /// slice), `None` past the end.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<Ptr<'a>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: `row` is one of the rows, readable for `'a` (`new`).
+        Some(unsafe { Ptr::new(self.data.add(row * self.layout.pad_to_align().size())) })
+    }
+
+    /// The values as a slice of `T`.
+    ///
+    /// # Safety
+    /// `T` is the component's type.
+    #[inline]
+    pub unsafe fn as_slice<T>(&self) -> &'a [T] {
+        debug_assert_eq!(Layout::new::<T>(), self.layout);
+        // SAFETY: `len` values of `T` (caller) from `data`, readable for
+        // `'a` (`new`).
+        unsafe { std::slice::from_raw_parts(self.data.cast::<T>().as_ptr(), self.len) }
+    }
+
+    /// When each value was added.
+    #[inline]
+    pub fn added_ticks_slice(&self) -> &'a [Tick] {
+        self.added
+    }
+
+    /// When each value last changed.
+    #[inline]
+    pub fn changed_ticks_slice(&self) -> &'a [Tick] {
+        self.changed
+    }
+
+    /// Whether the value at `row` changed since the query's last run.
+    #[inline]
+    pub fn is_changed(&self, row: usize) -> bool {
+        self.changed[row].is_newer_than(self.last_run, self.this_run)
+    }
+
+    /// Whether the value at `row` was added since the query's last run.
+    #[inline]
+    pub fn is_added(&self, row: usize) -> bool {
+        self.added[row].is_newer_than(self.last_run, self.this_run)
+    }
+}
+
+impl fmt::Debug for ContiguousPtr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContiguousPtr")
+            .field("len", &self.len)
+            .field("layout", &self.layout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One component's values in one table's rows, mutable and untyped.
+/// Writing a value through [`ContiguousMutUntyped::get_mut`] marks that
+/// row changed; [`ContiguousMutUntyped::as_slice_mut`] marks every row,
+/// once.
+pub struct ContiguousMutUntyped<'a> {
+    data: NonNull<u8>,
+    len: usize,
+    layout: Layout,
+    added: &'a [Tick],
+    changed: *mut Tick,
+    last_run: Tick,
+    this_run: Tick,
+    marked: bool,
+    marker: PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> ContiguousMutUntyped<'a> {
+    /// # Safety
+    /// `rows` lies within `column`, which may be written for `'a` through
+    /// this handle alone.
+    #[inline]
+    unsafe fn new(column: &'a Column, rows: Range<usize>, last_run: Tick, this_run: Tick) -> Self {
+        let layout = column.item_layout();
+        debug_assert!(rows.end <= column.len());
+        ContiguousMutUntyped {
+            // SAFETY: `rows.start` is within the column's values (caller).
+            data: unsafe {
+                column
+                    .data_non_null()
+                    .add(rows.start * layout.pad_to_align().size())
+            },
+            len: rows.len(),
+            layout,
+            // SAFETY: the rows lie within the ticks (caller); the added
+            // ticks are only read here.
+            added: unsafe { ticks_in(column.added_ticks(), rows.clone()) },
+            // SAFETY: the rows lie within the changed ticks (caller).
+            changed: unsafe { tick_cells_mut_ptr(column.changed_ticks()).add(rows.start) },
+            last_run,
+            this_run,
+            marked: false,
+            marker: PhantomData,
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The layout of one value.
+    #[inline]
+    pub fn item_layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The value at `row`, `None` past the end.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<Ptr<'_>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: `row` is one of the rows, which this handle may read.
+        Some(unsafe { Ptr::new(self.data.add(row * self.layout.pad_to_align().size())) })
+    }
+
+    /// The value at `row`, to write, marking it changed; `None` past the
+    /// end.
+    #[inline]
+    pub fn get_mut(&mut self, row: usize) -> Option<PtrMut<'_>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: `row` is one of the rows, which this handle alone may
+        // write (`new`), its changed tick with it.
+        unsafe {
+            *self.changed.add(row) = self.this_run;
+            Some(PtrMut::new(
+                self.data.add(row * self.layout.pad_to_align().size()),
+            ))
+        }
+    }
+
+    /// The value at `row`, to write, without marking it changed.
+    #[inline]
+    pub fn bypass_change_detection(&mut self, row: usize) -> Option<PtrMut<'_>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: as in `get_mut`.
+        Some(unsafe { PtrMut::new(self.data.add(row * self.layout.pad_to_align().size())) })
+    }
+
+    /// The values as a slice of `T`, marking every row changed (once per
+    /// handle).
+    ///
+    /// # Safety
+    /// `T` is the component's type.
+    #[inline]
+    pub unsafe fn as_slice_mut<T>(&mut self) -> &mut [T] {
+        debug_assert_eq!(Layout::new::<T>(), self.layout);
+        self.mark_all_as_changed();
+        // SAFETY: `len` values of `T` (caller) from `data`, which this
+        // handle alone may write (`new`).
+        unsafe { std::slice::from_raw_parts_mut(self.data.cast::<T>().as_ptr(), self.len) }
+    }
+
+    /// Marks every row changed (at most once per handle).
+    #[inline]
+    pub fn mark_all_as_changed(&mut self) {
+        if !self.marked {
+            // SAFETY: the `len` changed ticks of the rows, which this
+            // handle alone may write (`new`).
+            unsafe { std::slice::from_raw_parts_mut(self.changed, self.len) }.fill(self.this_run);
+            self.marked = true;
+        }
+    }
+
+    /// When each value was added.
+    #[inline]
+    pub fn added_ticks_slice(&self) -> &[Tick] {
+        self.added
+    }
+
+    /// When each value last changed.
+    #[inline]
+    pub fn changed_ticks_slice(&self) -> &[Tick] {
+        // SAFETY: the `len` changed ticks of the rows, written only
+        // through `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.changed, self.len) }
+    }
+
+    /// Whether the value at `row` changed since the query's last run.
+    #[inline]
+    pub fn is_changed(&self, row: usize) -> bool {
+        self.changed_ticks_slice()[row].is_newer_than(self.last_run, self.this_run)
+    }
+
+    /// Whether the value at `row` was added since the query's last run.
+    #[inline]
+    pub fn is_added(&self, row: usize) -> bool {
+        self.added[row].is_newer_than(self.last_run, self.this_run)
+    }
+}
+
+impl fmt::Debug for ContiguousMutUntyped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContiguousMutUntyped")
+            .field("len", &self.len)
+            .field("layout", &self.layout)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The values of `T` in one table, read-only, with their change ticks.
 pub struct ContiguousRef<'w, T> {

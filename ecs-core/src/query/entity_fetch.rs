@@ -171,12 +171,13 @@ macro_rules! filtered_world_query {
         // SAFETY: the fetch reaches the entity's components only through
         // the item, within the state's access, which
         // `update_component_access` records; it matches every archetype.
-        // Not dense: a builder's filter may name sparse-set components,
-        // which split a table's rows between archetypes.
+        // Dense: it matches every archetype of a table alike (a builder's
+        // filter naming a sparse-set component makes its state walk
+        // archetypes instead, as bevy's does).
         unsafe impl WorldQuery for $ty {
             type Fetch<'w> = FilteredFetch<'w>;
             type State = &'static Access;
-            const IS_DENSE: bool = false;
+            const IS_DENSE: bool = true;
 
             #[inline]
             unsafe fn init_fetch<'w>(

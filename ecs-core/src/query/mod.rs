@@ -265,7 +265,8 @@ pub use archetype_filter::ArchetypeFilter;
 pub use builder::QueryBuilder;
 pub use combinations::QueryCombinationIter;
 pub use contiguous::{
-    ContiguousMut, ContiguousQueryData, ContiguousRef, QueryContiguousIter, QueryNotDenseError,
+    ContiguousMut, ContiguousMutUntyped, ContiguousPtr, ContiguousQueryData, ContiguousRef,
+    FilteredContiguousMut, FilteredContiguousRef, QueryContiguousIter, QueryNotDenseError,
 };
 pub use ecs_macros::{QueryData, QueryFilter};
 pub use error::{QueryEntityError, QuerySingleError};

@@ -165,32 +165,21 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
 
     /// The state of the terms a [`QueryBuilder`](super::QueryBuilder)
     /// collected (see [`QueryBuilder::build`](super::QueryBuilder::build)).
-    ///
-    /// # Panics
-    /// If the builder's filter names a sparse-set component while the query
-    /// walks tables, naming it.
-    #[track_caller]
+    /// It walks tables when its terms and filter allow it, archetypes when
+    /// the builder's filter names a sparse-set component.
     pub fn from_builder(builder: &mut super::QueryBuilder<D, F>) -> Self {
         let mut component_access = builder.access().clone();
         let exact: Option<Box<[ComponentId]>> = builder.exact().map(Into::into);
         let world = builder.world_mut();
-        // A query with an exact set walks archetypes, where a sparse-set
-        // filter is decided per archetype.
-        if Self::IS_DENSE && exact.is_none() {
-            for id in component_access.filter_ids() {
-                let info = world.components().get_info(id);
-                if info
-                    .is_some_and(|i| i.storage_type() == crate::component::StorageType::SparseSet)
-                {
-                    panic!(
-                        "QueryBuilder for `{}`: its filter names the sparse-set component `{}`, \
-                         but the query walks tables; use `FilteredEntityRef`/`FilteredEntityMut` data",
-                        type_name::<D>(),
-                        info.map_or("<unknown>", |i| i.name())
-                    );
-                }
-            }
-        }
+        // A filter naming a sparse-set component (or one not registered)
+        // splits a table's rows between matched and unmatched archetypes,
+        // and an exact set may too: such a query walks archetypes.
+        let splits_tables = exact.is_some()
+            || component_access.filter_ids().any(|id| {
+                world.components().get_info(id).is_none_or(|info| {
+                    info.storage_type() == crate::component::StorageType::SparseSet
+                })
+            });
         let mut fetch_state = D::init_state(world);
         let filter_state = F::init_state(world);
         let mut own = FilteredAccess::default();
@@ -210,9 +199,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             default_excluded,
             fetch_state,
             filter_state,
-            // A filter naming a sparse-set component is refused above; an
-            // exact set may still split a table.
-            archetype_walk: Self::IS_DENSE && exact.is_some(),
+            archetype_walk: Self::IS_DENSE && splits_tables,
             exact,
             marker: PhantomData,
         };
