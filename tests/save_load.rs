@@ -891,3 +891,45 @@ fn loaded_entities_answer_for_saved_ids_only() {
     assert!(kept_ids.iter().all(|(s, n)| s == n));
     assert_ne!(kept_ids, loaded);
 }
+
+#[test]
+fn archetypes_sharing_a_table_are_placed_together() {
+    // `Pos` alone and `Pos` with the sparse `Name` share one table; so do
+    // no component and `Name` alone (the empty table).
+    let registry = registry();
+    for format in FORMATS {
+        let mut source = World::new();
+        let mut kept = Vec::new();
+        for i in 0..300 {
+            let e = match i % 4 {
+                0 => source.spawn(Pos(i, 0)).id(),
+                1 => source.spawn((Pos(i, 1), Name(format!("p{i}")))).id(),
+                2 => source.spawn(Name(format!("n{i}"))).id(),
+                _ => source.spawn_empty().id(),
+            };
+            kept.push(e);
+        }
+        let text = save(&registry, &source, format);
+        for residents in [0, 5] {
+            let mut loaded = World::new();
+            for i in 0..residents {
+                loaded.spawn((Pos(-i, -i), Name(format!("resident {i}"))));
+            }
+            let map = load(
+                &registry,
+                &mut loaded,
+                &text,
+                format,
+                LoadOptions::default(),
+            )
+            .unwrap();
+            consistent(&loaded);
+            for &e in &kept {
+                let new = map[&e];
+                assert_eq!(component_names(&loaded, new), component_names(&source, e));
+                assert_eq!(loaded.get::<Pos>(new), source.get::<Pos>(e), "{format:?}");
+                assert_eq!(loaded.get::<Name>(new), source.get::<Name>(e), "{format:?}");
+            }
+        }
+    }
+}

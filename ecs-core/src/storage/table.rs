@@ -411,15 +411,11 @@ impl Table {
 
     /// Adds a row for each of `entities` and returns the first's row. The
     /// caller must push one value per new row onto every column, in row
-    /// order, before any other use of the table; room for the rows must
-    /// have been reserved.
+    /// order, before any other use of the table.
     #[cfg(feature = "serde")]
     pub(crate) fn push_entities(&mut self, entities: &[Entity]) -> TableRow {
+        self.reserve(entities.len());
         let first = self.entities.len();
-        assert!(
-            self.row_capacity - first >= entities.len(),
-            "rows are reserved before they are pushed"
-        );
         self.entities.extend_from_slice(entities);
         TableRow::new(first)
     }

@@ -117,13 +117,19 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
 
     // From here on nothing can fail, and no user code runs until every
     // value is in place.
-    let mut counts: HashMap<ArchetypeId, usize> = HashMap::default();
+    // Room first, summed per archetype and per table (archetypes may share
+    // one): each grows once.
+    let mut archetype_rows: HashMap<ArchetypeId, usize> = HashMap::default();
+    let mut table_rows: HashMap<TableId, usize> = HashMap::default();
     for (segment, &archetype_id) in segments.iter().zip(&archetypes) {
-        *counts.entry(archetype_id).or_default() += (segment.1 - segment.0) as usize;
+        let len = (segment.1 - segment.0) as usize;
+        *archetype_rows.entry(archetype_id).or_default() += len;
+        *table_rows.entry(segment.2).or_default() += len;
     }
-    for (&archetype_id, &count) in &counts {
-        let table_id = world.archetypes[archetype_id].table_id();
+    for (&archetype_id, &count) in &archetype_rows {
         world.archetypes[archetype_id].reserve(count);
+    }
+    for (&table_id, &count) in &table_rows {
         world.storages.tables[table_id].reserve(count);
     }
     for (&(start, end, table_id), &archetype_id) in segments.iter().zip(&archetypes) {
