@@ -933,3 +933,68 @@ fn archetypes_sharing_a_table_are_placed_together() {
         }
     }
 }
+
+#[test]
+fn an_allocator_in_the_former_format_is_an_error_naming_the_field() {
+    // Before `(slots, [(free index, generation)])`, the allocator was
+    // `([generation by index], [free index])`.
+    let registry = registry();
+    let live = Entity::from_raw(0).to_bits();
+    let text = format!(
+        r#"{{"resources":{{}},"entities":[[{live},{{"pos":[1,2]}}]],"allocator":[[1,1],[1]]}}"#
+    );
+    let mut world = World::new();
+    let error = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        LoadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("allocator"), "{error}");
+    assert_eq!(world.entity_count(), 0);
+    // Without the field, the entities load with their ids.
+    let text = format!(r#"{{"resources":{{}},"entities":[[{live},{{"pos":[1,2]}}]]}}"#);
+    let map = load(
+        &registry,
+        &mut world,
+        &text,
+        Format::Rows,
+        LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(map[&Entity::from_raw(0)], Entity::from_raw(0));
+    assert_eq!(world.get::<Pos>(Entity::from_raw(0)), Some(&Pos(1, 2)));
+}
+
+#[test]
+fn registered_components_the_save_has_no_value_of_take_no_part() {
+    // `Name` (a sparse set) and `Vel` are registered but never stored: the
+    // loading world has no storage for them yet.
+    let registry = registry();
+    for format in FORMATS {
+        let mut source = World::new();
+        let kept: Vec<Entity> = (0..10).map(|i| source.spawn(Pos(i, i)).id()).collect();
+        let text = save(&registry, &source, format);
+        let mut loaded = World::new();
+        let map = load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        consistent(&loaded);
+        for &e in &kept {
+            assert_eq!(
+                loaded.get::<Pos>(map[&e]),
+                source.get::<Pos>(e),
+                "{format:?}"
+            );
+            assert_eq!(component_names(&loaded, map[&e]).len(), 1, "{format:?}");
+        }
+    }
+}

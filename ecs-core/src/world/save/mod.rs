@@ -1378,6 +1378,9 @@ mod staging {
         }
 
         unsafe fn write_placed(&mut self, world: &mut World, id: ComponentId, placed: Placed<'_>) {
+            if self.values.is_empty() {
+                return;
+            }
             let runs = std::mem::take(&mut self.runs);
             let mut values = std::mem::take(&mut self.values);
             let storage = world

@@ -40,6 +40,11 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
     let mut terms: Vec<(usize, ComponentId)> = Vec::new();
     let mut bounds: Vec<u32> = vec![0, n32];
     for (index, column) in columns.iter().enumerate() {
+        // A component with no value staged takes no part (it may not even
+        // have storage yet).
+        if column.value_count() == 0 {
+            continue;
+        }
         let Some(id) = column.component_id(world) else {
             continue;
         };
