@@ -523,27 +523,27 @@ impl fmt::Debug for FilteredContiguousMut<'_> {
     }
 }
 
-/// One component's values in one table's rows, read-only and untyped,
-/// with their change ticks.
-pub struct ContiguousPtr<'a> {
+/// What the shared and the mutable untyped handles have in common: one
+/// component's values in one table's rows, and their added ticks.
+#[derive(Clone, Copy)]
+struct ColumnRows<'a> {
     data: NonNull<u8>,
     len: usize,
     layout: Layout,
     added: &'a [Tick],
-    changed: &'a [Tick],
     last_run: Tick,
     this_run: Tick,
 }
 
-impl<'a> ContiguousPtr<'a> {
+impl<'a> ColumnRows<'a> {
     /// # Safety
-    /// `rows` lies within `column`, which may be read for `'a`, and
-    /// nothing writes those rows meanwhile.
+    /// `rows` lies within `column`, whose added ticks nothing writes for
+    /// `'a`.
     #[inline]
     unsafe fn new(column: &'a Column, rows: Range<usize>, last_run: Tick, this_run: Tick) -> Self {
         let layout = column.item_layout();
         debug_assert!(rows.end <= column.len());
-        ContiguousPtr {
+        ColumnRows {
             // SAFETY: `rows.start` is within the column's values (caller).
             data: unsafe {
                 column
@@ -552,43 +552,73 @@ impl<'a> ContiguousPtr<'a> {
             },
             len: rows.len(),
             layout,
-            // SAFETY: the rows lie within the ticks (caller), which
-            // nothing writes meanwhile.
-            added: unsafe { ticks_in(column.added_ticks(), rows.clone()) },
-            // SAFETY: as above.
-            changed: unsafe { ticks_in(column.changed_ticks(), rows) },
+            // SAFETY: the rows lie within the ticks, which nothing writes
+            // meanwhile (caller).
+            added: unsafe { ticks_in(column.added_ticks(), rows) },
             last_run,
             this_run,
+        }
+    }
+
+    /// The value at `row`, `None` past the end.
+    #[inline]
+    fn at(&self, row: usize) -> Option<NonNull<u8>> {
+        // SAFETY: `row` is one of the rows, within the column's values.
+        (row < self.len).then(|| unsafe { self.data.add(row * self.layout.pad_to_align().size()) })
+    }
+
+    #[inline]
+    fn is_added(&self, row: usize) -> bool {
+        self.added[row].is_newer_than(self.last_run, self.this_run)
+    }
+}
+
+/// One component's values in one table's rows, read-only and untyped,
+/// with their change ticks.
+pub struct ContiguousPtr<'a> {
+    rows: ColumnRows<'a>,
+    changed: &'a [Tick],
+}
+
+impl<'a> ContiguousPtr<'a> {
+    /// # Safety
+    /// `rows` lies within `column`, which may be read for `'a`, and
+    /// nothing writes those rows meanwhile.
+    #[inline]
+    unsafe fn new(column: &'a Column, rows: Range<usize>, last_run: Tick, this_run: Tick) -> Self {
+        ContiguousPtr {
+            // SAFETY: the rows lie within the ticks, which nothing writes
+            // meanwhile (caller).
+            changed: unsafe { ticks_in(column.changed_ticks(), rows.clone()) },
+            // SAFETY: forwarded.
+            rows: unsafe { ColumnRows::new(column, rows, last_run, this_run) },
         }
     }
 
     /// The number of values.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.rows.len
     }
 
     /// Whether there is no value.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.rows.len == 0
     }
 
     /// The layout of one value.
     #[inline]
     pub fn item_layout(&self) -> Layout {
-        self.layout
+        self.rows.layout
     }
 
     /// The value at `row` (counted from the first row of the table's
     /// slice), `None` past the end.
     #[inline]
     pub fn get(&self, row: usize) -> Option<Ptr<'a>> {
-        if row >= self.len {
-            return None;
-        }
-        // SAFETY: `row` is one of the rows, readable for `'a` (`new`).
-        Some(unsafe { Ptr::new(self.data.add(row * self.layout.pad_to_align().size())) })
+        // SAFETY: one of the rows, readable for `'a` (`new`).
+        self.rows.at(row).map(|ptr| unsafe { Ptr::new(ptr) })
     }
 
     /// The values as a slice of `T`.
@@ -597,16 +627,16 @@ impl<'a> ContiguousPtr<'a> {
     /// `T` is the component's type.
     #[inline]
     pub unsafe fn as_slice<T>(&self) -> &'a [T] {
-        debug_assert_eq!(Layout::new::<T>(), self.layout);
+        debug_assert_eq!(Layout::new::<T>(), self.rows.layout);
         // SAFETY: `len` values of `T` (caller) from `data`, readable for
         // `'a` (`new`).
-        unsafe { std::slice::from_raw_parts(self.data.cast::<T>().as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts(self.rows.data.cast::<T>().as_ptr(), self.rows.len) }
     }
 
     /// When each value was added.
     #[inline]
     pub fn added_ticks_slice(&self) -> &'a [Tick] {
-        self.added
+        self.rows.added
     }
 
     /// When each value last changed.
@@ -618,21 +648,21 @@ impl<'a> ContiguousPtr<'a> {
     /// Whether the value at `row` changed since the query's last run.
     #[inline]
     pub fn is_changed(&self, row: usize) -> bool {
-        self.changed[row].is_newer_than(self.last_run, self.this_run)
+        self.changed[row].is_newer_than(self.rows.last_run, self.rows.this_run)
     }
 
     /// Whether the value at `row` was added since the query's last run.
     #[inline]
     pub fn is_added(&self, row: usize) -> bool {
-        self.added[row].is_newer_than(self.last_run, self.this_run)
+        self.rows.is_added(row)
     }
 }
 
 impl fmt::Debug for ContiguousPtr<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ContiguousPtr")
-            .field("len", &self.len)
-            .field("layout", &self.layout)
+            .field("len", &self.rows.len)
+            .field("layout", &self.rows.layout)
             .finish_non_exhaustive()
     }
 }
@@ -642,13 +672,8 @@ impl fmt::Debug for ContiguousPtr<'_> {
 /// row changed; [`ContiguousMutUntyped::as_slice_mut`] marks every row,
 /// once.
 pub struct ContiguousMutUntyped<'a> {
-    data: NonNull<u8>,
-    len: usize,
-    layout: Layout,
-    added: &'a [Tick],
+    rows: ColumnRows<'a>,
     changed: *mut Tick,
-    last_run: Tick,
-    this_run: Tick,
     marked: bool,
     marker: PhantomData<&'a mut [u8]>,
 }
@@ -659,24 +684,13 @@ impl<'a> ContiguousMutUntyped<'a> {
     /// this handle alone.
     #[inline]
     unsafe fn new(column: &'a Column, rows: Range<usize>, last_run: Tick, this_run: Tick) -> Self {
-        let layout = column.item_layout();
-        debug_assert!(rows.end <= column.len());
+        debug_assert!(rows.end <= column.changed_ticks().len());
         ContiguousMutUntyped {
-            // SAFETY: `rows.start` is within the column's values (caller).
-            data: unsafe {
-                column
-                    .data_non_null()
-                    .add(rows.start * layout.pad_to_align().size())
-            },
-            len: rows.len(),
-            layout,
-            // SAFETY: the rows lie within the ticks (caller); the added
-            // ticks are only read here.
-            added: unsafe { ticks_in(column.added_ticks(), rows.clone()) },
             // SAFETY: the rows lie within the changed ticks (caller).
             changed: unsafe { tick_cells_mut_ptr(column.changed_ticks()).add(rows.start) },
-            last_run,
-            this_run,
+            // SAFETY: the rows lie within the column (caller); the added
+            // ticks are only read here.
+            rows: unsafe { ColumnRows::new(column, rows, last_run, this_run) },
             marked: false,
             marker: PhantomData,
         }
@@ -685,56 +699,46 @@ impl<'a> ContiguousMutUntyped<'a> {
     /// The number of values.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.rows.len
     }
 
     /// Whether there is no value.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.rows.len == 0
     }
 
     /// The layout of one value.
     #[inline]
     pub fn item_layout(&self) -> Layout {
-        self.layout
+        self.rows.layout
     }
 
     /// The value at `row`, `None` past the end.
     #[inline]
     pub fn get(&self, row: usize) -> Option<Ptr<'_>> {
-        if row >= self.len {
-            return None;
-        }
-        // SAFETY: `row` is one of the rows, which this handle may read.
-        Some(unsafe { Ptr::new(self.data.add(row * self.layout.pad_to_align().size())) })
+        // SAFETY: one of the rows, which this handle may read.
+        self.rows.at(row).map(|ptr| unsafe { Ptr::new(ptr) })
     }
 
     /// The value at `row`, to write, marking it changed; `None` past the
     /// end.
     #[inline]
     pub fn get_mut(&mut self, row: usize) -> Option<PtrMut<'_>> {
-        if row >= self.len {
-            return None;
-        }
+        let ptr = self.rows.at(row)?;
         // SAFETY: `row` is one of the rows, which this handle alone may
         // write (`new`), its changed tick with it.
         unsafe {
-            *self.changed.add(row) = self.this_run;
-            Some(PtrMut::new(
-                self.data.add(row * self.layout.pad_to_align().size()),
-            ))
+            *self.changed.add(row) = self.rows.this_run;
+            Some(PtrMut::new(ptr))
         }
     }
 
     /// The value at `row`, to write, without marking it changed.
     #[inline]
     pub fn bypass_change_detection(&mut self, row: usize) -> Option<PtrMut<'_>> {
-        if row >= self.len {
-            return None;
-        }
         // SAFETY: as in `get_mut`.
-        Some(unsafe { PtrMut::new(self.data.add(row * self.layout.pad_to_align().size())) })
+        self.rows.at(row).map(|ptr| unsafe { PtrMut::new(ptr) })
     }
 
     /// The values as a slice of `T`, marking every row changed (once per
@@ -744,11 +748,13 @@ impl<'a> ContiguousMutUntyped<'a> {
     /// `T` is the component's type.
     #[inline]
     pub unsafe fn as_slice_mut<T>(&mut self) -> &mut [T] {
-        debug_assert_eq!(Layout::new::<T>(), self.layout);
+        debug_assert_eq!(Layout::new::<T>(), self.rows.layout);
         self.mark_all_as_changed();
         // SAFETY: `len` values of `T` (caller) from `data`, which this
         // handle alone may write (`new`).
-        unsafe { std::slice::from_raw_parts_mut(self.data.cast::<T>().as_ptr(), self.len) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.rows.data.cast::<T>().as_ptr(), self.rows.len)
+        }
     }
 
     /// Marks every row changed (at most once per handle).
@@ -757,7 +763,8 @@ impl<'a> ContiguousMutUntyped<'a> {
         if !self.marked {
             // SAFETY: the `len` changed ticks of the rows, which this
             // handle alone may write (`new`).
-            unsafe { std::slice::from_raw_parts_mut(self.changed, self.len) }.fill(self.this_run);
+            unsafe { std::slice::from_raw_parts_mut(self.changed, self.rows.len) }
+                .fill(self.rows.this_run);
             self.marked = true;
         }
     }
@@ -765,7 +772,7 @@ impl<'a> ContiguousMutUntyped<'a> {
     /// When each value was added.
     #[inline]
     pub fn added_ticks_slice(&self) -> &[Tick] {
-        self.added
+        self.rows.added
     }
 
     /// When each value last changed.
@@ -773,27 +780,27 @@ impl<'a> ContiguousMutUntyped<'a> {
     pub fn changed_ticks_slice(&self) -> &[Tick] {
         // SAFETY: the `len` changed ticks of the rows, written only
         // through `&mut self`.
-        unsafe { std::slice::from_raw_parts(self.changed, self.len) }
+        unsafe { std::slice::from_raw_parts(self.changed, self.rows.len) }
     }
 
     /// Whether the value at `row` changed since the query's last run.
     #[inline]
     pub fn is_changed(&self, row: usize) -> bool {
-        self.changed_ticks_slice()[row].is_newer_than(self.last_run, self.this_run)
+        self.changed_ticks_slice()[row].is_newer_than(self.rows.last_run, self.rows.this_run)
     }
 
     /// Whether the value at `row` was added since the query's last run.
     #[inline]
     pub fn is_added(&self, row: usize) -> bool {
-        self.added[row].is_newer_than(self.last_run, self.this_run)
+        self.rows.is_added(row)
     }
 }
 
 impl fmt::Debug for ContiguousMutUntyped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ContiguousMutUntyped")
-            .field("len", &self.len)
-            .field("layout", &self.layout)
+            .field("len", &self.rows.len)
+            .field("layout", &self.rows.layout)
             .finish_non_exhaustive()
     }
 }
