@@ -13,15 +13,22 @@ use ecs::prelude::*;
 /// Entities in the world snapshotted.
 pub const SNAPSHOT_N: usize = 100_000;
 
-/// `snapshot_restore` on `ecs`: `snapshot` then `restore` of 100,000
-/// entities × (Transform, Position, Rotation, Velocity), all opted in.
-pub fn ours() -> Box<dyn Case> {
+/// 100,000 entities × (Transform, Position, Rotation, Velocity), all
+/// opted into snapshots as `Copy`.
+fn opted_in_world() -> World {
     let mut world = World::new();
     world.register_snapshot_copy::<Transform>();
     world.register_snapshot_copy::<Position>();
     world.register_snapshot_copy::<Rotation>();
     world.register_snapshot_copy::<Velocity>();
     spawn_simple(&mut world, SNAPSHOT_N);
+    world
+}
+
+/// `snapshot_restore` on `ecs`: `snapshot` then `restore` of
+/// [`opted_in_world`].
+pub fn ours() -> Box<dyn Case> {
+    let world = opted_in_world();
     case(
         world,
         |world| {
@@ -81,12 +88,7 @@ fn snapshot_and_restore(columns: &mut Columns) {
 /// `snapshot_ring` on `ecs`: `snapshot_into` a kept snapshot, then
 /// `restore` from it.
 pub fn ours_ring() -> Box<dyn Case> {
-    let mut world = World::new();
-    world.register_snapshot_copy::<Transform>();
-    world.register_snapshot_copy::<Position>();
-    world.register_snapshot_copy::<Rotation>();
-    world.register_snapshot_copy::<Velocity>();
-    spawn_simple(&mut world, SNAPSHOT_N);
+    let mut world = opted_in_world();
     let snapshot = world.snapshot();
     case(
         (world, snapshot),
