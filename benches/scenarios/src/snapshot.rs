@@ -25,8 +25,8 @@ fn opted_in_world() -> World {
     world
 }
 
-/// `snapshot_restore` on `ecs`: `snapshot` then `restore` of
-/// [`opted_in_world`].
+/// `snapshot_restore` on `ecs`: `snapshot` then `restore` of 100,000
+/// entities × (Transform, Position, Rotation, Velocity), all opted in.
 pub fn ours() -> Box<dyn Case> {
     let world = opted_in_world();
     case(
