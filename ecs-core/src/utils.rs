@@ -66,6 +66,17 @@ pub(crate) fn name_panic(
     }
 }
 
+/// The element of `list` at `index`, pushing `new()` when `index` is its
+/// length: for refilling a list in place, element by element, reusing
+/// what each element holds.
+pub(crate) fn slot_at<T>(list: &mut Vec<T>, index: usize, new: impl FnOnce() -> T) -> &mut T {
+    debug_assert!(index <= list.len());
+    if index == list.len() {
+        list.push(new());
+    }
+    &mut list[index]
+}
+
 /// The panic of an `Index` impl given an id its collection never handed
 /// out: most likely an id taken from another world. It names the id (whose
 /// `Debug` names its kind: `ArchetypeId(7)`), rather than a bare "index

@@ -443,10 +443,7 @@ impl Schedules {
     ) {
         out.truncate(self.inner.len());
         for (index, (label, schedule)) in self.inner.iter().enumerate() {
-            if index == out.len() {
-                out.push((*label, Vec::new()));
-            }
-            let (saved_label, ticks) = &mut out[index];
+            let (saved_label, ticks) = crate::utils::slot_at(out, index, || (*label, Vec::new()));
             *saved_label = *label;
             ticks.clear();
             let graph = &schedule.graph;

@@ -746,19 +746,11 @@ impl Column {
             *dst = Column::with_layout(self.item_layout(), None, n);
         }
         // SAFETY: a `Copy` type has nothing to drop, so forgetting the old
-        // values is dropping them; `dst` has room for `n` values and ticks;
-        // the first `n` here are initialised; the two columns own
-        // different memory.
+        // values is dropping them; then `dst` is empty with room for `n`
+        // values, of the same `Copy` component (caller).
         unsafe {
             dst.data.set_len(0);
-            self.added_ticks.copy_into(n, &mut dst.added_ticks, 0);
-            self.changed_ticks.copy_into(n, &mut dst.changed_ticks, 0);
-            std::ptr::copy_nonoverlapping(
-                self.data.as_ptr(),
-                dst.data.as_ptr(),
-                n * self.item_layout().pad_to_align().size(),
-            );
-            dst.data.set_len(n);
+            self.copy_all_into(dst, 0);
         }
     }
 

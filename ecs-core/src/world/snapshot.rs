@@ -76,7 +76,7 @@ use crate::{
     resource::Resource,
     schedule::{InternedScheduleLabel, Schedules},
     storage::{CloneValuesFn, Column, FillValues, TableId},
-    utils::DropPanics,
+    utils::{slot_at, DropPanics},
 };
 
 /// The components and resources opted into snapshots, by id.
@@ -468,13 +468,10 @@ impl World {
         let tables = self.storages.tables.iter();
         snapshot.tables.truncate(tables.len());
         for (index, table) in tables.enumerate() {
-            if index == snapshot.tables.len() {
-                snapshot.tables.push(TableSnapshot {
-                    entities: Vec::new(),
-                    columns: Vec::new(),
-                });
-            }
-            let saved = &mut snapshot.tables[index];
+            let saved = slot_at(&mut snapshot.tables, index, || TableSnapshot {
+                entities: Vec::new(),
+                columns: Vec::new(),
+            });
             saved.entities.clear();
             saved.entities.extend_from_slice(table.entities());
             saved.columns.resize_with(table.columns().len(), || None);
@@ -536,13 +533,10 @@ impl World {
         let archetypes = self.archetypes.iter();
         snapshot.archetypes.truncate(archetypes.len());
         for (index, archetype) in archetypes.enumerate() {
-            if index == snapshot.archetypes.len() {
-                snapshot.archetypes.push(ArchetypeSnapshot {
-                    len: 0,
-                    entities: None,
-                });
-            }
-            let saved = &mut snapshot.archetypes[index];
+            let saved = slot_at(&mut snapshot.archetypes, index, || ArchetypeSnapshot {
+                len: 0,
+                entities: None,
+            });
             saved.len = archetype.len() as u32;
             archetype.entities_for_snapshot_into(&mut saved.entities);
         }

@@ -1339,13 +1339,11 @@ mod staging {
         pub(super) fn values_mut(&mut self) -> &mut Vec<T> {
             &mut self.values
         }
+    }
 
-        /// The staged position of every value, in order.
-        fn positions(&self) -> impl Iterator<Item = u32> + '_ {
-            self.runs
-                .iter()
-                .flat_map(|&(start, len)| start..start + len)
-        }
+    /// The staged position of every value, in order, from its runs.
+    fn positions(runs: &[(u32, u32)]) -> impl Iterator<Item = u32> + '_ {
+        runs.iter().flat_map(|&(start, len)| start..start + len)
     }
 
     impl<T: Component> Staged for StagedComponent<T> {
@@ -1393,8 +1391,7 @@ mod staging {
                     .sparse_sets
                     .get_mut(id)
                     .expect("an archetype with the component made its sparse set");
-                let positions = runs.iter().flat_map(|&(start, len)| start..start + len);
-                for (row, value) in positions.zip(values) {
+                for (row, value) in positions(&runs).zip(values) {
                     // SAFETY: `T` is the set's component (`id` is `T`'s,
                     // caller); the entity was just placed, so it has no
                     // value here.
@@ -1434,17 +1431,11 @@ mod staging {
         }
 
         fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]) {
-            if self.values.is_empty() {
+            let StagedComponent { runs, values, .. } = *self;
+            if values.is_empty() {
                 return;
             }
-            let positions: Vec<u32> = self.positions().collect();
-            let StagedComponent { values, .. } = *self;
-            world.insert_batch(
-                positions
-                    .into_iter()
-                    .map(|row| ids[row as usize])
-                    .zip(values),
-            );
+            world.insert_batch(positions(&runs).map(|row| ids[row as usize]).zip(values));
         }
     }
 

@@ -173,9 +173,9 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
 /// Puts the staged entities `ids`, live but not yet anywhere, in the empty
 /// archetype, as a flush of reserved entities would have.
 pub(super) fn locate_in_empty(world: &mut World, ids: &[Entity]) {
-    let table = &mut world.storages.tables[TableId::EMPTY];
-    table.reserve(ids.len());
-    let first_table_row = table.push_entities(ids).index();
+    let first_table_row = world.storages.tables[TableId::EMPTY]
+        .push_entities(ids)
+        .index();
     let archetype = &mut world.archetypes[ArchetypeId::EMPTY];
     archetype.reserve(ids.len());
     let first_archetype_row = archetype.allocate_moved(ids, first_table_row);
