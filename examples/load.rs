@@ -8,18 +8,74 @@
 //! cycles do not grow memory (freed rows and entity indices are reused):
 //! every churn cycle after the first, the second population and a second
 //! and third world must stay within 2% (+ 8 MiB) of the figures the first
-//! churn cycle left, and dropping the third world must leave RSS where
-//! dropping the second did (the first drop is no baseline: see the end of
-//! `main`).
+//! churn cycle left. Leaks are checked on the heap itself: a counting
+//! global allocator tracks the bytes live, and dropping the second and the
+//! third world must bring them back to what they were before it was made
+//! (RSS after a drop is printed, not checked: how much of its heap glibc
+//! hands back to the kernel varies from run to run).
 //!
 //! ```text
 //! cargo run --release --example load
 //! /usr/bin/time -v target/release/examples/load
 //! ```
 
-use std::time::Instant;
+use std::{
+    alloc::{GlobalAlloc, Layout, System},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::Instant,
+};
 
 use ecs::prelude::*;
+
+/// The system allocator, counting the bytes live.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded; the caller allocated `ptr` with `layout` here.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded; the caller allocated `ptr` with `layout` here.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap bytes live now.
+fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
 
 const ENTITIES: u32 = 1_000_000;
 const MARKERS: u32 = 12;
@@ -224,6 +280,21 @@ fn churn(world: &mut World, entities: &mut [Entity]) {
     });
 }
 
+/// Dropping a world gives back every heap byte it took: the bytes live
+/// now are those live before it was made.
+fn check_freed(name: &str, live_before: usize) {
+    let live = live_bytes();
+    println!(
+        "{:<28} heap live {live} bytes, {live_before} before the world",
+        format!("{name} world freed")
+    );
+    assert!(
+        live <= live_before,
+        "dropping the {name} world kept {} heap bytes",
+        live - live_before
+    );
+}
+
 fn within(now: u64, base: u64) -> bool {
     now <= base + base / 50 + 8 * 1024
 }
@@ -231,6 +302,8 @@ fn within(now: u64, base: u64) -> bool {
 fn main() {
     let started = Instant::now();
     let expected = expected_marker_counts();
+    println!("load: {ENTITIES} entities over {COMBOS} archetypes");
+    let live_before = live_bytes();
     let mut world = World::new();
     report("start", &world, started);
 
@@ -309,12 +382,20 @@ fn main() {
     report("clear_entities", &world, started);
     drop(world);
     drop(entities);
-    let (rss_dropped, _) = report("world dropped", &World::new(), started);
+    // The first world also leaves what the process keeps for every world
+    // (interned names and query accesses), so its drop is printed only.
+    println!(
+        "{:<28} heap live {} bytes, {live_before} before the world",
+        "first world freed",
+        live_bytes()
+    );
+    report("world dropped", &World::new(), started);
 
     // A second and a third world, each populated and dropped: what the
-    // first one freed is reused (the allocator keeps it, so RSS does not
-    // fall to zero, but it must not grow either), and the peak stays.
+    // first one freed is reused (RSS does not grow), the peak stays, and
+    // each drop frees every heap byte the world took.
     let another_world = |name: &str| {
+        let live_before = live_bytes();
         let mut world = World::new();
         let entities = populate(&mut world);
         check(&mut world, &entities, &expected);
@@ -325,29 +406,10 @@ fn main() {
         );
         drop(world);
         drop(entities);
-        report(&format!("{name} world dropped"), &World::new(), started).0
+        check_freed(name, live_before);
+        report(&format!("{name} world dropped"), &World::new(), started);
     };
-    let rss_second = another_world("second");
-    // The first drop is no baseline for RSS: freeing the first world's
-    // large blocks, which glibc had mmapped, raises its mmap threshold, so
-    // the later worlds' large blocks live in the heap, and how much of
-    // the heap a drop gives back depends on what was allocated last (with
-    // `MALLOC_MMAP_THRESHOLD_` fixed, every drop leaves the same RSS). So
-    // a third world must leave RSS where the second left it.
-    //
-    // How much of its heap glibc gives back on a drop also depends on
-    // which small block happens to sit at the heap's top: one run in
-    // four or five (ten runs of each build, the same binary) kept ~55 MiB
-    // more after the third drop than after the second. So the check is
-    // for what a leak would do: keep a whole world. A third world may
-    // leave at most half a world (the first world's peak above what its
-    // drop left) more than the second did.
-    let rss = another_world("third");
-    let half_a_world = hwm1.saturating_sub(rss_dropped) / 2;
-    assert!(
-        rss <= rss_second + half_a_world,
-        "VmRSS after dropping a third world: {rss} vs {rss_second} KiB, more than half a world \
-         ({half_a_world} KiB) kept (first drop: {rss_dropped} KiB)"
-    );
+    another_world("second");
+    another_world("third");
     println!("load OK");
 }
