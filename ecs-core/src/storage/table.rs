@@ -328,13 +328,17 @@ impl Table {
             .sum()
     }
 
+    /// Makes room for `additional` more rows, growing geometrically (at
+    /// least doubling), as `Vec::reserve` does: many small batches then
+    /// move the table's values a logarithmic number of times, not once
+    /// per batch.
     pub(crate) fn reserve(&mut self, additional: usize) {
         let len = self.entities.len();
         if self.row_capacity - len < additional {
             let needed = len.checked_add(additional).expect("capacity overflow");
             self.entities.reserve(additional);
             if needed > self.block.capacity {
-                self.grow_block(needed);
+                self.grow_block(needed.max(self.block.capacity.saturating_mul(2)));
             }
             self.update_row_capacity();
         }
@@ -971,6 +975,39 @@ mod tests {
         }
         // Dropping the tables drops every `String` once (Miri checks for
         // leaks and double frees) and frees the block.
+    }
+
+    #[test]
+    fn small_reservations_grow_the_block_geometrically() {
+        // A batch spawn reserves its size first; many small batches must
+        // not each move the whole table into a block just large enough.
+        let mut components = Components::default();
+        let a = components.register_component::<A>();
+        let mut tables = Tables::default();
+        let id = tables.get_id_or_insert(&[a], &components);
+        let table = &mut tables[id];
+        let (batches, batch) = if cfg!(miri) { (20, 3) } else { (1000, 10) };
+        table.reserve(batch);
+        let first = table.block.capacity;
+        assert_eq!(first, batch, "an empty table reserves exactly");
+        let mut capacities = vec![first];
+        for i in 0..batches * batch {
+            if i % batch == 0 {
+                table.reserve(batch);
+            }
+            table.push_entity(Entity::from_raw(i as u32));
+            push(table, a, A(i as u32));
+            if capacities.last() != Some(&table.block.capacity) {
+                capacities.push(table.block.capacity);
+            }
+        }
+        table.assert_consistent();
+        assert!(
+            capacities.windows(2).all(|w| w[1] >= 2 * w[0]),
+            "{capacities:?}"
+        );
+        let bound = (batches as f64).log2().ceil() as usize + 1;
+        assert!(capacities.len() <= bound, "{capacities:?}");
     }
 
     #[test]
