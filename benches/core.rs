@@ -64,6 +64,7 @@ fn scenarios(c: &mut Criterion) {
     scenario(c, "nested_sets", ours::nested_sets, None);
     scenario(c, "messages", ours::messages, None);
     scenario(c, "spawn_despawn", ours::spawn_despawn, None);
+    scenario(c, "spawn_waves", ours::spawn_waves, None);
     scenario(
         c,
         "relations",

@@ -4,7 +4,7 @@
 use bevy_ecs::prelude::*;
 use ecs_scenarios::{
     approx_eq, case, check_all, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE,
-    HEAVY_N, SCHEDULE_N, SIMPLE_N,
+    HEAVY_N, SCHEDULE_N, SIMPLE_N, WAVE,
 };
 use glam::{Mat4, Vec3};
 
@@ -46,6 +46,24 @@ pub fn simple_insert() -> Box<dyn Case> {
     fresh_world_case(
         World::new,
         |world| spawn_simple(world, SIMPLE_N),
+        |world| {
+            let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
+            assert_eq!(q.iter(world).count(), SIMPLE_N);
+            assert!(q
+                .iter(world)
+                .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
+        },
+    )
+}
+
+pub fn spawn_waves() -> Box<dyn Case> {
+    fresh_world_case(
+        World::new,
+        |world| {
+            for _ in 0..SIMPLE_N / WAVE {
+                spawn_simple(world, WAVE);
+            }
+        },
         |world| {
             let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
             assert_eq!(q.iter(world).count(), SIMPLE_N);

@@ -6,7 +6,7 @@
 
 use ecs_scenarios::{
     approx_eq, case, fresh_world_case, heavy_work, Case, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N,
-    SCHEDULE_N, SIMPLE_N,
+    SCHEDULE_N, SIMPLE_N, WAVE,
 };
 use glam::{Mat4, Vec3};
 use hecs::{Entity, World};
@@ -47,6 +47,25 @@ pub fn simple_insert() -> Box<dyn Case> {
     fresh_world_case(
         World::new,
         |world| spawn_simple(world, SIMPLE_N),
+        |world| {
+            let mut n = 0;
+            for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {
+                assert!(p.0 == Vec3::X && v.0 == Vec3::X);
+                n += 1;
+            }
+            assert_eq!(n, SIMPLE_N);
+        },
+    )
+}
+
+pub fn spawn_waves() -> Box<dyn Case> {
+    fresh_world_case(
+        World::new,
+        |world| {
+            for _ in 0..SIMPLE_N / WAVE {
+                spawn_simple(world, WAVE);
+            }
+        },
         |world| {
             let mut n = 0;
             for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {

@@ -89,6 +89,13 @@ fn scenarios() -> Vec<Scenario> {
             cases: cases!(simple_insert: Ours, Bevy, Hecs),
         },
         Scenario {
+            name: "spawn_waves",
+            what: "1,000 spawn_batch calls of 10 × (Transform, Position, Rotation, Velocity) into a new world",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: cases!(spawn_waves: Ours, Bevy, Hecs),
+        },
+        Scenario {
             name: "simple_iter",
             what: "position += velocity over 10,000 entities, in a `for` loop",
             peers: &[Bevy, Hecs],

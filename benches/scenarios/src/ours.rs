@@ -2,7 +2,9 @@
 
 use crate::case::{case, fresh_world_case, Case};
 use crate::check_all;
-use crate::{approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N};
+use crate::{
+    approx_eq, heavy_work, ADD_REMOVE_N, FRAG_PER_TYPE, HEAVY_N, SCHEDULE_N, SIMPLE_N, WAVE,
+};
 use ecs::prelude::*;
 use glam::{Mat4, Vec3};
 
@@ -51,6 +53,26 @@ pub fn simple_insert() -> Box<dyn Case> {
     fresh_world_case(
         World::new,
         |world| spawn_simple(world, SIMPLE_N),
+        |world| {
+            let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
+            assert_eq!(q.iter(world).count(), SIMPLE_N);
+            assert!(q
+                .iter(world)
+                .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
+        },
+    )
+}
+
+/// `spawn_waves`: a new world, then `simple_insert`'s entities spawned
+/// in batches of [`WAVE`], as a game spawns a few each frame.
+pub fn spawn_waves() -> Box<dyn Case> {
+    fresh_world_case(
+        World::new,
+        |world| {
+            for _ in 0..SIMPLE_N / WAVE {
+                spawn_simple(world, WAVE);
+            }
+        },
         |world| {
             let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
             assert_eq!(q.iter(world).count(), SIMPLE_N);

@@ -27,8 +27,11 @@ macro_rules! check_all {
     }};
 }
 
-/// Entities in `simple_insert`, `simple_iter` and `spawn_despawn`.
+/// Entities in `simple_insert`, `simple_iter`, `spawn_despawn` and
+/// `spawn_waves`.
 pub const SIMPLE_N: usize = 10_000;
+/// Entities per `spawn_batch` call in `spawn_waves`.
+pub const WAVE: usize = 10;
 /// Entities per marker type in `frag_iter` (26 types).
 pub const FRAG_PER_TYPE: usize = 20;
 /// Entities in `heavy_compute`.
