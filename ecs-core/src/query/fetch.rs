@@ -132,6 +132,57 @@ unsafe fn sparse_row(rows: *const u32, entity: Entity) -> usize {
     (unsafe { *rows.add(entity.index() as usize) }) as usize
 }
 
+/// The sparse-walk items of a term reading or writing component `T`
+/// (`&T`, `Ref<T>`, `&mut T`), whose fetch has a `sparse_rows` field: a
+/// sparse-set `T` offers its set, and can be walked by it or by another
+/// set (looking its own row up by entity); a table `T` cannot.
+macro_rules! sparse_walk_term {
+    () => {
+        #[inline]
+        fn sparse_walk_candidate(&id: &ComponentId) -> Option<ComponentId> {
+            matches!(T::STORAGE_TYPE, StorageType::SparseSet).then_some(id)
+        }
+
+        #[inline]
+        fn can_sparse_walk(_: &ComponentId, _: ComponentId) -> bool {
+            matches!(T::STORAGE_TYPE, StorageType::SparseSet)
+        }
+
+        #[inline]
+        unsafe fn set_sparse_walk(
+            fetch: &mut Self::Fetch<'_>,
+            &id: &ComponentId,
+            walked: ComponentId,
+        ) {
+            debug_assert!(
+                !fetch.sparse_rows.is_null(),
+                "a matched sparse-set term has its set"
+            );
+            if id == walked {
+                fetch.sparse_rows = std::ptr::null();
+            }
+        }
+    };
+}
+
+/// The row of a sparse-set fetch: `table_row` itself when iteration walks
+/// this component's set (the sparse array is then null, see
+/// [`WorldQuery::set_sparse_walk`]), else the entity's row by its sparse
+/// array.
+///
+/// # Safety
+/// As for [`sparse_row`] when `rows` is not null; otherwise `table_row` is
+/// the entity's row in the set.
+#[inline(always)]
+unsafe fn sparse_row_or_walked(rows: *const u32, entity: Entity, table_row: TableRow) -> usize {
+    if rows.is_null() {
+        table_row.index()
+    } else {
+        // SAFETY: forwarded.
+        unsafe { sparse_row(rows, entity) }
+    }
+}
+
 // SAFETY: reads `T` only, recorded as a read of `T`; matches only
 // archetypes containing `T`; dense exactly when `T` is a table component.
 unsafe impl<T: Component> WorldQuery for &T {
@@ -199,6 +250,8 @@ unsafe impl<T: Component> WorldQuery for &T {
         };
     }
 
+    sparse_walk_term!();
+
     fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
         assert_no_write::<T>(access, id, &format!("&{}", type_name::<T>()));
         access.add_read(id);
@@ -225,7 +278,9 @@ unsafe impl<T: Component> QueryData for &T {
         unsafe {
             let row = match T::STORAGE_TYPE {
                 StorageType::Table => table_row.index(),
-                StorageType::SparseSet => sparse_row(fetch.sparse_rows, entity),
+                StorageType::SparseSet => {
+                    sparse_row_or_walked(fetch.sparse_rows, entity, table_row)
+                }
             };
             fetch.column.add(row).as_ref()
         }
@@ -307,7 +362,7 @@ impl<'w, T: Component> TickedFetch<'w, T> {
         unsafe {
             let row = match T::STORAGE_TYPE {
                 StorageType::Table => table_row.index(),
-                StorageType::SparseSet => sparse_row(self.sparse_rows, entity),
+                StorageType::SparseSet => sparse_row_or_walked(self.sparse_rows, entity, table_row),
             };
             (
                 self.column.add(row).as_ptr(),
@@ -492,7 +547,10 @@ macro_rules! ticked_world_query {
                 rows: Range<usize>,
                 walk: K,
             ) -> K::Output {
-                if !($writes && Self::IS_DENSE) || rows.is_empty() {
+                // A walk of this component's sparse set (null sparse
+                // array) has its rows in the set's dense arrays.
+                let by_row = Self::IS_DENSE || fetch.sparse_rows.is_null();
+                if !($writes && by_row) || rows.is_empty() {
                     // SAFETY: forwarded.
                     return unsafe { walk.walk(fetch) };
                 }
@@ -500,6 +558,8 @@ macro_rules! ticked_world_query {
                 // `rows`, which nothing else touches meanwhile).
                 unsafe { scope_written_rows::<Self, T, K>(fetch, rows, walk) }
             }
+
+            sparse_walk_term!();
 
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
                 $check::<T>(access, id, &format!($term, type_name::<T>()));
@@ -592,6 +652,11 @@ unsafe impl WorldQuery for Entity {
     unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
     fn update_component_access(_: &(), _: &mut FilteredAccess) {}
     fn init_state(_: &mut World) {}
+
+    #[inline]
+    fn can_sparse_walk(_: &(), _: ComponentId) -> bool {
+        true
+    }
 
     fn get_state(_: &crate::component::Components) -> Option<()> {
         Some(())
@@ -996,6 +1061,27 @@ macro_rules! tuple_world_query {
             }
 
             tuple_scope_table!($($name),*);
+
+            #[inline]
+            fn sparse_walk_candidate(state: &Self::State) -> Option<ComponentId> {
+                let ($($name,)*) = state;
+                None $(.or_else(|| $name::sparse_walk_candidate($name)))*
+            }
+
+            #[inline]
+            fn can_sparse_walk(state: &Self::State, walked: ComponentId) -> bool {
+                let ($($name,)*) = state;
+                true $(&& $name::can_sparse_walk($name, walked))*
+            }
+
+            #[inline]
+            unsafe fn set_sparse_walk(fetch: &mut Self::Fetch<'_>, state: &Self::State, walked: ComponentId) {
+                let ($($name,)*) = fetch;
+                let ($($s,)*) = state;
+                // SAFETY: forwarded (the tuple can be walked when every
+                // element can).
+                $(unsafe { $name::set_sparse_walk($name, $s, walked) };)*
+            }
 
             fn update_component_access(state: &Self::State, access: &mut FilteredAccess) {
                 let ($($name,)*) = state;

@@ -46,6 +46,11 @@ macro_rules! archetype_filter {
                 $record(access, id);
             }
 
+            #[inline]
+            fn can_sparse_walk(_: &ComponentId, _: ComponentId) -> bool {
+                true
+            }
+
             crate::query::fetch::component_id_state!($matches);
         }
 

@@ -144,7 +144,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         } else {
             &state.matched_table_ids
         };
-        QueryIter {
+        let mut iter = QueryIter {
             world,
             last_run,
             this_run,
@@ -165,7 +165,47 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             filter,
             current_len: 0,
             current_row: 0,
+        };
+        if !QueryState::<D, F>::IS_DENSE {
+            iter.start_sparse_walk();
         }
+        iter
+    }
+
+    /// Walks the dense arrays of a sparse set the query requires instead
+    /// of the matched archetypes, when every archetype with that component
+    /// is matched (the set's entities are then the query's) and every term
+    /// can be fetched by the set's rows ([`WorldQuery::can_sparse_walk`]):
+    /// one run over contiguous values, no sparse lookup per row.
+    #[inline]
+    fn start_sparse_walk(&mut self) {
+        let state = self.state;
+        let Some(walked) = D::sparse_walk_candidate(&state.fetch_state) else {
+            return;
+        };
+        if !(D::can_sparse_walk(&state.fetch_state, walked)
+            && F::can_sparse_walk(&state.filter_state, walked)
+            && self.archetypes.containing(walked).len() == state.matched_archetype_ids.len())
+        {
+            return;
+        }
+        // SAFETY: only the set's entity list is read, which the query may
+        // read (it reads `walked`).
+        let Some(set) = (unsafe { self.world.storages() }).sparse_sets.get(walked) else {
+            return;
+        };
+        // SAFETY: the terms can be walked by `walked`'s set, which exists;
+        // the walk below gives each fetch the entities of the set with
+        // their rows there.
+        unsafe {
+            D::set_sparse_walk(&mut self.fetch, &state.fetch_state, walked);
+            F::set_sparse_walk(&mut self.filter, &state.filter_state, walked);
+        }
+        self.table_entities = set.entities();
+        self.current_row = 0;
+        self.current_len = set.entities().len();
+        self.by_table_row = true;
+        self.archetype_ids = [].iter();
     }
 
     /// Points the fetches at the next non-empty matched table or archetype.

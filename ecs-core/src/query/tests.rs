@@ -1145,3 +1145,124 @@ fn parallel_archetype_walks_over_owning_and_sharing_archetypes_write_each_entity
         }
     }
 }
+
+/// A world whose `S` values were inserted in the reverse of spawn order, so
+/// that `S`'s set lists its entities backwards from the archetypes: a walk
+/// of the set shows in the order it yields. Entities 0..n have `A`; `S(i)`
+/// goes on every entity, `T` on multiples of 4, `B` on evens.
+fn sparse_walk_world(n: u32) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..n)
+        .map(|i| {
+            let mut e = world.spawn(A(i));
+            if i % 2 == 0 {
+                e.insert(B(i));
+            }
+            e.id()
+        })
+        .collect();
+    for (i, &e) in entities.iter().enumerate().rev() {
+        world.entity_mut(e).insert(S(i as u32));
+        if i % 4 == 0 {
+            world.entity_mut(e).insert(T(i as u32));
+        }
+    }
+    (world, entities)
+}
+
+#[test]
+fn a_query_of_one_sparse_component_walks_its_set_in_order() {
+    let n = scaled(200) as u32;
+    let (mut world, entities) = sparse_walk_world(n);
+    let set_order: Vec<Entity> = entities.iter().rev().copied().collect();
+    // Read, through `next` and through `for_each`.
+    let mut query = world.query::<(Entity, &S)>();
+    let seen: Vec<Entity> = query.iter(&world).map(|(e, _)| e).collect();
+    assert_eq!(seen, set_order, "walked by the set's rows");
+    assert_eq!(query.iter(&world).len(), n as usize);
+    for (e, s) in query.iter(&world) {
+        assert_eq!(entities[s.0 as usize], e);
+    }
+    let mut each = Vec::new();
+    query.iter(&world).for_each(|(e, s)| each.push((e, s.0)));
+    assert_eq!(each.len(), n as usize);
+    assert!(each.iter().all(|&(e, i)| entities[i as usize] == e));
+
+    // Write: each entity's own value, and only the written rows are changed.
+    world.clear_trackers();
+    let mut write = world.query::<&mut S>();
+    for mut s in write.iter_mut(&mut world) {
+        if s.0 < 1000 && s.0 % 3 == 0 {
+            s.0 += 1000;
+        }
+    }
+    write.for_each_mut(&mut world, |mut s| {
+        if s.0 < 1000 && s.0 % 3 == 1 {
+            s.0 += 2000;
+        }
+    });
+    for (i, &e) in entities.iter().enumerate() {
+        let i = i as u32;
+        let expected = match i % 3 {
+            0 => i + 1000,
+            1 => i + 2000,
+            _ => i,
+        };
+        assert_eq!(world.get::<S>(e), Some(&S(expected)), "{e}");
+    }
+    let mut changed = world.query_filtered::<&S, Changed<S>>();
+    assert_eq!(
+        changed.iter(&world).count(),
+        entities
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 != 2)
+            .count()
+    );
+
+    // Another sparse term looks its row up by entity.
+    let mut both = world.query::<(Entity, &S, &T)>();
+    let mut with_t: Vec<(Entity, u32)> = both.iter(&world).map(|(e, _, t)| (e, t.0)).collect();
+    with_t.sort();
+    let mut expected: Vec<(Entity, u32)> = (0..n)
+        .filter(|i| i % 4 == 0)
+        .map(|i| (entities[i as usize], i))
+        .collect();
+    expected.sort();
+    assert_eq!(with_t, expected);
+}
+
+#[test]
+fn a_sparse_query_missing_an_archetype_of_its_set_walks_archetypes() {
+    let n = scaled(200) as u32;
+    let (mut world, entities) = sparse_walk_world(n);
+    // `Without<T>` leaves out the archetypes with `T`, and a table term
+    // needs table rows: neither may walk the set, and both stay correct.
+    let mut without = world.query_filtered::<(Entity, &S), Without<T>>();
+    let mut seen: Vec<Entity> = without.iter(&world).map(|(e, _)| e).collect();
+    seen.sort();
+    let mut expected: Vec<Entity> = (0..n as usize)
+        .filter(|i| i % 4 != 0)
+        .map(|i| entities[i])
+        .collect();
+    expected.sort();
+    assert_eq!(seen, expected);
+    let mut with_table = world.query::<(&S, &B)>();
+    assert_eq!(with_table.iter(&world).count(), n.div_ceil(2) as usize);
+    assert!(with_table.iter(&world).all(|(s, b)| s.0 == b.0));
+
+    // A disabled entity is in the set but not matched: no set walk.
+    let disabled = entities[1];
+    world
+        .entity_mut(disabled)
+        .insert(crate::entity_disabling::Disabled);
+    let mut query = world.query::<(Entity, &mut S)>();
+    let mut count = 0;
+    for (e, mut s) in query.iter_mut(&mut world) {
+        assert_ne!(e, disabled);
+        s.0 += 1;
+        count += 1;
+    }
+    assert_eq!(count, n as usize - 1);
+    assert_eq!(world.entity(disabled).get::<S>(), Some(&S(1)));
+}

@@ -57,6 +57,9 @@ pub unsafe fn cached_column<'w>(
 ///   table, and `set_table_cached` must read only those slots, as they
 ///   were pushed, and leave the fetch as `set_table` would. An impl that
 ///   keeps the three defaults meets this.
+/// - `can_sparse_walk` may be true only if, after `set_sparse_walk`, the
+///   fetch reads and writes each entity's own values when given the
+///   entity's row in the walked set in place of a table row.
 /// - `scope_table`, if overridden, must run `walk` exactly once, with a
 ///   fetch that reaches the same rows of the same columns as the one it
 ///   was given, and must not touch those rows itself otherwise. The
@@ -176,6 +179,49 @@ pub unsafe trait WorldQuery {
         let _ = rows;
         // SAFETY: forwarded.
         unsafe { walk.walk(fetch) }
+    }
+
+    /// A sparse-set component the query requires, whose set iteration may
+    /// walk instead of the matched archetypes (see
+    /// [`WorldQuery::can_sparse_walk`]). The default, `None`, never offers
+    /// one.
+    #[inline]
+    fn sparse_walk_candidate(state: &Self::State) -> Option<ComponentId> {
+        let _ = state;
+        None
+    }
+
+    /// Whether this term can be fetched row by row of the sparse set of
+    /// `walked` (its dense arrays, in order), given each entity and its row
+    /// in that set in place of a table row: every term that reads storage
+    /// reads `walked` itself or looks its own value up by entity, and a
+    /// filter passes every row of a matched archetype. Iteration walks the
+    /// set only when every archetype with `walked` is matched, so the
+    /// set's entities are exactly the query's. The default, false, keeps
+    /// the archetype walk.
+    #[inline]
+    fn can_sparse_walk(state: &Self::State, walked: ComponentId) -> bool {
+        let _ = (state, walked);
+        false
+    }
+
+    /// Points the fetch at the rows of `walked`'s sparse set: from now on
+    /// the table row it is given is the entity's row in that set. The
+    /// default does nothing, which suits a term that reads no storage by
+    /// table row.
+    ///
+    /// # Safety
+    /// `can_sparse_walk(state, walked)` holds; the fetch was built by
+    /// `init_fetch` for a world whose sparse set of `walked` exists; every
+    /// row it is given from now on is the row in that set of the entity
+    /// given with it.
+    #[inline]
+    unsafe fn set_sparse_walk(
+        fetch: &mut Self::Fetch<'_>,
+        state: &Self::State,
+        walked: ComponentId,
+    ) {
+        let _ = (fetch, state, walked);
     }
 
     /// Records the components read and written, and the archetypes the
