@@ -297,6 +297,13 @@ fn scenarios() -> Vec<Scenario> {
             cases: pattern_cases!(sparse_iter: Ours, Bevy, Hecs, Floor),
         },
         Scenario {
+            name: "sparse_iter_each",
+            what: "the same through `iter_mut(..).for_each`",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(0.8),
+            cases: pattern_cases!(sparse_iter_each: Ours, Bevy, Hecs, Floor),
+        },
+        Scenario {
             name: "sparse_iter_has",
             what: "(&mut Position, Has<Sparse>) over 10,000 entities, half with the sparse-set component (hecs: `Satisfies` of its table form)",
             peers: &[Bevy, Hecs],

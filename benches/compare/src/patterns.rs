@@ -250,6 +250,24 @@ pub mod bevy {
         })
     }
 
+    fn sparse_iter_each_run(s: &mut SparseIter) {
+        s.query
+            .iter_mut(&mut s.world)
+            .for_each(|mut sparse| sparse.0 += 1.0);
+    }
+
+    pub fn sparse_iter_each() -> Box<dyn Case> {
+        let mut world = sparse_world(true);
+        let query = world.query::<&mut Sparse>();
+        case(SparseIter { world, query }, sparse_iter_each_run, |s| {
+            s.query.iter_mut(&mut s.world).for_each(|mut v| v.0 = 0.0);
+            sparse_iter_each_run(s);
+            let mut read = s.world.query::<&Sparse>();
+            assert_eq!(read.iter(&s.world).count(), PATTERN_N);
+            assert!(read.iter(&s.world).all(|v| v.0 == 1.0));
+        })
+    }
+
     fn reset_positions(world: &mut World) {
         for mut p in world.query::<&mut Position>().iter_mut(world) {
             p.0 = Vec3::ZERO;
@@ -631,6 +649,28 @@ pub mod hecs_lib {
                 v.0 = 0.0;
             }
             sparse_iter_run(world);
+            let mut n = 0;
+            for v in world.query_mut::<&Sparse>() {
+                assert_eq!(v.0, 1.0);
+                n += 1;
+            }
+            assert_eq!(n, PATTERN_N);
+        })
+    }
+
+    fn sparse_iter_each_run(world: &mut World) {
+        world
+            .query_mut::<&mut Sparse>()
+            .into_iter()
+            .for_each(|sparse| sparse.0 += 1.0);
+    }
+
+    pub fn sparse_iter_each() -> Box<dyn Case> {
+        case(sparse_world(true), sparse_iter_each_run, |world| {
+            for v in world.query_mut::<&mut Sparse>() {
+                v.0 = 0.0;
+            }
+            sparse_iter_each_run(world);
             let mut n = 0;
             for v in world.query_mut::<&Sparse>() {
                 assert_eq!(v.0, 1.0);

@@ -115,6 +115,11 @@ pub fn sparse_iter() -> Box<dyn Case> {
     )
 }
 
+/// `sparse_iter_each`: the same loop (the floor has one form).
+pub fn sparse_iter_each() -> Box<dyn Case> {
+    sparse_iter()
+}
+
 /// Positions beside an optional value for every other entity.
 struct SparseHalf {
     positions: Vec<Vec3>,

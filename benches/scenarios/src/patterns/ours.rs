@@ -243,6 +243,25 @@ pub fn sparse_iter() -> Box<dyn Case> {
     })
 }
 
+fn sparse_iter_each_run(s: &mut SparseIter) {
+    s.query
+        .iter_mut(&mut s.world)
+        .for_each(|mut sparse| sparse.0 += 1.0);
+}
+
+/// `sparse_iter_each`: `sparse_iter` through `iter_mut(..).for_each`.
+pub fn sparse_iter_each() -> Box<dyn Case> {
+    let mut world = sparse_world(true);
+    let query = world.query::<&mut Sparse>();
+    case(SparseIter { world, query }, sparse_iter_each_run, |s| {
+        s.query.for_each_mut(&mut s.world, |mut v| v.0 = 0.0);
+        sparse_iter_each_run(s);
+        let mut read = s.world.query::<&Sparse>();
+        assert_eq!(read.iter(&s.world).count(), PATTERN_N);
+        assert!(read.iter(&s.world).all(|v| v.0 == 1.0));
+    })
+}
+
 struct SparseHas {
     world: World,
     query: QueryState<(&'static mut Position, Has<Sparse>)>,
