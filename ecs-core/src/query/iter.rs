@@ -69,10 +69,13 @@ pub struct QueryIter<'w, 's, D: QueryData, F: QueryFilter> {
     lens_row: u32,
     /// Whether the current archetype is walked by table row.
     by_table_row: bool,
+    /// Whether the iterator walks a sparse set (set up when made, see
+    /// [`QueryIter::start_sparse_walk`]).
+    pub(super) walks_set: bool,
     fetch: D::Fetch<'w>,
     filter: F::Fetch<'w>,
     current_len: usize,
-    current_row: usize,
+    pub(super) current_row: usize,
 }
 
 /// A run of table rows from [`QueryIter::next_lens_run`]: the archetype
@@ -161,6 +164,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
             lens_next: 0,
             lens_row: 0,
             by_table_row: false,
+            walks_set: false,
             fetch,
             filter,
             current_len: 0,
@@ -205,6 +209,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         self.current_row = 0;
         self.current_len = set.entities().len();
         self.by_table_row = true;
+        self.walks_set = true;
         self.archetype_ids = [].iter();
     }
 

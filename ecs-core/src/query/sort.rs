@@ -275,10 +275,12 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         self,
         sort: impl FnOnce(&mut Vec<(L::Item<'w>, Entity)>),
     ) -> QuerySortedIter<'w, 's, D, F, std::vec::IntoIter<Entity>> {
-        // The first `next` that finds a row sets one of these, and only
-        // an untouched iterator still holds every match.
+        // The first `next` that finds a row sets one of these (a walk of a
+        // sparse set has its rows from the start, and moves past row 0),
+        // and only an untouched iterator still holds every match.
         assert!(
-            self.table_entities.is_empty() && self.archetype_entities.is_empty(),
+            (self.table_entities.is_empty() && self.archetype_entities.is_empty())
+                || (self.walks_set && self.current_row == 0),
             "cannot sort the items of `{}` after `next` returned one of them: sort the \
              iterator before taking items from it",
             std::any::type_name::<QueryState<D, F>>()

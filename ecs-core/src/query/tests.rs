@@ -1266,3 +1266,28 @@ fn a_sparse_query_missing_an_archetype_of_its_set_walks_archetypes() {
     assert_eq!(count, n as usize - 1);
     assert_eq!(world.entity(disabled).get::<S>(), Some(&S(1)));
 }
+
+#[test]
+fn a_walk_of_a_sparse_set_sorts_until_its_first_item() {
+    let n = scaled(50) as u32;
+    let (mut world, entities) = sparse_walk_world(n);
+    let mut query = world.query::<(Entity, &S)>();
+    let sorted: Vec<u32> = query
+        .iter(&world)
+        .sort_by_key::<&S, u32>(|s| s.0)
+        .map(|(_, s)| s.0)
+        .collect();
+    assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+    let by_entity: Vec<Entity> = query
+        .iter(&world)
+        .sort::<Entity>()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(by_entity, entities);
+    let mut started = query.iter(&world);
+    started.next();
+    let late = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        started.sort::<Entity>().count()
+    }));
+    assert!(late.is_err(), "sorting after the first item is refused");
+}
