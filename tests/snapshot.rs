@@ -882,3 +882,45 @@ fn a_panicking_clone_leaves_the_snapshot_written_into_as_it_was() {
         .collect();
     assert_eq!(brittle, vec![0, 1, 2, 3]);
 }
+
+/// A sparse-set component not opted into snapshots.
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Glow(u32);
+
+#[test]
+fn a_restore_keeps_the_iteration_order_of_sparse_sets_left_out() {
+    let mut world = opted_in();
+    let entities: Vec<Entity> = (0..12).map(|i| world.spawn(Pos(i, 0)).id()).collect();
+    // The set's order differs from the archetypes': backwards, with every
+    // third entity in an archetype of its own.
+    for (i, &e) in entities.iter().enumerate().rev() {
+        world.entity_mut(e).insert(Glow(i as u32));
+        if i % 3 == 0 {
+            world.entity_mut(e).insert(Tag);
+        }
+    }
+    let order = |world: &mut World| -> Vec<Entity> {
+        let mut query = world.query::<(Entity, &Glow)>();
+        query.iter(world).map(|(e, _)| e).collect()
+    };
+    let before = order(&mut world);
+    let snapshot = world.snapshot();
+    world.restore(&snapshot).unwrap();
+    assert_eq!(order(&mut world), before, "restored at once");
+
+    // Values changed, and the set reordered by a remove and re-insert.
+    for &e in &entities[..6] {
+        let glow = world.entity_mut(e).take::<Glow>().unwrap();
+        world.entity_mut(e).insert(Glow(glow.0 + 100));
+    }
+    assert_ne!(order(&mut world), before);
+    world.restore(&snapshot).unwrap();
+    assert_eq!(order(&mut world), before, "restored after changes");
+    // Left as they are: the values are today's, each on its own entity.
+    for (i, &e) in entities.iter().enumerate() {
+        let expected = if i < 6 { i as u32 + 100 } else { i as u32 };
+        assert_eq!(world.get::<Glow>(e), Some(&Glow(expected)), "{e}");
+    }
+    integrity(&world);
+}

@@ -11,9 +11,10 @@
 //!                 cursor restarts just past the one before it
 //! ```
 //!
-//! The cursors walk matches in the order of [`QueryIter`](super::QueryIter)
-//! (matched tables for a dense query, archetypes otherwise), so
-//! `iter_combinations::<1>` yields what `iter` yields, in the same order.
+//! The cursors walk matches by matched table for a dense query and by
+//! archetype otherwise, so `iter_combinations::<1>` yields what `iter`
+//! yields; in the same order too, unless `iter` walks a sparse set (see
+//! the cursors of [`QueryIter`](super::QueryIter) in the `query` module).
 
 use std::iter::FusedIterator;
 

@@ -95,6 +95,13 @@
 //!        for (entity, table row) in rows:
 //!            filter, then fetch: table terms read column[table row],
 //!            sparse-set terms look the entity up in their set
+//!
+//!  sparse set: an archetype query whose required sparse-set component S
+//!  has every archetype with S matched, and whose terms all read S or look
+//!  their own value up by entity (`WorldQuery::can_sparse_walk`)
+//!    for (entity, row) in S's set, in its order:
+//!        filter, then fetch: S's terms read its column[row],
+//!            other sparse-set terms look the entity up in their set
 //! ```
 //!
 //! Walking tables is right for a dense query because its terms depend only

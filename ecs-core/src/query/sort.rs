@@ -19,7 +19,11 @@
 use std::{cmp::Ordering, iter::FusedIterator};
 
 use super::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
-use crate::{change_detection::Tick, entity::Entity, world::UnsafeWorldCell};
+use crate::{
+    change_detection::Tick,
+    entity::{Entity, EntityHashMap},
+    world::UnsafeWorldCell,
+};
 
 /// The items of a query in an order given by a list of its matches: what
 /// [`QueryIter::sort`] and its siblings return.
@@ -293,6 +297,17 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         // any item of the query is fetched.
         let keys = unsafe { lens.iter_unchecked_manual(world, last_run, this_run) };
         let mut keys: Vec<(L::Item<'w>, Entity)> = keys.collect();
+        if self.walks_set {
+            // The lens may walk archetypes: put the keys in the order this
+            // iterator would yield, so that a stable sort keeps ties so.
+            let at: EntityHashMap<usize> = self
+                .table_entities
+                .iter()
+                .enumerate()
+                .map(|(at, &entity)| (entity, at))
+                .collect();
+            keys.sort_by_key(|(_, entity)| at.get(entity).copied());
+        }
         sort(&mut keys);
         let entities: Vec<Entity> = keys.into_iter().map(|(_, entity)| entity).collect();
         // SAFETY: the query's access is held for `'w` (it was the

@@ -1284,6 +1284,15 @@ fn a_walk_of_a_sparse_set_sorts_until_its_first_item() {
         .map(|(e, _)| e)
         .collect();
     assert_eq!(by_entity, entities);
+    // Ties keep the walk's order, even when the sort key's lens walks
+    // archetypes.
+    let tied: Vec<Entity> = query
+        .iter(&world)
+        .sort_by_key::<Entity, u8>(|_| 0)
+        .map(|(e, _)| e)
+        .collect();
+    let walked: Vec<Entity> = query.iter(&world).map(|(e, _)| e).collect();
+    assert_eq!(tied, walked);
     let mut started = query.iter(&world);
     started.next();
     let late = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {

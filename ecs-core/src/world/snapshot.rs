@@ -38,7 +38,9 @@
 //!
 //! # Components that are not opted in
 //! They are left as they are: an entity restored with such a component in
-//! its archetype keeps the value it has now (moved to its restored row).
+//! its archetype keeps the value it has now (moved to its restored row),
+//! and the sparse set of such a component gets back the entity order it
+//! had at the snapshot, which a query walking the set iterates in.
 //! The restore is refused, before anything changes, when a restored entity
 //! no longer has one of them, or when it would drop a value of one whose
 //! component has lifecycle hooks (an observer spawned after the snapshot,
@@ -72,7 +74,7 @@ use crate::{
     archetype::{ArchetypeEntity, ArchetypeId},
     change_detection::{DetectChangesMut, Tick},
     component::{Component, ComponentId, HashValueFn, SnapshotBehavior, SnapshotFns},
-    entity::{Entities, Entity},
+    entity::{Entities, Entity, EntityHashMap},
     resource::Resource,
     schedule::{InternedScheduleLabel, Schedules},
     storage::{CloneValuesFn, Column, FillValues, TableId},
@@ -118,6 +120,10 @@ pub struct WorldSnapshot {
     entities: Entities,
     tables: Vec<TableSnapshot>,
     sparse_sets: Vec<SparseSnapshot>,
+    /// The entity order of each sparse set not opted in (its values are
+    /// left as they are): a restore puts the values it keeps back in this
+    /// order, which a query walking the set iterates in.
+    sparse_orders: Vec<(ComponentId, Vec<Entity>)>,
     archetypes: Vec<ArchetypeSnapshot>,
     /// Every resource opted in when the snapshot was made, with its value
     /// (and ticks) if it was present.
@@ -274,6 +280,26 @@ struct SparsePlan {
     rows: Vec<usize>,
 }
 
+impl SparsePlan {
+    /// Puts the planned entities in the order they had in the set when the
+    /// snapshot was made (`order`), so that a walk of the restored set
+    /// iterates as it did then. Every planned entity had the component
+    /// then; one missing from `order` would go last.
+    fn follow(&mut self, order: &[Entity]) {
+        let position: EntityHashMap<usize> =
+            order.iter().enumerate().map(|(at, &e)| (e, at)).collect();
+        let mut pairs: Vec<(usize, Entity, usize)> = self
+            .entities
+            .iter()
+            .zip(&self.rows)
+            .map(|(&e, &row)| (position.get(&e).copied().unwrap_or(usize::MAX), e, row))
+            .collect();
+        pairs.sort_by_key(|&(at, _, _)| at);
+        self.entities = pairs.iter().map(|&(_, e, _)| e).collect();
+        self.rows = pairs.iter().map(|&(_, _, row)| row).collect();
+    }
+}
+
 impl World {
     /// Opts the component `T` into snapshots: [`World::snapshot`] clones its
     /// values and [`World::restore`] puts them back. It does not take part
@@ -385,6 +411,7 @@ impl World {
             entities: Entities::new(),
             tables: Vec::new(),
             sparse_sets: Vec::new(),
+            sparse_orders: Vec::new(),
             archetypes: Vec::new(),
             resources: Vec::new(),
             schedules: Vec::new(),
@@ -530,6 +557,18 @@ impl World {
             kept += 1;
         }
         snapshot.sparse_sets.truncate(kept);
+        let mut kept = 0;
+        for (id, set) in self.storages.sparse_sets.iter() {
+            if self.snapshot_fns_of(id).is_some() {
+                continue;
+            }
+            let (saved_id, order) = slot_at(&mut snapshot.sparse_orders, kept, || (id, Vec::new()));
+            *saved_id = id;
+            order.clear();
+            order.extend_from_slice(set.entities());
+            kept += 1;
+        }
+        snapshot.sparse_orders.truncate(kept);
         let archetypes = self.archetypes.iter();
         snapshot.archetypes.truncate(archetypes.len());
         for (index, archetype) in archetypes.enumerate() {
@@ -844,6 +883,11 @@ impl World {
         }
         let mut sparse: Vec<SparsePlan> = sparse.into_values().collect();
         sparse.sort_by_key(|plan| plan.id);
+        for plan in &mut sparse {
+            if let Some((_, order)) = snapshot.sparse_orders.iter().find(|(id, _)| *id == plan.id) {
+                plan.follow(order);
+            }
+        }
         Ok((table_plans, sparse))
     }
 
