@@ -43,18 +43,21 @@ fn spawn_simple(world: &mut World, n: usize) {
     }));
 }
 
+/// `SIMPLE_N` entities spawned by `spawn_simple`, with its values.
+fn check_simple(world: &mut World) {
+    let mut n = 0;
+    for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {
+        assert!(p.0 == Vec3::X && v.0 == Vec3::X);
+        n += 1;
+    }
+    assert_eq!(n, SIMPLE_N);
+}
+
 pub fn simple_insert() -> Box<dyn Case> {
     fresh_world_case(
         World::new,
         |world| spawn_simple(world, SIMPLE_N),
-        |world| {
-            let mut n = 0;
-            for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {
-                assert!(p.0 == Vec3::X && v.0 == Vec3::X);
-                n += 1;
-            }
-            assert_eq!(n, SIMPLE_N);
-        },
+        check_simple,
     )
 }
 
@@ -66,14 +69,7 @@ pub fn spawn_waves() -> Box<dyn Case> {
                 spawn_simple(world, WAVE);
             }
         },
-        |world| {
-            let mut n = 0;
-            for (_, p, _, v) in world.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>() {
-                assert!(p.0 == Vec3::X && v.0 == Vec3::X);
-                n += 1;
-            }
-            assert_eq!(n, SIMPLE_N);
-        },
+        check_simple,
     )
 }
 

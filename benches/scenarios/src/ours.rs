@@ -48,18 +48,21 @@ pub fn spawn_simple(world: &mut World, n: usize) {
     }));
 }
 
+/// `SIMPLE_N` entities spawned by `spawn_simple`, with its values.
+fn check_simple(world: &mut World) {
+    let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
+    assert_eq!(q.iter(world).count(), SIMPLE_N);
+    assert!(q
+        .iter(world)
+        .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
+}
+
 /// `simple_insert`: a new world, then one `spawn_batch`.
 pub fn simple_insert() -> Box<dyn Case> {
     fresh_world_case(
         World::new,
         |world| spawn_simple(world, SIMPLE_N),
-        |world| {
-            let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
-            assert_eq!(q.iter(world).count(), SIMPLE_N);
-            assert!(q
-                .iter(world)
-                .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
-        },
+        check_simple,
     )
 }
 
@@ -73,13 +76,7 @@ pub fn spawn_waves() -> Box<dyn Case> {
                 spawn_simple(world, WAVE);
             }
         },
-        |world| {
-            let mut q = world.query::<(&Transform, &Position, &Rotation, &Velocity)>();
-            assert_eq!(q.iter(world).count(), SIMPLE_N);
-            assert!(q
-                .iter(world)
-                .all(|(_, p, _, v)| p.0 == Vec3::X && v.0 == Vec3::X));
-        },
+        check_simple,
     )
 }
 

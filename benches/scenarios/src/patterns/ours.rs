@@ -223,6 +223,13 @@ struct SparseIter {
     query: QueryState<&'static mut Sparse>,
 }
 
+/// Every entity's `Sparse` is 1 after one pass from 0.
+fn check_sparse_ones(world: &mut World) {
+    let mut read = world.query::<&Sparse>();
+    assert_eq!(read.iter(world).count(), PATTERN_N);
+    assert!(read.iter(world).all(|v| v.0 == 1.0));
+}
+
 fn sparse_iter_run(s: &mut SparseIter) {
     for mut sparse in s.query.iter_mut(&mut s.world) {
         sparse.0 += 1.0;
@@ -237,9 +244,7 @@ pub fn sparse_iter() -> Box<dyn Case> {
     case(SparseIter { world, query }, sparse_iter_run, |s| {
         s.query.for_each_mut(&mut s.world, |mut v| v.0 = 0.0);
         sparse_iter_run(s);
-        let mut read = s.world.query::<&Sparse>();
-        assert_eq!(read.iter(&s.world).count(), PATTERN_N);
-        assert!(read.iter(&s.world).all(|v| v.0 == 1.0));
+        check_sparse_ones(&mut s.world);
     })
 }
 
@@ -256,9 +261,7 @@ pub fn sparse_iter_each() -> Box<dyn Case> {
     case(SparseIter { world, query }, sparse_iter_each_run, |s| {
         s.query.for_each_mut(&mut s.world, |mut v| v.0 = 0.0);
         sparse_iter_each_run(s);
-        let mut read = s.world.query::<&Sparse>();
-        assert_eq!(read.iter(&s.world).count(), PATTERN_N);
-        assert!(read.iter(&s.world).all(|v| v.0 == 1.0));
+        check_sparse_ones(&mut s.world);
     })
 }
 
