@@ -59,6 +59,7 @@ fn scenarios(c: &mut Criterion) {
         Some(floor::heavy_compute),
     );
     scenario(c, "add_remove", ours::add_remove, None);
+    scenario(c, "add_remove_tickless", ours::add_remove_tickless, None);
     scenario(c, "sparse_add_remove", ours::sparse_add_remove, None);
     scenario(c, "schedule", ours::schedule, None);
     scenario(c, "nested_sets", ours::nested_sets, None);

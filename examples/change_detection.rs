@@ -6,7 +6,8 @@
 //! `is_changed()`, how `Mut<T>` marks a value changed (writes do, reads do
 //! not, `set_if_neq` only when the value differs, `bypass_change_detection`
 //! never), that every system keeps its own ticks (a system that runs less
-//! often still sees each change, once), and `is_changed()` on resources.
+//! often still sees each change, once), `is_changed()` on resources, and
+//! a component that keeps no change ticks at all (`no_change_ticks`).
 //!
 //! `cargo run --example change_detection`
 
@@ -29,6 +30,13 @@ struct Velocity {
 
 #[derive(Component, Debug, PartialEq)]
 struct Health(u32);
+
+/// Counts down every frame; no system asks whether it changed, so it keeps
+/// no change ticks: inserting or removing other components moves its value
+/// alone, and `Added`/`Changed`/`Ref` of it panic, naming it.
+#[derive(Component, Debug, PartialEq)]
+#[component(no_change_ticks)]
+struct Cooldown(u32);
 
 #[derive(Resource, Debug, PartialEq)]
 struct Difficulty(u32);
@@ -244,4 +252,19 @@ fn main() {
     assert_eq!(names, ["wizard"]);
     world.clear_trackers();
     assert!(hurt.is_empty(&world));
+
+    // A component without change ticks is written through `&mut` like any
+    // other; its value survives the table moves of the knight's inserts
+    // and removals.
+    world.entity_mut(knight).insert(Cooldown(3));
+    for mut cooldown in world.query::<&mut Cooldown>().iter_mut(&mut world) {
+        cooldown.0 -= 1;
+    }
+    world.entity_mut(knight).remove::<Velocity>();
+    assert_eq!(world.get::<Cooldown>(knight), Some(&Cooldown(2)));
+    const { assert!(!<Cooldown as Component>::CHANGE_TICKS) };
+    println!(
+        "knight's cooldown, without change ticks: {:?}",
+        world.get::<Cooldown>(knight)
+    );
 }

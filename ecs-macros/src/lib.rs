@@ -118,6 +118,10 @@ use syn::DeriveInput;
 ///   hashes it into `World::checksum`. The type must be `Clone` (and `Hash`
 ///   for the hashed form): otherwise the compiler's error points at the
 ///   key.
+/// - `#[component(no_change_ticks)]` keeps no change ticks for the component
+///   (`Component::CHANGE_TICKS` is `false`): moving an entity between tables
+///   copies its value alone, and `Added`, `Changed`, `Ref` and `get_ref`
+///   of it panic, naming it.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 ///
 /// Any other key is an error.

@@ -252,6 +252,12 @@ fn verify_add_remove<T: Component + Copy>(s: &mut AddRemove, value: T) {
     assert_eq!(s.world.query::<&A>().iter(&s.world).count(), ADD_REMOVE_N);
 }
 
+/// `add_remove_tickless`: bevy_ecs has no components without change ticks,
+/// so its case is `add_remove`'s.
+pub fn add_remove_tickless() -> Box<dyn Case> {
+    add_remove()
+}
+
 pub fn add_remove() -> Box<dyn Case> {
     case(
         add_remove_setup(),

@@ -233,6 +233,12 @@ fn remove_all(s: &mut AddRemove) {
     }
 }
 
+/// `add_remove_tickless`: hecs has no components without change ticks,
+/// so its case is `add_remove`'s.
+pub fn add_remove_tickless() -> Box<dyn Case> {
+    add_remove()
+}
+
 pub fn add_remove() -> Box<dyn Case> {
     let mut world = World::new();
     let entities = world

@@ -162,8 +162,16 @@ fn scenarios() -> Vec<Scenario> {
             name: "add_remove",
             what: "insert B on 10,000 entities with A, then remove it",
             peers: &[Bevy, Hecs],
-            target: Target::Peer(0.8),
+            target: Target::Peer(1.0),
             cases: cases!(add_remove: Ours, Bevy, Hecs),
+        },
+        Scenario {
+            name: "add_remove_tickless",
+            what: "the same with A and B `#[component(no_change_ticks)]` (ours; the peers keep no such \
+                   opt-in and run `add_remove`)",
+            peers: &[Bevy, Hecs],
+            target: Target::Peer(1.0),
+            cases: cases!(add_remove_tickless: Ours, Bevy, Hecs),
         },
         Scenario {
             name: "sparse_add_remove",

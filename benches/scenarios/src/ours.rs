@@ -238,11 +238,9 @@ struct AddRemove {
     entities: Vec<Entity>,
 }
 
-fn add_remove_setup() -> AddRemove {
+fn add_remove_setup<Base: Component + Copy>(base: Base) -> AddRemove {
     let mut world = World::new();
-    let entities = world
-        .spawn_batch((0..ADD_REMOVE_N).map(|_| A(0.0)))
-        .collect();
+    let entities = world.spawn_batch((0..ADD_REMOVE_N).map(|_| base)).collect();
     AddRemove { world, entities }
 }
 
@@ -259,38 +257,61 @@ fn remove_all<T: Component>(s: &mut AddRemove) {
     s.world.clear_trackers();
 }
 
-fn verify_add_remove<T: Component + Copy>(s: &mut AddRemove, value: T) {
+fn verify_add_remove<Base: Component, T: Component + Copy>(s: &mut AddRemove, value: T) {
     insert_all(s, value);
     assert_eq!(
-        s.world.query::<(&A, &T)>().iter(&s.world).count(),
+        s.world.query::<(&Base, &T)>().iter(&s.world).count(),
         ADD_REMOVE_N
     );
     remove_all::<T>(s);
     assert_eq!(s.world.query::<&T>().iter(&s.world).count(), 0);
-    assert_eq!(s.world.query::<&A>().iter(&s.world).count(), ADD_REMOVE_N);
+    assert_eq!(
+        s.world.query::<&Base>().iter(&s.world).count(),
+        ADD_REMOVE_N
+    );
 }
 
 /// `add_remove`: insert then remove a table component on every entity.
 pub fn add_remove() -> Box<dyn Case> {
     case(
-        add_remove_setup(),
+        add_remove_setup(A(0.0)),
         |s| {
             insert_all(s, B(0.0));
             remove_all::<B>(s);
         },
-        |s| verify_add_remove(s, B(0.0)),
+        |s| verify_add_remove::<A, _>(s, B(0.0)),
     )
 }
 
 /// `sparse_add_remove`: the same with a sparse-set component.
 pub fn sparse_add_remove() -> Box<dyn Case> {
     case(
-        add_remove_setup(),
+        add_remove_setup(A(0.0)),
         |s| {
             insert_all(s, SparseB(0.0));
             remove_all::<SparseB>(s);
         },
-        |s| verify_add_remove(s, SparseB(0.0)),
+        |s| verify_add_remove::<A, _>(s, SparseB(0.0)),
+    )
+}
+
+#[derive(Component, Clone, Copy)]
+#[component(no_change_ticks)]
+struct TicklessA(#[allow(dead_code)] f32);
+#[derive(Component, Clone, Copy)]
+#[component(no_change_ticks)]
+struct TicklessB(#[allow(dead_code)] f32);
+
+/// `add_remove_tickless`: `add_remove` with both components
+/// `#[component(no_change_ticks)]`, so moves carry no change ticks.
+pub fn add_remove_tickless() -> Box<dyn Case> {
+    case(
+        add_remove_setup(TicklessA(0.0)),
+        |s| {
+            insert_all(s, TicklessB(0.0));
+            remove_all::<TicklessB>(s);
+        },
+        |s| verify_add_remove::<TicklessA, _>(s, TicklessB(0.0)),
     )
 }
 

@@ -65,6 +65,10 @@ use std::{
 };
 
 /// Read access to a value's change ticks.
+///
+/// For a component that keeps no change ticks
+/// ([`Component::CHANGE_TICKS`](crate::component::Component::CHANGE_TICKS)
+/// `= false`) the answers are unspecified.
 pub trait DetectChanges {
     /// Whether the value was added since the reader last ran.
     fn is_added(&self) -> bool;
@@ -118,6 +122,11 @@ pub(crate) struct TicksMut<'w> {
 }
 
 /// Shared access to a value with its change ticks.
+///
+/// As a query term, `Ref<T>` panics when its query is built if the
+/// component keeps no change ticks
+/// ([`Component::CHANGE_TICKS`](crate::component::Component::CHANGE_TICKS)
+/// `= false`).
 pub struct Ref<'w, T: ?Sized> {
     pub(crate) value: &'w T,
     pub(crate) ticks: Ticks<'w>,

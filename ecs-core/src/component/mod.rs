@@ -50,6 +50,26 @@ pub use snapshot::probe as __snapshot_probe;
 pub use snapshot::SnapshotBehavior;
 pub(crate) use snapshot::{HashValueFn, SnapshotFns};
 
+/// Panics, naming `what` and `T`, when `T` keeps no change ticks
+/// ([`Component::CHANGE_TICKS`]): `what` reads them.
+#[inline]
+#[track_caller]
+pub(crate) fn assert_change_ticks<T: Component>(what: &str) {
+    if !T::CHANGE_TICKS {
+        no_change_ticks(what, std::any::type_name::<T>());
+    }
+}
+
+#[cold]
+#[track_caller]
+fn no_change_ticks(what: &str, name: &str) -> ! {
+    panic!(
+        "{what} reads the change ticks of `{name}`, which keeps none \
+         (`#[component(no_change_ticks)]`, `Component::CHANGE_TICKS = false`): remove \
+         `no_change_ticks` from `{name}` to ask about its changes"
+    )
+}
+
 /// Where the values of a component type are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum StorageType {
@@ -82,6 +102,39 @@ pub enum StorageType {
 pub trait Component: Send + Sync + 'static {
     /// Where values of this component are stored.
     const STORAGE_TYPE: StorageType;
+
+    /// Whether the world keeps this component's change ticks for
+    /// [`Added`](crate::query::Added), [`Changed`](crate::query::Changed)
+    /// and [`Ref`](crate::change_detection::Ref) (the default).
+    ///
+    /// `#[component(no_change_ticks)]` sets it to `false` for components no
+    /// system asks about changes of: moving an entity between tables
+    /// (inserting or removing another component), and every other
+    /// swap-remove (removing, despawning), then moves only the value, not
+    /// its two ticks. `Added<T>` and `Changed<T>` filters, `Ref<T>` terms
+    /// (each when its query is built) and `get_ref::<T>` calls panic for
+    /// such a `T`, naming it. A [`Mut`](crate::change_detection::Mut)
+    /// still writes a tick when written through, but as ticks do not follow
+    /// their values, what `is_added`, `is_changed`, `last_changed` and
+    /// `added` answer for such a component is unspecified (on `Mut`,
+    /// `MutUntyped`, contiguous access and the storage's `get_ticks`).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// #[component(no_change_ticks)]
+    /// struct Velocity(f32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Velocity(1.0)).id();
+    /// for mut v in world.query::<&mut Velocity>().iter_mut(&mut world) {
+    ///     v.0 *= 2.0;
+    /// }
+    /// assert_eq!(world.get::<Velocity>(e).unwrap().0, 2.0);
+    /// const { assert!(!<Velocity as Component>::CHANGE_TICKS) };
+    /// ```
+    const CHANGE_TICKS: bool = true;
 
     /// Registers the hooks declared on the type
     /// (`#[component(on_add = path, ...)]`).

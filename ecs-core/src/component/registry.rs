@@ -68,6 +68,8 @@ pub struct ComponentDescriptor {
     drop: Option<unsafe fn(*mut u8)>,
     clone_behavior: ComponentCloneBehavior,
     snapshot: SnapshotBehavior,
+    /// Whether the component's change ticks are kept ([`Component::CHANGE_TICKS`]).
+    change_ticks: bool,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -100,6 +102,7 @@ impl fmt::Debug for ComponentDescriptor {
             .field("type_id", &self.type_id)
             .field("layout", &self.layout)
             .field("has_drop", &self.drop.is_some())
+            .field("change_ticks", &self.change_ticks)
             .finish()
     }
 }
@@ -123,6 +126,7 @@ impl ComponentDescriptor {
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
             clone_behavior: T::clone_behavior(),
             snapshot: T::snapshot_behavior(),
+            change_ticks: T::CHANGE_TICKS,
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -138,6 +142,7 @@ impl ComponentDescriptor {
             drop: std::mem::needs_drop::<R>().then_some(drop_ptr::<R> as _),
             clone_behavior: ComponentCloneBehavior::Ignore,
             snapshot: R::snapshot_behavior(),
+            change_ticks: true,
             kind: DescriptorKind::Resource,
         }
     }
@@ -154,6 +159,7 @@ impl ComponentDescriptor {
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as _),
             clone_behavior: ComponentCloneBehavior::Ignore,
             snapshot: SnapshotBehavior::IGNORE,
+            change_ticks: true,
             kind: DescriptorKind::Resource,
         }
     }
@@ -189,6 +195,7 @@ impl ComponentDescriptor {
             }),
             clone_behavior: ComponentCloneBehavior::Default,
             snapshot: SnapshotBehavior::IGNORE,
+            change_ticks: true,
             kind: DescriptorKind::Dynamic,
         }
     }
@@ -205,6 +212,45 @@ impl ComponentDescriptor {
     #[inline]
     pub fn clone_behavior(&self) -> &ComponentCloneBehavior {
         &self.clone_behavior
+    }
+
+    /// The descriptor of a dynamic component with its change ticks kept
+    /// (`true`, the default) or not, as [`Component::CHANGE_TICKS`] does for a
+    /// typed one (whose registration takes its type's setting): a
+    /// component without them has its ticks left behind when its entity
+    /// moves between tables, so what they read is unspecified.
+    ///
+    /// ```
+    /// use ecs::component::{ComponentDescriptor, StorageType};
+    /// use std::alloc::Layout;
+    ///
+    /// // SAFETY: `u32` values need no drop and are `Send + Sync`.
+    /// let descriptor = unsafe {
+    ///     ComponentDescriptor::new_with_layout("Speed", StorageType::Table, Layout::new::<u32>(), None)
+    /// }
+    /// .with_change_ticks(false);
+    /// assert!(!descriptor.has_change_ticks());
+    /// ```
+    ///
+    /// # Panics
+    /// On a descriptor other than [`ComponentDescriptor::new_with_layout`]'s:
+    /// a Rust component type decides with `#[component(no_change_ticks)]`.
+    #[track_caller]
+    pub fn with_change_ticks(mut self, keep: bool) -> Self {
+        assert!(
+            matches!(self.kind, DescriptorKind::Dynamic),
+            "`with_change_ticks` on the descriptor of `{}`: only a dynamic component's takes it; \
+             a Rust component type decides with `#[component(no_change_ticks)]`",
+            self.name
+        );
+        self.change_ticks = keep;
+        self
+    }
+
+    /// Whether the component's change ticks are kept.
+    #[inline]
+    pub fn has_change_ticks(&self) -> bool {
+        self.change_ticks
     }
 
     /// The component's name (its Rust type name for typed components).
@@ -299,6 +345,13 @@ impl ComponentInfo {
     #[inline]
     pub fn clone_behavior(&self) -> &ComponentCloneBehavior {
         &self.descriptor.clone_behavior
+    }
+
+    /// Whether the component's change ticks are kept
+    /// ([`Component::CHANGE_TICKS`], [`ComponentDescriptor::with_change_ticks`]).
+    #[inline]
+    pub fn has_change_ticks(&self) -> bool {
+        self.descriptor.change_ticks
     }
 
     /// The function that drops one value in place, if values need dropping.

@@ -562,7 +562,11 @@ macro_rules! ticked_world_query {
             sparse_walk_term!();
 
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
-                $check::<T>(access, id, &format!($term, type_name::<T>()));
+                let term = format!($term, type_name::<T>());
+                if !$writes && !T::CHANGE_TICKS {
+                    crate::component::assert_change_ticks::<T>(&format!("`{term}`"));
+                }
+                $check::<T>(access, id, &term);
                 access.$record(id);
             }
 

@@ -95,11 +95,19 @@ impl Clone for TickFilterFetch<'_> {
 
 /// Keeps entities whose `T` was added since the query's last run (for a
 /// standalone query state: since the last `World::clear_trackers`).
+///
+/// # Panics
+/// When its query is built, if `T` keeps no change ticks
+/// ([`Component::CHANGE_TICKS`] `= false`).
 pub struct Added<T>(PhantomData<T>);
 
 /// Keeps entities whose `T` was added or changed since the query's last
 /// run (for a standalone query state: since the last
 /// `World::clear_trackers`).
+///
+/// # Panics
+/// When its query is built, if `T` keeps no change ticks
+/// ([`Component::CHANGE_TICKS`] `= false`).
 pub struct Changed<T>(PhantomData<T>);
 
 macro_rules! tick_filter {
@@ -172,6 +180,12 @@ macro_rules! tick_filter {
             }
 
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
+                if !T::CHANGE_TICKS {
+                    crate::component::assert_change_ticks::<T>(&format!(
+                        concat!("`", stringify!($name), "<{}>`"),
+                        std::any::type_name::<T>()
+                    ));
+                }
                 access.add_read(id);
             }
 

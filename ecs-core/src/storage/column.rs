@@ -32,6 +32,12 @@ pub struct Column {
     data: BlobVec,
     added_ticks: TickVec,
     changed_ticks: TickVec,
+    /// Whether the ticks follow their value when it is swap-removed or
+    /// moved to another column ([`ComponentInfo::has_change_ticks`]). A
+    /// column without them writes fixed ticks for a moved value instead and
+    /// leaves the swapped-in row's stale ones: every tick below the length
+    /// stays initialised, but none means anything.
+    keeps_ticks: bool,
 }
 
 /// The pointers of a column's storage from [`Column::tail`]: item `row` of
@@ -205,7 +211,10 @@ unsafe impl Sync for Column {}
 
 impl Column {
     pub(crate) fn new(info: &ComponentInfo, capacity: usize) -> Column {
-        Column::with_layout(info.layout(), info.drop_fn(), capacity)
+        Column {
+            keeps_ticks: info.has_change_ticks(),
+            ..Column::with_layout(info.layout(), info.drop_fn(), capacity)
+        }
     }
 
     pub(crate) fn with_layout(
@@ -220,6 +229,7 @@ impl Column {
             data: unsafe { BlobVec::new(layout, drop, capacity) },
             added_ticks: TickVec::with_capacity(capacity),
             changed_ticks: TickVec::with_capacity(capacity),
+            keeps_ticks: true,
         }
     }
 
@@ -456,8 +466,10 @@ impl Column {
         // the ticks' too (the column invariant).
         unsafe {
             self.data.swap_remove_and_drop_at(row, len, panics);
-            self.added_ticks.swap_remove_at(row, len);
-            self.changed_ticks.swap_remove_at(row, len);
+            if self.keeps_ticks {
+                self.added_ticks.swap_remove_at(row, len);
+                self.changed_ticks.swap_remove_at(row, len);
+            }
         }
     }
 
@@ -482,13 +494,8 @@ impl Column {
         unsafe {
             self.data
                 .swap_remove_into_at(row, len, &mut dst.data, dst_len);
-            dst.push_ticks_at(
-                dst_len,
-                ComponentTicks {
-                    added: self.added_ticks.swap_remove_at(row, len),
-                    changed: self.changed_ticks.swap_remove_at(row, len),
-                },
-            );
+            let ticks = self.swap_remove_ticks(row, len);
+            dst.push_ticks_at(dst_len, ticks);
         }
     }
 
@@ -526,14 +533,32 @@ impl Column {
         let len = self.len();
         // SAFETY: `row < len` (caller), and `len` is the length of the
         // ticks as well.
-        let (ptr, added, changed) = unsafe {
+        unsafe {
             (
                 self.data.swap_remove_and_forget_unchecked(row),
-                self.added_ticks.swap_remove_at(row, len),
-                self.changed_ticks.swap_remove_at(row, len),
+                self.swap_remove_ticks(row, len),
             )
-        };
-        (ptr, ComponentTicks { added, changed })
+        }
+    }
+
+    /// Removes the ticks at `row`, moving the last row's into its place,
+    /// and returns them; a column without change ticks touches neither and returns
+    /// fixed ticks.
+    ///
+    /// # Safety
+    /// `row < len`, and `len` is the column's length.
+    #[inline(always)]
+    unsafe fn swap_remove_ticks(&mut self, row: usize, len: usize) -> ComponentTicks {
+        if !self.keeps_ticks {
+            return ComponentTicks::new(Tick::new(0));
+        }
+        // SAFETY: forwarded; `len` is the length of the ticks too.
+        unsafe {
+            ComponentTicks {
+                added: self.added_ticks.swap_remove_at(row, len),
+                changed: self.changed_ticks.swap_remove_at(row, len),
+            }
+        }
     }
 
     /// A pointer to the value at `row`.
@@ -656,6 +681,10 @@ impl Column {
     }
 
     pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
+        if !self.keeps_ticks {
+            // These ticks mean nothing, so they need no clamping.
+            return;
+        }
         let len = self.len();
         // SAFETY: the ticks of every row below the length are initialised.
         let (added, changed) = unsafe {
@@ -718,7 +747,7 @@ impl Column {
     /// `clone_values` clones values of this column's component.
     pub(crate) unsafe fn clone_column(&self, clone_values: CloneValuesFn) -> Column {
         let n = self.len();
-        let mut out = Column::with_layout(self.item_layout(), self.data.drop_fn(), n);
+        let mut out = self.empty_like(n);
         // SAFETY: `out` has room for `n` values and ticks; the first `n`
         // ticks and values here are initialised; the clones are written to
         // `out`'s memory before its length covers them, so a panic leaves
@@ -743,7 +772,7 @@ impl Column {
         debug_assert!(self.data.drop_fn().is_none() && dst.data.drop_fn().is_none());
         let n = self.len();
         if dst.capacity() < n {
-            *dst = Column::with_layout(self.item_layout(), None, n);
+            *dst = self.empty_like(n);
         }
         // SAFETY: a `Copy` type has nothing to drop, so forgetting the old
         // values is dropping them; then `dst` is empty with room for `n`
@@ -827,7 +856,10 @@ impl Column {
     /// A standalone, empty column for the same component, with room for
     /// `capacity` values.
     pub(crate) fn empty_like(&self, capacity: usize) -> Column {
-        Column::with_layout(self.item_layout(), self.data.drop_fn(), capacity)
+        Column {
+            keeps_ticks: self.keeps_ticks,
+            ..Column::with_layout(self.item_layout(), self.data.drop_fn(), capacity)
+        }
     }
 
     /// Makes room for `additional` more values (a column of its own: a
@@ -899,6 +931,41 @@ mod tests {
         expected.extend(before.iter().copied());
         assert_eq!(contents(&target), expected);
         assert_eq!(contents(&source), before);
+    }
+
+    /// A column without change ticks moves and swap-removes values alone:
+    /// the moved value gets fixed ticks and the row it left keeps
+    /// its own, while a column with ticks carries them along.
+    #[test]
+    fn tickless_columns_leave_ticks_behind_on_moves() {
+        for keeps_ticks in [true, false] {
+            let column = || Column {
+                keeps_ticks,
+                ..Column::with_layout(Layout::new::<u64>(), None, 4)
+            };
+            let (mut source, mut target) = (column(), column());
+            for i in 0..4 {
+                // SAFETY: both columns hold `u64`s, with room for 4.
+                unsafe { source.push_typed(u64::from(i), ticks(i)) };
+            }
+            // SAFETY: `0 < 4 = len`; same component; `target` has room.
+            unsafe { source.swap_remove_into_at(0, 4, &mut target, 0) };
+            // SAFETY: `1 < 3 = len`.
+            let (_, removed) = unsafe { source.swap_remove_and_forget(1) };
+            let mut panics = DropPanics::default();
+            // SAFETY: `0 < 2 = len`.
+            unsafe { source.swap_remove_and_drop(0, &mut panics) };
+            if keeps_ticks {
+                assert_eq!(contents(&target), [(0, 0, 1_000)]);
+                assert_eq!(removed, ticks(1));
+                assert_eq!(contents(&source), [(2, 2, 1_002)]);
+            } else {
+                assert_eq!(contents(&target), [(0, 0, 0)]);
+                assert_eq!(removed, ComponentTicks::new(Tick::new(0)));
+                // Row 0 kept value 0's ticks through both swaps.
+                assert_eq!(contents(&source), [(2, 0, 1_000)]);
+            }
+        }
     }
 
     /// The ticks keep no length of their own: growing, swap-removing and

@@ -245,8 +245,13 @@ impl<'w> FilteredEntityRef<'w, '_> {
     }
 
     /// [`FilteredEntityRef::get`] with change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'w, T>> {
+        crate::component::assert_change_ticks::<T>("`get_ref`");
         let id = self.world.components.component_id::<T>()?;
         let (ptr, added, changed) = self.cells(id)?;
         // SAFETY: as in `get`; tick cells are written only where the value
@@ -404,7 +409,11 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     }
 
     /// [`FilteredEntityMut::get`] with change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'_, T>> {
         self.as_readonly().get_ref::<T>()
     }

@@ -130,7 +130,11 @@ impl<'w> EntityMut<'w> {
     }
 
     /// The entity's component `T` with its change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'_, T>> {
         self.as_readonly().get_ref::<T>()
     }

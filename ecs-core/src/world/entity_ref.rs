@@ -103,8 +103,13 @@ impl<'w> EntityRef<'w> {
     }
 
     /// The entity's component `T` with its change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'w, T>> {
+        crate::component::assert_change_ticks::<T>("`get_ref`");
         let id = self.world.components.component_id::<T>()?;
         let (ptr, added, changed) =
             self.world
@@ -285,7 +290,11 @@ impl<'w> EntityWorldMut<'w> {
     }
 
     /// The entity's component `T` with its change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self) -> Option<Ref<'_, T>> {
         self.as_ref().get_ref::<T>()
     }

@@ -632,7 +632,11 @@ impl World {
     }
 
     /// The entity's component `T` with its change ticks.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
     #[inline]
+    #[track_caller]
     pub fn get_ref<T: Component>(&self, entity: Entity) -> Option<Ref<'_, T>> {
         let location = self.entities.get(entity)?;
         EntityRef::new(self, entity, location).get_ref::<T>()

@@ -123,11 +123,15 @@ impl<'a> ComponentInput<'a> {
             krate,
         );
         let snapshot = attr.snapshot.as_ref().map(|s| s.generate(krate));
+        let change_ticks = attr
+            .no_change_ticks
+            .then(|| quote! { const CHANGE_TICKS: bool = false; });
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
                 const STORAGE_TYPE: #krate::component::StorageType =
                     #krate::component::StorageType::#storage;
+                #change_ticks
                 #hooks
                 #required
                 #clone_behavior
@@ -222,6 +226,8 @@ struct ComponentAttr {
     map_entities: Option<MapEntitiesAttr>,
     /// `snapshot` or `snapshot = hash`.
     snapshot: Option<SnapshotAttr>,
+    /// `no_change_ticks`: the world keeps no change ticks for the component.
+    no_change_ticks: bool,
 }
 
 impl ComponentAttr {
@@ -236,6 +242,7 @@ impl ComponentAttr {
         "clone_behavior",
         "map_entities",
         "snapshot",
+        "no_change_ticks",
     ];
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
@@ -243,6 +250,7 @@ impl ComponentAttr {
         let mut clone_behavior = SetOnce::default();
         let mut map_entities = SetOnce::default();
         let mut snapshot = SetOnce::default();
+        let mut no_change_ticks = SetOnce::default();
         let mut hooks: [SetOnce<HookValue>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
@@ -263,6 +271,10 @@ impl ComponentAttr {
             } else if key.is_ident("snapshot") {
                 if let Some(value) = errors.take(SnapshotAttr::parse(&meta)) {
                     snapshot.set(key, value, errors);
+                }
+            } else if key.is_ident("no_change_ticks") {
+                if let Some(()) = errors.take(attr::flag(&meta, "#[component(no_change_ticks)]")) {
+                    no_change_ticks.set(key, (), errors);
                 }
             } else if let Some(kind) = HookKind::from_key(key) {
                 if let Some(value) = errors.take(HookValue::parse(&meta, kind)) {
@@ -294,6 +306,7 @@ impl ComponentAttr {
             clone_behavior: clone_behavior.get(),
             map_entities: map_entities.get(),
             snapshot: snapshot.get(),
+            no_change_ticks: no_change_ticks.get().is_some(),
         }
     }
 }
@@ -542,7 +555,7 @@ mod tests {
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
                  `on_insert`, `on_discard`, `on_remove`, `on_despawn`, `clone_behavior`, `map_entities`, \
-                 `snapshot`",
+                 `snapshot`, `no_change_ticks`",
                 "expected a path: `on_add = path::to::hook`",
                 "`#[require(..)]` needs at least one component: \
                  `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
@@ -742,6 +755,43 @@ mod tests {
                 "expected `snapshot` or `snapshot = hash`",
                 "expected `snapshot` or `snapshot = hash`",
                 "duplicate key `snapshot`",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_change_ticks_sets_change_ticks_to_false() {
+        let out = expand(
+            derive,
+            parse_quote!(
+                #[component(no_change_ticks, storage = "SparseSet")]
+                struct S;
+            ),
+        )
+        .unwrap();
+        assert!(out.contains("const CHANGE_TICKS : bool = false ;"), "{out}");
+        let plain = expand(
+            derive,
+            parse_quote!(
+                struct S;
+            ),
+        )
+        .unwrap();
+        assert!(!plain.contains("CHANGE_TICKS"), "{plain}");
+    }
+
+    #[test]
+    fn no_change_ticks_takes_no_value_and_comes_once() {
+        let input = parse_quote!(
+            #[component(no_change_ticks = true)]
+            #[component(no_change_ticks, no_change_ticks)]
+            struct S;
+        );
+        assert_eq!(
+            messages(derive, input),
+            [
+                "`no_change_ticks` takes no value: write `#[component(no_change_ticks)]`",
+                "duplicate key `no_change_ticks`",
             ]
         );
     }
