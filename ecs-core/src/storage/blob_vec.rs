@@ -494,6 +494,23 @@ impl BlobVec {
         self.external = true;
     }
 
+    /// Points the vector at `data`, memory for `capacity` items that its
+    /// items were already moved to (by the owner of both), and forgets the
+    /// memory it pointed at.
+    ///
+    /// # Safety
+    /// The vector's memory is external (owned by someone else, who already
+    /// moved or freed it); `data` holds its items in use and is valid as
+    /// for [`BlobVec::move_to_external`].
+    pub(crate) unsafe fn rebase_external(&mut self, data: NonNull<u8>, capacity: usize) {
+        debug_assert!(self.external || self.stride == 0);
+        if self.stride == 0 {
+            return;
+        }
+        self.data = data;
+        self.capacity = capacity;
+    }
+
     /// Drops every value and sets the length to zero, keeping the
     /// allocation.
     pub(crate) fn clear(&mut self, panics: &mut DropPanics) {

@@ -680,6 +680,26 @@ impl Column {
         }
     }
 
+    /// Points the column's arrays at memory its table already moved them
+    /// to (a reallocated block).
+    ///
+    /// # Safety
+    /// The column's arrays live in its table's memory; each pointer holds
+    /// the column's rows of the matching array and is otherwise as for
+    /// [`Column::move_to_external`].
+    pub(crate) unsafe fn rebase_external(
+        &mut self,
+        [data, added, changed]: [std::ptr::NonNull<u8>; 3],
+        capacity: usize,
+    ) {
+        // SAFETY: forwarded.
+        unsafe {
+            self.data.rebase_external(data, capacity);
+            self.added_ticks.0.rebase_external(added, capacity);
+            self.changed_ticks.0.rebase_external(changed, capacity);
+        }
+    }
+
     pub(crate) fn check_change_ticks(&mut self, change_tick: Tick) {
         if !self.keeps_ticks {
             // These ticks mean nothing, so they need no clamping.

@@ -344,13 +344,9 @@ impl Table {
         }
     }
 
-    /// Moves every column into a new block for `capacity` rows.
-    #[cold]
-    fn grow_block(&mut self, capacity: usize) {
-        if self.columns.is_empty() {
-            return;
-        }
-        // Each column's three arrays, one after the other, each aligned.
+    /// Where each column's three arrays start in a block for `capacity`
+    /// rows (one after the other, each aligned), and the block's layout.
+    fn block_layout(&self, capacity: usize) -> (Layout, Vec<usize>) {
         let mut layout = Layout::new::<()>();
         let mut offsets = Vec::with_capacity(3 * self.columns.len());
         for column in self.columns.values() {
@@ -360,7 +356,22 @@ impl Table {
                 offsets.push(offset);
             }
         }
-        let layout = layout.pad_to_align();
+        (layout.pad_to_align(), offsets)
+    }
+
+    /// Moves every column into a block for `capacity` rows: the current
+    /// block reallocated (which can grow it in place or remap its pages,
+    /// where a new block would fault in every page again), or a new one.
+    #[cold]
+    fn grow_block(&mut self, capacity: usize) {
+        if self.columns.is_empty() {
+            return;
+        }
+        let (layout, offsets) = self.block_layout(capacity);
+        if self.block.layout.size() != 0 && self.block.layout.align() == layout.align() {
+            self.realloc_block(capacity, layout, &offsets);
+            return;
+        }
         let ptr = if layout.size() == 0 {
             NonNull::dangling()
         } else {
@@ -385,6 +396,54 @@ impl Table {
             layout,
             capacity,
         };
+        self.refresh_pointers();
+    }
+
+    /// [`Table::grow_block`] by reallocating the current block, then
+    /// moving each array up to its place for `capacity` rows, last first.
+    fn realloc_block(&mut self, capacity: usize, layout: Layout, offsets: &[usize]) {
+        let (_, old_offsets) = self.block_layout(self.block.capacity);
+        // SAFETY: the block was allocated with `self.block.layout`, whose
+        // alignment `layout` shares; the new size is non-zero (it is at
+        // least the old one's).
+        let ptr = NonNull::new(unsafe {
+            alloc::realloc(self.block.ptr.as_ptr(), self.block.layout, layout.size())
+        })
+        .unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        // Field by field: the old block must not be freed again (`realloc`
+        // freed or kept it).
+        self.block.ptr = ptr;
+        self.block.layout = layout;
+        self.block.capacity = capacity;
+        let columns = self.columns.values_mut();
+        let len = self.entities.len();
+        for (index, column) in columns.iter_mut().enumerate().rev() {
+            let used = column.array_layouts(column.len());
+            debug_assert!(column.len() <= len);
+            for array in (0..3).rev() {
+                let (from, to) = (old_offsets[3 * index + array], offsets[3 * index + array]);
+                // SAFETY: the bytes at `from` are this array's rows, kept by
+                // `realloc`; `to >= from` (every array is at least as
+                // large as before, laid out in the same order), and the
+                // arrays after this one were moved up already, so the copy
+                // overwrites only its own rows or free space (`copy`
+                // allows the overlap).
+                unsafe {
+                    std::ptr::copy(
+                        ptr.as_ptr().add(from),
+                        ptr.as_ptr().add(to),
+                        used[array].size(),
+                    );
+                }
+            }
+            // SAFETY: the column's arrays were in the block, and now sit at
+            // the offsets of a block for `capacity` rows.
+            unsafe {
+                let at = |offset: usize| NonNull::new_unchecked(ptr.as_ptr().add(offset));
+                let o = &offsets[3 * index..3 * index + 3];
+                column.rebase_external([at(o[0]), at(o[1]), at(o[2])], capacity);
+            }
+        }
         self.refresh_pointers();
     }
 
@@ -899,15 +958,20 @@ mod tests {
     }
 
     fn push<T>(table: &mut Table, id: ComponentId, value: T) {
+        push_ticked(table, id, value, ComponentTicks::default());
+    }
+
+    fn push_ticked<T>(table: &mut Table, id: ComponentId, value: T, ticks: ComponentTicks) {
         let mut value = std::mem::ManuallyDrop::new(value);
         // SAFETY: the table has a column for `id` of type `T`.
-        unsafe {
-            table.push_value(
-                id,
-                (&mut *value as *mut T).cast(),
-                ComponentTicks::default(),
-            )
-        };
+        unsafe { table.push_value(id, (&mut *value as *mut T).cast(), ticks) };
+    }
+
+    fn ticks(i: u32) -> ComponentTicks {
+        ComponentTicks {
+            added: Tick::new(i),
+            changed: Tick::new(i + 7),
+        }
     }
 
     #[derive(Debug, PartialEq)]
@@ -940,10 +1004,10 @@ mod tests {
         let mut capacities = Vec::new();
         for i in 0..n {
             table.push_entity(Entity::from_raw(i));
-            push(table, a, A(i));
-            push(table, b, B(i.to_string()));
-            push(table, marker, Marker);
-            push(table, wide, Wide(i as u8));
+            push_ticked(table, a, A(i), ticks(i));
+            push_ticked(table, b, B(i.to_string()), ticks(i + 1));
+            push_ticked(table, marker, Marker, ticks(i + 2));
+            push_ticked(table, wide, Wide(i as u8), ticks(i + 3));
             if capacities.last() != Some(&table.block.capacity) {
                 capacities.push(table.block.capacity);
             }
@@ -971,6 +1035,15 @@ mod tests {
                 assert_eq!((*column(a).cast::<A>()).0, row as u32);
                 assert_eq!((*column(b).cast::<B>()).0, row.to_string());
                 assert_eq!((*column(wide).cast::<Wide>()).0, row as u8);
+            }
+            // Each array moved with its block: the ticks too.
+            for (k, id) in [a, b, marker, wide].into_iter().enumerate() {
+                let got = table.get_column(id).unwrap().get_ticks(row);
+                assert_eq!(
+                    got,
+                    Some(ticks(row as u32 + k as u32)),
+                    "column {k}, row {row}"
+                );
             }
         }
         // Dropping the tables drops every `String` once (Miri checks for
