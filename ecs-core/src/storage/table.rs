@@ -361,14 +361,16 @@ impl Table {
 
     /// Moves every column into a block for `capacity` rows: the current
     /// block reallocated (which can grow it in place or remap its pages,
-    /// where a new block would fault in every page again), or a new one.
+    /// where a new block would fault in every page again), or a first one.
     #[cold]
     fn grow_block(&mut self, capacity: usize) {
         if self.columns.is_empty() {
             return;
         }
         let (layout, offsets) = self.block_layout(capacity);
-        if self.block.layout.size() != 0 && self.block.layout.align() == layout.align() {
+        if self.block.layout.size() != 0 {
+            // A table's columns never change, so neither does the alignment.
+            debug_assert_eq!(self.block.layout.align(), layout.align());
             self.realloc_block(capacity, layout, &offsets);
             return;
         }
@@ -383,14 +385,14 @@ impl Table {
             // SAFETY: the offsets come from extending `layout` with each
             // array's layout, so each pointer is aligned, in bounds and
             // disjoint from the others; the block outlives the column (it
-            // is freed after the columns are dropped, or after they moved
-            // to the next block below); `capacity` covers every row.
+            // is freed after the columns are dropped, or reallocated with
+            // them moved along); `capacity` covers every row.
             unsafe {
                 let at = |offset: usize| NonNull::new_unchecked(ptr.as_ptr().add(offset));
                 column.move_to_external([at(offsets[0]), at(offsets[1]), at(offsets[2])], capacity);
             }
         }
-        // The old block (if any) is empty now: every column moved out.
+        // There was no block before (the columns held nothing allocated).
         self.block = TableBlock {
             ptr,
             layout,
@@ -416,10 +418,8 @@ impl Table {
         self.block.layout = layout;
         self.block.capacity = capacity;
         let columns = self.columns.values_mut();
-        let len = self.entities.len();
         for (index, column) in columns.iter_mut().enumerate().rev() {
             let used = column.array_layouts(column.len());
-            debug_assert!(column.len() <= len);
             for array in (0..3).rev() {
                 let (from, to) = (old_offsets[3 * index + array], offsets[3 * index + array]);
                 // SAFETY: the bytes at `from` are this array's rows, kept by
