@@ -271,28 +271,29 @@ fn verify_add_remove<Base: Component, T: Component + Copy>(s: &mut AddRemove, va
     );
 }
 
+/// Entities with `base`: insert `value` on every one, then remove it.
+fn add_remove_case<Base: Component + Copy, T: Component + Copy>(
+    base: Base,
+    value: T,
+) -> Box<dyn Case> {
+    case(
+        add_remove_setup(base),
+        move |s| {
+            insert_all(s, value);
+            remove_all::<T>(s);
+        },
+        move |s| verify_add_remove::<Base, T>(s, value),
+    )
+}
+
 /// `add_remove`: insert then remove a table component on every entity.
 pub fn add_remove() -> Box<dyn Case> {
-    case(
-        add_remove_setup(A(0.0)),
-        |s| {
-            insert_all(s, B(0.0));
-            remove_all::<B>(s);
-        },
-        |s| verify_add_remove::<A, _>(s, B(0.0)),
-    )
+    add_remove_case(A(0.0), B(0.0))
 }
 
 /// `sparse_add_remove`: the same with a sparse-set component.
 pub fn sparse_add_remove() -> Box<dyn Case> {
-    case(
-        add_remove_setup(A(0.0)),
-        |s| {
-            insert_all(s, SparseB(0.0));
-            remove_all::<SparseB>(s);
-        },
-        |s| verify_add_remove::<A, _>(s, SparseB(0.0)),
-    )
+    add_remove_case(A(0.0), SparseB(0.0))
 }
 
 #[derive(Component, Clone, Copy)]
@@ -305,14 +306,7 @@ struct TicklessB(#[allow(dead_code)] f32);
 /// `add_remove_tickless`: `add_remove` with both components
 /// `#[component(no_change_ticks)]`, so moves carry no change ticks.
 pub fn add_remove_tickless() -> Box<dyn Case> {
-    case(
-        add_remove_setup(TicklessA(0.0)),
-        |s| {
-            insert_all(s, TicklessB(0.0));
-            remove_all::<TicklessB>(s);
-        },
-        |s| verify_add_remove::<TicklessA, _>(s, TicklessB(0.0)),
-    )
+    add_remove_case(TicklessA(0.0), TicklessB(0.0))
 }
 
 fn ab(mut query: Query<(&mut A, &mut B)>) {
