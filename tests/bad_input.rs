@@ -958,6 +958,7 @@ struct TwoAddHooks;
 
 impl Component for TwoAddHooks {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = ecs::component::Mutable;
     fn register_component_hooks(hooks: &mut ecs::lifecycle::ComponentHooks) {
         hooks.on_add(noop_hook).on_add(noop_hook);
     }
@@ -992,6 +993,7 @@ struct HooksPanic;
 
 impl Component for HooksPanic {
     const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    type Mutability = ecs::component::Mutable;
     fn register_component_hooks(_: &mut ecs::lifecycle::ComponentHooks) {
         panic!("no hooks today");
     }
@@ -1016,6 +1018,7 @@ struct CycleA;
 
 impl Component for CycleA {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = ecs::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required.register(|| CycleB);
     }
@@ -1025,6 +1028,7 @@ struct CycleB;
 
 impl Component for CycleB {
     const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    type Mutability = ecs::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required.register(|| CycleA);
     }

@@ -53,7 +53,10 @@ mod component {
     pub use ecs::component::ComponentDescriptor;
     pub use ecs::component::ComponentId;
     pub use ecs::component::ComponentInfo;
+    pub use ecs::component::ComponentMutability;
     pub use ecs::component::Components;
+    pub use ecs::component::Immutable;
+    pub use ecs::component::Mutable;
     pub use ecs::component::RequiredComponent;
     pub use ecs::component::RequiredComponentConstructor;
     pub use ecs::component::StorageType;

@@ -58,7 +58,7 @@ impl PartialEq for Tracked {
 }
 
 /// A tracked component type, so one scenario runs over both storages.
-trait TrackedComponent: Component + Debug + PartialEq {
+trait TrackedComponent: Component<Mutability = ecs::component::Mutable> + Debug + PartialEq {
     fn new(id: u32, log: &DropLog) -> Self;
     fn id(&self) -> u32;
 }

@@ -448,8 +448,13 @@ fn the_integrity_check_catches_a_broken_child_of() {
     let other = world.spawn_empty().id();
     let child = world.spawn(ChildOf(parent)).id();
     integrity(&world);
-    // Writing through `get_mut` skips the hooks, breaking the link.
-    world.get_mut::<ChildOf>(child).unwrap().0 = other;
+    // Writing in place skips the hooks, breaking the link.
+    let mut entity = world.entity_mut(child);
+    // SAFETY: the contract keeps hooks in step, not memory sound: this
+    // write skips `ChildOf`'s hooks on purpose, for the check to catch.
+    unsafe { entity.get_mut_assume_mutable::<ChildOf>() }
+        .unwrap()
+        .0 = other;
     let message = world.check_integrity().unwrap_err();
     assert!(message.contains(&format!("{child:?}")), "{message}");
 }

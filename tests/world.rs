@@ -25,7 +25,7 @@ use ecs::world::error::EntityMutableFetchError;
 // ---- components --------------------------------------------------------------
 
 /// A component type a generic test can build from a number.
-trait Val: Component + Clone + PartialEq + Debug {
+trait Val: Component<Mutability = ecs::component::Mutable> + Clone + PartialEq + Debug {
     fn new(v: u32) -> Self;
 }
 

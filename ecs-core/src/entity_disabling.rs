@@ -61,6 +61,7 @@ pub struct Disabled;
 
 impl Component for Disabled {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
 }
 
 /// The disabling components of a world: a query that mentions none of

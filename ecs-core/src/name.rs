@@ -87,6 +87,7 @@ pub struct Name(pub HashedStr);
 
 impl Component for Name {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
 }
 
 impl Default for Name {

@@ -180,6 +180,7 @@ impl<R: Relationship, L: SpawnableList<R> + Send + Sync + 'static> Component
 {
     // Added and taken straight back: a sparse set moves no table row.
     const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    type Mutability = crate::component::Mutable;
 
     fn register_component_hooks(hooks: &mut ComponentHooks) {
         hooks.on_insert(spawn_list_hook::<R, L>);

@@ -122,6 +122,12 @@ use syn::DeriveInput;
 ///   (`Component::CHANGE_TICKS` is `false`): moving an entity between tables
 ///   copies its value alone, and `Added`, `Changed`, `Ref` and `get_ref`
 ///   of it panic, naming it.
+/// - `#[component(immutable)]` makes the component
+///   `Component<Mutability = Immutable>`: no `get_mut` or `&mut T` term
+///   compiles for it, and its values change only by replacement (insert,
+///   or `World::modify_component`, which runs its `on_discard` and
+///   `on_insert` hooks around the change). A `#[relationship(..)]`
+///   component is always immutable, as in bevy.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 ///
 /// Any other key is an error.

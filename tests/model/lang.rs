@@ -157,7 +157,7 @@ pub struct Cell {
 pub type Cells = [Option<Cell>; COMPONENT_TYPES];
 
 /// A component type of the language.
-pub trait ModelComponent: Component + Sized {
+pub trait ModelComponent: Component<Mutability = ecs::component::Mutable> + Sized {
     /// Its index in [`NAMES`].
     const INDEX: usize;
     /// Builds a value.

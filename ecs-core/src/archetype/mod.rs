@@ -961,10 +961,12 @@ mod tests {
     struct A;
     impl Component for A {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
     struct S;
     impl Component for S {
         const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+        type Mutability = crate::component::Mutable;
     }
 
     #[test]

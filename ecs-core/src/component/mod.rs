@@ -26,6 +26,7 @@
 
 mod clone;
 mod hooks;
+mod mutability;
 mod registry;
 mod required;
 mod snapshot;
@@ -39,6 +40,8 @@ pub use clone::{
 };
 pub use ecs_macros::Component;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
+pub(crate) use mutability::is_mutable;
+pub use mutability::{ComponentMutability, Immutable, Mutable};
 pub use registry::{ComponentDescriptor, ComponentId, ComponentInfo, Components};
 pub(crate) use required::closure as required_closure;
 pub use required::{
@@ -102,6 +105,47 @@ pub enum StorageType {
 pub trait Component: Send + Sync + 'static {
     /// Where values of this component are stored.
     const STORAGE_TYPE: StorageType;
+
+    /// Whether values may be changed in place: [`Mutable`] (what the
+    /// derive picks) or [`Immutable`] (`#[component(immutable)]`, and every
+    /// relationship: `#[relationship(..)]`).
+    ///
+    /// An immutable component has no typed mutable access (`get_mut`,
+    /// `&mut T` in queries and the entry API need
+    /// `T: Component<Mutability = Mutable>`), and untyped mutable access
+    /// (`get_mut_by_id` and its kin) refuses it. Its values change only by
+    /// replacement: inserting a new value, or
+    /// [`World::modify_component`](crate::world::World::modify_component),
+    /// which runs the `on_discard` hooks and observers before the change and
+    /// the `on_insert` ones after, so hooks see every change.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// #[component(immutable)]
+    /// struct Level(u32);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Level(1)).id();
+    /// world.modify_component(e, |level: &mut Level| level.0 += 1).unwrap();
+    /// world.entity_mut(e).insert(Level(5));
+    /// assert_eq!(world.get::<Level>(e), Some(&Level(5)));
+    /// ```
+    ///
+    /// A hand-written impl names it:
+    ///
+    /// ```
+    /// use ecs::component::{Component, Mutable, StorageType};
+    ///
+    /// struct Health(f32);
+    ///
+    /// impl Component for Health {
+    ///     const STORAGE_TYPE: StorageType = StorageType::Table;
+    ///     type Mutability = Mutable;
+    /// }
+    /// ```
+    type Mutability: ComponentMutability;
 
     /// Whether the world keeps this component's change ticks for
     /// [`Added`](crate::query::Added), [`Changed`](crate::query::Changed)

@@ -70,6 +70,8 @@ pub struct ComponentDescriptor {
     snapshot: SnapshotBehavior,
     /// Whether the component's change ticks are kept ([`Component::CHANGE_TICKS`]).
     change_ticks: bool,
+    /// Whether values may be changed in place ([`Component::Mutability`]).
+    mutable: bool,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -103,6 +105,7 @@ impl fmt::Debug for ComponentDescriptor {
             .field("layout", &self.layout)
             .field("has_drop", &self.drop.is_some())
             .field("change_ticks", &self.change_ticks)
+            .field("mutable", &self.mutable)
             .finish()
     }
 }
@@ -127,6 +130,7 @@ impl ComponentDescriptor {
             clone_behavior: T::clone_behavior(),
             snapshot: T::snapshot_behavior(),
             change_ticks: T::CHANGE_TICKS,
+            mutable: super::is_mutable::<T>(),
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -143,6 +147,7 @@ impl ComponentDescriptor {
             clone_behavior: ComponentCloneBehavior::Ignore,
             snapshot: R::snapshot_behavior(),
             change_ticks: true,
+            mutable: true,
             kind: DescriptorKind::Resource,
         }
     }
@@ -160,6 +165,7 @@ impl ComponentDescriptor {
             clone_behavior: ComponentCloneBehavior::Ignore,
             snapshot: SnapshotBehavior::IGNORE,
             change_ticks: true,
+            mutable: true,
             kind: DescriptorKind::Resource,
         }
     }
@@ -168,8 +174,10 @@ impl ComponentDescriptor {
     /// dynamic components).
     ///
     /// Bevy's also takes mutability, clone behaviour and relationship
-    /// settings; this crate's dynamic components are always mutable and
-    /// have none of the others, so they are not parameters.
+    /// settings; here the descriptor is mutable and clones nothing unless
+    /// [`ComponentDescriptor::with_mutable`] and
+    /// [`ComponentDescriptor::with_clone_behavior`] say otherwise, and
+    /// dynamic components have no relationships.
     ///
     /// # Safety
     /// `drop`, if given, must be safe to call with a pointer to a value of
@@ -196,6 +204,7 @@ impl ComponentDescriptor {
             clone_behavior: ComponentCloneBehavior::Default,
             snapshot: SnapshotBehavior::IGNORE,
             change_ticks: true,
+            mutable: true,
             kind: DescriptorKind::Dynamic,
         }
     }
@@ -237,12 +246,7 @@ impl ComponentDescriptor {
     /// a Rust component type decides with `#[component(no_change_ticks)]`.
     #[track_caller]
     pub fn with_change_ticks(mut self, keep: bool) -> Self {
-        assert!(
-            matches!(self.kind, DescriptorKind::Dynamic),
-            "`with_change_ticks` on the descriptor of `{}`: only a dynamic component's takes it; \
-             a Rust component type decides with `#[component(no_change_ticks)]`",
-            self.name
-        );
+        self.assert_dynamic("with_change_ticks", "#[component(no_change_ticks)]");
         self.change_ticks = keep;
         self
     }
@@ -251,6 +255,56 @@ impl ComponentDescriptor {
     #[inline]
     pub fn has_change_ticks(&self) -> bool {
         self.change_ticks
+    }
+
+    /// The descriptor of a dynamic component that may be changed in place
+    /// (`true`, the default) or only replaced, as [`Component::Mutability`]
+    /// decides for a typed one: `get_mut_by_id` and the other untyped
+    /// mutable accesses refuse an immutable component, and
+    /// [`World::modify_component_by_id`](crate::world::World::modify_component_by_id)
+    /// changes it with its hooks.
+    ///
+    /// ```
+    /// use ecs::component::{ComponentDescriptor, StorageType};
+    /// use ecs::prelude::*;
+    /// use std::alloc::Layout;
+    ///
+    /// let mut world = World::new();
+    /// // SAFETY: `u32` values need no drop and are `Send + Sync`.
+    /// let descriptor = unsafe {
+    ///     ComponentDescriptor::new_with_layout("Seed", StorageType::Table, Layout::new::<u32>(), None)
+    /// }
+    /// .with_mutable(false);
+    /// let seed = world.register_component_with_descriptor(descriptor);
+    /// assert!(!world.components().get_info(seed).unwrap().mutable());
+    /// ```
+    ///
+    /// # Panics
+    /// On a descriptor other than [`ComponentDescriptor::new_with_layout`]'s:
+    /// a Rust component type decides with `#[component(immutable)]`.
+    #[track_caller]
+    pub fn with_mutable(mut self, mutable: bool) -> Self {
+        self.assert_dynamic("with_mutable", "#[component(immutable)]");
+        self.mutable = mutable;
+        self
+    }
+
+    /// Refuses `setter` on a descriptor that is not a dynamic component's:
+    /// a Rust component type decides with `attribute`.
+    #[track_caller]
+    fn assert_dynamic(&self, setter: &str, attribute: &str) {
+        assert!(
+            matches!(self.kind, DescriptorKind::Dynamic),
+            "`{setter}` on the descriptor of `{}`: only a dynamic component's takes it; \
+             a Rust component type decides with `{attribute}`",
+            self.name
+        );
+    }
+
+    /// Whether the component's values may be changed in place.
+    #[inline]
+    pub fn mutable(&self) -> bool {
+        self.mutable
     }
 
     /// The component's name (its Rust type name for typed components).
@@ -352,6 +406,13 @@ impl ComponentInfo {
     #[inline]
     pub fn has_change_ticks(&self) -> bool {
         self.descriptor.change_ticks
+    }
+
+    /// Whether the component's values may be changed in place
+    /// ([`Component::Mutability`], [`ComponentDescriptor::with_mutable`]).
+    #[inline]
+    pub fn mutable(&self) -> bool {
+        self.descriptor.mutable
     }
 
     /// The function that drops one value in place, if values need dropping.
@@ -691,10 +752,12 @@ mod tests {
     struct A(#[allow(dead_code)] u32);
     impl Component for A {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
     struct B(#[allow(dead_code)] String);
     impl Component for B {
         const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+        type Mutability = crate::component::Mutable;
     }
 
     #[test]
@@ -738,6 +801,7 @@ mod tests {
         struct R;
         impl Component for R {
             const STORAGE_TYPE: StorageType = StorageType::Table;
+            type Mutability = crate::component::Mutable;
         }
         impl Resource for R {}
         let mut c = Components::default();

@@ -43,6 +43,7 @@ pub(crate) struct SnapshotFns {
 ///
 /// impl Component for Health {
 ///     const STORAGE_TYPE: StorageType = StorageType::Table;
+///     type Mutability = ecs::component::Mutable;
 ///     fn snapshot_behavior() -> SnapshotBehavior {
 ///         SnapshotBehavior::cloned::<Self>()
 ///     }

@@ -22,6 +22,7 @@ macro_rules! logged_component {
         struct $name(u32);
         impl Component for $name {
             const STORAGE_TYPE: StorageType = StorageType::$storage;
+            type Mutability = crate::component::Mutable;
             fn register_component_hooks(hooks: &mut ComponentHooks) {
                 hooks
                     .on_add(|mut w, c| {
@@ -383,6 +384,7 @@ struct Tag;
 struct Soldier;
 impl Component for Soldier {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required
             .register::<Health>(|| Health(100))
@@ -394,6 +396,7 @@ impl Component for Soldier {
 struct Captain;
 impl Component for Captain {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required
             .register::<Soldier>(|| Soldier)
@@ -436,6 +439,7 @@ fn required_components_fire_their_hooks() {
     struct NeedsHooked;
     impl Component for NeedsHooked {
         const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+        type Mutability = crate::component::Mutable;
         fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
             required.register::<TableHooked>(|| TableHooked(42));
         }
@@ -452,12 +456,14 @@ struct CycleA;
 struct CycleB;
 impl Component for CycleA {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required.register::<CycleB>(|| CycleB);
     }
 }
 impl Component for CycleB {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
     fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
         required.register::<CycleA>(|| CycleA);
     }
@@ -486,9 +492,11 @@ fn a_panicking_required_constructor_leaves_the_world_untouched() {
     struct NeedsFragile(#[allow(dead_code)] String);
     impl Component for Fragile {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
     impl Component for NeedsFragile {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
         fn register_required_components(required: &mut RequiredComponentsRegistrar<'_>) {
             required.register::<Health>(|| Health(1));
             required.register::<Fragile>(|| panic!("no Fragile today"));

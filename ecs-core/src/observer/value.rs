@@ -150,6 +150,7 @@ impl std::fmt::Debug for Observer {
 
 impl Component for Observer {
     const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+    type Mutability = crate::component::Mutable;
 
     fn register_component_hooks(hooks: &mut ComponentHooks) {
         hooks.on_add(register_spawned_observer);

@@ -29,7 +29,7 @@ use std::{
 use super::{Access, ArchetypeFilter, Has, QueryData, QueryFilter, QueryState};
 use crate::{
     change_detection::{Ref, Tick},
-    component::{Component, ComponentId},
+    component::{Component, ComponentId, Mutable},
     entity::Entity,
     ptr::{Ptr, PtrMut},
     storage::{Column, Table, TableId, Tables},
@@ -172,7 +172,7 @@ unsafe impl<T: Component> ContiguousQueryData for Ref<'_, T> {
 
 // SAFETY: writes `T`'s column and changed ticks, which `&mut T` records
 // as written.
-unsafe impl<T: Component> ContiguousQueryData for &mut T {
+unsafe impl<T: Component<Mutability = Mutable>> ContiguousQueryData for &mut T {
     type Contiguous<'w> = ContiguousMut<'w, T>;
 
     #[inline]
@@ -481,13 +481,17 @@ impl<'w> FilteredContiguousMut<'w> {
     }
 
     /// The column of the component `id`, mutably, if the access lets the
-    /// query write it, the table has it, and it was not handed out from
-    /// this table before.
+    /// query write it, the table has it, it is not
+    /// [`Immutable`](crate::component::Immutable), and it was not handed
+    /// out from this table before.
     pub fn get_mut_by_id(&self, id: ComponentId) -> Option<ContiguousMutUntyped<'_>> {
         if !self.view.access.has_write(id) {
             return None;
         }
         let column = self.view.table.get_column(id)?;
+        if !column.is_mutable() {
+            return None;
+        }
         if !self.take(id, true) {
             return None;
         }

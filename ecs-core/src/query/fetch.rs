@@ -10,7 +10,7 @@ use super::{FilteredAccess, QueryData, ReadOnlyQueryData, TableWalk, WorldQuery}
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, Ref, Tick, Ticks, TicksMut},
-    component::{Component, ComponentId, StorageType},
+    component::{Component, ComponentId, Mutable, StorageType},
     entity::Entity,
     storage::{column_slot, ComponentSparseSet, SparsePointers, Table, TableRow, NO_COLUMN},
     utils::DebugCheckedUnwrap,
@@ -612,7 +612,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for Ref<'_, T> {}
 
 ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write, true);
 // SAFETY: writes; its read-only twin `&T` reads the same component.
-unsafe impl<'a, T: Component> QueryData for &'a mut T {
+unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for &'a mut T {
     const IS_READ_ONLY: bool = false;
     type ReadOnly = &'a T;
     type Item<'w> = Mut<'w, T>;

@@ -269,7 +269,10 @@ fn single_errors() {
     assert!(!q.is_empty(&world));
 }
 
-fn changed_and_added_on<C: Component + Copy>(make: impl Fn(u32) -> C, bump: impl Fn(&mut C)) {
+fn changed_and_added_on<C: Component<Mutability = crate::component::Mutable> + Copy>(
+    make: impl Fn(u32) -> C,
+    bump: impl Fn(&mut C),
+) {
     let mut world = World::new();
     let old: Vec<_> = (0..4).map(|i| world.spawn(make(i)).id()).collect();
     world.clear_trackers();

@@ -4,13 +4,13 @@
 
 use super::{EntityList, Relation, Sources, Targets};
 use crate::{
-    component::Component,
+    component::{Component, Mutable},
     entity::Entity,
     world::{DeferredWorld, World},
 };
 
 /// One side of a relation, so both hooks are written once.
-pub(super) trait Side<R: Relation>: Component + Sized {
+pub(super) trait Side<R: Relation>: Component<Mutability = Mutable> + Sized {
     fn list(&self) -> &EntityList<R>;
     fn list_mut(&mut self) -> &mut EntityList<R>;
 }

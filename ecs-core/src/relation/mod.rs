@@ -246,6 +246,7 @@ macro_rules! relation_side {
 
         impl<R: Relation> Component for $side<R> {
             const STORAGE_TYPE: StorageType = StorageType::Table;
+            type Mutability = crate::component::Mutable;
 
             fn register_component_hooks(hooks: &mut ComponentHooks) {
                 use $hooks as side_hooks;

@@ -42,10 +42,12 @@
 //! assert!(world.get::<LikedBy>(star).is_none());
 //! ```
 //!
-//! Unlike bevy, relationship components are mutable (this crate has no
-//! immutable components): writing a new entity into a `Relationship`
-//! through `get_mut` skips the hooks and breaks the link, so re-insert it
-//! instead.
+//! As in bevy, a derived relationship is
+//! [`Immutable`](crate::component::Immutable): it has no `get_mut`, so
+//! its target changes only by inserting a new value (or
+//! [`World::modify_component`](crate::world::World::modify_component)),
+//! whose hooks keep both ends linked. A target's list is mutable, but
+//! changes only through the relationship's hooks.
 
 mod related_methods;
 mod relationship_query;
@@ -58,7 +60,7 @@ pub use source_collection::{OrderedRelationshipSourceCollection, RelationshipSou
 use std::any::type_name;
 
 use crate::{
-    component::Component,
+    component::{Component, Mutable},
     entity::Entity,
     lifecycle::HookContext,
     world::{DeferredWorld, World},
@@ -200,7 +202,7 @@ pub type SourceIter<'w, R> =
 /// It is maintained by the hooks of `R`: insert `R` on the sources rather
 /// than writing this list. Removing it (or despawning the target) removes
 /// `R` from every source.
-pub trait RelationshipTarget: Component + Sized {
+pub trait RelationshipTarget: Component<Mutability = Mutable> + Sized {
     /// Whether despawning the target despawns its sources too (and theirs,
     /// recursively).
     const LINKED_SPAWN: bool;

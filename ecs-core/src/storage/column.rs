@@ -38,6 +38,10 @@ pub struct Column {
     /// leaves the swapped-in row's stale ones: every tick below the length
     /// stays initialised, but none means anything.
     keeps_ticks: bool,
+    /// Whether the values may be changed in place
+    /// ([`ComponentInfo::mutable`]): untyped mutable access to the column
+    /// refuses an immutable one.
+    mutable: bool,
 }
 
 /// The pointers of a column's storage from [`Column::tail`]: item `row` of
@@ -213,6 +217,7 @@ impl Column {
     pub(crate) fn new(info: &ComponentInfo, capacity: usize) -> Column {
         Column {
             keeps_ticks: info.has_change_ticks(),
+            mutable: info.mutable(),
             ..Column::with_layout(info.layout(), info.drop_fn(), capacity)
         }
     }
@@ -230,6 +235,7 @@ impl Column {
             added_ticks: TickVec::with_capacity(capacity),
             changed_ticks: TickVec::with_capacity(capacity),
             keeps_ticks: true,
+            mutable: true,
         }
     }
 
@@ -237,6 +243,13 @@ impl Column {
     #[inline]
     pub fn len(&self) -> usize {
         self.data.len()
+    }
+
+    /// Whether the component's values may be changed in place
+    /// ([`ComponentInfo::mutable`]).
+    #[inline]
+    pub fn is_mutable(&self) -> bool {
+        self.mutable
     }
 
     /// Whether the column holds no value.
@@ -878,6 +891,7 @@ impl Column {
     pub(crate) fn empty_like(&self, capacity: usize) -> Column {
         Column {
             keeps_ticks: self.keeps_ticks,
+            mutable: self.mutable,
             ..Column::with_layout(self.item_layout(), self.data.drop_fn(), capacity)
         }
     }

@@ -630,6 +630,7 @@ mod tests {
         struct S(u64);
         impl Component for S {
             const STORAGE_TYPE: StorageType = StorageType::SparseSet;
+            type Mutability = crate::component::Mutable;
         }
         let mut components = Components::default();
         let id = components.register_component::<S>();

@@ -950,11 +950,13 @@ mod tests {
     struct A(u32);
     impl Component for A {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
     #[derive(Debug, PartialEq)]
     struct B(String);
     impl Component for B {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
 
     fn push<T>(table: &mut Table, id: ComponentId, value: T) {
@@ -978,12 +980,14 @@ mod tests {
     struct Marker;
     impl Component for Marker {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
     #[derive(Debug, PartialEq)]
     #[repr(align(64))]
     struct Wide(u8);
     impl Component for Wide {
         const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = crate::component::Mutable;
     }
 
     #[test]

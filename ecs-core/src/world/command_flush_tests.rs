@@ -56,6 +56,7 @@ struct Link(u32);
 
 impl Component for Link {
     const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = crate::component::Mutable;
     fn register_component_hooks(hooks: &mut ComponentHooks) {
         hooks.on_add(|mut world: DeferredWorld<'_>, context: HookContext| {
             let n = world.get::<Link>(context.entity).unwrap().0;

@@ -1,7 +1,7 @@
 use super::{EntityRef, World};
 use crate::{
     change_detection::Mut,
-    component::Component,
+    component::{Component, Mutable},
     entity::{Entity, EntityNotSpawnedError},
     resource::Resource,
 };
@@ -67,7 +67,10 @@ impl<'w> DeferredWorld<'w> {
 
     /// An entity's component, mutably (marks it changed when written).
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component<Mutability = Mutable>>(
+        &mut self,
+        entity: Entity,
+    ) -> Option<Mut<'_, T>> {
         self.world.get_mut::<T>(entity)
     }
 

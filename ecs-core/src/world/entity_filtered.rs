@@ -26,7 +26,7 @@ use super::{EntityRef, UnsafeWorldCell, World};
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, MutUntyped, Ref, Tick},
-    component::{Component, ComponentId},
+    component::{Component, ComponentId, Mutable},
     entity::{Entity, EntityLocation},
     ptr::{Ptr, PtrMut},
     query::Access,
@@ -82,8 +82,21 @@ pub(crate) fn intern_access(access: Access) -> &'static Access {
     kept
 }
 
+/// How [`cells`] is asked for a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CellAccess {
+    /// To read it: the view's access must let it read the component.
+    Read,
+    /// To write it: the access must let it write, and the component must
+    /// be mutable.
+    Write,
+    /// To write it whether the component is mutable or not (the caller
+    /// keeps an immutable one's hooks in step).
+    WriteAssumeMutable,
+}
+
 /// The value of `id` at `row` and its tick cells, from the view's table or
-/// else from the entity's location, if `allowed` by the view's access.
+/// else from the entity's location, if `access` allows it.
 ///
 /// # Safety
 /// `row` is `entity`'s table row in `world`, in the view's table if it has
@@ -95,17 +108,19 @@ unsafe fn cells<'w>(
     entity: Entity,
     row: TableRow,
     id: ComponentId,
-    write: bool,
+    access: CellAccess,
 ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
-    let allowed = if write {
-        view.access.has_write(id)
-    } else {
-        view.access.has_read(id)
+    let allowed = match access {
+        CellAccess::Read => view.access.has_read(id),
+        CellAccess::Write | CellAccess::WriteAssumeMutable => view.access.has_write(id),
     };
     if !allowed {
         return None;
     }
     if let Some(column) = view.table.and_then(|table| table.get_column(id)) {
+        if access == CellAccess::Write && !column.is_mutable() {
+            return None;
+        }
         let row = row.index();
         // SAFETY: the column is one of the entity's table (caller), valid
         // for `'w`, and `row` is one of its rows.
@@ -118,6 +133,9 @@ unsafe fn cells<'w>(
                 column.changed_ticks().get_unchecked(row),
             ))
         };
+    }
+    if access == CellAccess::Write && !world.components.get_info(id)?.mutable() {
+        return None;
     }
     cells_slow(world, entity, id)
 }
@@ -232,7 +250,16 @@ impl<'w> FilteredEntityRef<'w, '_> {
         id: ComponentId,
     ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
         // SAFETY: `row` is the entity's row in the view's table (`new`).
-        unsafe { cells(self.world, &self.view, self.entity, self.row, id, false) }
+        unsafe {
+            cells(
+                self.world,
+                &self.view,
+                self.entity,
+                self.row,
+                id,
+                CellAccess::Read,
+            )
+        }
     }
 
     /// The entity's component `T`, if it has it and the access allows it.
@@ -430,7 +457,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
                 self.entity,
                 self.row,
                 id,
-                false,
+                CellAccess::Read,
             )
         }?;
         // SAFETY: the value is the entity's, readable while `self` is
@@ -441,15 +468,29 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     /// The entity's component `T`, mutably, if it has it and the access
     /// allows writing it.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component<Mutability = Mutable>>(&mut self) -> Option<Mut<'_, T>> {
         self.reborrow().into_mut::<T>()
     }
 
     /// Like [`FilteredEntityMut::get_mut`], for the handle's whole lifetime.
     #[inline]
-    pub fn into_mut<T: Component>(mut self) -> Option<Mut<'w, T>> {
+    pub fn into_mut<T: Component<Mutability = Mutable>>(self) -> Option<Mut<'w, T>> {
+        // SAFETY: `T` is mutable.
+        unsafe { self.into_mut_assume_mutable() }
+    }
+
+    /// Like [`FilteredEntityMut::into_mut`], for a component `T` that may
+    /// be immutable.
+    ///
+    /// # Safety
+    /// If `T` is [`Immutable`](crate::component::Immutable), the value is
+    /// not changed, or changed only as replacing it would (its
+    /// `on_discard` and `on_insert` hooks and observers run around the
+    /// change, as [`World::modify_component`] does).
+    #[inline]
+    pub unsafe fn into_mut_assume_mutable<T: Component>(mut self) -> Option<Mut<'w, T>> {
         let id = self.cell.meta().components.component_id::<T>()?;
-        let (ptr, added, changed) = self.cells_mut(id)?;
+        let (ptr, added, changed) = self.cells_assume_mutable(id)?;
         // SAFETY: the value of `T`'s id is a `T`, which the consumed
         // handle could write alone for `'w` (`new`), ticks with it.
         unsafe {
@@ -463,8 +504,9 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
         }
     }
 
-    /// The entity's value of `id`, mutably, if it has it and the access
-    /// allows writing it.
+    /// The entity's value of `id`, mutably, if it has it, the access
+    /// allows writing it, and it is not
+    /// [`Immutable`](crate::component::Immutable).
     #[inline]
     pub fn get_mut_by_id(&mut self, id: ComponentId) -> Option<MutUntyped<'_>> {
         self.reborrow().into_mut_by_id(id)
@@ -488,11 +530,30 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
         }
     }
 
-    /// The value of `id` and its tick cells, if writable.
+    /// The value of `id` and its tick cells, if writable (the access
+    /// allows it and the component is mutable).
     #[inline(always)]
     fn cells_mut(
         &mut self,
         id: ComponentId,
+    ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+        self.cells_as(id, CellAccess::Write)
+    }
+
+    /// [`FilteredEntityMut::cells_mut`] without the mutability check.
+    #[inline(always)]
+    fn cells_assume_mutable(
+        &mut self,
+        id: ComponentId,
+    ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
+        self.cells_as(id, CellAccess::WriteAssumeMutable)
+    }
+
+    #[inline(always)]
+    fn cells_as(
+        &mut self,
+        id: ComponentId,
+        access: CellAccess,
     ) -> Option<(NonNull<u8>, &'w UnsafeCell<Tick>, &'w UnsafeCell<Tick>)> {
         // SAFETY: `row` is the entity's row in the view's table (`new`).
         unsafe {
@@ -502,7 +563,7 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
                 self.entity,
                 self.row,
                 id,
-                true,
+                access,
             )
         }
     }

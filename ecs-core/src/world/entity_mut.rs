@@ -5,7 +5,7 @@ use super::{unsafe_world_cell::UnsafeWorldCell, EntityRef};
 use crate::{
     archetype::Archetype,
     change_detection::{Mut, MutUntyped, Ref},
-    component::{Component, ComponentId},
+    component::{Component, ComponentId, Mutable},
     entity::{Entity, EntityLocation},
     ptr::Ptr,
     world::error::EntityComponentError,
@@ -153,7 +153,9 @@ impl<'w> EntityMut<'w> {
     /// it marks it changed.
     ///
     /// # Errors
-    /// If the entity has no component `id`.
+    /// If the entity has no component `id`, or it is
+    /// [`Immutable`](crate::component::Immutable) (as bevy does, reported
+    /// as missing).
     #[inline]
     pub fn get_mut_by_id(
         &mut self,
@@ -166,7 +168,7 @@ impl<'w> EntityMut<'w> {
     /// lifetime.
     ///
     /// # Errors
-    /// If the entity has no component `id`.
+    /// If the entity has no component `id`, or it is immutable.
     #[inline]
     pub fn into_mut_by_id(self, id: ComponentId) -> Result<MutUntyped<'w>, EntityComponentError> {
         let entity = EntityRef::new(self.cell.meta(), self.entity, self.location);
@@ -177,14 +179,40 @@ impl<'w> EntityMut<'w> {
 
     /// The entity's component `T`, mutably; writing marks it changed.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component<Mutability = Mutable>>(&mut self) -> Option<Mut<'_, T>> {
         self.reborrow().into_mut::<T>()
     }
 
     /// Like [`EntityMut::get_mut`], borrowing for the handle's whole
     /// lifetime.
     #[inline]
-    pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
+    pub fn into_mut<T: Component<Mutability = Mutable>>(self) -> Option<Mut<'w, T>> {
+        // SAFETY: `T` is mutable.
+        unsafe { self.into_mut_assume_mutable() }
+    }
+
+    /// [`EntityMut::get_mut`] for a component `T` that may be
+    /// [`Immutable`](crate::component::Immutable).
+    ///
+    /// # Safety
+    /// If `T` is immutable, the value is not changed through the result,
+    /// or changed only as replacing it would (its `on_discard` and
+    /// `on_insert` hooks and observers run around the change, as
+    /// [`World::modify_component`](crate::world::World::modify_component)
+    /// does).
+    #[inline]
+    pub unsafe fn get_mut_assume_mutable<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+        // SAFETY: forwarded.
+        unsafe { self.reborrow().into_mut_assume_mutable::<T>() }
+    }
+
+    /// [`EntityMut::get_mut_assume_mutable`], borrowing for the handle's
+    /// whole lifetime.
+    ///
+    /// # Safety
+    /// As for [`EntityMut::get_mut_assume_mutable`].
+    #[inline]
+    pub unsafe fn into_mut_assume_mutable<T: Component>(self) -> Option<Mut<'w, T>> {
         let world = self.cell.meta();
         let id = world.components.component_id::<T>()?;
         let (ptr, added, changed) =

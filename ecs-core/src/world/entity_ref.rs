@@ -6,7 +6,7 @@ use crate::{
         DynamicBundle, InsertMode,
     },
     change_detection::{Mut, MutUntyped, Ref},
-    component::{Component, ComponentId, StorageType},
+    component::{Component, ComponentId, Mutable, StorageType},
     entity::{Entity, EntityLocation},
     ptr::{OwningPtr, Ptr},
     world::error::EntityComponentError,
@@ -166,13 +166,37 @@ impl<'w> EntityRef<'w> {
         Some((std::ptr::NonNull::new(ptr)?, added, changed))
     }
 
-    /// [`EntityRef::get_by_id`] as a mutable, change-detected access.
+    /// [`EntityRef::get_by_id`] as a mutable, change-detected access; an
+    /// immutable component is refused as missing, as bevy does.
     ///
     /// # Safety
     /// The caller has exclusive access to the entity's value of `id` for
     /// `'w` (no other reference to it lives meanwhile).
     #[inline]
     pub(crate) unsafe fn get_mut_by_id_unchecked(
+        &self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'w>, EntityComponentError> {
+        if !self
+            .world
+            .components
+            .get_info(id)
+            .is_some_and(|info| info.mutable())
+        {
+            return Err(EntityComponentError::MissingComponent(id));
+        }
+        // SAFETY: forwarded; the component is mutable.
+        unsafe { self.get_mut_assume_mutable_by_id_unchecked(id) }
+    }
+
+    /// [`EntityRef::get_mut_by_id_unchecked`] without the mutability check.
+    ///
+    /// # Safety
+    /// As for [`EntityRef::get_mut_by_id_unchecked`], and the value is only
+    /// changed in ways its component allows (an immutable one's hooks run
+    /// around the change).
+    #[inline]
+    pub(crate) unsafe fn get_mut_assume_mutable_by_id_unchecked(
         &self,
         id: ComponentId,
     ) -> Result<MutUntyped<'w>, EntityComponentError> {
@@ -313,7 +337,9 @@ impl<'w> EntityWorldMut<'w> {
     /// it marks it changed.
     ///
     /// # Errors
-    /// If the entity has no component `id`.
+    /// If the entity has no component `id`, or it is
+    /// [`Immutable`](crate::component::Immutable) (as bevy does, reported
+    /// as missing; change it with [`EntityWorldMut::modify_component_by_id`]).
     #[inline]
     #[track_caller]
     pub fn get_mut_by_id(
@@ -328,7 +354,7 @@ impl<'w> EntityWorldMut<'w> {
     /// whole lifetime.
     ///
     /// # Errors
-    /// If the entity has no component `id`.
+    /// If the entity has no component `id`, or it is immutable.
     #[inline]
     #[track_caller]
     pub fn into_mut_by_id(self, id: ComponentId) -> Result<MutUntyped<'w>, EntityComponentError> {
@@ -342,7 +368,7 @@ impl<'w> EntityWorldMut<'w> {
     /// The entity's component `T`, mutably; writing marks it changed.
     #[inline]
     #[track_caller]
-    pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component<Mutability = Mutable>>(&mut self) -> Option<Mut<'_, T>> {
         self.assert_not_despawned();
         // SAFETY: `self.location` is kept current by every method here.
         unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
@@ -352,10 +378,59 @@ impl<'w> EntityWorldMut<'w> {
     /// lifetime.
     #[inline]
     #[track_caller]
-    pub fn into_mut<T: Component>(self) -> Option<Mut<'w, T>> {
+    pub fn into_mut<T: Component<Mutability = Mutable>>(self) -> Option<Mut<'w, T>> {
         self.assert_not_despawned();
         // SAFETY: as in `get_mut`.
         unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
+    }
+
+    /// [`EntityWorldMut::get_mut`] for a component `T` that may be
+    /// [`Immutable`](crate::component::Immutable).
+    ///
+    /// # Safety
+    /// If `T` is immutable, the value is not changed through the result,
+    /// or changed only as replacing it would (its `on_discard` and
+    /// `on_insert` hooks and observers run around the change, as
+    /// [`EntityWorldMut::modify_component`] does).
+    #[inline]
+    #[track_caller]
+    pub unsafe fn get_mut_assume_mutable<T: Component>(&mut self) -> Option<Mut<'_, T>> {
+        self.assert_not_despawned();
+        // SAFETY: as in `get_mut`; a change to an immutable value is the
+        // caller's to make right.
+        unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
+    }
+
+    /// [`EntityWorldMut::get_mut_assume_mutable`], borrowing for the
+    /// handle's whole lifetime.
+    ///
+    /// # Safety
+    /// As for [`EntityWorldMut::get_mut_assume_mutable`].
+    #[inline]
+    #[track_caller]
+    pub unsafe fn into_mut_assume_mutable<T: Component>(self) -> Option<Mut<'w, T>> {
+        self.assert_not_despawned();
+        // SAFETY: as in `get_mut_assume_mutable`.
+        unsafe { self.world.get_mut_at::<T>(self.entity, self.location) }
+    }
+
+    /// [`EntityWorldMut::get_mut_by_id`] for a component that may be
+    /// immutable.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    ///
+    /// # Safety
+    /// As for [`EntityWorldMut::get_mut_assume_mutable`].
+    #[inline]
+    #[track_caller]
+    pub unsafe fn get_mut_assume_mutable_by_id(
+        &mut self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'_>, EntityComponentError> {
+        // SAFETY: `&mut self` borrows the whole world exclusively; a
+        // change to an immutable value is the caller's to make right.
+        unsafe { self.as_ref().get_mut_assume_mutable_by_id_unchecked(id) }
     }
 
     /// Before a structural change: entities reserved through `&World`

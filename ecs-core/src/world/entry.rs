@@ -4,7 +4,10 @@
 use std::marker::PhantomData;
 
 use super::EntityWorldMut;
-use crate::{change_detection::Mut, component::Component};
+use crate::{
+    change_detection::Mut,
+    component::{Component, Mutable},
+};
 
 impl<'w> EntityWorldMut<'w> {
     /// The entity's component `T` as an entry: occupied if the entity has
@@ -50,7 +53,7 @@ pub enum ComponentEntry<'w, 'a, T: Component> {
     Vacant(VacantComponentEntry<'w, 'a, T>),
 }
 
-impl<'w, 'a, T: Component> ComponentEntry<'w, 'a, T> {
+impl<'w, 'a, T: Component<Mutability = Mutable>> ComponentEntry<'w, 'a, T> {
     /// Runs `f` on the value if there is one (marking it changed if `f`
     /// writes), and returns the entry.
     #[inline]
@@ -63,7 +66,9 @@ impl<'w, 'a, T: Component> ComponentEntry<'w, 'a, T> {
             vacant => vacant,
         }
     }
+}
 
+impl<'w, 'a, T: Component> ComponentEntry<'w, 'a, T> {
     /// Inserts `component`, replacing any value there (as
     /// [`EntityWorldMut::insert`] does), and returns the occupied entry.
     #[inline]
@@ -129,6 +134,26 @@ impl<'w, 'a, T: Component> OccupiedComponentEntry<'w, 'a, T> {
         }
     }
 
+    /// Replaces the value with `component` (as [`EntityWorldMut::insert`]
+    /// does: hooks and observers run, the old value is dropped).
+    #[inline]
+    #[track_caller]
+    pub fn insert(&mut self, component: T) {
+        self.entity_world.insert(component);
+    }
+
+    /// Removes the value from the entity and returns it.
+    #[inline]
+    #[track_caller]
+    pub fn take(self) -> T {
+        match self.entity_world.take::<T>() {
+            Some(value) => value,
+            None => gone::<T>(self.entity_world),
+        }
+    }
+}
+
+impl<'w, 'a, T: Component<Mutability = Mutable>> OccupiedComponentEntry<'w, 'a, T> {
     /// The value, mutably; writing marks it changed.
     #[inline]
     #[track_caller]
@@ -147,24 +172,6 @@ impl<'w, 'a, T: Component> OccupiedComponentEntry<'w, 'a, T> {
             gone::<T>(self.entity_world)
         }
         self.entity_world.get_mut::<T>().expect("checked above")
-    }
-
-    /// Replaces the value with `component` (as [`EntityWorldMut::insert`]
-    /// does: hooks and observers run, the old value is dropped).
-    #[inline]
-    #[track_caller]
-    pub fn insert(&mut self, component: T) {
-        self.entity_world.insert(component);
-    }
-
-    /// Removes the value from the entity and returns it.
-    #[inline]
-    #[track_caller]
-    pub fn take(self) -> T {
-        match self.entity_world.take::<T>() {
-            Some(value) => value,
-            None => gone::<T>(self.entity_world),
-        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod error;
 mod from_world;
 mod insert_batch;
 mod inspect;
+mod modify;
 pub(crate) mod relocation;
 mod resources;
 #[cfg(feature = "serde")]
@@ -76,7 +77,7 @@ use crate::{
     bundle::{Bundle, BundleSpawner, Bundles, ValueScratch},
     change_detection::{CountedTick, Tick},
     component::{
-        Component, ComponentDescriptor, ComponentHooks, ComponentId, Components,
+        Component, ComponentDescriptor, ComponentHooks, ComponentId, Components, Mutable,
         RequiredComponentConstructor, RequiredComponentsError, StorageType,
     },
     entity::{Entities, Entity, EntityLocation},
@@ -645,7 +646,10 @@ impl World {
     /// The entity's component `T`, mutably; writing through it marks the
     /// value changed.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component<Mutability = Mutable>>(
+        &mut self,
+        entity: Entity,
+    ) -> Option<Mut<'_, T>> {
         let location = self.entities.get(entity)?;
         // SAFETY: `location` is the entity's current location, and `&mut
         // self` rules out any other access.

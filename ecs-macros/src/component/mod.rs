@@ -126,11 +126,21 @@ impl<'a> ComponentInput<'a> {
         let change_ticks = attr
             .no_change_ticks
             .then(|| quote! { const CHANGE_TICKS: bool = false; });
+        // A relationship's source changes only by replacement, so that its
+        // hooks keep the target's list exact.
+        let immutable =
+            attr.immutable || matches!(relationship, Some(RelationshipEnd::Source { .. }));
+        let mutability = if immutable {
+            quote! { #krate::component::Immutable }
+        } else {
+            quote! { #krate::component::Mutable }
+        };
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
                 const STORAGE_TYPE: #krate::component::StorageType =
                     #krate::component::StorageType::#storage;
+                type Mutability = #mutability;
                 #change_ticks
                 #hooks
                 #required
@@ -228,6 +238,8 @@ struct ComponentAttr {
     snapshot: Option<SnapshotAttr>,
     /// `no_change_ticks`: the world keeps no change ticks for the component.
     no_change_ticks: bool,
+    /// `immutable`: values change only by replacement.
+    immutable: bool,
 }
 
 impl ComponentAttr {
@@ -243,6 +255,7 @@ impl ComponentAttr {
         "map_entities",
         "snapshot",
         "no_change_ticks",
+        "immutable",
     ];
 
     fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
@@ -251,6 +264,7 @@ impl ComponentAttr {
         let mut map_entities = SetOnce::default();
         let mut snapshot = SetOnce::default();
         let mut no_change_ticks = SetOnce::default();
+        let mut immutable = SetOnce::default();
         let mut hooks: [SetOnce<HookValue>; HookKind::ALL.len()] = Default::default();
         for meta in attr::args_of(attrs, "component", errors) {
             let key = meta.path();
@@ -275,6 +289,10 @@ impl ComponentAttr {
             } else if key.is_ident("no_change_ticks") {
                 if let Some(()) = errors.take(attr::flag(&meta, "#[component(no_change_ticks)]")) {
                     no_change_ticks.set(key, (), errors);
+                }
+            } else if key.is_ident("immutable") {
+                if let Some(()) = errors.take(attr::flag(&meta, "#[component(immutable)]")) {
+                    immutable.set(key, (), errors);
                 }
             } else if let Some(kind) = HookKind::from_key(key) {
                 if let Some(value) = errors.take(HookValue::parse(&meta, kind)) {
@@ -307,6 +325,7 @@ impl ComponentAttr {
             map_entities: map_entities.get(),
             snapshot: snapshot.get(),
             no_change_ticks: no_change_ticks.get().is_some(),
+            immutable: immutable.get().is_some(),
         }
     }
 }
@@ -555,7 +574,7 @@ mod tests {
                 "unknown storage `Tabel`: expected `\"Table\"` or `\"SparseSet\"`",
                 "unknown key `on_ad` in `#[component(..)]`: expected one of `storage`, `on_add`, \
                  `on_insert`, `on_discard`, `on_remove`, `on_despawn`, `clone_behavior`, `map_entities`, \
-                 `snapshot`, `no_change_ticks`",
+                 `snapshot`, `no_change_ticks`, `immutable`",
                 "expected a path: `on_add = path::to::hook`",
                 "`#[require(..)]` needs at least one component: \
                  `#[require(Position, Velocity = Velocity(1.0, 0.0))]`",
@@ -792,6 +811,52 @@ mod tests {
             [
                 "`no_change_ticks` takes no value: write `#[component(no_change_ticks)]`",
                 "duplicate key `no_change_ticks`",
+            ]
+        );
+    }
+
+    #[test]
+    fn immutable_and_relationships_pick_the_immutable_mutability() {
+        let mutability = |input: DeriveInput| {
+            let out = expand(derive, input).unwrap();
+            let start = out.find("type Mutability =").expect("a Mutability item");
+            out[start..start + out[start..].find(';').unwrap()]
+                .trim_end()
+                .to_string()
+        };
+        assert!(mutability(parse_quote!(
+            #[component(immutable)]
+            struct S;
+        ))
+        .ends_with(":: Immutable"),);
+        assert!(mutability(parse_quote!(
+            struct S;
+        ))
+        .ends_with(":: Mutable"));
+        assert!(mutability(parse_quote!(
+            #[relationship(relationship_target = Ts)]
+            struct T(Entity);
+        ))
+        .ends_with(":: Immutable"));
+        assert!(mutability(parse_quote!(
+            #[relationship_target(relationship = T)]
+            struct Ts(Vec<Entity>);
+        ))
+        .ends_with(":: Mutable"));
+    }
+
+    #[test]
+    fn immutable_takes_no_value_and_comes_once() {
+        let input = parse_quote!(
+            #[component(immutable = true)]
+            #[component(immutable, immutable)]
+            struct S;
+        );
+        assert_eq!(
+            messages(derive, input),
+            [
+                "`immutable` takes no value: write `#[component(immutable)]`",
+                "duplicate key `immutable`",
             ]
         );
     }

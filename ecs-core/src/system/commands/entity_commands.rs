@@ -7,7 +7,7 @@ use super::{warn_missing, EntityCommand, EntityCommands};
 use crate::{
     bundle::Bundle,
     change_detection::Mut,
-    component::{Component, ComponentId},
+    component::{Component, ComponentId, Mutable},
     world::{EntityWorldMut, FromWorld, World},
 };
 
@@ -206,7 +206,7 @@ pub struct EntityEntryCommands<'a, T> {
     marker: PhantomData<T>,
 }
 
-impl<T: Component> EntityEntryCommands<'_, T> {
+impl<T: Component<Mutability = Mutable>> EntityEntryCommands<'_, T> {
     /// Queues running `modify` on the value, if the entity has one when the
     /// command applies.
     pub fn and_modify(&mut self, modify: impl FnOnce(Mut<T>) + Send + Sync + 'static) -> &mut Self {
@@ -217,7 +217,9 @@ impl<T: Component> EntityEntryCommands<'_, T> {
         });
         self
     }
+}
 
+impl<T: Component> EntityEntryCommands<'_, T> {
     /// Shorter-lived entry commands for the same entity and component.
     pub fn reborrow(&mut self) -> EntityEntryCommands<'_, T> {
         EntityEntryCommands {
