@@ -10,6 +10,8 @@
 //!   number of them, for lifecycle events (`On<Add<Player>>`) or for your
 //!   own `#[derive(Event)]` events, globally or for one entity.
 //! - `#[require(..)]` makes a component bring the others it needs.
+//! - `#[component(immutable)]` leaves a component no `get_mut`, so every
+//!   change passes its hooks: an index they keep stays exact.
 //!
 //! A small party fights a dragon.
 //!
@@ -31,8 +33,10 @@ struct Player;
 /// Looked up through `NameIndex`, which its hooks keep in sync. It uses
 /// `on_insert` / `on_discard` rather than `on_add` / `on_remove` so that a
 /// rename (inserting a new `Name` over the old) updates the index too.
+/// Immutable, so no `get_mut` can change a name behind the hooks' back:
+/// a rename inserts a new value or goes through `modify_component`.
 #[derive(Component, Debug)]
-#[component(on_insert = index_name, on_discard = unindex_name)]
+#[component(immutable, on_insert = index_name, on_discard = unindex_name)]
 struct Name(&'static str);
 
 #[derive(Component, Debug, PartialEq)]
@@ -248,8 +252,12 @@ fn main() {
     assert_eq!(world.get::<Health>(dragon), Some(&Health(300)));
 
     // Renaming replaces the `Name`: `on_discard` drops the old key and
-    // `on_insert` adds the new one.
-    world.entity_mut(ayla).insert(Name("Ayla the Brave"));
+    // `on_insert` adds the new one. `modify_component` changes it in place
+    // with the same two hooks around the change.
+    world.entity_mut(ayla).insert(Name("Ayla the Bold"));
+    world
+        .modify_component(ayla, |name: &mut Name| name.0 = "Ayla the Brave")
+        .unwrap();
     let index = &world.resource::<NameIndex>().0;
     let mut names: Vec<&str> = index.keys().copied().collect();
     names.sort_unstable();

@@ -314,6 +314,141 @@ fn commands_the_hooks_queue_apply_before_modify_returns() {
 }
 
 #[test]
+fn a_handle_follows_its_entity_when_the_hooks_move_it() {
+    #[derive(Component)]
+    struct Odd;
+    /// Its `on_insert` queues a move to another table on every change.
+    #[derive(Component, Debug, PartialEq)]
+    #[component(immutable, on_insert = sort)]
+    struct Counter(u32);
+    fn sort(mut world: DeferredWorld, context: HookContext) {
+        let odd = world.get::<Counter>(context.entity).unwrap().0 % 2 == 1;
+        let mut commands = world.commands();
+        let mut entity = commands.entity(context.entity);
+        if odd {
+            entity.insert(Odd);
+        } else {
+            entity.remove::<Odd>();
+        }
+    }
+    let mut world = World::new();
+    let others: Vec<Entity> = (0..4).map(|i| world.spawn(Counter(i)).id()).collect();
+    let e = world.spawn(Counter(10)).id();
+    let mut entity = world.entity_mut(e);
+    for n in 11..15 {
+        entity.modify_component(|c: &mut Counter| c.0 = n);
+        assert_eq!(entity.get::<Counter>(), Some(&Counter(n)));
+        assert_eq!(entity.contains::<Odd>(), n % 2 == 1);
+    }
+    for (i, &other) in others.iter().enumerate() {
+        assert_eq!(world.get::<Counter>(other), Some(&Counter(i as u32)));
+    }
+    integrity(&world);
+}
+
+#[test]
+fn sparse_immutable_components_are_refused_and_modified_alike() {
+    #[derive(Component, Debug, PartialEq)]
+    #[component(immutable, storage = "SparseSet", on_insert = level_inserted_sparse)]
+    struct Flag(u32);
+    fn level_inserted_sparse(mut world: DeferredWorld, context: HookContext) {
+        let flag = world.get::<Flag>(context.entity).unwrap().0;
+        world.resource_mut::<Log>().0.push(format!("flag {flag}"));
+    }
+    let mut world = log_world();
+    let flag = world.register_component::<Flag>();
+    let speed = world.register_component::<Speed>();
+    let e = world.spawn((Flag(1), Speed(1.0))).id();
+    assert!(world.entity_mut(e).get_mut_by_id(flag).is_err());
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(flag)
+        .mut_id(speed)
+        .build();
+    let mut entity = query.get_mut(&mut world, e).unwrap();
+    assert!(entity.get_mut_by_id(flag).is_none());
+    assert!(entity.get_by_id(flag).is_some());
+    assert!(entity.get_mut_by_id(speed).is_some());
+
+    world.modify_component(e, |f: &mut Flag| f.0 = 2).unwrap();
+    assert_eq!(world.get::<Flag>(e), Some(&Flag(2)));
+    assert_eq!(take_log(&mut world), ["flag 1", "flag 2"]);
+    integrity(&world);
+}
+
+#[test]
+fn assume_mutable_access_reaches_immutable_values() {
+    // `Plain` has no hooks or observers, so a change in place keeps every
+    // hook in step: the contract of the `assume_mutable` calls below.
+    #[derive(Component, Debug, PartialEq)]
+    #[component(immutable)]
+    struct Plain(u32);
+    let mut world = World::new();
+    let plain = world.register_component::<Plain>();
+    let e = world.spawn(Plain(0)).id();
+
+    let mut entity = world.entity_mut(e);
+    // SAFETY: `Plain` has no hooks (above).
+    unsafe { entity.get_mut_assume_mutable::<Plain>() }
+        .unwrap()
+        .0 += 1;
+    // SAFETY: as above; `plain` is `Plain`'s id.
+    unsafe {
+        entity
+            .get_mut_assume_mutable_by_id(plain)
+            .unwrap()
+            .as_mut()
+            .deref_mut::<Plain>()
+            .0 += 1;
+    }
+    // SAFETY: as above.
+    unsafe { world.entity_mut(e).into_mut_assume_mutable::<Plain>() }
+        .unwrap()
+        .0 += 1;
+    // SAFETY: as above; `plain` is `Plain`'s id.
+    unsafe {
+        world
+            .entity_mut(e)
+            .into_mut_assume_mutable_by_id(plain)
+            .unwrap()
+            .into_inner()
+            .deref_mut::<Plain>()
+            .0 += 1;
+    }
+    assert_eq!(world.get::<Plain>(e), Some(&Plain(4)));
+
+    let mut query = world.query::<EntityMut>();
+    let mut entity = query.get_mut(&mut world, e).unwrap();
+    // SAFETY: as above.
+    unsafe { entity.get_mut_assume_mutable::<Plain>() }
+        .unwrap()
+        .0 += 1;
+    // SAFETY: as above; `plain` is `Plain`'s id.
+    unsafe {
+        entity
+            .get_mut_assume_mutable_by_id(plain)
+            .unwrap()
+            .as_mut()
+            .deref_mut::<Plain>()
+            .0 += 1;
+    }
+    // SAFETY: as above.
+    unsafe { entity.into_mut_assume_mutable::<Plain>() }
+        .unwrap()
+        .0 += 1;
+    assert_eq!(world.get::<Plain>(e), Some(&Plain(7)));
+
+    let mut query = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(plain)
+        .build();
+    let entity = query.get_mut(&mut world, e).unwrap();
+    // SAFETY: as above.
+    unsafe { entity.into_mut_assume_mutable::<Plain>() }
+        .unwrap()
+        .0 += 1;
+    assert_eq!(world.get::<Plain>(e), Some(&Plain(8)));
+}
+
+#[test]
 fn untyped_mutable_access_refuses_immutable_components() {
     let mut world = log_world();
     let level = world.register_component::<Level>();

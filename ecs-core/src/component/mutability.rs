@@ -34,7 +34,7 @@ impl ComponentMutability for Mutable {
 /// Typed mutable access does not compile for such a component, and
 /// untyped mutable access (`get_mut_by_id`) refuses it at run time.
 ///
-/// ```compile_fail
+/// ```compile_fail,E0271
 /// use ecs::prelude::*;
 ///
 /// #[derive(Component)]

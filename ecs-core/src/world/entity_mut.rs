@@ -177,6 +177,43 @@ impl<'w> EntityMut<'w> {
         unsafe { entity.get_mut_by_id_unchecked(id) }
     }
 
+    /// [`EntityMut::get_mut_by_id`] for a component that may be
+    /// [`Immutable`](crate::component::Immutable).
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    ///
+    /// # Safety
+    /// As for [`EntityMut::get_mut_assume_mutable`].
+    #[inline]
+    pub unsafe fn get_mut_assume_mutable_by_id(
+        &mut self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'_>, EntityComponentError> {
+        // SAFETY: forwarded.
+        unsafe { self.reborrow().into_mut_assume_mutable_by_id(id) }
+    }
+
+    /// [`EntityMut::get_mut_assume_mutable_by_id`], borrowing for the
+    /// handle's whole lifetime.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    ///
+    /// # Safety
+    /// As for [`EntityMut::get_mut_assume_mutable`].
+    #[inline]
+    pub unsafe fn into_mut_assume_mutable_by_id(
+        self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'w>, EntityComponentError> {
+        let entity = EntityRef::new(self.cell.meta(), self.entity, self.location);
+        // SAFETY: the handle, consumed here, had exclusive access to the
+        // entity's values for `'w` (`new`'s contract); a change to an
+        // immutable value is the caller's to make right.
+        unsafe { entity.get_mut_assume_mutable_by_id_unchecked(id) }
+    }
+
     /// The entity's component `T`, mutably; writing marks it changed.
     #[inline]
     pub fn get_mut<T: Component<Mutability = Mutable>>(&mut self) -> Option<Mut<'_, T>> {

@@ -433,6 +433,28 @@ impl<'w> EntityWorldMut<'w> {
         unsafe { self.as_ref().get_mut_assume_mutable_by_id_unchecked(id) }
     }
 
+    /// [`EntityWorldMut::get_mut_assume_mutable_by_id`], borrowing for the
+    /// handle's whole lifetime.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`.
+    ///
+    /// # Safety
+    /// As for [`EntityWorldMut::get_mut_assume_mutable`].
+    #[inline]
+    #[track_caller]
+    pub unsafe fn into_mut_assume_mutable_by_id(
+        self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'w>, EntityComponentError> {
+        self.assert_not_despawned();
+        let entity = EntityRef::new(self.world, self.entity, self.location);
+        // SAFETY: the handle, consumed here, borrowed the world exclusively
+        // for `'w`; a change to an immutable value is the caller's to make
+        // right.
+        unsafe { entity.get_mut_assume_mutable_by_id_unchecked(id) }
+    }
+
     /// Before a structural change: entities reserved through `&World`
     /// meanwhile are flushed (which never moves live entities), and a
     /// despawned entity is refused.

@@ -58,7 +58,8 @@ impl World {
     ///
     /// # Errors
     /// [`EntityMutableFetchError::NotSpawned`] if the entity does not
-    /// exist, naming it.
+    /// exist, naming it (bevy answers `Ok(None)` when `T` was never
+    /// registered, whether the entity exists or not).
     ///
     /// # Panics
     /// If `f`, a hook, an observer or a command they queued panics. The
@@ -72,6 +73,7 @@ impl World {
     ) -> Result<Option<R>, EntityMutableFetchError> {
         let Some(id) = self.components.component_id::<T>() else {
             self.get_entity_mut(entity)?;
+            self.flush();
             return Ok(None);
         };
         self.modify_component_by_id(entity, id, |value| {
@@ -100,26 +102,22 @@ impl World {
         let location = self.get_entity_mut(entity)?.location();
         let archetype = &self.archetypes[location.archetype_id];
         if !archetype.contains(id) {
+            self.flush();
             return Ok(None);
         }
         let flags = archetype.flags();
         if flags.intersects(Lifecycle::Discard.any_flags()) {
             trigger_lifecycle(self, Lifecycle::Discard, entity, &[id]);
         }
-        // Hooks and observers reach the world only through deferred
-        // access, so the entity is where it was; read it again all the same.
-        let Some(location) = self.entities.get(entity) else {
-            self.flush();
-            return Ok(None);
-        };
+        // Hooks and observers reach the world only through deferred access
+        // (their structural changes wait in the command queue), so the
+        // entity is where it was, with its value.
+        debug_assert_eq!(self.entities.get(entity), Some(location));
         let this_run = self.change_tick();
         let last_run = self.last_change_tick;
-        let Some((ptr, added, changed)) =
-            EntityRef::new(self, entity, location).component_cells(id)
-        else {
-            self.flush();
-            return Ok(None);
-        };
+        let (ptr, added, changed) = EntityRef::new(self, entity, location)
+            .component_cells(id)
+            .expect("hooks and observers cannot remove a component at once");
         // SAFETY: `&mut self` borrows the world exclusively; the value and
         // its ticks are the entity's, borrowed only by `f`, which cannot
         // keep them (`for<'a>`). A value changed here is replaced in the

@@ -62,6 +62,14 @@ impl<'a> ComponentInput<'a> {
             relationship.as_ref(),
             &mut errors,
         );
+        if attr.immutable && matches!(relationship, Some(RelationshipEnd::Target { .. })) {
+            errors.push(syn::Error::new_spanned(
+                &input.ident,
+                "`#[component(immutable)]` on a `#[relationship_target(..)]`: the relationship's \
+                 hooks change the list in place, so a relationship target stays mutable \
+                 (the `#[relationship(..)]` side is immutable already)",
+            ));
+        }
         for attrs in inner_attrs(&input.data) {
             clone::check_entities_attrs(attrs, &mut errors);
             attr::reject_misplaced(
@@ -843,6 +851,23 @@ mod tests {
             struct Ts(Vec<Entity>);
         ))
         .ends_with(":: Mutable"));
+    }
+
+    #[test]
+    fn a_relationship_target_cannot_be_immutable() {
+        let input = parse_quote!(
+            #[component(immutable)]
+            #[relationship_target(relationship = T)]
+            struct Ts(Vec<Entity>);
+        );
+        assert_eq!(
+            messages(derive, input),
+            [
+                "`#[component(immutable)]` on a `#[relationship_target(..)]`: the relationship's \
+              hooks change the list in place, so a relationship target stays mutable \
+              (the `#[relationship(..)]` side is immutable already)"
+            ]
+        );
     }
 
     #[test]
