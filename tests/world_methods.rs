@@ -762,3 +762,115 @@ fn a_panicking_command_from_entities_and_commands_leaves_the_world_consistent() 
     drop(world);
     log.assert_dropped_once(&[1, 2, 3]);
 }
+
+// ---- by-id access, clear, and the commands that find an entity ---------------------------
+
+#[derive(Component, Debug, PartialEq)]
+struct Pace(u32);
+
+#[derive(Component, Debug, PartialEq)]
+#[component(storage = "SparseSet")]
+struct Tagged;
+
+#[test]
+fn world_get_by_id_and_get_mut_by_id() {
+    let mut world = World::new();
+    let pace = world.register_component::<Pace>();
+    let tagged = world.register_component::<Tagged>();
+    let e = world.spawn(Pace(1)).id();
+    let value = world.get_by_id(e, pace).unwrap();
+    // SAFETY: `pace` is `Pace`'s id.
+    assert_eq!(unsafe { value.deref::<Pace>() }, &Pace(1));
+    assert!(world.get_by_id(e, tagged).is_none());
+    let mut value = world.get_mut_by_id(e, pace).unwrap();
+    // SAFETY: `pace` is `Pace`'s id.
+    unsafe { value.as_mut().deref_mut::<Pace>().0 = 2 };
+    assert_eq!(world.get::<Pace>(e), Some(&Pace(2)));
+    assert!(world.get_mut_by_id(e, tagged).is_none());
+    world.despawn(e);
+    assert!(world.get_by_id(e, pace).is_none());
+    assert!(world.get_mut_by_id(e, pace).is_none());
+}
+
+#[test]
+fn clear_and_remove_by_ids_run_the_remove_hooks_and_keep_the_entity() {
+    #[derive(Resource, Default)]
+    struct Removed(Vec<&'static str>);
+    let mut world = World::new();
+    world.init_resource::<Removed>();
+    world.add_observer(|_: On<Remove<Pace>>, mut removed: ResMut<Removed>| removed.0.push("Pace"));
+    world.add_observer(|_: On<Remove<Tagged>>, mut removed: ResMut<Removed>| {
+        removed.0.push("Tagged")
+    });
+    let drops = DropLog::default();
+    #[derive(Component)]
+    struct Owned(#[allow(dead_code)] Payload);
+    let pace = world.register_component::<Pace>();
+    let e = world
+        .spawn((Pace(1), Tagged, Owned(Payload::new(7, &drops))))
+        .id();
+    let other = world.spawn((Pace(2), Tagged)).id();
+
+    world.entity_mut(e).remove_by_ids(&[pace]);
+    assert!(!world.entity(e).contains::<Pace>() && world.entity(e).contains::<Tagged>());
+    assert_eq!(world.resource::<Removed>().0, ["Pace"]);
+
+    let mut entity = world.entity_mut(e);
+    entity.clear();
+    assert!(entity.is_spawned());
+    assert!(!entity.contains_type_id(std::any::TypeId::of::<Tagged>()));
+    assert_eq!(world.entity(e).archetype().component_count(), 0);
+    drops.assert_dropped_once(&[7]);
+    assert_eq!(world.resource::<Removed>().0, ["Pace", "Tagged"]);
+    // The other entity keeps its values; clearing an empty entity is a no-op.
+    assert_eq!(world.get::<Pace>(other), Some(&Pace(2)));
+    assert!(world
+        .entity(other)
+        .contains_type_id(std::any::TypeId::of::<Tagged>()));
+    world.entity_mut(e).clear();
+    check_invariants(&world);
+
+    let message = expect_panic(|| {
+        world
+            .entity_mut(other)
+            .remove_by_ids(&[ecs::component::ComponentId::new(9999)]);
+    });
+    assert!(message.contains("not registered"), "{message}");
+    assert_eq!(world.get::<Pace>(other), Some(&Pace(2)));
+}
+
+#[test]
+fn commands_find_entities_and_clear_or_despawn_them() {
+    let mut world = World::new();
+    let kept = world.spawn((Pace(1), Tagged)).id();
+    let cleared = world.spawn((Pace(2), Tagged)).id();
+    let gone = world.spawn(Pace(3)).id();
+    world.despawn(gone);
+
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    let reserved = commands.spawn_empty().id();
+    assert!(commands.get_entity(reserved).is_ok());
+    assert!(matches!(
+        commands.get_spawned_entity(reserved),
+        Err(ecs::entity::EntityNotSpawnedError::ValidButNotSpawned(_))
+    ));
+    let error = commands.get_entity(gone).err().unwrap();
+    assert_eq!(error.entity, gone);
+    assert!(commands.get_spawned_entity(gone).is_err());
+    commands.get_spawned_entity(cleared).unwrap().clear();
+    commands
+        .get_entity(kept)
+        .unwrap()
+        .remove_if::<Tagged>(|| false)
+        .try_remove_if::<Pace>(|| true);
+    commands.entity(gone).try_despawn();
+    commands.entity(reserved).try_despawn();
+    queue.apply(&mut world);
+
+    assert_eq!(world.entity(cleared).archetype().component_count(), 0);
+    assert!(world.entity(kept).contains::<Tagged>());
+    assert!(!world.entity(kept).contains::<Pace>());
+    assert!(!world.contains_entity(reserved));
+    check_invariants(&world);
+}

@@ -14,7 +14,7 @@ use super::{BoxedSystem, CommandQueue, IntoSystem, RegisteredSystem, SystemId, S
 pub use crate::world::Command;
 use crate::{
     bundle::Bundle,
-    entity::{Entities, Entity},
+    entity::{Entities, Entity, EntityNotSpawnedError, InvalidEntityError},
     error::{BevyError, ErrorContext},
     resource::Resource,
     world::{FromWorld, World, WorldId},
@@ -164,6 +164,51 @@ impl<'w, 's> Commands<'w, 's> {
             entity,
             commands: self.reborrow(),
         }
+    }
+
+    /// Commands for `entity` if its handle is current: spawned, or reserved
+    /// by a `spawn` not applied yet. The commands may still find it gone
+    /// when they apply.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::system::CommandQueue;
+    ///
+    /// let mut world = World::new();
+    /// let gone = world.spawn_empty().id();
+    /// world.despawn(gone);
+    /// let mut queue = CommandQueue::default();
+    /// let mut commands = Commands::new(&mut queue, &world);
+    /// let reserved = commands.spawn_empty().id();
+    /// assert!(commands.get_entity(reserved).is_ok());
+    /// assert!(commands.get_spawned_entity(reserved).is_err());
+    /// let error = commands.get_entity(gone).err().unwrap();
+    /// assert_eq!(error.entity, gone);
+    /// ```
+    ///
+    /// # Errors
+    /// [`InvalidEntityError`] if the handle is stale (its entity was
+    /// despawned) or was never handed out, naming it.
+    #[track_caller]
+    pub fn get_entity(&mut self, entity: Entity) -> Result<EntityCommands<'_>, InvalidEntityError> {
+        match self.entities.get_spawned(entity) {
+            Ok(_) | Err(EntityNotSpawnedError::ValidButNotSpawned(_)) => Ok(self.entity(entity)),
+            Err(EntityNotSpawnedError::Invalid(error)) => Err(error),
+        }
+    }
+
+    /// Commands for `entity` if it is spawned now (not only reserved).
+    ///
+    /// # Errors
+    /// [`EntityNotSpawnedError`] naming the entity and why it is not
+    /// spawned.
+    #[track_caller]
+    pub fn get_spawned_entity(
+        &mut self,
+        entity: Entity,
+    ) -> Result<EntityCommands<'_>, EntityNotSpawnedError> {
+        self.entities.get_spawned(entity)?;
+        Ok(self.entity(entity))
     }
 
     /// Queues inserting (or replacing) a resource.
@@ -483,6 +528,15 @@ impl EntityCommands<'_> {
             if world.try_despawn(entity).is_err() {
                 warn_missing(entity, "despawn");
             }
+        });
+    }
+
+    /// Queues despawning the entity; if it is gone by then, nothing
+    /// happens and nothing is logged.
+    pub fn try_despawn(&mut self) {
+        let entity = self.entity;
+        self.commands.queue(move |world: &mut World| {
+            let _ = world.try_despawn(entity);
         });
     }
 

@@ -65,6 +65,18 @@ impl<'w> DeferredWorld<'w> {
         self.world.get::<T>(entity)
     }
 
+    /// An entity's value of the component `id`, mutably (marks it changed
+    /// when written through); `None` if the entity is gone, lacks it, or
+    /// the component is [`Immutable`](crate::component::Immutable).
+    #[inline]
+    pub fn get_mut_by_id(
+        &mut self,
+        entity: Entity,
+        id: crate::component::ComponentId,
+    ) -> Option<crate::change_detection::MutUntyped<'_>> {
+        self.world.get_mut_by_id(entity, id)
+    }
+
     /// An entity's component, mutably (marks it changed when written).
     #[inline]
     pub fn get_mut<T: Component<Mutability = Mutable>>(

@@ -123,6 +123,12 @@ impl<'w> EntityMut<'w> {
         self.as_readonly().contains_id(id)
     }
 
+    /// Whether the entity has the component of Rust type `type_id`.
+    #[inline]
+    pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
+        self.as_readonly().contains_type_id(type_id)
+    }
+
     /// The entity's component `T`.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&T> {

@@ -90,6 +90,15 @@ impl<'w> EntityRef<'w> {
         self.archetype().contains(id)
     }
 
+    /// Whether the entity has the component of Rust type `type_id`.
+    #[inline]
+    pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
+        self.world
+            .components
+            .get_id(type_id)
+            .is_some_and(|id| self.contains_id(id))
+    }
+
     /// The entity's component `T`.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
@@ -305,6 +314,12 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     pub fn contains_id(&self, id: ComponentId) -> bool {
         self.as_ref().contains_id(id)
+    }
+
+    /// Whether the entity has the component of Rust type `type_id`.
+    #[inline]
+    pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
+        self.as_ref().contains_type_id(type_id)
     }
 
     /// The entity's component `T`.
@@ -523,6 +538,13 @@ impl<'w> EntityWorldMut<'w> {
             && self.world.entities.get(self.entity).is_none()
     }
 
+    /// Whether the entity is spawned: the opposite of
+    /// [`EntityWorldMut::is_despawned`].
+    #[inline]
+    pub fn is_spawned(&self) -> bool {
+        !self.is_despawned()
+    }
+
     /// Inserts the components of `bundle`, replacing (and dropping) values
     /// the entity already has.
     #[track_caller]
@@ -669,6 +691,60 @@ impl<'w> EntityWorldMut<'w> {
             })
         });
         self
+    }
+
+    /// Removes the components `ids` the entity has (hooks and observers
+    /// run as for [`EntityWorldMut::remove`]), in one move.
+    ///
+    /// # Panics
+    /// If an id is not a registered component, or is named twice.
+    #[track_caller]
+    pub fn remove_by_ids(&mut self, ids: &[ComponentId]) -> &mut Self {
+        self.refresh_location();
+        if let Some(id) = ids
+            .iter()
+            .find(|&&id| self.world.components.get_info(id).is_none())
+        {
+            panic!("component {id:?} is not registered in this world");
+        }
+        let bundle_id = self
+            .world
+            .bundles
+            .register_dynamic(ids, &self.world.components);
+        self.relocate(|world, entity, location| {
+            // SAFETY: the location is current and the world flushed.
+            ((), unsafe {
+                remove_bundle(world, entity, location, bundle_id)
+            })
+        });
+        self
+    }
+
+    /// Removes every component of the entity, which stays spawned and
+    /// empty (hooks and observers run as for [`EntityWorldMut::remove`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Speed(f32);
+    ///
+    /// let mut world = World::new();
+    /// let mut e = world.spawn((Speed(1.0), Name::new("runner")));
+    /// e.clear();
+    /// assert!(!e.contains::<Speed>() && !e.contains::<Name>());
+    /// assert!(e.is_spawned());
+    /// ```
+    #[track_caller]
+    pub fn clear(&mut self) -> &mut Self {
+        self.refresh_location();
+        let ids: Vec<ComponentId> = self.world.archetypes[self.location.archetype_id]
+            .components()
+            .collect();
+        if ids.is_empty() {
+            return self;
+        }
+        self.remove_by_ids(&ids)
     }
 
     /// Moves the components of `B` out of the entity, if it has all of

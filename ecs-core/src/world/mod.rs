@@ -656,6 +656,41 @@ impl World {
         unsafe { self.get_mut_at::<T>(entity, location) }
     }
 
+    /// The entity's value of the component `id`; `None` if the entity is
+    /// gone or lacks it.
+    #[inline]
+    pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Option<crate::ptr::Ptr<'_>> {
+        self.get_entity(entity).ok()?.get_by_id(id).ok()
+    }
+
+    /// The entity's value of the component `id`, mutably (marks it changed
+    /// when written through); `None` if the entity is gone, lacks it, or
+    /// the component is [`Immutable`](crate::component::Immutable) (change
+    /// that with [`World::modify_component_by_id`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component, Debug, PartialEq)]
+    /// struct Speed(u32);
+    ///
+    /// let mut world = World::new();
+    /// let speed = world.register_component::<Speed>();
+    /// let e = world.spawn(Speed(1)).id();
+    /// let mut value = world.get_mut_by_id(e, speed).unwrap();
+    /// // SAFETY: `speed` is `Speed`'s id.
+    /// unsafe { value.as_mut().deref_mut::<Speed>().0 = 2 };
+    /// assert_eq!(world.get::<Speed>(e), Some(&Speed(2)));
+    /// ```
+    #[inline]
+    pub fn get_mut_by_id(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+    ) -> Option<crate::change_detection::MutUntyped<'_>> {
+        self.get_entity_mut(entity).ok()?.into_mut_by_id(id).ok()
+    }
+
     /// # Safety
     /// `location` is `entity`'s current location and the caller has
     /// exclusive access to the world.

@@ -126,6 +126,36 @@ impl<'a> EntityCommands<'a> {
         }
     }
 
+    /// Queues removing the components of `B` if `condition()` (called now)
+    /// is true.
+    pub fn remove_if<B: Bundle>(&mut self, condition: impl FnOnce() -> bool) -> &mut Self {
+        if condition() {
+            self.remove::<B>()
+        } else {
+            self
+        }
+    }
+
+    /// [`EntityCommands::remove_if`], silent if the entity is gone.
+    pub fn try_remove_if<B: Bundle>(&mut self, condition: impl FnOnce() -> bool) -> &mut Self {
+        if condition() {
+            self.try_remove::<B>()
+        } else {
+            self
+        }
+    }
+
+    /// Queues [`EntityWorldMut::clear`]: removes every component, leaving
+    /// the entity spawned and empty.
+    pub fn clear(&mut self) -> &mut Self {
+        self.queue_named(
+            || "clear".to_owned(),
+            |mut e| {
+                e.clear();
+            },
+        )
+    }
+
     /// Queues removing the components of `B` the entity has; if the entity
     /// is gone by then, nothing happens and nothing is logged.
     pub fn try_remove<B: Bundle>(&mut self) -> &mut Self {
