@@ -515,3 +515,46 @@ fn despawned_observers_leave_no_observed_by_behind() {
     world.entity_mut(target).observe(|_: On<Poke>| {});
     assert!(world.entity(target).contains::<ecs::observer::ObservedBy>());
 }
+
+// ---- triggering from an entity handle, its commands and a deferred world -----------------
+
+#[test]
+fn entity_handles_commands_and_hooks_trigger_entity_events() {
+    #[derive(Component)]
+    #[component(on_add = poke_on_add)]
+    struct PokedOnAdd;
+    fn poke_on_add(mut world: ecs::world::DeferredWorld, context: ecs::lifecycle::HookContext) {
+        world.trigger(Poke(context.entity));
+    }
+    let mut world = world_with_log();
+    world.add_observer(|poke: On<Poke>, mut log: ResMut<Log>| {
+        log.0.push(format!("poke {}", poke.0));
+    });
+    let e = world.spawn_empty().id();
+    let mut entity = world.entity_mut(e);
+    entity.trigger(Poke);
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(e).trigger(Poke);
+    commands.trigger_with(Poke(e), Default::default());
+    queue.apply(&mut world);
+    let hooked = world.spawn(PokedOnAdd).id();
+    assert_eq!(
+        take_log(&mut world),
+        [
+            format!("poke {e}"),
+            format!("poke {e}"),
+            format!("poke {e}"),
+            format!("poke {hooked}")
+        ]
+    );
+
+    // An observer that despawns its target: the handle reports it.
+    world.add_observer(|hit: On<Hit>, mut commands: Commands| {
+        commands.entity(hit.entity).despawn();
+    });
+    let mut target = world.spawn_empty();
+    target.trigger(|entity| Hit { damage: 1, entity });
+    assert!(target.is_despawned());
+    integrity(&world);
+}

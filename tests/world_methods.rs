@@ -874,3 +874,51 @@ fn commands_find_entities_and_clear_or_despawn_them() {
     assert!(!world.contains_entity(reserved));
     check_invariants(&world);
 }
+
+#[test]
+fn a_deferred_world_reaches_entities_and_queries_without_structural_changes() {
+    /// The query the hook runs, made beforehand (a hook cannot register).
+    #[derive(Resource)]
+    struct Stash(Option<QueryState<&'static mut Pace>>);
+    #[derive(Resource, Default)]
+    struct Ticks(Vec<u32>);
+    /// Its `on_add` doubles every `Pace` through the stashed query and
+    /// bumps the new entity's own through a deferred handle.
+    #[derive(Component)]
+    #[component(on_add = on_add_doubler)]
+    struct Doubler;
+    fn on_add_doubler(mut world: ecs::world::DeferredWorld, context: ecs::lifecycle::HookContext) {
+        let mut state = world.resource_mut::<Stash>().0.take().unwrap();
+        for mut pace in world.query(&mut state).iter_mut() {
+            pace.0 *= 2;
+        }
+        world.resource_mut::<Stash>().0 = Some(state);
+        world
+            .entity_mut(context.entity)
+            .get_mut::<Pace>()
+            .unwrap()
+            .0 += 1;
+        assert!(world.get_entity_mut(Entity::PLACEHOLDER).is_err());
+        let tick = world.change_tick();
+        world.resource_mut::<Ticks>().0.push(tick.get());
+    }
+    let mut world = World::new();
+    world.init_resource::<Ticks>();
+    let state = world.query::<&mut Pace>();
+    world.insert_resource(Stash(Some(state)));
+    let a = world.spawn(Pace(1)).id();
+    let b = world.spawn((Pace(5), Doubler)).id();
+    assert_eq!(world.get::<Pace>(a), Some(&Pace(2)));
+    assert_eq!(world.get::<Pace>(b), Some(&Pace(11)));
+    assert_eq!(world.resource::<Ticks>().0, [world.change_tick().get()]);
+
+    // The entity handle's other forms.
+    let mut entity = world.entity_mut(a);
+    assert_eq!(entity.as_readonly().get::<Pace>(), Some(&Pace(2)));
+    entity.as_mutable().get_mut::<Pace>().unwrap().0 = 3;
+    entity.into_mutable().get_mut::<Pace>().unwrap().0 += 1;
+    assert_eq!(
+        world.entity_mut(a).into_readonly().get::<Pace>(),
+        Some(&Pace(4))
+    );
+}

@@ -3,9 +3,10 @@
 
 use super::{runner::register_observer, IntoEntityObserver, IntoObserver};
 use crate::{
-    event::{Event, Sealed},
+    entity::Entity,
+    event::{EntityEvent, Event, Sealed},
     system::{Commands, EntityCommands},
-    world::{EntityWorldMut, World},
+    world::{DeferredWorld, EntityWorldMut, World},
 };
 
 impl World {
@@ -26,7 +27,7 @@ impl World {
     }
 
     /// Triggers `event`: runs the observers its trigger reaches (for an
-    /// [`EntityEvent`](crate::event::EntityEvent), the global observers and
+    /// [`EntityEvent`], the global observers and
     /// those of its target, then of each entity it propagates to), then
     /// applies the commands they queued (from inside a command, once that
     /// command returns: see [`World::flush_commands`] for the order).
@@ -75,12 +76,66 @@ impl EntityWorldMut<'_> {
     }
 }
 
+impl EntityWorldMut<'_> {
+    /// Triggers the [`EntityEvent`] `event_fn` makes for this entity (see
+    /// [`World::trigger`]); its observers' commands apply before it
+    /// returns, and may despawn the entity
+    /// ([`EntityWorldMut::is_despawned`] tells).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(EntityEvent)]
+    /// struct Hit {
+    ///     entity: Entity,
+    /// }
+    ///
+    /// #[derive(Component)]
+    /// struct Hits(u32);
+    ///
+    /// let mut world = World::new();
+    /// let mut target = world.spawn(Hits(0));
+    /// target.observe(|hit: On<Hit>, mut hits: Query<&mut Hits>| {
+    ///     hits.get_mut(hit.entity).unwrap().0 += 1;
+    /// });
+    /// target.trigger(|entity| Hit { entity });
+    /// assert_eq!(target.get::<Hits>().unwrap().0, 1);
+    /// ```
+    #[track_caller]
+    pub fn trigger<E: EntityEvent + for<'a> Event<Trigger<'a>: Default>>(
+        &mut self,
+        event_fn: impl FnOnce(Entity) -> E,
+    ) -> &mut Self {
+        let event = event_fn(self.id());
+        self.world_scope_despawnable(|world| world.trigger(event));
+        self
+    }
+}
+
+impl DeferredWorld<'_> {
+    /// Queues triggering `event` (see [`World::trigger`]): its observers
+    /// run when the commands of the current operation apply.
+    pub fn trigger<E: for<'a> Event<Trigger<'a>: Default>>(&mut self, event: E) {
+        self.commands().trigger(event);
+    }
+}
+
 impl Commands<'_, '_> {
     /// Queues triggering `event` (see [`World::trigger`]). Chains of any
     /// depth (an observer triggering the next) run in constant stack: see
     /// [`World::flush_commands`].
     pub fn trigger<E: for<'a> Event<Trigger<'a>: Default>>(&mut self, event: E) {
         self.queue(move |world: &mut World| world.trigger(event));
+    }
+
+    /// Queues triggering `event` with the trigger data `trigger` (see
+    /// [`World::trigger_with`]).
+    pub fn trigger_with<E: Event<Trigger<'static>: Send + Sync>>(
+        &mut self,
+        event: E,
+        trigger: E::Trigger<'static>,
+    ) {
+        self.queue(move |world: &mut World| world.trigger_with(event, trigger));
     }
 
     /// Queues adding a global observer (see [`World::add_observer`]): it
@@ -91,6 +146,17 @@ impl Commands<'_, '_> {
 }
 
 impl EntityCommands<'_> {
+    /// Queues triggering the [`EntityEvent`] `event_fn` makes for this
+    /// entity (see [`World::trigger`]).
+    pub fn trigger<E: EntityEvent + for<'a> Event<Trigger<'a>: Default>>(
+        &mut self,
+        event_fn: impl FnOnce(Entity) -> E,
+    ) -> &mut Self {
+        let event = event_fn(self.id());
+        self.commands().trigger(event);
+        self
+    }
+
     /// Queues adding an observer of this entity (see
     /// [`EntityWorldMut::observe`]); if the entity is gone by then, the
     /// error goes to the error handler, which panics by default.

@@ -625,6 +625,22 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     }
 }
 
+impl crate::world::DeferredWorld<'_> {
+    /// A [`Query`] of `state` over this world, as in a system: values may
+    /// be read and written, archetypes not changed.
+    ///
+    /// # Panics
+    /// If `state` was made for another world.
+    #[inline]
+    #[track_caller]
+    pub fn query<'s, D: QueryData, F: QueryFilter>(
+        &mut self,
+        state: &'s mut QueryState<D, F>,
+    ) -> Query<'_, 's, D, F> {
+        state.query_mut(self.world_mut_internal())
+    }
+}
+
 impl<D: ReadOnlyQueryData, F: QueryFilter> Clone for Query<'_, '_, D, F> {
     fn clone(&self) -> Self {
         *self

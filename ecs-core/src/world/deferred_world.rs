@@ -59,6 +59,12 @@ impl<'w> DeferredWorld<'w> {
         DeferredWorld { world: self.world }
     }
 
+    /// The world's current change tick.
+    #[inline]
+    pub fn change_tick(&self) -> crate::change_detection::Tick {
+        self.world.change_tick()
+    }
+
     /// An entity's component.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {

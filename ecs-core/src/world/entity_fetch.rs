@@ -519,6 +519,39 @@ impl World {
 }
 
 impl DeferredWorld<'_> {
+    /// Handles that read and write the values of an entity, or of
+    /// several (see [`WorldEntityFetch`]), and change no archetype.
+    ///
+    /// # Errors
+    /// [`EntityMutableFetchError`] naming the first entity not spawned, or
+    /// one asked for twice.
+    #[inline]
+    pub fn get_entity_mut<F: WorldEntityFetch>(
+        &mut self,
+        entities: F,
+    ) -> Result<F::DeferredMut<'_>, EntityMutableFetchError> {
+        let cell = UnsafeWorldCell::new_mutable(self.world_mut_internal());
+        // SAFETY: the cell comes from the deferred world's exclusive
+        // borrow; `&mut self` makes these handles the only ones to
+        // component values while they live, and they make no structural
+        // change.
+        unsafe { entities.fetch_deferred_mut(cell) }
+    }
+
+    /// [`DeferredWorld::get_entity_mut`], panicking where it errs.
+    ///
+    /// # Panics
+    /// If an entity is not spawned or is asked for twice; the message
+    /// names it.
+    #[inline]
+    #[track_caller]
+    pub fn entity_mut<F: WorldEntityFetch>(&mut self, entities: F) -> F::DeferredMut<'_> {
+        match self.get_entity_mut(entities) {
+            Ok(fetched) => fetched,
+            Err(error) => super::panic_on_fetch_error(error),
+        }
+    }
+
     /// Handles to entities and [`Commands`] at once, as
     /// [`World::entities_and_commands`]; the commands apply after the
     /// current operation.

@@ -1,4 +1,4 @@
-use super::World;
+use super::{EntityMut, UnsafeWorldCell, World};
 use crate::{
     archetype::Archetype,
     bundle::{
@@ -276,6 +276,68 @@ impl<'w> EntityWorldMut<'w> {
     fn as_ref(&self) -> EntityRef<'_> {
         self.assert_not_despawned();
         EntityRef::new(self.world, self.entity, self.location)
+    }
+
+    /// A read-only handle to the entity, for this borrow.
+    ///
+    /// # Panics
+    /// If the entity was despawned (by a command a hook or observer
+    /// queued).
+    #[inline]
+    #[track_caller]
+    pub fn as_readonly(&self) -> EntityRef<'_> {
+        self.as_ref()
+    }
+
+    /// A read-only handle to the entity, for the handle's whole lifetime.
+    ///
+    /// # Panics
+    /// As for [`EntityWorldMut::as_readonly`].
+    #[inline]
+    #[track_caller]
+    pub fn into_readonly(self) -> EntityRef<'w> {
+        self.assert_not_despawned();
+        EntityRef::new(self.world, self.entity, self.location)
+    }
+
+    /// A handle that reads and writes the entity's values but changes no
+    /// archetype, for this borrow.
+    ///
+    /// # Panics
+    /// As for [`EntityWorldMut::as_readonly`].
+    #[inline]
+    #[track_caller]
+    pub fn as_mutable(&mut self) -> EntityMut<'_> {
+        self.assert_not_despawned();
+        // SAFETY: the location is current (checked), and `&mut self`
+        // borrows the world exclusively, so nothing else moves the entity
+        // or reaches its values while the handle lives.
+        unsafe {
+            EntityMut::new(
+                UnsafeWorldCell::new_mutable(self.world),
+                self.entity,
+                self.location,
+            )
+        }
+    }
+
+    /// [`EntityWorldMut::as_mutable`] for the handle's whole lifetime.
+    ///
+    /// # Panics
+    /// As for [`EntityWorldMut::as_readonly`].
+    #[inline]
+    #[track_caller]
+    pub fn into_mutable(self) -> EntityMut<'w> {
+        self.assert_not_despawned();
+        // SAFETY: as in `as_mutable`, with the consumed handle's exclusive
+        // borrow of the world for `'w`.
+        unsafe {
+            EntityMut::new(
+                UnsafeWorldCell::new_mutable(self.world),
+                self.entity,
+                self.location,
+            )
+        }
     }
 
     /// The entity's id.
@@ -801,6 +863,21 @@ impl<'w> EntityWorldMut<'w> {
             );
         }
         result
+    }
+
+    /// [`EntityWorldMut::world_scope`] that lets `f` (or the commands it
+    /// queued) despawn the entity: the handle then reports
+    /// [`EntityWorldMut::is_despawned`].
+    pub(crate) fn world_scope_despawnable<U>(&mut self, f: impl FnOnce(&mut World) -> U) -> U {
+        self.relocate(|world, entity, _| {
+            let result = f(world);
+            world.flush_entities();
+            let location = world
+                .entities
+                .get(entity)
+                .unwrap_or(EntityLocation::INVALID);
+            (result, location)
+        })
     }
 
     /// Flushes the world ([`World::flush`]: reserved entities become live
