@@ -922,3 +922,81 @@ fn a_deferred_world_reaches_entities_and_queries_without_structural_changes() {
         Some(&Pace(4))
     );
 }
+
+#[test]
+fn entity_handles_fetch_query_data_and_try_query_needs_no_mut_world() {
+    #[derive(Component, Debug, PartialEq)]
+    struct Heading(u32);
+    #[derive(Component)]
+    struct NeverSpawned;
+    let mut world = World::new();
+    assert!(world.try_query::<&Pace>().is_none());
+    let e = world.spawn((Pace(1), Tagged)).id();
+    let bare = world.spawn(Pace(9)).id();
+    world.register_component::<Heading>();
+
+    let entity = world.entity(e);
+    assert_eq!(
+        entity.components::<(&Pace, Has<Tagged>, Option<&Heading>)>(),
+        (&Pace(1), true, None)
+    );
+    assert_eq!(
+        entity.get_components::<&NeverSpawned>().err(),
+        Some(ecs::query::QueryAccessError::ComponentNotRegistered)
+    );
+    assert_eq!(
+        world
+            .entity(bare)
+            .get_components::<(&Pace, &Tagged)>()
+            .err(),
+        Some(ecs::query::QueryAccessError::EntityDoesNotMatch)
+    );
+    let message = expect_panic(|| world.entity(bare).components::<&Heading>());
+    assert!(
+        message.contains(&format!("{bare}")) && message.contains("Heading"),
+        "{message}"
+    );
+
+    // Writes through the handle, change detection included.
+    let mut entity = world.entity_mut(e);
+    let (mut pace, tagged) = entity.get_components_mut::<(&mut Pace, &Tagged)>().unwrap();
+    pace.0 += 1;
+    assert!(pace.is_changed());
+    let _ = tagged;
+    assert_eq!(entity.components::<&Pace>(), &Pace(2));
+    let message = expect_panic(|| {
+        let mut entity = world.entity_mut(e);
+        let _ = entity.get_components_mut::<(&mut Pace, &Pace)>();
+    });
+    assert!(message.contains("Pace"), "{message}");
+    let mut query = world.query::<EntityMut>();
+    let mut entity = query.get_mut(&mut world, e).unwrap();
+    entity.get_components_mut::<&mut Pace>().unwrap().0 = 5;
+    assert_eq!(entity.components::<&Pace>(), &Pace(5));
+    assert_eq!(world.get::<Pace>(e), Some(&Pace(5)));
+
+    // Change ticks, typed and by id.
+    world.increment_change_tick();
+    let spawned = world.entity(bare).get_change_ticks::<Pace>().unwrap();
+    assert_eq!(spawned.added, spawned.changed);
+    world.get_mut::<Pace>(bare).unwrap().0 += 1;
+    let pace_id = world.component_id::<Pace>().unwrap();
+    let changed = world
+        .entity_mut(bare)
+        .get_change_ticks_by_id(pace_id)
+        .unwrap();
+    assert_eq!(changed.added, spawned.added);
+    assert!(changed.changed.get() > spawned.changed.get());
+    assert!(world.entity(bare).get_change_ticks::<Tagged>().is_none());
+    #[derive(Component)]
+    #[component(no_change_ticks)]
+    struct Tickless;
+    let tickless = world.spawn(Tickless).id();
+    let message = expect_panic(|| world.entity(tickless).get_change_ticks::<Tickless>());
+    assert!(message.contains("Tickless"), "{message}");
+
+    let mut paces = world.try_query::<&Pace>().unwrap();
+    assert_eq!(paces.iter(&world).count(), 2);
+    let mut tagged = world.try_query_filtered::<Entity, With<Tagged>>().unwrap();
+    assert_eq!(tagged.iter(&world).collect::<Vec<_>>(), [e]);
+}

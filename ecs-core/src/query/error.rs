@@ -58,3 +58,29 @@ impl fmt::Display for QuerySingleError {
 }
 
 impl std::error::Error for QuerySingleError {}
+
+/// Why an entity handle's `get_components` gave no item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryAccessError {
+    /// A component the query names is not registered in the world.
+    ComponentNotRegistered,
+    /// The entity lacks a component the query needs.
+    EntityDoesNotMatch,
+}
+
+impl fmt::Display for QueryAccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryAccessError::ComponentNotRegistered => write!(
+                f,
+                "a component of the query is not registered in the world \
+                 (register it with `World::register_component`)"
+            ),
+            QueryAccessError::EntityDoesNotMatch => {
+                write!(f, "the entity does not have the components the query needs")
+            }
+        }
+    }
+}
+
+impl std::error::Error for QueryAccessError {}

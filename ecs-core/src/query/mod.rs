@@ -253,6 +253,7 @@ mod archetype_filter;
 mod builder;
 mod combinations;
 mod contiguous;
+mod entity_components;
 mod entity_fetch;
 mod error;
 mod fetch;
@@ -276,7 +277,7 @@ pub use contiguous::{
     FilteredContiguousMut, FilteredContiguousRef, QueryContiguousIter, QueryNotDenseError,
 };
 pub use ecs_macros::{QueryData, QueryFilter};
-pub use error::{QueryEntityError, QuerySingleError};
+pub use error::{QueryAccessError, QueryEntityError, QuerySingleError};
 pub use fetch::{AnyOf, Has, OptionFetch, ReadFetch, TickedFetch};
 pub use filter::{Added, Changed, Or, TickFilterFetch, With, Without};
 pub use iter::QueryIter;

@@ -135,6 +135,25 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     pub fn new(world: &mut World) -> Self {
         let fetch_state = D::init_state(world);
         let filter_state = F::init_state(world);
+        Self::from_states(world, fetch_state, filter_state)
+    }
+
+    /// Builds the state for `world` from the components already
+    /// registered, without `&mut World`: `None` if one the query names is
+    /// not registered yet (or a term cannot be looked up, as a
+    /// [`QueryBuilder`](super::QueryBuilder)'s dynamic ones).
+    ///
+    /// # Panics
+    /// As for [`QueryState::new`].
+    #[track_caller]
+    pub fn try_new(world: &World) -> Option<Self> {
+        let fetch_state = D::get_state(world.components())?;
+        let filter_state = F::get_state(world.components())?;
+        Some(Self::from_states(world, fetch_state, filter_state))
+    }
+
+    #[track_caller]
+    fn from_states(world: &World, fetch_state: D::State, filter_state: F::State) -> Self {
         let mut component_access = FilteredAccess::default();
         D::update_component_access(&fetch_state, &mut component_access);
         // Filters are recorded separately so that `Changed<A>` beside
@@ -984,6 +1003,33 @@ impl World {
     #[track_caller]
     pub fn query_filtered<D: QueryData, F: QueryFilter>(&mut self) -> QueryState<D, F> {
         QueryState::new(self)
+    }
+
+    /// [`World::query`] through `&World`: `None` if a component the query
+    /// names is not registered yet.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Speed(f32);
+    ///
+    /// let mut world = World::new();
+    /// assert!(world.try_query::<&Speed>().is_none());
+    /// world.spawn(Speed(1.0));
+    /// let mut speeds = world.try_query::<&Speed>().unwrap();
+    /// assert_eq!(speeds.iter(&world).count(), 1);
+    /// ```
+    #[track_caller]
+    pub fn try_query<D: QueryData>(&self) -> Option<QueryState<D, ()>> {
+        QueryState::try_new(self)
+    }
+
+    /// [`World::query_filtered`] through `&World`: `None` if a component
+    /// the query names is not registered yet.
+    #[track_caller]
+    pub fn try_query_filtered<D: QueryData, F: QueryFilter>(&self) -> Option<QueryState<D, F>> {
+        QueryState::try_new(self)
     }
 }
 

@@ -77,6 +77,12 @@ impl<'w> EntityMut<'w> {
         self.entity
     }
 
+    /// The world cell the handle reaches its values through.
+    #[inline]
+    pub(crate) fn cell(&self) -> UnsafeWorldCell<'w> {
+        self.cell
+    }
+
     /// Where the entity's data lives.
     #[inline]
     pub fn location(&self) -> EntityLocation {
@@ -127,6 +133,28 @@ impl<'w> EntityMut<'w> {
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
         self.as_readonly().contains_type_id(type_id)
+    }
+
+    /// When the entity's `T` was added and last changed.
+    ///
+    /// # Panics
+    /// As for [`EntityRef::get_change_ticks`].
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks<T: Component>(
+        &self,
+    ) -> Option<crate::change_detection::ComponentTicks> {
+        self.as_readonly().get_change_ticks::<T>()
+    }
+
+    /// When the entity's value of the component `id` was added and last
+    /// changed.
+    #[inline]
+    pub fn get_change_ticks_by_id(
+        &self,
+        id: ComponentId,
+    ) -> Option<crate::change_detection::ComponentTicks> {
+        self.as_readonly().get_change_ticks_by_id(id)
     }
 
     /// The entity's component `T`.

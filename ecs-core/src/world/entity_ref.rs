@@ -5,7 +5,7 @@ use crate::{
         insert_bundle, remove_bundle, take_bundle, Bundle, BundleFromComponents, ComponentSink,
         DynamicBundle, InsertMode,
     },
-    change_detection::{Mut, MutUntyped, Ref},
+    change_detection::{ComponentTicks, Mut, MutUntyped, Ref},
     component::{Component, ComponentId, Mutable, StorageType},
     entity::{Entity, EntityLocation},
     ptr::{OwningPtr, Ptr},
@@ -133,6 +133,34 @@ impl<'w> EntityRef<'w> {
                 self.world.last_change_tick,
                 self.world.change_tick(),
             ))
+        }
+    }
+
+    /// When the entity's `T` was added and last changed.
+    ///
+    /// # Panics
+    /// If `T` keeps no change ticks (`#[component(no_change_ticks)]`),
+    /// naming it.
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks<T: Component>(&self) -> Option<ComponentTicks> {
+        crate::component::assert_change_ticks::<T>("`get_change_ticks`");
+        self.get_change_ticks_by_id(self.world.components.component_id::<T>()?)
+    }
+
+    /// When the entity's value of the component `id` was added and last
+    /// changed (unspecified for a component that keeps no change ticks).
+    #[inline]
+    pub fn get_change_ticks_by_id(&self, id: ComponentId) -> Option<ComponentTicks> {
+        let (_, added, changed) = self.component_cells(id)?;
+        // SAFETY: tick cells are only written through exclusive world
+        // access or a query's write access to the component, neither of
+        // which lives beside this shared handle.
+        unsafe {
+            Some(ComponentTicks {
+                added: *added.get(),
+                changed: *changed.get(),
+            })
         }
     }
 
@@ -382,6 +410,25 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
         self.as_ref().contains_type_id(type_id)
+    }
+
+    /// When the entity's `T` was added and last changed.
+    ///
+    /// # Panics
+    /// As for [`EntityRef::get_change_ticks`], and if the entity was
+    /// despawned.
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks<T: Component>(&self) -> Option<ComponentTicks> {
+        self.as_ref().get_change_ticks::<T>()
+    }
+
+    /// When the entity's value of the component `id` was added and last
+    /// changed.
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks_by_id(&self, id: ComponentId) -> Option<ComponentTicks> {
+        self.as_ref().get_change_ticks_by_id(id)
     }
 
     /// The entity's component `T`.
