@@ -1000,3 +1000,58 @@ fn entity_handles_fetch_query_data_and_try_query_needs_no_mut_world() {
     let mut tagged = world.try_query_filtered::<Entity, With<Tagged>>().unwrap();
     assert_eq!(tagged.iter(&world).collect::<Vec<_>>(), [e]);
 }
+
+#[test]
+fn resources_schedules_and_queues_reached_from_handles_and_commands() {
+    #[derive(Resource, Debug, PartialEq)]
+    struct Gold(u32);
+    #[derive(ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Payday;
+    #[derive(ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Missing;
+    let mut world = World::new();
+    assert!(world.get_resource_change_ticks::<Gold>().is_none());
+    world.insert_resource(Gold(1));
+    let gold = world.components().resource_id::<Gold>().unwrap();
+    assert!(world.contains_resource_by_id(gold));
+    let ticks = world.get_resource_change_ticks::<Gold>().unwrap();
+    assert_eq!(Some(ticks), world.get_resource_change_ticks_by_id(gold));
+    assert_eq!(world.read_change_tick(), world.change_tick());
+    let _ = world.as_unsafe_world_cell_readonly().id();
+    let _ = world.as_unsafe_world_cell().id();
+
+    let mut schedule = Schedule::new(Payday);
+    schedule.add_systems(|mut gold: ResMut<Gold>| gold.0 += 10);
+    world.add_schedule(schedule);
+    let e = world.spawn(Pace(1)).id();
+    let mut entity = world.entity_mut(e);
+    assert_eq!(entity.resource::<Gold>(), &Gold(1));
+    entity.resource_mut::<Gold>().0 += 1;
+    assert!(entity.get_resource::<Pace2>().is_none());
+    entity.get_resource_mut::<Gold>().unwrap().0 += 1;
+    // SAFETY: the entity is moved below, then the handle re-reads its
+    // location before it is used again.
+    unsafe { entity.world_mut() }.entity_mut(e).insert(Tagged);
+    entity.update_location();
+    assert!(entity.contains::<Tagged>() && entity.contains::<Pace>());
+
+    let mut queue = CommandQueue::default();
+    let mut other = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.run_schedule(Payday);
+    commands.run_schedule(Missing);
+    commands.entity(e).commands_mut().insert_resource(Gold(100));
+    {
+        let mut more = Commands::new(&mut other, &world);
+        more.run_schedule(Payday);
+    }
+    commands.append(&mut other);
+    queue.apply(&mut world);
+    // Payday ran on 3, then `Gold(100)` replaced it, then Payday again.
+    assert_eq!(world.resource::<Gold>(), &Gold(110));
+    world.remove_resource::<Gold>();
+    assert!(!world.contains_resource_by_id(gold));
+}
+
+#[derive(Resource)]
+struct Pace2;

@@ -253,3 +253,15 @@ impl Drop for PutBackOnDrop<'_> {
         }
     }
 }
+
+impl crate::system::Commands<'_, '_> {
+    /// Queues running the schedule `label` (see [`World::run_schedule`]);
+    /// if there is none by then, a warning names the label.
+    pub fn run_schedule(&mut self, label: impl ScheduleLabel) {
+        self.queue(move |world: &mut World| {
+            if let Err(error) = world.try_run_schedule(label) {
+                log::warn!("queued `run_schedule`: {error}");
+            }
+        });
+    }
+}

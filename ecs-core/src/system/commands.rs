@@ -231,6 +231,11 @@ impl<'w, 's> Commands<'w, 's> {
         });
     }
 
+    /// Moves every command of `other` to the end of this queue.
+    pub fn append(&mut self, other: &mut CommandQueue) {
+        self.queue.append(other);
+    }
+
     /// Shorter-lived commands onto the same queue.
     pub fn reborrow(&mut self) -> Commands<'w, '_> {
         Commands {
@@ -543,5 +548,12 @@ impl EntityCommands<'_> {
     /// The commands this borrows from.
     pub fn commands(&mut self) -> Commands<'_, '_> {
         self.commands.reborrow()
+    }
+}
+
+impl<'a> EntityCommands<'a> {
+    /// The commands this borrows from, as a reference.
+    pub fn commands_mut(&mut self) -> &mut Commands<'a, 'a> {
+        &mut self.commands
     }
 }

@@ -9,6 +9,7 @@ use crate::{
     component::{Component, ComponentId, Mutable, StorageType},
     entity::{Entity, EntityLocation},
     ptr::{OwningPtr, Ptr},
+    resource::Resource,
     world::error::EntityComponentError,
 };
 
@@ -392,6 +393,60 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     pub fn world(&self) -> &World {
         self.world
+    }
+
+    /// The world, mutably, with the handle kept.
+    ///
+    /// # Safety
+    /// Whatever `&mut World` does that moves or despawns this entity, call
+    /// [`EntityWorldMut::update_location`] before using the handle again.
+    #[inline]
+    pub unsafe fn world_mut(&mut self) -> &mut World {
+        self.world
+    }
+
+    /// Reads the entity's location from the world again (after
+    /// [`EntityWorldMut::world_mut`]); a despawned entity leaves the handle
+    /// reporting [`EntityWorldMut::is_despawned`].
+    #[inline]
+    pub fn update_location(&mut self) {
+        self.location = self
+            .world
+            .entities
+            .get(self.entity)
+            .unwrap_or(EntityLocation::INVALID);
+    }
+
+    /// The resource `R`.
+    ///
+    /// # Panics
+    /// If it does not exist, naming it.
+    #[inline]
+    #[track_caller]
+    pub fn resource<R: Resource>(&self) -> &R {
+        self.world.resource::<R>()
+    }
+
+    /// The resource `R`, mutably.
+    ///
+    /// # Panics
+    /// If it does not exist, naming it.
+    #[inline]
+    #[track_caller]
+    pub fn resource_mut<R: Resource>(&mut self) -> Mut<'_, R> {
+        self.world.resource_mut::<R>()
+    }
+
+    /// The resource `R`, if it exists.
+    #[inline]
+    pub fn get_resource<R: Resource>(&self) -> Option<&R> {
+        self.world.get_resource::<R>()
+    }
+
+    /// The resource `R`, mutably, if it exists.
+    #[inline]
+    pub fn get_resource_mut<R: Resource>(&mut self) -> Option<Mut<'_, R>> {
+        self.world.get_resource_mut::<R>()
     }
 
     /// Whether the entity has component `T`.

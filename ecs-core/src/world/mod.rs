@@ -850,6 +850,26 @@ impl World {
         Tick::new(self.change_tick.load(Ordering::Acquire))
     }
 
+    /// The current change tick, as [`World::change_tick`] (bevy's name for
+    /// reading it through `&World`).
+    #[inline]
+    pub fn read_change_tick(&self) -> Tick {
+        self.change_tick()
+    }
+
+    /// A cell for unsafe shared and exclusive access to parts of the world
+    /// at once (see [`UnsafeWorldCell`]).
+    #[inline]
+    pub fn as_unsafe_world_cell(&mut self) -> UnsafeWorldCell<'_> {
+        UnsafeWorldCell::new_mutable(self)
+    }
+
+    /// A cell for reading the world through shared access only.
+    #[inline]
+    pub fn as_unsafe_world_cell_readonly(&self) -> UnsafeWorldCell<'_> {
+        UnsafeWorldCell::new_readonly(self)
+    }
+
     /// Advances the change tick and returns the previous one.
     #[inline]
     pub fn increment_change_tick(&self) -> Tick {

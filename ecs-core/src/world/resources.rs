@@ -434,6 +434,44 @@ impl World {
         self.storages.resources.get(component_id)?.get_ticks()
     }
 
+    /// Whether the resource `component_id` has a value.
+    #[inline]
+    pub fn contains_resource_by_id(&self, component_id: ComponentId) -> bool {
+        self.storages
+            .resources
+            .get(component_id)
+            .is_some_and(|data| data.is_present())
+    }
+
+    /// When the resource `R` was added and last changed; `None` if it does
+    /// not exist.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Gold(u32);
+    ///
+    /// let mut world = World::new();
+    /// assert!(world.get_resource_change_ticks::<Gold>().is_none());
+    /// world.insert_resource(Gold(1));
+    /// let ticks = world.get_resource_change_ticks::<Gold>().unwrap();
+    /// assert_eq!(ticks.added, ticks.changed);
+    /// ```
+    #[inline]
+    pub fn get_resource_change_ticks<R: Resource>(&self) -> Option<ComponentTicks> {
+        self.get_resource_change_ticks_by_id(self.components.resource_id::<R>()?)
+    }
+
+    /// [`World::get_resource_change_ticks`] of the resource `component_id`.
+    #[inline]
+    pub fn get_resource_change_ticks_by_id(
+        &self,
+        component_id: ComponentId,
+    ) -> Option<ComponentTicks> {
+        self.resource_ticks_by_id(component_id)
+    }
+
     /// Every resource that has a value: its id, its info and a pointer to
     /// the value.
     ///
