@@ -1055,3 +1055,61 @@ fn resources_schedules_and_queues_reached_from_handles_and_commands() {
 
 #[derive(Resource)]
 struct Pace2;
+
+#[test]
+fn single_inner_contains_and_the_last_handle_forms() {
+    #[derive(Resource, PartialEq, Debug)]
+    struct Level(u32);
+    let mut world = World::new();
+    let e = world.spawn((Pace(1), Tagged)).id();
+    let other = world.spawn(Pace(2)).id();
+
+    let mut state = world.query_filtered::<&mut Pace, With<Tagged>>();
+    state.query_mut(&mut world).single_inner().unwrap().0 = 7;
+    assert_eq!(world.get::<Pace>(e), Some(&Pace(7)));
+    let (last, now) = (world.last_change_tick(), world.change_tick());
+    assert!(state.contains(e, &world, last, now));
+    assert!(!state.contains(other, &world, last, now));
+    let mut all = world.query::<&mut Pace>();
+    assert!(matches!(
+        all.query_mut(&mut world).single_inner(),
+        Err(ecs::query::QuerySingleError::MultipleEntities(_))
+    ));
+
+    let entity = world.entity_mut(e);
+    assert_eq!(entity.try_location(), Some(entity.location()));
+    assert!(entity
+        .try_archetype()
+        .unwrap()
+        .contains(world_component::<Tagged>(&entity)));
+    let mut pace = world
+        .entity_mut(e)
+        .into_components_mut::<&mut Pace>()
+        .unwrap();
+    pace.0 = 8;
+    assert_eq!(world.get::<Pace>(e), Some(&Pace(8)));
+
+    // Resources through commands and a deferred world.
+    world.insert_resource(Level(1));
+    world.clear_trackers();
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.insert_resource_if_neq(Level(1));
+    commands.entity(e).log_components();
+    queue.apply(&mut world);
+    assert!(!world.is_resource_changed::<Level>());
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.insert_resource_if_neq(Level(2));
+    queue.apply(&mut world);
+    assert!(world.is_resource_changed::<Level>());
+    let level = world.components().resource_id::<Level>().unwrap();
+    let mut deferred = ecs::world::DeferredWorld::from(&mut world);
+    let mut value = deferred.get_resource_mut_by_id(level).unwrap();
+    // SAFETY: `level` is `Level`'s id.
+    unsafe { value.as_mut().deref_mut::<Level>().0 = 3 };
+    assert_eq!(world.resource::<Level>(), &Level(3));
+}
+
+fn world_component<T: Component>(entity: &EntityWorldMut) -> ecs::component::ComponentId {
+    entity.world().components().component_id::<T>().unwrap()
+}

@@ -143,6 +143,22 @@ impl EntityWorldMut<'_> {
     }
 }
 
+impl<'w> EntityWorldMut<'w> {
+    /// [`EntityWorldMut::get_components_mut`] for the handle's whole
+    /// lifetime.
+    ///
+    /// # Errors
+    /// As for [`EntityRef::get_components`].
+    ///
+    /// # Panics
+    /// As for [`EntityWorldMut::get_components_mut`], and if the entity was
+    /// despawned.
+    #[track_caller]
+    pub fn into_components_mut<Q: QueryData>(self) -> Result<Q::Item<'w>, QueryAccessError> {
+        self.into_mutable().into_components_mut::<Q>()
+    }
+}
+
 impl<'w> EntityMut<'w> {
     /// [`EntityRef::components`] of this entity.
     ///

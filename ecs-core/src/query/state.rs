@@ -930,6 +930,29 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }
     }
 
+    /// Whether `entity` matches the query with the ticks `last_run` and
+    /// `this_run` (which `Added` and `Changed` filters compare), without
+    /// updating the match cache.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    #[track_caller]
+    pub fn contains(&self, entity: Entity, world: &World, last_run: Tick, this_run: Tick) -> bool {
+        self.validate_world(world.id());
+        // SAFETY: read-only access through a shared world borrow; the item
+        // is dropped at once.
+        unsafe {
+            self.as_readonly()
+                .get_unchecked_manual(
+                    UnsafeWorldCell::new_readonly(world),
+                    entity,
+                    last_run,
+                    this_run,
+                )
+                .is_ok()
+        }
+    }
+
     /// The read-only item of the only matching entity.
     #[inline]
     #[track_caller]

@@ -217,6 +217,16 @@ impl<'w, 's> Commands<'w, 's> {
             .push(move |world: &mut World| world.insert_resource(resource));
     }
 
+    /// Queues inserting `resource` unless the resource there equals it
+    /// (which is then left as it is, not marked changed).
+    pub fn insert_resource_if_neq<R: Resource + PartialEq>(&mut self, resource: R) {
+        self.queue.push(move |world: &mut World| {
+            if world.get_resource::<R>() != Some(&resource) {
+                world.insert_resource(resource);
+            }
+        });
+    }
+
     /// Queues initialising a resource with [`FromWorld`], if absent.
     pub fn init_resource<R: Resource + FromWorld>(&mut self) {
         self.queue.push(move |world: &mut World| {

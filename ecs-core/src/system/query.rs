@@ -533,6 +533,11 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         crate::query::single_of(self.iter_mut(), type_name::<Self>())
     }
 
+    /// [`Query::single_mut`], consuming the query for its whole lifetime.
+    pub fn single_inner(self) -> Result<D::Item<'w>, QuerySingleError> {
+        crate::query::single_of(self.iter_inner(), type_name::<Self>())
+    }
+
     /// Whether no entity matches.
     pub fn is_empty(&self) -> bool {
         self.iter().next().is_none()

@@ -71,6 +71,16 @@ impl<'w> DeferredWorld<'w> {
         self.world.get::<T>(entity)
     }
 
+    /// The value of the resource `component_id`, mutably (marks it changed
+    /// when written through), if it exists.
+    #[inline]
+    pub fn get_resource_mut_by_id(
+        &mut self,
+        component_id: crate::component::ComponentId,
+    ) -> Option<crate::change_detection::MutUntyped<'_>> {
+        self.world.get_resource_mut_by_id(component_id)
+    }
+
     /// An entity's value of the component `id`, mutably (marks it changed
     /// when written through); `None` if the entity is gone, lacks it, or
     /// the component is [`Immutable`](crate::component::Immutable).

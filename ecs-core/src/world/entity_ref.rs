@@ -702,6 +702,21 @@ impl<'w> EntityWorldMut<'w> {
             && self.world.entities.get(self.entity).is_none()
     }
 
+    /// Where the entity's data lives, or `None` if it was despawned (by a
+    /// command a hook or observer queued).
+    #[inline]
+    pub fn try_location(&self) -> Option<EntityLocation> {
+        (self.location.archetype_id != crate::archetype::ArchetypeId::INVALID)
+            .then_some(self.location)
+    }
+
+    /// The entity's archetype, or `None` if it was despawned.
+    #[inline]
+    pub fn try_archetype(&self) -> Option<&Archetype> {
+        self.try_location()
+            .map(|location| &self.world.archetypes[location.archetype_id])
+    }
+
     /// Whether the entity is spawned: the opposite of
     /// [`EntityWorldMut::is_despawned`].
     #[inline]

@@ -145,6 +145,23 @@ impl<'a> EntityCommands<'a> {
         }
     }
 
+    /// Queues logging (at `info` level) the entity and the names of its
+    /// components, sorted.
+    pub fn log_components(&mut self) -> &mut Self {
+        self.queue_named(
+            || "log_components".to_owned(),
+            |e| {
+                let mut names: Vec<&str> = e
+                    .archetype()
+                    .components()
+                    .filter_map(|id| e.world().components().get_name(id))
+                    .collect();
+                names.sort_unstable();
+                log::info!("entity {}: {names:?}", e.id());
+            },
+        )
+    }
+
     /// Queues [`EntityWorldMut::clear`]: removes every component, leaving
     /// the entity spawned and empty.
     pub fn clear(&mut self) -> &mut Self {
