@@ -524,7 +524,10 @@ fn entity_handles_commands_and_hooks_trigger_entity_events() {
     #[component(on_add = poke_on_add)]
     struct PokedOnAdd;
     fn poke_on_add(mut world: ecs::world::DeferredWorld, context: ecs::lifecycle::HookContext) {
+        let before = world.resource::<Log>().0.len();
         world.trigger(Poke(context.entity));
+        // Queued: the observer runs once the spawn's commands apply.
+        assert_eq!(world.resource::<Log>().0.len(), before);
     }
     let mut world = world_with_log();
     world.add_observer(|poke: On<Poke>, mut log: ResMut<Log>| {

@@ -787,6 +787,13 @@ fn world_get_by_id_and_get_mut_by_id() {
     unsafe { value.as_mut().deref_mut::<Pace>().0 = 2 };
     assert_eq!(world.get::<Pace>(e), Some(&Pace(2)));
     assert!(world.get_mut_by_id(e, tagged).is_none());
+    #[derive(Component)]
+    #[component(immutable)]
+    struct Fixed;
+    let fixed = world.register_component::<Fixed>();
+    world.entity_mut(e).insert(Fixed);
+    assert!(world.get_mut_by_id(e, fixed).is_none());
+    assert!(world.get_by_id(e, fixed).is_some());
     world.despawn(e);
     assert!(world.get_by_id(e, pace).is_none());
     assert!(world.get_mut_by_id(e, pace).is_none());
@@ -836,6 +843,10 @@ fn clear_and_remove_by_ids_run_the_remove_hooks_and_keep_the_entity() {
             .remove_by_ids(&[ecs::component::ComponentId::new(9999)]);
     });
     assert!(message.contains("not registered"), "{message}");
+    let message = expect_panic(|| {
+        world.entity_mut(other).remove_by_ids(&[pace, pace]);
+    });
+    assert!(message.contains("duplicate component"), "{message}");
     assert_eq!(world.get::<Pace>(other), Some(&Pace(2)));
 }
 
@@ -995,6 +1006,21 @@ fn entity_handles_fetch_query_data_and_try_query_needs_no_mut_world() {
     let message = expect_panic(|| world.entity(tickless).get_change_ticks::<Tickless>());
     assert!(message.contains("Tickless"), "{message}");
 
+    // Whole-entity terms, and the aliasing they are refused.
+    assert_eq!(world.entity(e).components::<EntityRef>().id(), e);
+    assert!(world.try_query::<EntityRef>().is_some());
+    let message = expect_panic(|| {
+        let mut entity = world.entity_mut(e);
+        let _ = entity.get_components_mut::<(EntityMut, &Pace)>();
+    });
+    assert!(
+        message.contains("Pace") && message.contains("writes"),
+        "{message}"
+    );
+    assert!(world
+        .try_query_filtered::<Entity, With<NeverSpawned>>()
+        .is_none());
+
     let mut paces = world.try_query::<&Pace>().unwrap();
     assert_eq!(paces.iter(&world).count(), 2);
     let mut tagged = world.try_query_filtered::<Entity, With<Tagged>>().unwrap();
@@ -1017,8 +1043,9 @@ fn resources_schedules_and_queues_reached_from_handles_and_commands() {
     let ticks = world.get_resource_change_ticks::<Gold>().unwrap();
     assert_eq!(Some(ticks), world.get_resource_change_ticks_by_id(gold));
     assert_eq!(world.read_change_tick(), world.change_tick());
-    let _ = world.as_unsafe_world_cell_readonly().id();
-    let _ = world.as_unsafe_world_cell().id();
+    let id = world.id();
+    assert_eq!(world.as_unsafe_world_cell_readonly().id(), id);
+    assert_eq!(world.as_unsafe_world_cell().id(), id);
 
     let mut schedule = Schedule::new(Payday);
     schedule.add_systems(|mut gold: ResMut<Gold>| gold.0 += 10);
@@ -1070,6 +1097,15 @@ fn single_inner_contains_and_the_last_handle_forms() {
     let (last, now) = (world.last_change_tick(), world.change_tick());
     assert!(state.contains(e, &world, last, now));
     assert!(!state.contains(other, &world, last, now));
+    // `contains` compares the ticks it is given.
+    let changed = world.query_filtered::<Entity, Changed<Pace>>();
+    world.clear_trackers();
+    let (last, now) = (world.last_change_tick(), world.change_tick());
+    assert!(!changed.contains(e, &world, last, now));
+    world.get_mut::<Pace>(e).unwrap().0 = 7;
+    world.increment_change_tick();
+    assert!(changed.contains(e, &world, last, world.change_tick()));
+    assert!(!changed.contains(other, &world, last, world.change_tick()));
     let mut all = world.query::<&mut Pace>();
     assert!(matches!(
         all.query_mut(&mut world).single_inner(),
@@ -1082,6 +1118,13 @@ fn single_inner_contains_and_the_last_handle_forms() {
         .try_archetype()
         .unwrap()
         .contains(world_component::<Tagged>(&entity)));
+    let mut doomed = world.spawn(Pace(0));
+    let doomed_id = doomed.id();
+    // SAFETY: the handle re-reads its location before any other use.
+    unsafe { doomed.world_mut() }.despawn(doomed_id);
+    doomed.update_location();
+    assert!(!doomed.is_spawned() && doomed.try_location().is_none());
+    assert!(doomed.try_archetype().is_none() && doomed.is_despawned());
     let mut pace = world
         .entity_mut(e)
         .into_components_mut::<&mut Pace>()

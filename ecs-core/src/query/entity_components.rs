@@ -22,11 +22,10 @@ unsafe fn fetch_components<'w, Q: QueryData>(
 ) -> Result<Q::Item<'w>, QueryAccessError> {
     let world = cell.meta();
     let state = Q::get_state(world.components()).ok_or(QueryAccessError::ComponentNotRegistered)?;
-    if !Q::IS_READ_ONLY {
-        // Refuses terms that would alias (`(&mut A, &A)`), naming the
-        // component, before any reference exists.
-        Q::update_component_access(&state, &mut FilteredAccess::default());
-    }
+    // Refuses terms that would alias (`(&mut A, &A)`) and ticks a
+    // component does not keep, naming the component, before any
+    // reference exists.
+    Q::update_component_access(&state, &mut FilteredAccess::default());
     let archetype = &world.archetypes()[location.archetype_id];
     if !Q::matches_component_set(&state, &|id| archetype.contains(id)) {
         return Err(QueryAccessError::EntityDoesNotMatch);

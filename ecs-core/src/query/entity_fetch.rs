@@ -80,6 +80,10 @@ macro_rules! whole_entity_world_query {
                 $init
             }
 
+            fn get_state(_: &crate::component::Components) -> Option<$state> {
+                Some($init)
+            }
+
             fn matches_component_set(_: &$state, _: &impl Fn(ComponentId) -> bool) -> bool {
                 true
             }
@@ -215,6 +219,10 @@ macro_rules! filtered_world_query {
 
             fn init_state(_: &mut World) -> &'static Access {
                 intern_access(Access::default())
+            }
+
+            fn get_state(_: &crate::component::Components) -> Option<&'static Access> {
+                Some(intern_access(Access::default()))
             }
 
             fn matches_component_set(

@@ -50,6 +50,10 @@ pub unsafe fn cached_column<'w>(
 /// - `update_component_access` must record every component the fetch reads
 ///   or writes, and `matches_component_set` must reject every archetype in
 ///   which the fetch could not do its reads and writes.
+/// - The fetch reads and writes only the values of the entity it is given
+///   (`fetch`, `filter_fetch`): a single entity's handle fetches query data
+///   with access to that entity alone
+///   ([`EntityRef::get_components`](crate::world::EntityRef::get_components)).
 /// - `IS_DENSE` may be `true` only if the fetch works after `set_table`
 ///   alone (its components are all table components), and
 ///   `matches_component_set` must then depend only on table components.

@@ -187,8 +187,9 @@ impl<'w, 's> Commands<'w, 's> {
     /// ```
     ///
     /// # Errors
-    /// [`InvalidEntityError`] if the handle is stale (its entity was
-    /// despawned) or was never handed out, naming it.
+    /// [`InvalidEntityError`] if the handle is stale (its index was freed
+    /// or reused since), naming it. A handle whose index was never handed
+    /// out is current, as in bevy: its commands find no entity.
     #[track_caller]
     pub fn get_entity(&mut self, entity: Entity) -> Result<EntityCommands<'_>, InvalidEntityError> {
         match self.entities.get_spawned(entity) {

@@ -22,9 +22,8 @@ use crate::{
 /// reason given on [`EntityRef`].
 ///
 /// It has the component access of [`EntityRef`] and [`EntityWorldMut`](super::EntityWorldMut)
-/// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`); bevy's
-/// query-shaped accessors (`components`, `get_components`) are not here,
-/// as this crate's `EntityRef` has none either.
+/// (`get`, `get_ref`, `get_mut`, `into_mut`, `get_by_id`, `components`,
+/// `get_components`, `get_components_mut`).
 ///
 /// ```
 /// use ecs::prelude::*;

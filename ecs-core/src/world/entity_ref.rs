@@ -717,11 +717,13 @@ impl<'w> EntityWorldMut<'w> {
             .map(|location| &self.world.archetypes[location.archetype_id])
     }
 
-    /// Whether the entity is spawned: the opposite of
-    /// [`EntityWorldMut::is_despawned`].
+    /// Whether the handle still reaches a spawned entity (bevy's
+    /// `try_location().is_some()`): false after the entity was despawned,
+    /// and after a caught panic in a change through this handle, which
+    /// leaves it without a location (see [`EntityWorldMut::is_despawned`]).
     #[inline]
     pub fn is_spawned(&self) -> bool {
-        !self.is_despawned()
+        self.try_location().is_some()
     }
 
     /// Inserts the components of `bundle`, replacing (and dropping) values
