@@ -337,17 +337,7 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     #[track_caller]
     pub fn as_mutable(&mut self) -> EntityMut<'_> {
-        self.assert_not_despawned();
-        // SAFETY: the location is current (checked), and `&mut self`
-        // borrows the world exclusively, so nothing else moves the entity
-        // or reaches its values while the handle lives.
-        unsafe {
-            EntityMut::new(
-                UnsafeWorldCell::new_mutable(self.world),
-                self.entity,
-                self.location,
-            )
-        }
+        EntityWorldMut::new(&mut *self.world, self.entity, self.location).into_mutable()
     }
 
     /// [`EntityWorldMut::as_mutable`] for the handle's whole lifetime.
@@ -358,8 +348,9 @@ impl<'w> EntityWorldMut<'w> {
     #[track_caller]
     pub fn into_mutable(self) -> EntityMut<'w> {
         self.assert_not_despawned();
-        // SAFETY: as in `as_mutable`, with the consumed handle's exclusive
-        // borrow of the world for `'w`.
+        // SAFETY: the location is current (checked), and the consumed
+        // handle borrowed the world exclusively for `'w`, so nothing else
+        // moves the entity or reaches its values while the new one lives.
         unsafe {
             EntityMut::new(
                 UnsafeWorldCell::new_mutable(self.world),
