@@ -1156,3 +1156,47 @@ fn single_inner_contains_and_the_last_handle_forms() {
 fn world_component<T: Component>(entity: &EntityWorldMut) -> ecs::component::ComponentId {
     entity.world().components().component_id::<T>().unwrap()
 }
+
+#[test]
+fn hooks_by_id_resource_scope_on_a_handle_and_inserts_by_id_through_commands() {
+    #[derive(Resource, Default)]
+    struct Added(u32);
+    #[derive(Resource)]
+    struct Bonus(u32);
+    let mut world = World::new();
+    world.init_resource::<Added>();
+    assert!(world
+        .register_component_hooks_by_id(ecs::component::ComponentId::new(9999))
+        .is_none());
+    let pace = world.register_component::<Pace>();
+    world
+        .register_component_hooks_by_id(pace)
+        .unwrap()
+        .on_add(|mut world, _| world.resource_mut::<Added>().0 += 1);
+    let e = world.spawn(Pace(1)).id();
+    assert_eq!(world.resource::<Added>().0, 1);
+
+    world.insert_resource(Bonus(5));
+    let mut entity = world.entity_mut(e);
+    let total = entity.resource_scope(|entity, bonus: Mut<Bonus>| {
+        entity.insert(Tagged);
+        entity.get::<Pace>().unwrap().0 + bonus.0
+    });
+    assert_eq!(total, 6);
+    assert!(entity.contains::<Tagged>());
+    assert_eq!(world.resource::<Bonus>().0, 5);
+
+    let other = world.spawn_empty().id();
+    let gone = world.spawn_empty().id();
+    world.despawn(gone);
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    // SAFETY: `pace` is `Pace`'s id and the values are `Pace`s.
+    unsafe {
+        commands.entity(other).insert_by_id(pace, Pace(7));
+        commands.entity(gone).try_insert_by_id(pace, Pace(8));
+    }
+    queue.apply(&mut world);
+    assert_eq!(world.get::<Pace>(other), Some(&Pace(7)));
+    assert_eq!(world.resource::<Added>().0, 2);
+}

@@ -428,6 +428,25 @@ impl<'w> EntityWorldMut<'w> {
         self.world.resource_mut::<R>()
     }
 
+    /// Takes the resource `R` out of the world, runs `f` with this handle
+    /// and the resource, and puts it back (see [`World::resource_scope`]).
+    ///
+    /// # Panics
+    /// If `R` does not exist, naming it; and if `f` despawned the entity.
+    #[track_caller]
+    pub fn resource_scope<R: Resource, U>(
+        &mut self,
+        f: impl FnOnce(&mut EntityWorldMut, Mut<R>) -> U,
+    ) -> U {
+        let entity = self.entity;
+        self.world_scope(|world| {
+            world.resource_scope(|world, resource: Mut<R>| {
+                let mut this = world.entity_mut(entity);
+                f(&mut this, resource)
+            })
+        })
+    }
+
     /// The resource `R`, if it exists.
     #[inline]
     pub fn get_resource<R: Resource>(&self) -> Option<&R> {

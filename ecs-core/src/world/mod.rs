@@ -313,8 +313,17 @@ impl World {
     /// that is already set panics, naming the component.
     pub fn register_component_hooks<T: Component>(&mut self) -> &mut ComponentHooks {
         let id = self.register_component::<T>();
-        // Archetypes that exist already get every hook flag: cheap, and
-        // right whichever hooks are set now.
+        self.register_component_hooks_by_id(id)
+            .expect("the component was just registered")
+    }
+
+    /// [`World::register_component_hooks`] for the component `id`: `None`
+    /// if `id` is not a registered component.
+    pub fn register_component_hooks_by_id(
+        &mut self,
+        id: ComponentId,
+    ) -> Option<&mut ComponentHooks> {
+        self.components.get_info(id)?;
         self.archetypes.add_flags_for_component(
             id,
             ArchetypeFlags::ON_ADD_HOOK
@@ -323,7 +332,7 @@ impl World {
                 | ArchetypeFlags::ON_REMOVE_HOOK
                 | ArchetypeFlags::ON_DESPAWN_HOOK,
         );
-        self.components.hooks_mut(id)
+        Some(self.components.hooks_mut(id))
     }
 
     /// Makes `R` a [required component] of `T`, made with
@@ -897,7 +906,25 @@ impl World {
     /// puts the old value back (also when `f` panics). An exclusive system
     /// runs in this scope, so that the `Added`/`Changed` filters, `Ref`
     /// and `Mut` it gets from the world compare against its own last run.
-    pub(crate) fn last_change_tick_scope<T>(
+    ///
+    /// ```
+    /// use ecs::change_detection::Tick;
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Speed(f32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Speed(1.0));
+    /// world.clear_trackers();
+    /// let mut added = world.query_filtered::<Entity, Added<Speed>>();
+    /// assert_eq!(added.iter(&world).count(), 0);
+    /// // Seen from before the spawn, the entity is new.
+    /// let seen = world.last_change_tick_scope(Tick::new(0), |world| added.iter(world).count());
+    /// assert_eq!(seen, 1);
+    /// assert_eq!(added.iter(&world).count(), 0);
+    /// ```
+    pub fn last_change_tick_scope<T>(
         &mut self,
         last_run: Tick,
         f: impl FnOnce(&mut World) -> T,

@@ -145,6 +145,48 @@ impl<'a> EntityCommands<'a> {
         }
     }
 
+    /// Queues inserting `value` as the component `component_id`.
+    ///
+    /// # Safety
+    /// `value`'s type is the component's (its layout and drop), and it may
+    /// be sent and shared between threads as the component's values are.
+    ///
+    /// # Panics
+    /// When applied, if `component_id` is not a registered component.
+    pub unsafe fn insert_by_id<T: Send + 'static>(
+        &mut self,
+        component_id: ComponentId,
+        value: T,
+    ) -> &mut Self {
+        self.queue_named(
+            move || format!("insert_by_id of {component_id:?}"),
+            move |mut e| {
+                crate::ptr::OwningPtr::make(value, |ptr| {
+                    // SAFETY: the value is of the component's type (the
+                    // caller's contract).
+                    unsafe { e.insert_by_id(component_id, ptr) };
+                });
+            },
+        )
+    }
+
+    /// [`EntityCommands::insert_by_id`], silent if the entity is gone.
+    ///
+    /// # Safety
+    /// As for [`EntityCommands::insert_by_id`].
+    pub unsafe fn try_insert_by_id<T: Send + 'static>(
+        &mut self,
+        component_id: ComponentId,
+        value: T,
+    ) -> &mut Self {
+        self.queue_silenced(move |mut e: EntityWorldMut| {
+            crate::ptr::OwningPtr::make(value, |ptr| {
+                // SAFETY: as in `insert_by_id`.
+                unsafe { e.insert_by_id(component_id, ptr) };
+            });
+        })
+    }
+
     /// Queues logging (at `info` level) the entity and the names of its
     /// components, sorted.
     pub fn log_components(&mut self) -> &mut Self {
