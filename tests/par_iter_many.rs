@@ -1,4 +1,5 @@
-//! `Query::par_iter_many_unique` and `par_iter_many_unique_mut`.
+//! `Query::par_iter_many_unique`, `par_iter_many_unique_mut` and `par_iter_many`;
+//! `BatchingStrategy` on every parallel walk; `QueryParIter::for_each_init`.
 
 mod common;
 
@@ -6,6 +7,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use common::panics::expect_panic;
+use ecs::batching::BatchingStrategy;
 use ecs::entity::{EntityHashSet, UniqueEntityVec};
 use ecs::prelude::*;
 use ecs::query::QueryEntityError;
@@ -176,4 +178,216 @@ fn a_zero_batch_size_panics() {
         state.query(&world).par_iter_many_unique(&set).batching(0);
     });
     assert!(message.contains("batch size"), "{message}");
+}
+
+#[test]
+fn par_iter_many_reads_repeats_and_reports_errors() {
+    let (mut world, entities) = world_with(40);
+    world.entity_mut(entities[5]).insert(Frozen);
+    let dead = entities[9];
+    world.despawn(dead);
+    // Every live entity three times, and the dead one once.
+    let list: Vec<Entity> = entities
+        .iter()
+        .copied()
+        .filter(|&e| e != dead)
+        .cycle()
+        .take(39 * 3)
+        .chain([dead])
+        .collect();
+    for strategy in [
+        BatchingStrategy::new(),
+        BatchingStrategy::fixed(1),
+        BatchingStrategy::fixed(7),
+        BatchingStrategy::new()
+            .batches_per_thread(5)
+            .max_batch_size(4),
+    ] {
+        let total = AtomicU32::new(0);
+        let errors = Mutex::new(Vec::new());
+        let mut state = world.query_filtered::<&Health, Without<Frozen>>();
+        state
+            .query(&world)
+            .par_iter_many(&list)
+            .batching_strategy(strategy.clone())
+            .for_each(|item| match item {
+                Ok(health) => {
+                    total.fetch_add(health.0, Ordering::Relaxed);
+                }
+                Err(error) => errors.lock().unwrap().push(error),
+            });
+        let live: u32 = (0..40).filter(|&i| i != 9 && i != 5).sum();
+        assert_eq!(total.into_inner(), 3 * live, "{strategy:?}");
+        let mut errors = errors.into_inner().unwrap();
+        errors.sort_by_key(|e| format!("{e:?}"));
+        assert_eq!(errors.len(), 4, "{strategy:?}: {errors:?}");
+        assert!(errors
+            .iter()
+            .any(|e| matches!(e, QueryEntityError::NoSuchEntity(e) if *e == dead)));
+        assert_eq!(
+            errors
+                .iter()
+                .filter(
+                    |e| matches!(e, QueryEntityError::QueryDoesNotMatch(e) if *e == entities[5])
+                )
+                .count(),
+            3
+        );
+    }
+}
+
+#[test]
+fn batching_strategies_size_the_batches_of_par_iter() {
+    let (mut world, _) = world_with(100);
+    let mut state = world.query::<&mut Health>();
+    for (strategy, largest) in [
+        (BatchingStrategy::fixed(8), 8),
+        (BatchingStrategy::new().max_batch_size(5), 5),
+        (BatchingStrategy::fixed(1000), 100),
+    ] {
+        let batch_lens = Mutex::new(Vec::new());
+        struct Batch<'a>(usize, &'a Mutex<Vec<usize>>);
+        impl Drop for Batch<'_> {
+            fn drop(&mut self) {
+                self.1.lock().unwrap().push(self.0);
+            }
+        }
+        // Several threads, so the walk is cut into batches, each with
+        // its own value.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            state
+                .par_iter_mut(&mut world)
+                .batching_strategy(strategy.clone())
+                .for_each_init(
+                    || Batch(0, &batch_lens),
+                    |batch, mut health| {
+                        batch.0 += 1;
+                        health.0 += 1;
+                    },
+                )
+        });
+        let lens = batch_lens.into_inner().unwrap();
+        assert_eq!(lens.iter().sum::<usize>(), 100, "{strategy:?}");
+        assert!(lens.iter().all(|&n| n <= largest), "{strategy:?}: {lens:?}");
+        assert!(
+            lens.len() >= 100usize.div_ceil(largest),
+            "{strategy:?}: {lens:?}"
+        );
+    }
+    let mut read = world.query::<&Health>();
+    assert_eq!(
+        read.iter(&world).map(|h| h.0).sum::<u32>(),
+        (0..100).sum::<u32>() + 3 * 100
+    );
+}
+
+#[test]
+fn for_each_init_on_par_iter_panicking_leaves_the_world_consistent() {
+    let (mut world, _) = world_with(50);
+    let mut state = world.query::<&mut Health>();
+    let message = expect_panic(|| {
+        state.par_iter_mut(&mut world).batching(4).for_each_init(
+            Vec::<u32>::new,
+            |seen, mut health| {
+                seen.push(health.0);
+                health.0 += 100;
+                if health.0 == 133 {
+                    panic!("health 133 refused");
+                }
+            },
+        );
+    });
+    assert!(message.contains("health 133 refused"), "{message}");
+    world.check_integrity().unwrap();
+    let mut read = world.query::<&Health>();
+    assert_eq!(read.iter(&world).count(), 50);
+    // Each value was raised at most once.
+    assert!(read
+        .iter(&world)
+        .all(|h| h.0 < 50 || (100..150).contains(&h.0)));
+}
+
+#[test]
+fn contiguous_par_iter_on_query_state() {
+    let (mut world, _) = world_with(64);
+    let mut state = world.query::<&mut Health>();
+    state
+        .contiguous_par_iter_mut(&mut world)
+        .unwrap()
+        .batching_strategy(BatchingStrategy::fixed(16))
+        .for_each(|mut slice| {
+            assert!(slice.len() <= 16);
+            for health in slice.iter_mut() {
+                health.0 *= 2;
+            }
+        });
+    let total = AtomicU32::new(0);
+    state
+        .contiguous_par_iter(&world)
+        .unwrap()
+        .for_each(|slice| {
+            total.fetch_add(slice.iter().map(|h| h.0).sum::<u32>(), Ordering::Relaxed);
+        });
+    assert_eq!(total.into_inner(), 2 * (0..64).sum::<u32>());
+}
+
+#[test]
+fn batching_strategy_arithmetic() {
+    assert_eq!(BatchingStrategy::default(), BatchingStrategy::new());
+    assert_eq!(BatchingStrategy::new().calc_batch_size(|| 10, 3), 4);
+    assert_eq!(BatchingStrategy::new().calc_batch_size(|| 0, 3), 1);
+    assert_eq!(
+        BatchingStrategy::new()
+            .min_batch_size(50)
+            .calc_batch_size(|| 10, 3),
+        50
+    );
+    // A fixed size never asks for the item count.
+    assert_eq!(
+        BatchingStrategy::fixed(9).calc_batch_size(|| unreachable!(), 0),
+        9
+    );
+    let message = expect_panic(|| {
+        BatchingStrategy::new().batches_per_thread(0);
+    });
+    assert!(
+        message.contains("at least one batch per thread"),
+        "{message}"
+    );
+}
+
+#[test]
+fn message_walks_take_a_batching_strategy() {
+    #[derive(Message)]
+    struct Hit(u32);
+
+    let mut messages = Messages::<Hit>::default();
+    messages.write_batch((0..100).map(Hit));
+    let mut cursor = messages.get_cursor();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        cursor
+            .par_read_mut(&mut messages)
+            .batching_strategy(BatchingStrategy::fixed(7))
+            .for_each(|hit| hit.0 += 1)
+    });
+    let total = AtomicU32::new(0);
+    let mut reader = messages.get_cursor();
+    pool.install(|| {
+        reader
+            .par_read(&messages)
+            .batching_strategy(BatchingStrategy::new().batches_per_thread(4))
+            .for_each(|hit| {
+                total.fetch_add(hit.0, Ordering::Relaxed);
+            })
+    });
+    assert_eq!(total.into_inner(), (1..=100).sum::<u32>());
+    assert_eq!(reader.read(&messages).count(), 0, "all were read");
 }

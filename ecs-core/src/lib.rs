@@ -10,6 +10,7 @@
 extern crate self as ecs;
 
 pub mod archetype;
+pub mod batching;
 pub mod bundle;
 pub mod change_detection;
 pub mod component;

@@ -13,6 +13,13 @@ use std::{
 use rayon::prelude::*;
 
 use super::{Message, MessageCursor, MessageId, MessageInstance, Messages};
+use crate::batching::BatchingStrategy;
+
+/// The fixed chunk length a strategy asks for over `len` messages, or
+/// `None` to leave the splitting to rayon (no strategy set).
+fn chunk_len(batching: &Option<BatchingStrategy>, len: usize) -> Option<usize> {
+    batching.as_ref().map(|strategy| strategy.size_for(len))
+}
 
 /// The unread messages of a [`MessageReader`](super::MessageReader) or
 /// [`MessageCursor`], oldest first.
@@ -244,6 +251,7 @@ impl<M: Message> ExactSizeIterator for MessageMutIteratorWithId<'_, M> {
 pub struct MessageParIter<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     slices: [&'a [MessageInstance<M>]; 2],
+    batching: Option<BatchingStrategy>,
 }
 
 impl<'a, M: Message> MessageParIter<'a, M> {
@@ -253,7 +261,15 @@ impl<'a, M: Message> MessageParIter<'a, M> {
         MessageParIter {
             reader,
             slices: [&messages.older.messages[a..], &messages.newer.messages[b..]],
+            batching: None,
         }
+    }
+
+    /// Hands rayon batches of messages sized by `strategy` (see
+    /// [`BatchingStrategy`]) instead of letting it split the work.
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = Some(strategy);
+        self
     }
 
     /// Runs `func` on each message, in parallel.
@@ -264,9 +280,12 @@ impl<'a, M: Message> MessageParIter<'a, M> {
     /// Runs `func` on each message and its id, in parallel.
     pub fn for_each_with_id<F: Fn(&'a M, MessageId<M>) + Send + Sync>(self, func: F) {
         let [a, b] = self.slices;
-        a.into_par_iter()
-            .chain(b.into_par_iter())
-            .for_each(|instance| func(&instance.message, instance.message_id));
+        let walk = a.into_par_iter().chain(b.into_par_iter());
+        let run = |instance: &'a MessageInstance<M>| func(&instance.message, instance.message_id);
+        match chunk_len(&self.batching, a.len() + b.len()) {
+            Some(n) => walk.with_min_len(n).with_max_len(n).for_each(run),
+            None => walk.for_each(run),
+        }
         self.reader.last_message_count += a.len() + b.len();
     }
 
@@ -303,6 +322,7 @@ impl<'a, M: Message> IntoIterator for MessageParIter<'a, M> {
 pub struct MessageMutParIter<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     slices: [&'a mut [MessageInstance<M>]; 2],
+    batching: Option<BatchingStrategy>,
 }
 
 impl<'a, M: Message> MessageMutParIter<'a, M> {
@@ -315,7 +335,15 @@ impl<'a, M: Message> MessageMutParIter<'a, M> {
                 &mut messages.older.messages[a..],
                 &mut messages.newer.messages[b..],
             ],
+            batching: None,
         }
+    }
+
+    /// Hands rayon batches of messages sized by `strategy` (see
+    /// [`BatchingStrategy`]) instead of letting it split the work.
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = Some(strategy);
+        self
     }
 
     /// Runs `func` on each message, in parallel.
@@ -327,9 +355,13 @@ impl<'a, M: Message> MessageMutParIter<'a, M> {
     pub fn for_each_with_id<F: Fn(&'a mut M, MessageId<M>) + Send + Sync>(self, func: F) {
         let [a, b] = self.slices;
         let read = a.len() + b.len();
-        a.into_par_iter()
-            .chain(b.into_par_iter())
-            .for_each(|instance| func(&mut instance.message, instance.message_id));
+        let walk = a.into_par_iter().chain(b.into_par_iter());
+        let run =
+            |instance: &'a mut MessageInstance<M>| func(&mut instance.message, instance.message_id);
+        match chunk_len(&self.batching, read) {
+            Some(n) => walk.with_min_len(n).with_max_len(n).for_each(run),
+            None => walk.for_each(run),
+        }
         self.reader.last_message_count += read;
     }
 

@@ -1154,4 +1154,37 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     {
         self.query_mut(world).contiguous_iter_inner()
     }
+
+    /// The matches as read-only slices, batches of rows on rayon's pool;
+    /// see [`Query::contiguous_par_iter`](crate::system::Query::contiguous_par_iter).
+    ///
+    /// # Errors
+    /// [`QueryNotDenseError`] if the query walks archetypes.
+    #[track_caller]
+    pub fn contiguous_par_iter<'w, 's>(
+        &'s mut self,
+        world: &'w crate::world::World,
+    ) -> Result<super::QueryContiguousParIter<'w, 's, D::ReadOnly, F>, QueryNotDenseError>
+    where
+        D::ReadOnly: ContiguousQueryData,
+        F: ArchetypeFilter,
+    {
+        self.query(world).contiguous_par_iter_inner()
+    }
+
+    /// The matches as slices, batches of rows on rayon's pool, mutably.
+    ///
+    /// # Errors
+    /// [`QueryNotDenseError`] if the query walks archetypes.
+    #[track_caller]
+    pub fn contiguous_par_iter_mut<'w, 's>(
+        &'s mut self,
+        world: &'w mut crate::world::World,
+    ) -> Result<super::QueryContiguousParIter<'w, 's, D, F>, QueryNotDenseError>
+    where
+        D: ContiguousQueryData,
+        F: ArchetypeFilter,
+    {
+        self.query_mut(world).contiguous_par_iter_inner()
+    }
 }

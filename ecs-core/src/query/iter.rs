@@ -529,7 +529,7 @@ pub(crate) unsafe fn for_each_table_rows<'w, D: QueryData, F: QueryFilter>(
     rows: std::ops::Range<usize>,
     last_run: Tick,
     this_run: Tick,
-    func: &impl Fn(D::Item<'w>),
+    func: &mut impl FnMut(D::Item<'w>),
 ) {
     // SAFETY: the rows are read with the caller's access (caller).
     let table = &unsafe { world.storages() }.tables[state.matched_table_ids[match_index]];
@@ -685,7 +685,7 @@ pub(crate) unsafe fn for_each_archetype_rows<'w, D: QueryData, F: QueryFilter>(
     rows: std::ops::Range<usize>,
     last_run: Tick,
     this_run: Tick,
-    func: &impl Fn(D::Item<'w>),
+    func: &mut impl FnMut(D::Item<'w>),
 ) {
     let archetype = &world.archetypes()[archetype_id];
     // SAFETY: the rows are read with the caller's access (caller).

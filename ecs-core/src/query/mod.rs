@@ -284,7 +284,9 @@ pub use iter::QueryIter;
 pub use iter_many::{
     QueryManyIter, QueryManyMatchedIter, QueryManyUniqueIter, QueryManyUnwrappedIter,
 };
-pub use par_iter::{QueryContiguousParIter, QueryParIter, QueryParManyUniqueIter};
+pub use par_iter::{
+    QueryContiguousParIter, QueryParIter, QueryParManyIter, QueryParManyUniqueIter,
+};
 pub use sort::QuerySortedIter;
 pub use sort_many::QuerySortedManyIter;
 pub(crate) use state::single_of;

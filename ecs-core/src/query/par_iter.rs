@@ -2,30 +2,38 @@ use std::ops::Range;
 
 use super::{
     iter::{for_each_archetype_rows, for_each_table_rows},
-    ArchetypeFilter, ContiguousQueryData, QueryData, QueryEntityError, QueryFilter,
-    QueryManyUniqueIter, QueryNotDenseError, QueryState,
+    ArchetypeFilter, ContiguousQueryData, QueryData, QueryEntityError, QueryFilter, QueryManyIter,
+    QueryManyUniqueIter, QueryNotDenseError, QueryState, ReadOnlyQueryData,
 };
 use crate::{
+    batching::BatchingStrategy,
     change_detection::Tick,
-    entity::{EntityEquivalent, UniqueEntityEquivalentSlice, UniqueEntityEquivalentVec},
+    entity::{ContainsEntity, EntityEquivalent, UniqueEntityEquivalentVec},
     world::UnsafeWorldCell,
 };
 
 /// A parallel walk over a query's items on rayon's thread pool.
 ///
-/// Each matched table (or archetype) is cut into batches of rows; the batch
-/// size comes from the total number of rows and the number of threads, so
-/// every thread gets several batches to balance load.
+/// Each matched table (or archetype) is cut into batches of rows, sized by
+/// a [`BatchingStrategy`] from the query's total rows and the number of
+/// threads: by default four batches per thread, to balance load.
 pub struct QueryParIter<'w, 's, D: QueryData, F: QueryFilter> {
     world: UnsafeWorldCell<'w>,
     state: &'s QueryState<D, F>,
     last_run: Tick,
     this_run: Tick,
-    batch_size: Option<usize>,
+    batching: BatchingStrategy,
 }
 
-/// Batches per thread when the batch size is derived.
-const BATCHES_PER_THREAD: usize = 4;
+/// The batching of [`batching`](QueryParIter::batching)`(batch_size)`.
+#[track_caller]
+fn fixed_batches(batch_size: usize) -> BatchingStrategy {
+    assert!(
+        batch_size > 0,
+        "a parallel query's batch size must be at least 1"
+    );
+    BatchingStrategy::fixed(batch_size)
+}
 
 impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
     pub(crate) fn new(
@@ -39,20 +47,23 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
             state,
             last_run,
             this_run,
-            batch_size: None,
+            batching: BatchingStrategy::PARALLEL_DEFAULT,
         }
     }
 
-    /// Uses batches of `batch_size` rows instead of a derived size.
+    /// Uses batches of `batch_size` rows instead of a derived size:
+    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
     ///
     /// # Panics
     /// If `batch_size` is zero.
-    pub fn batching(mut self, batch_size: usize) -> Self {
-        assert!(
-            batch_size > 0,
-            "a parallel query's batch size must be at least 1"
-        );
-        self.batch_size = Some(batch_size);
+    #[track_caller]
+    pub fn batching(self, batch_size: usize) -> Self {
+        self.batching_strategy(fixed_batches(batch_size))
+    }
+
+    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = strategy;
         self
     }
 
@@ -81,23 +92,58 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
     where
         FN: Fn(D::Item<'w>) + Send + Sync,
     {
+        self.for_each_init(|| (), |_, item| func(item));
+    }
+
+    /// [`QueryParIter::for_each`] with a value `init` makes per batch,
+    /// handed to `func` with each item: a scratch buffer, or a handle to a
+    /// thread-local queue. `init` may run several times on one thread, and
+    /// its values are dropped when their batch ends; it is not a parallel
+    /// `fold`.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((1..=100).map(Health));
+    /// let totals = Mutex::new(Vec::new());
+    /// struct Sum<'a>(u32, &'a Mutex<Vec<u32>>);
+    /// impl Drop for Sum<'_> {
+    ///     fn drop(&mut self) {
+    ///         self.1.lock().unwrap().push(self.0);
+    ///     }
+    /// }
+    /// let mut query = world.query::<&Health>();
+    /// query
+    ///     .par_iter(&world)
+    ///     .for_each_init(|| Sum(0, &totals), |sum, health| sum.0 += health.0);
+    /// assert_eq!(totals.into_inner().unwrap().iter().sum::<u32>(), 5050);
+    /// ```
+    pub fn for_each_init<FN, INIT, T>(self, init: INIT, func: FN)
+    where
+        FN: Fn(&mut T, D::Item<'w>) + Send + Sync,
+        INIT: Fn() -> T + Send + Sync,
+    {
         let threads = rayon::current_num_threads().max(1);
         let total: usize = self.storage_lens().sum();
-        let batch_size = self
-            .batch_size
-            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
+        let batch_size = self.batching.size_for(total);
         if threads == 1 || total <= batch_size {
+            let mut value = init();
             // SAFETY: the constructor's caller had the access; one thread.
             unsafe {
                 self.state
                     .iter_unchecked_manual(self.world, self.last_run, self.this_run)
             }
-            .for_each(func);
+            .for_each(|item| func(&mut value, item));
             return;
         }
         let (world, state, last_run, this_run) =
             (self.world, self.state, self.last_run, self.this_run);
-        let func = &func;
+        let (init, func) = (&init, &func);
         rayon::scope(|scope| {
             if state.walks_tables() {
                 for (match_index, &table_id) in state.matched_table_ids.iter().enumerate() {
@@ -108,6 +154,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                         // different tasks never alias; the access was
                         // checked by the constructor's caller.
                         scope.spawn(move |_| unsafe {
+                            let mut value = init();
                             for_each_table_rows(
                                 world,
                                 state,
@@ -115,7 +162,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                                 rows,
                                 last_run,
                                 this_run,
-                                func,
+                                &mut |item| func(&mut value, item),
                             )
                         });
                     }
@@ -126,6 +173,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                     for rows in batches(len, batch_size) {
                         // SAFETY: as above, with disjoint archetype rows.
                         scope.spawn(move |_| unsafe {
+                            let mut value = init();
                             for_each_archetype_rows(
                                 world,
                                 state,
@@ -133,7 +181,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
                                 rows,
                                 last_run,
                                 this_run,
-                                func,
+                                &mut |item| func(&mut value, item),
                             )
                         });
                     }
@@ -153,9 +201,8 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
 /// [`QueryEntityError`], as in
 /// [`QueryManyUniqueIter`](super::QueryManyUniqueIter).
 ///
-/// The batch size is set with [`QueryParManyUniqueIter::batching`], where
-/// bevy's takes a `BatchingStrategy`, as this crate's other parallel
-/// iterator does.
+/// The list is cut into batches of entities sized by a
+/// [`BatchingStrategy`].
 pub struct QueryParManyUniqueIter<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
 {
     world: UnsafeWorldCell<'w>,
@@ -163,7 +210,7 @@ pub struct QueryParManyUniqueIter<'w, 's, D: QueryData, F: QueryFilter, E: Entit
     entities: UniqueEntityEquivalentVec<E>,
     last_run: Tick,
     this_run: Tick,
-    batch_size: Option<usize>,
+    batching: BatchingStrategy,
 }
 
 impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
@@ -185,20 +232,23 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
             entities,
             last_run,
             this_run,
-            batch_size: None,
+            batching: BatchingStrategy::PARALLEL_DEFAULT,
         }
     }
 
-    /// Uses batches of `batch_size` entities instead of a derived size.
+    /// Uses batches of `batch_size` entities instead of a derived size:
+    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
     ///
     /// # Panics
     /// If `batch_size` is zero.
-    pub fn batching(mut self, batch_size: usize) -> Self {
-        assert!(
-            batch_size > 0,
-            "a parallel query's batch size must be at least 1"
-        );
-        self.batch_size = Some(batch_size);
+    #[track_caller]
+    pub fn batching(self, batch_size: usize) -> Self {
+        self.batching_strategy(fixed_batches(batch_size))
+    }
+
+    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = strategy;
         self
     }
 
@@ -219,14 +269,13 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
         FN: Fn(&mut T, Result<D::Item<'w>, QueryEntityError>) + Send + Sync,
         INIT: Fn() -> T + Send + Sync,
     {
-        let threads = rayon::current_num_threads().max(1);
-        let total = self.entities.len();
-        let batch_size = self
-            .batch_size
-            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
         let (world, state, last_run, this_run) =
             (self.world, self.state, self.last_run, self.this_run);
-        let run = |batch: &UniqueEntityEquivalentSlice<E>| {
+        let entities = self.entities.as_slice();
+        let run = |rows: Range<usize>| {
+            let batch = entities
+                .get_range(rows)
+                .expect("batches lie within the set");
             let mut value = init();
             let items =
                 // SAFETY: the constructor's caller holds the state's access;
@@ -237,25 +286,123 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
                 func(&mut value, item);
             }
         };
-        let entities = self.entities.as_slice();
-        if threads == 1 || total <= batch_size {
-            // One thread still makes one value per batch, as documented.
-            for rows in batches(total, batch_size) {
-                run(entities
-                    .get_range(rows)
-                    .expect("batches lie within the set"));
-            }
-            return;
+        run_list_batches(entities.len(), &self.batching, run);
+    }
+}
+
+/// Runs `run` on every batch of a list of `total` entities sized by
+/// `batching`, on rayon's pool (on this thread when there is one batch or
+/// one thread; each batch still gets its own call, as documented for the
+/// `init` values).
+fn run_list_batches(total: usize, batching: &BatchingStrategy, run: impl Fn(Range<usize>) + Sync) {
+    let threads = rayon::current_num_threads().max(1);
+    let batch_size = batching.size_for(total);
+    if threads == 1 || total <= batch_size {
+        batches(total, batch_size).for_each(run);
+        return;
+    }
+    let run = &run;
+    rayon::scope(|scope| {
+        for rows in batches(total, batch_size) {
+            scope.spawn(move |_| run(rows));
         }
-        let run = &run;
-        rayon::scope(|scope| {
-            for rows in batches(total, batch_size) {
-                let batch = entities
-                    .get_range(rows)
-                    .expect("batches lie within the set");
-                scope.spawn(move |_| run(batch));
+    });
+}
+
+/// A parallel walk over the read-only items of a list of entities
+/// ([`Query::par_iter_many`](crate::system::Query::par_iter_many)), on
+/// rayon's thread pool.
+///
+/// The list may name an entity more than once (the items are read-only),
+/// and each item is a `Result`, as in
+/// [`QueryManyIter`](super::QueryManyIter): an entity the query cannot
+/// return gives its [`QueryEntityError`]. The list is cut into batches of
+/// entities sized by a [`BatchingStrategy`].
+pub struct QueryParManyIter<
+    'w,
+    's,
+    D: ReadOnlyQueryData,
+    F: QueryFilter,
+    E: EntityEquivalent + Sync,
+> {
+    world: UnsafeWorldCell<'w>,
+    state: &'s QueryState<D, F>,
+    entities: Vec<E>,
+    last_run: Tick,
+    this_run: Tick,
+    batching: BatchingStrategy,
+}
+
+impl<'w, 's, D: ReadOnlyQueryData, F: QueryFilter, E: EntityEquivalent + Sync>
+    QueryParManyIter<'w, 's, D, F, E>
+{
+    /// # Safety
+    /// `world` is the world `state` was built for, and the caller holds
+    /// the access `state` records (reads only) for `'w`.
+    pub(crate) unsafe fn new(
+        world: UnsafeWorldCell<'w>,
+        state: &'s QueryState<D, F>,
+        entities: Vec<E>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> Self {
+        QueryParManyIter {
+            world,
+            state,
+            entities,
+            last_run,
+            this_run,
+            batching: BatchingStrategy::PARALLEL_DEFAULT,
+        }
+    }
+
+    /// Uses batches of `batch_size` entities instead of a derived size:
+    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
+    ///
+    /// # Panics
+    /// If `batch_size` is zero.
+    #[track_caller]
+    pub fn batching(self, batch_size: usize) -> Self {
+        self.batching_strategy(fixed_batches(batch_size))
+    }
+
+    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = strategy;
+        self
+    }
+
+    /// Calls `func` with the item (or error) of every entity of the list,
+    /// on several threads at once.
+    pub fn for_each<FN>(self, func: FN)
+    where
+        FN: Fn(Result<D::Item<'w>, QueryEntityError>) + Send + Sync,
+    {
+        self.for_each_init(|| (), |_, item| func(item));
+    }
+
+    /// [`QueryParManyIter::for_each`] with a value `init` makes per batch,
+    /// handed to `func` with each item. `init` may run several times on
+    /// one thread.
+    pub fn for_each_init<FN, INIT, T>(self, init: INIT, func: FN)
+    where
+        FN: Fn(&mut T, Result<D::Item<'w>, QueryEntityError>) + Send + Sync,
+        INIT: Fn() -> T + Send + Sync,
+    {
+        let (world, state, last_run, this_run) =
+            (self.world, self.state, self.last_run, self.this_run);
+        let entities = self.entities.as_slice();
+        let run = |rows: Range<usize>| {
+            let mut value = init();
+            let batch = entities[rows].iter().map(ContainsEntity::entity);
+            // SAFETY: the constructor's caller holds the state's access,
+            // which only reads, so items may alias (a repeated entity).
+            let items = unsafe { QueryManyIter::new(world, state, batch, last_run, this_run) };
+            for item in items {
+                func(&mut value, item);
             }
-        });
+        };
+        run_list_batches(entities.len(), &self.batching, run);
     }
 }
 
@@ -264,15 +411,14 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
 /// each matched table is cut into batches of rows, and each batch is
 /// handed to the callback as the slices of its rows, on rayon's pool.
 ///
-/// The batch size is set with [`QueryContiguousParIter::batching`], where
-/// bevy's takes a `BatchingStrategy`, as this crate's other parallel
-/// iterators do; a batch never spans two tables.
+/// Each table is cut into batches of rows sized by a [`BatchingStrategy`];
+/// a batch never spans two tables.
 pub struct QueryContiguousParIter<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> {
     world: UnsafeWorldCell<'w>,
     state: &'s QueryState<D, F>,
     last_run: Tick,
     this_run: Tick,
-    batch_size: Option<usize>,
+    batching: BatchingStrategy,
 }
 
 impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<'w, 's, D, F> {
@@ -293,20 +439,23 @@ impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<
             state,
             last_run,
             this_run,
-            batch_size: None,
+            batching: BatchingStrategy::PARALLEL_DEFAULT,
         })
     }
 
-    /// Uses batches of `batch_size` rows instead of a derived size.
+    /// Uses batches of `batch_size` rows instead of a derived size:
+    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
     ///
     /// # Panics
     /// If `batch_size` is zero.
-    pub fn batching(mut self, batch_size: usize) -> Self {
-        assert!(
-            batch_size > 0,
-            "a parallel query's batch size must be at least 1"
-        );
-        self.batch_size = Some(batch_size);
+    #[track_caller]
+    pub fn batching(self, batch_size: usize) -> Self {
+        self.batching_strategy(fixed_batches(batch_size))
+    }
+
+    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
+    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+        self.batching = strategy;
         self
     }
 
@@ -337,9 +486,7 @@ impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<
             .iter()
             .map(|&id| tables[id].entity_count())
             .sum();
-        let batch_size = self
-            .batch_size
-            .unwrap_or_else(|| total.div_ceil(threads * BATCHES_PER_THREAD).max(1));
+        let batch_size = self.batching.size_for(total);
         // SAFETY: (for both uses below) the query walks tables and matches
         // `table`, the rows lie within it, and the batches are disjoint,
         // so no two live slices alias; the access was checked by the
@@ -354,11 +501,12 @@ impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<
             )
         };
         if threads == 1 || total <= batch_size {
-            // A batch size the caller chose still bounds every slice, and
+            // A batching the caller chose still bounds every slice, and
             // each batch gets its own value, as on several threads.
+            let chosen = self.batching != BatchingStrategy::PARALLEL_DEFAULT;
             for &table_id in state.matched_tables() {
                 let len = tables[table_id].entity_count();
-                for rows in batches(len, self.batch_size.unwrap_or(len.max(1))) {
+                for rows in batches(len, if chosen { batch_size } else { len.max(1) }) {
                     func(&mut init(), fetch(table_id, rows));
                 }
             }

@@ -2,12 +2,12 @@ use std::{any::type_name, borrow::Borrow};
 
 use crate::{
     change_detection::Tick,
-    entity::{Entity, EntitySet, EntitySetIterator, UniqueEntityArray},
+    entity::{Entity, EntityEquivalent, EntitySet, EntitySetIterator, UniqueEntityArray},
     query::{
         ArchetypeFilter, ContiguousQueryData, QueryCombinationIter, QueryContiguousIter,
         QueryContiguousParIter, QueryData, QueryEntityError, QueryFilter, QueryIter, QueryManyIter,
-        QueryManyUniqueIter, QueryNotDenseError, QueryParIter, QueryParManyUniqueIter,
-        QuerySingleError, QueryState, ReadOnlyQueryData,
+        QueryManyUniqueIter, QueryNotDenseError, QueryParIter, QueryParManyIter,
+        QueryParManyUniqueIter, QuerySingleError, QueryState, ReadOnlyQueryData,
     },
     world::UnsafeWorldCell,
 };
@@ -568,6 +568,46 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
     pub fn par_iter_mut(&mut self) -> QueryParIter<'_, 's, D, F> {
         let world: UnsafeWorldCell<'_> = self.world;
         QueryParIter::new(world, self.state, self.last_run, self.this_run)
+    }
+
+    /// A parallel iterator over the read-only items of the entities of the
+    /// list `entities`, which may repeat an entity: each item is a
+    /// `Result`, an error for an entity the query cannot return. Order and
+    /// threads are unspecified; for a mutable walk use
+    /// [`Query::par_iter_many_unique_mut`] with a set.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(u32);
+    ///
+    /// let mut world = World::new();
+    /// let a = world.spawn(Health(3)).id();
+    /// let b = world.spawn(Health(4)).id();
+    /// let total = AtomicU32::new(0);
+    /// let mut state = world.query::<&Health>();
+    /// state.query(&world).par_iter_many([a, b, a]).for_each(|health| {
+    ///     total.fetch_add(health.unwrap().0, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 10);
+    /// ```
+    pub fn par_iter_many<EntityList: IntoIterator<Item: EntityEquivalent + Sync>>(
+        &self,
+        entities: EntityList,
+    ) -> QueryParManyIter<'_, 's, D::ReadOnly, F, EntityList::Item> {
+        // SAFETY: the read-only state's access is a subset of this query's,
+        // held while `self` is borrowed.
+        unsafe {
+            QueryParManyIter::new(
+                self.world,
+                self.state.as_readonly(),
+                entities.into_iter().collect(),
+                self.last_run,
+                self.this_run,
+            )
+        }
     }
 
     /// A parallel iterator over the read-only items of the entities of the
