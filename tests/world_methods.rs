@@ -12,6 +12,7 @@ use common::integrity::check_invariants;
 use common::panics::expect_panic;
 use ecs::entity::{EntityHashMap, EntityHashSet};
 use ecs::prelude::*;
+use ecs::ptr::OwningPtr;
 use ecs::system::CommandQueue;
 use ecs::world::error::EntityMutableFetchError;
 use ecs::world::ComponentEntry;
@@ -1199,4 +1200,347 @@ fn hooks_by_id_resource_scope_on_a_handle_and_inserts_by_id_through_commands() {
     queue.apply(&mut world);
     assert_eq!(world.get::<Pace>(other), Some(&Pace(7)));
     assert_eq!(world.resource::<Added>().0, 2);
+}
+
+// ---- clearing and despawning in bulk ----------------------------------------
+
+#[derive(Resource)]
+struct Vault(#[allow(dead_code)] Payload);
+
+#[derive(Resource)]
+struct Till(#[allow(dead_code)] Payload);
+
+/// Non-send: held for its drop.
+struct LocalVault(
+    #[allow(dead_code)] Payload,
+    #[allow(dead_code)] std::rc::Rc<()>,
+);
+
+#[test]
+fn clear_resources_drops_each_value_once_even_when_one_panics() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.insert_resource(Vault(Payload::armed(1, &log)));
+    world.insert_resource(Till(Payload::new(2, &log)));
+    world.insert_non_send(LocalVault(Payload::new(3, &log), Default::default()));
+    let e = world.spawn(Health(1)).id();
+    let message = expect_panic(|| world.clear_resources());
+    assert!(message.contains("bomb 1 exploded"), "{message}");
+    log.assert_dropped_once(&[1, 2]);
+    log.assert_not_dropped(&[3]);
+    assert!(!world.contains_resource::<Vault>());
+    assert!(!world.contains_resource::<Till>());
+    assert_eq!(world.iter_resources().count(), 0);
+    // Entities and non-send resources stay; resources can come back.
+    assert_eq!(world.get::<Health>(e), Some(&Health(1)));
+    assert!(world.contains_non_send::<LocalVault>());
+    world.insert_resource(Till(Payload::new(4, &log)));
+    assert!(world.contains_resource::<Till>());
+    // Queries still build with the world's filters resource gone.
+    assert_eq!(world.query::<&Health>().iter(&world).count(), 1);
+    check_invariants(&world);
+}
+
+#[test]
+fn clear_non_send_refuses_another_threads_values_before_dropping_any() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.insert_non_send(LocalVault(Payload::new(1, &log), Default::default()));
+    let message = std::thread::scope(|scope| {
+        scope
+            .spawn(|| expect_panic(|| world.clear_non_send()))
+            .join()
+            .unwrap()
+    });
+    assert!(message.contains("LocalVault"), "{message}");
+    assert!(message.contains("inserted on thread"), "{message}");
+    log.assert_not_dropped(&[1]);
+    assert!(world.contains_non_send::<LocalVault>());
+    world.clear_non_send();
+    log.assert_dropped_once(&[1]);
+    assert!(!world.contains_non_send::<LocalVault>());
+}
+
+#[test]
+fn clear_all_empties_the_world_and_keeps_registrations() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let cargo = world.spawn(Cargo(Payload::new(1, &log))).id();
+    world.spawn((Health(1), Speed(2)));
+    world.insert_resource(Vault(Payload::new(2, &log)));
+    world.insert_non_send(LocalVault(Payload::new(3, &log), Default::default()));
+    let health = world.register_component::<Health>();
+    world.clear_all();
+    log.assert_dropped_once(&[1, 2, 3]);
+    assert_eq!(world.entities().len(), 0);
+    assert!(world.get_entity(cargo).is_err());
+    assert!(!world.contains_resource::<Vault>());
+    assert!(!world.contains_non_send::<LocalVault>());
+    assert_eq!(world.component_id::<Health>(), Some(health));
+    let again = world.spawn(Health(5)).id();
+    assert_ne!(again, cargo);
+    assert_eq!(world.query::<&Health>().iter(&world).count(), 1);
+    check_invariants(&world);
+}
+
+#[derive(Component)]
+#[component(on_despawn = count_despawn)]
+struct Doomed(u32);
+
+#[derive(Resource, Default)]
+struct Despawned(Vec<u32>);
+
+fn count_despawn(mut world: ecs::world::DeferredWorld, ctx: ecs::component::HookContext) {
+    let n = world.get::<Doomed>(ctx.entity).unwrap().0;
+    world.resource_mut::<Despawned>().0.push(n);
+}
+
+#[test]
+fn despawn_all_runs_hooks_in_reverse_walk_order_and_keeps_the_rest() {
+    let mut world = World::new();
+    world.init_resource::<Despawned>();
+    let doomed: Vec<Entity> = (0..5).map(|i| world.spawn(Doomed(i)).id()).collect();
+    let kept = world.spawn((Doomed(9), Marker)).id();
+    let order: Vec<u32> = world
+        .query_filtered::<&Doomed, Without<Marker>>()
+        .iter(&world)
+        .map(|d| d.0)
+        .collect();
+    world.despawn_all::<Without<Marker>>();
+    let mut expected = order;
+    expected.reverse();
+    assert_eq!(world.resource::<Despawned>().0, expected);
+    assert!(doomed.iter().all(|&e| world.get_entity(e).is_err()));
+    assert!(world.get_entity(kept).is_ok());
+    check_invariants(&world);
+}
+
+#[test]
+fn despawn_all_where_tests_each_item_and_a_panicking_test_despawns_nothing() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn(Health(i)).id()).collect();
+    let message = expect_panic(|| {
+        world.despawn_all_where::<&Health, ()>(|h| {
+            assert!(h.0 != 7, "health 7 cannot be judged");
+            h.0 % 2 == 0
+        })
+    });
+    assert!(message.contains("health 7 cannot be judged"), "{message}");
+    assert_eq!(world.entities().len(), 10);
+    // A mutable item may be changed by the test itself.
+    world.despawn_all_where::<&mut Health, ()>(|mut h| {
+        h.0 += 100;
+        h.0 % 2 == 0
+    });
+    let left: Vec<u32> = entities
+        .iter()
+        .filter_map(|&e| world.get::<Health>(e).map(|h| h.0))
+        .collect();
+    assert_eq!(left, [101, 103, 105, 107, 109]);
+    check_invariants(&world);
+}
+
+#[test]
+fn despawn_all_skips_entities_a_hook_already_despawned() {
+    let mut world = World::new();
+    let parent = world.spawn(Marker).id();
+    let child = world.spawn((Marker, ChildOf(parent))).id();
+    world.despawn_all::<With<Marker>>();
+    assert!(world.get_entity(parent).is_err());
+    assert!(world.get_entity(child).is_err());
+    assert_eq!(world.entities().len(), 0);
+    check_invariants(&world);
+}
+
+#[test]
+fn commands_despawn_all_and_despawn_all_where() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..6).map(|i| world.spawn(Health(i)).id()).collect();
+    world.entity_mut(entities[0]).insert(Marker);
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.despawn_all::<With<Marker>>();
+    commands.despawn_all_where::<&Health, ()>(|h| h.0 >= 4);
+    // Nothing happens until the queue applies.
+    assert_eq!(world.entities().len(), 6);
+    queue.apply(&mut world);
+    let alive: Vec<Entity> = entities
+        .iter()
+        .copied()
+        .filter(|&e| world.get_entity(e).is_ok())
+        .collect();
+    assert_eq!(alive, entities[1..4]);
+}
+
+// ---- resources, non-send resources and registrations by id ------------------
+
+#[test]
+fn modify_resource_runs_f_and_marks_the_resource_changed() {
+    let mut world = World::new();
+    assert_eq!(world.modify_resource(|g: &mut Gold| g.0), Ok(None));
+    world.insert_resource(Gold(1));
+    world.clear_trackers();
+    assert!(!world.is_resource_changed::<Gold>());
+    // `f` gets `&mut Gold`: the resource counts as changed, as in bevy.
+    assert_eq!(world.modify_resource(|g: &mut Gold| g.0), Ok(Some(1)));
+    assert!(world.is_resource_changed::<Gold>());
+    assert_eq!(
+        world.modify_resource(|g: &mut Gold| {
+            g.0 = 2;
+        }),
+        Ok(Some(()))
+    );
+    assert_eq!(world.resource::<Gold>(), &Gold(2));
+    let id = world.components().resource_id::<Gold>().unwrap();
+    world.clear_trackers();
+    let read = world.modify_resource_by_id(id, |mut value| {
+        // SAFETY: `id` is `Gold`'s.
+        let gold = unsafe { value.as_mut().deref_mut::<Gold>() };
+        gold.0 += 1;
+        gold.0
+    });
+    assert_eq!(read, Ok(Some(3)));
+    assert!(world.is_resource_changed::<Gold>());
+    world.remove_resource::<Gold>();
+    assert_eq!(world.modify_resource_by_id(id, |_| ()), Ok(None));
+}
+
+#[test]
+fn iter_resources_mut_marks_only_what_it_writes() {
+    let mut world = World::new();
+    world.insert_resource(Gold(1));
+    world.insert_resource(Despawned::default());
+    world.clear_trackers();
+    let gold = world.components().resource_id::<Gold>().unwrap();
+    let mut seen = 0;
+    for (id, info, mut value) in world.iter_resources_mut() {
+        seen += 1;
+        if id == gold {
+            assert!(info.name().ends_with("Gold"));
+            // SAFETY: `id` is `Gold`'s.
+            unsafe { value.as_mut().deref_mut::<Gold>() }.0 = 10;
+        }
+    }
+    assert_eq!(seen, world.iter_resources().count());
+    assert_eq!(world.resource::<Gold>(), &Gold(10));
+    assert!(world.is_resource_changed::<Gold>());
+    assert!(!world.is_resource_changed::<Despawned>());
+}
+
+#[test]
+fn non_send_by_id_family() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let id = world.init_non_send::<Option<std::rc::Rc<u32>>>();
+    assert!(world.contains_non_send_by_id(id));
+    // SAFETY: `id` is `Option<Rc<u32>>`'s.
+    assert!(unsafe {
+        world
+            .get_non_send_by_id(id)
+            .unwrap()
+            .deref::<Option<std::rc::Rc<u32>>>()
+    }
+    .is_none());
+    world.clear_trackers();
+    {
+        let mut value = world.get_non_send_mut_by_id(id).unwrap();
+        // SAFETY: as above.
+        *unsafe { value.as_mut().deref_mut::<Option<std::rc::Rc<u32>>>() } =
+            Some(std::rc::Rc::new(7));
+    }
+    assert!(world
+        .get_non_send_mut::<Option<std::rc::Rc<u32>>>()
+        .unwrap()
+        .is_changed());
+    assert_eq!(
+        world
+            .non_send::<Option<std::rc::Rc<u32>>>()
+            .as_deref()
+            .copied(),
+        Some(7)
+    );
+    assert_eq!(world.remove_non_send_by_id(id), Some(()));
+    assert_eq!(world.remove_non_send_by_id(id), None);
+    assert!(!world.contains_non_send_by_id(id));
+    assert!(world.get_non_send_by_id(id).is_none());
+
+    let vault = world.init_non_send_id_of_local_vault(&log);
+    log.assert_not_dropped(&[1]);
+    OwningPtr::make(
+        LocalVault(Payload::new(2, &log), Default::default()),
+        // SAFETY: `vault` is `LocalVault`'s, and the value moves in.
+        |ptr| unsafe { world.insert_non_send_by_id(vault, ptr) },
+    );
+    log.assert_dropped_once(&[1]);
+    assert!(world.contains_non_send_by_id(vault));
+    world.remove_non_send_by_id(vault);
+    log.assert_dropped_once(&[1, 2]);
+}
+
+trait InitLocalVault {
+    fn init_non_send_id_of_local_vault(&mut self, log: &DropLog) -> ecs::component::ComponentId;
+}
+
+impl InitLocalVault for World {
+    fn init_non_send_id_of_local_vault(&mut self, log: &DropLog) -> ecs::component::ComponentId {
+        self.insert_non_send(LocalVault(Payload::new(1, log), Default::default()));
+        self.components()
+            .get_resource_id(std::any::TypeId::of::<LocalVault>())
+            .unwrap()
+    }
+}
+
+#[test]
+fn register_bundle_and_required_components() {
+    let mut world = World::new();
+    let info = world.register_bundle::<(Health, Body)>();
+    let (bundle, ids) = (info.id(), info.explicit_components().to_vec());
+    assert_eq!(
+        ids,
+        [
+            world.component_id::<Health>().unwrap(),
+            world.component_id::<Body>().unwrap()
+        ]
+    );
+    assert_eq!(world.register_bundle::<(Health, Body)>().id(), bundle);
+    let required = world.get_required_components::<Body>().unwrap();
+    assert_eq!(required.len(), 1);
+    assert_eq!(required[0].id, world.component_id::<Mass>().unwrap());
+    let body = world.component_id::<Body>().unwrap();
+    assert_eq!(world.get_required_components_by_id(body).unwrap().len(), 1);
+    assert!(world.get_required_components::<Named>().is_none());
+}
+
+#[test]
+fn try_hook_setters_refuse_a_second_hook() {
+    fn hook(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {}
+    let mut world = World::new();
+    let hooks = world.register_component_hooks::<Speed>();
+    assert!(hooks.try_on_add(hook).is_some());
+    assert!(hooks.try_on_add(hook).is_none());
+    assert!(hooks.try_on_insert(hook).is_some());
+    assert!(hooks.try_on_discard(hook).is_some());
+    assert!(hooks.try_on_remove(hook).is_some());
+    assert!(hooks.try_on_despawn(hook).is_some());
+    assert!(hooks.try_on_despawn(hook).is_none());
+}
+
+#[test]
+fn deferred_world_reaches_non_send_resources() {
+    #[derive(Component)]
+    #[component(on_add = count_in_non_send)]
+    struct Counted;
+    fn count_in_non_send(mut world: ecs::world::DeferredWorld, _: ecs::component::HookContext) {
+        let cell = world
+            .non_send_mut::<std::rc::Rc<std::cell::Cell<u32>>>()
+            .clone();
+        cell.set(cell.get() + 1);
+        assert!(world.get_non_send_mut::<u8>().is_none());
+    }
+    let mut world = World::new();
+    let counter = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    world.insert_non_send(counter.clone());
+    world.spawn(Counted);
+    world.spawn(Counted);
+    assert_eq!(counter.get(), 2);
 }

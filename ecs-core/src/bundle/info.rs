@@ -99,6 +99,13 @@ impl BundleInfo {
         &self.component_ids
     }
 
+    /// The components the bundle names itself (not those they require):
+    /// [`BundleInfo::components`], by bevy's name.
+    #[inline]
+    pub fn explicit_components(&self) -> &[ComponentId] {
+        &self.component_ids
+    }
+
     /// The column position of each component in the spawn target's table
     /// (see the field); empty until the spawn target is computed.
     #[inline]

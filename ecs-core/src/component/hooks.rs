@@ -52,7 +52,16 @@ impl std::fmt::Debug for ComponentHooks {
 }
 
 macro_rules! hook_setter {
-    ($name:ident, $kind:literal) => {
+    ($name:ident, $try_name:ident, $kind:literal) => {
+        #[doc = concat!("Sets the `", $kind, "` hook, or returns `None` if the component already has one.")]
+        pub fn $try_name(&mut self, hook: ComponentHook) -> Option<&mut Self> {
+            if self.$name.is_some() {
+                return None;
+            }
+            self.$name = Some(hook);
+            Some(self)
+        }
+
         #[doc = concat!("Sets the `", $kind, "` hook.")]
         ///
         /// # Panics
@@ -87,11 +96,11 @@ impl ComponentHooks {
         }
     }
 
-    hook_setter!(on_add, "on_add");
-    hook_setter!(on_insert, "on_insert");
-    hook_setter!(on_discard, "on_discard");
-    hook_setter!(on_remove, "on_remove");
-    hook_setter!(on_despawn, "on_despawn");
+    hook_setter!(on_add, try_on_add, "on_add");
+    hook_setter!(on_insert, try_on_insert, "on_insert");
+    hook_setter!(on_discard, try_on_discard, "on_discard");
+    hook_setter!(on_remove, try_on_remove, "on_remove");
+    hook_setter!(on_despawn, try_on_despawn, "on_despawn");
 
     /// Sets the `on_discard` hook.
     ///

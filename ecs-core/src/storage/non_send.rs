@@ -263,6 +263,21 @@ impl NonSends {
         self.len() == 0
     }
 
+    /// Panics, naming the type and both threads, if a value belongs to
+    /// another thread.
+    #[track_caller]
+    pub(crate) fn assert_all_local(&self) {
+        let here = Some(thread::current().id());
+        if let Some(data) = self
+            .non_sends
+            .values()
+            .iter()
+            .find(|data| data.is_present() && data.origin != here)
+        {
+            data.wrong_thread();
+        }
+    }
+
     /// Drops every value of this thread and forgets those of others.
     pub(crate) fn clear_all(&mut self, panics: &mut DropPanics) {
         for data in self.non_sends.values_mut() {

@@ -16,6 +16,7 @@ use crate::{
     bundle::Bundle,
     entity::{Entities, Entity, EntityNotSpawnedError, InvalidEntityError},
     error::{BevyError, ErrorContext},
+    query::{QueryData, QueryFilter},
     resource::Resource,
     world::{FromWorld, World, WorldId},
 };
@@ -155,6 +156,57 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue.push(move |world: &mut World| {
             world.spawn_batch(iter);
         });
+    }
+
+    /// Queues despawning every entity that matches the filter `F` when
+    /// the command applies ([`World::despawn_all`]): one command, however
+    /// many entities.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Bullet;
+    ///
+    /// fn clear_bullets(mut commands: Commands) {
+    ///     commands.despawn_all::<With<Bullet>>();
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3).map(|_| Bullet));
+    /// world.run_system_once(clear_bullets).unwrap();
+    /// assert_eq!(world.entities().len(), 0);
+    /// ```
+    pub fn despawn_all<F: QueryFilter>(&mut self) {
+        self.queue.push(crate::system::command::despawn_all::<F>());
+    }
+
+    /// Queues despawning every entity that matches `F` and for whose item
+    /// of `D` `cond` answers true when the command applies
+    /// ([`World::despawn_all_where`]).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// fn despawn_dead(mut commands: Commands) {
+    ///     commands.despawn_all_where::<&Health, ()>(|health| health.0 <= 0.0);
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Health(0.0));
+    /// world.spawn(Health(2.0));
+    /// world.run_system_once(despawn_dead).unwrap();
+    /// assert_eq!(world.entities().len(), 1);
+    /// ```
+    pub fn despawn_all_where<D: QueryData, F: QueryFilter>(
+        &mut self,
+        cond: impl FnMut(D::Item<'_>) -> bool + Send + 'static,
+    ) {
+        self.queue
+            .push(crate::system::command::despawn_all_where::<D, F>(cond));
     }
 
     /// Commands for an existing entity. Commands aimed at an entity that

@@ -124,6 +124,24 @@ pub mod command {
         unregister_system_cached,
     };
     pub use super::Command;
+
+    use crate::{
+        query::{QueryData, QueryFilter},
+        world::World,
+    };
+
+    /// The command of [`Commands::despawn_all`](super::Commands::despawn_all).
+    pub fn despawn_all<F: QueryFilter>() -> impl Command<Out = ()> {
+        |world: &mut World| world.despawn_all::<F>()
+    }
+
+    /// The command of
+    /// [`Commands::despawn_all_where`](super::Commands::despawn_all_where).
+    pub fn despawn_all_where<D: QueryData, F: QueryFilter>(
+        cond: impl FnMut(D::Item<'_>) -> bool + Send + 'static,
+    ) -> impl Command<Out = ()> {
+        move |world: &mut World| world.despawn_all_where::<D, F>(cond)
+    }
 }
 
 pub use crate::world::CommandQueue;

@@ -71,6 +71,40 @@ impl<'w> DeferredWorld<'w> {
         self.world.get::<T>(entity)
     }
 
+    /// The non-send resource `R`, mutably.
+    ///
+    /// # Panics
+    /// If it does not exist, or belongs to another thread; the message
+    /// names `R`.
+    #[inline]
+    #[track_caller]
+    pub fn non_send_mut<R: 'static>(&mut self) -> Mut<'_, R> {
+        self.world.non_send_mut::<R>()
+    }
+
+    /// The non-send resource `R`, mutably, if it exists.
+    ///
+    /// # Panics
+    /// If it exists and belongs to another thread.
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send_mut<R: 'static>(&mut self) -> Option<Mut<'_, R>> {
+        self.world.get_non_send_mut::<R>()
+    }
+
+    /// The value of the non-send resource `component_id`, mutably.
+    ///
+    /// # Panics
+    /// As [`DeferredWorld::get_non_send_mut`].
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send_mut_by_id(
+        &mut self,
+        component_id: crate::component::ComponentId,
+    ) -> Option<crate::change_detection::MutUntyped<'_>> {
+        self.world.get_non_send_mut_by_id(component_id)
+    }
+
     /// The value of the resource `component_id`, mutably (marks it changed
     /// when written through), if it exists.
     #[inline]

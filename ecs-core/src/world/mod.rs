@@ -82,6 +82,7 @@ use crate::{
     },
     entity::{Entities, Entity, EntityLocation},
     observer::{trigger_lifecycle, Lifecycle, Observers},
+    query::{QueryData, QueryFilter},
     storage::{Storages, TableRow},
     utils::DropPanics,
 };
@@ -289,6 +290,63 @@ impl World {
     /// Registers the component type `T` (once) and returns its id.
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
         self.components.register_component::<T>()
+    }
+
+    /// Registers the components of the bundle type `B` and the bundle
+    /// itself; returns its registration (its id and component ids).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct A;
+    /// #[derive(Component)]
+    /// struct B;
+    ///
+    /// let mut world = World::new();
+    /// let ids = world.register_bundle::<(A, B)>().components().to_vec();
+    /// assert_eq!(ids, [world.register_component::<A>(), world.register_component::<B>()]);
+    /// ```
+    pub fn register_bundle<B: Bundle>(&mut self) -> &crate::bundle::BundleInfo {
+        let id = self.bundles.register_info::<B>(&mut self.components);
+        self.bundles
+            .get(id)
+            .expect("the bundle was just registered")
+    }
+
+    /// The components `C` requires, transitively, with their constructors;
+    /// `None` if `C` is not registered.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component, Default)]
+    /// struct Mass(f32);
+    /// #[derive(Component)]
+    /// #[require(Mass)]
+    /// struct Body;
+    ///
+    /// let mut world = World::new();
+    /// assert!(world.get_required_components::<Body>().is_none());
+    /// world.register_component::<Body>();
+    /// let mass = world.register_component::<Mass>();
+    /// let required = world.get_required_components::<Body>().unwrap();
+    /// assert_eq!(required[0].id, mass);
+    /// ```
+    pub fn get_required_components<C: Component>(
+        &self,
+    ) -> Option<&[crate::component::RequiredComponent]> {
+        let id = self.components.component_id::<C>()?;
+        self.get_required_components_by_id(id)
+    }
+
+    /// The components the component `id` requires, transitively; `None`
+    /// if `id` is not registered.
+    pub fn get_required_components_by_id(
+        &self,
+        id: ComponentId,
+    ) -> Option<&[crate::component::RequiredComponent]> {
+        Some(self.components.get_info(id)?.required_components())
     }
 
     /// Registers a component from a descriptor, possibly with no Rust type
@@ -849,6 +907,119 @@ impl World {
         // The observers went with their entities (no hook ran).
         self.observers.clear(&mut panics);
         panics.finish();
+    }
+
+    /// Drops every resource (the world's own, such as
+    /// [`DefaultQueryFilters`](crate::entity_disabling::DefaultQueryFilters),
+    /// included), keeping their registrations. Systems that read a
+    /// resource fail until it is inserted again.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Score(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(3));
+    /// world.clear_resources();
+    /// assert!(!world.contains_resource::<Score>());
+    /// assert_eq!(world.iter_resources().count(), 0);
+    /// ```
+    ///
+    /// # Panics
+    /// A panic in a value's `Drop` is raised once every other value has
+    /// been dropped.
+    pub fn clear_resources(&mut self) {
+        let mut panics = DropPanics::default();
+        self.storages.resources.clear_all(&mut panics);
+        panics.finish();
+    }
+
+    /// Drops every non-send resource, keeping their registrations.
+    ///
+    /// # Panics
+    /// Before dropping anything, if a value belongs to another thread,
+    /// naming its type and both threads. A panic in a value's `Drop` is
+    /// raised once every other value has been dropped.
+    #[track_caller]
+    pub fn clear_non_send(&mut self) {
+        self.storages.non_sends.assert_all_local();
+        let mut panics = DropPanics::default();
+        self.storages.non_sends.clear_all(&mut panics);
+        panics.finish();
+    }
+
+    /// Despawns every entity and drops every resource and non-send
+    /// resource: [`clear_entities`](World::clear_entities),
+    /// [`clear_resources`](World::clear_resources),
+    /// [`clear_non_send`](World::clear_non_send). Registrations
+    /// (components, systems, schedules) stay.
+    ///
+    /// # Panics
+    /// As those three.
+    #[track_caller]
+    pub fn clear_all(&mut self) {
+        self.storages.non_sends.assert_all_local();
+        self.clear_entities();
+        self.clear_resources();
+        self.clear_non_send();
+    }
+
+    /// Despawns every entity that matches the filter `F`, as
+    /// [`World::despawn`] each (hooks and observers run).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Bullet;
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..5).map(|_| Bullet));
+    /// let player = world.spawn_empty().id();
+    /// world.despawn_all::<With<Bullet>>();
+    /// assert_eq!(world.entities().len(), 1);
+    /// assert!(world.get_entity(player).is_ok());
+    /// ```
+    #[track_caller]
+    pub fn despawn_all<F: QueryFilter>(&mut self) {
+        self.despawn_all_where::<(), F>(|()| true);
+    }
+
+    /// Despawns every entity that matches `F` and for whose item of `D`
+    /// `cond` answers true. The entities are picked first, then despawned
+    /// in reverse order of the walk; one that a hook already despawned is
+    /// skipped. A panic in `cond` despawns nothing.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Health(f32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn(Health(0.0));
+    /// let alive = world.spawn(Health(5.0)).id();
+    /// world.despawn_all_where::<&Health, ()>(|health| health.0 <= 0.0);
+    /// assert_eq!(world.entities().len(), 1);
+    /// assert!(world.get_entity(alive).is_ok());
+    /// ```
+    #[track_caller]
+    pub fn despawn_all_where<D: QueryData, F: QueryFilter>(
+        &mut self,
+        mut cond: impl FnMut(D::Item<'_>) -> bool,
+    ) {
+        let mut state = self.query_filtered::<(Entity, D), F>();
+        let mut picked = Vec::new();
+        for (entity, item) in state.iter_mut(self) {
+            if cond(item) {
+                picked.push(entity);
+            }
+        }
+        for entity in picked.into_iter().rev() {
+            let _ = self.try_despawn(entity);
+        }
     }
 
     // ---- change ticks --------------------------------------------------------

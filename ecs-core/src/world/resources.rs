@@ -502,6 +502,95 @@ impl World {
         })
     }
 
+    /// Every resource's value, mutably, with its id and registration;
+    /// writing through one marks that resource changed.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Gold(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Gold(4));
+    /// for (_, info, mut value) in world.iter_resources_mut() {
+    ///     if info.name().ends_with("Gold") {
+    ///         // SAFETY: the info names `Gold`, so the value is one.
+    ///         unsafe { value.as_mut().deref_mut::<Gold>() }.0 += 1;
+    ///     }
+    /// }
+    /// assert_eq!(world.resource::<Gold>().0, 5);
+    /// ```
+    pub fn iter_resources_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (ComponentId, &ComponentInfo, MutUntyped<'_>)> {
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let components = &self.components;
+        self.storages
+            .resources
+            .iter()
+            .filter_map(move |(id, data)| {
+                let (ptr, added, changed) = data.get_with_tick_cells()?;
+                let ptr = std::ptr::NonNull::new(ptr)?;
+                let info = components.get_info(id)?;
+                // SAFETY: each resource's value and ticks, each yielded once,
+                // borrowed exclusively through `&mut self` for the iterator's
+                // life.
+                Some((id, info, unsafe {
+                    MutUntyped::new(
+                        PtrMut::new(ptr),
+                        &mut *added.get(),
+                        &mut *changed.get(),
+                        last_run,
+                        this_run,
+                    )
+                }))
+            })
+    }
+
+    /// Runs `f` on the resource `R` and returns what it returns, or
+    /// `Ok(None)` if there is no `R`. The resource is marked changed (`f`
+    /// is handed `&mut R`), as in bevy.
+    ///
+    /// Resources here have no hooks, so this is
+    /// [`get_resource_mut`](World::get_resource_mut) and a call; it has
+    /// bevy's signature, where a resource can be immutable and this is how
+    /// it changes. It never returns `Err`.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Resource)]
+    /// struct Gold(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Gold(4));
+    /// assert_eq!(world.modify_resource(|gold: &mut Gold| { gold.0 += 1; gold.0 }), Ok(Some(5)));
+    /// world.remove_resource::<Gold>();
+    /// assert_eq!(world.modify_resource(|gold: &mut Gold| gold.0), Ok(None));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn modify_resource<R: Resource, S>(
+        &mut self,
+        f: impl FnOnce(&mut R) -> S,
+    ) -> Result<Option<S>, super::error::EntityMutableFetchError> {
+        Ok(self.get_resource_mut::<R>().map(|mut r| f(&mut r)))
+    }
+
+    /// [`World::modify_resource`] by component id, through an untyped
+    /// handle (which marks the resource changed when written through):
+    /// `Ok(None)` if the resource has no value.
+    #[inline]
+    #[track_caller]
+    pub fn modify_resource_by_id<S>(
+        &mut self,
+        component_id: ComponentId,
+        f: impl for<'a> FnOnce(MutUntyped<'a>) -> S,
+    ) -> Result<Option<S>, super::error::EntityMutableFetchError> {
+        Ok(self.get_resource_mut_by_id(component_id).map(f))
+    }
+
     /// The world's error handler: the one its
     /// [`FallbackErrorHandler`](crate::error::FallbackErrorHandler)
     /// resource holds, else [`match_severity`](crate::error::match_severity).
@@ -658,6 +747,109 @@ impl World {
                 this_run,
             ))
         }
+    }
+}
+
+impl World {
+    /// Whether the non-send resource `component_id` has a value (on any
+    /// thread).
+    #[inline]
+    pub fn contains_non_send_by_id(&self, component_id: ComponentId) -> bool {
+        self.storages
+            .non_sends
+            .get(component_id)
+            .is_some_and(|data| data.is_present())
+    }
+
+    /// A pointer to the value of the non-send resource `component_id`.
+    ///
+    /// # Panics
+    /// If it exists and belongs to another thread, naming it and both
+    /// threads.
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send_by_id(&self, component_id: ComponentId) -> Option<Ptr<'_>> {
+        let ptr = self.storages.non_sends.get(component_id)?.get_data()?;
+        // SAFETY: the value of this thread (checked by `get_data`), which
+        // `&self` keeps from being written; storage never hands out null.
+        Some(unsafe { Ptr::new(std::ptr::NonNull::new(ptr)?) })
+    }
+
+    /// The value of the non-send resource `component_id`, mutably; writing
+    /// through it marks it changed.
+    ///
+    /// # Panics
+    /// As [`World::get_non_send_by_id`].
+    #[inline]
+    #[track_caller]
+    pub fn get_non_send_mut_by_id(&mut self, component_id: ComponentId) -> Option<MutUntyped<'_>> {
+        let (last_run, this_run) = (self.last_change_tick, self.change_tick());
+        let (ptr, added, changed) = self
+            .storages
+            .non_sends
+            .get(component_id)?
+            .get_with_tick_cells()?;
+        let ptr = std::ptr::NonNull::new(ptr)?;
+        // SAFETY: the value of this thread (checked above) and its ticks,
+        // borrowed exclusively through `&mut self`.
+        unsafe {
+            Some(MutUntyped::new(
+                PtrMut::new(ptr),
+                &mut *added.get(),
+                &mut *changed.get(),
+                last_run,
+                this_run,
+            ))
+        }
+    }
+
+    /// Removes (and drops) the value of the non-send resource
+    /// `component_id`: `Some(())` if there was one.
+    ///
+    /// # Panics
+    /// As [`World::get_non_send_by_id`], before anything is removed.
+    #[track_caller]
+    pub fn remove_non_send_by_id(&mut self, component_id: ComponentId) -> Option<()> {
+        let drop = self
+            .components
+            .get_info(component_id)
+            .and_then(|info| info.drop_fn());
+        let (ptr, _) = self.storages.non_sends.get_mut(component_id)?.remove()?;
+        if let Some(drop) = drop {
+            // SAFETY: the removed value is owned here, of the component
+            // whose drop function this is, and not used again.
+            unsafe { drop(ptr) };
+        }
+        Some(())
+    }
+
+    /// Inserts the value of the non-send resource `component_id` (an id
+    /// from [`World::init_non_send`] or the registry), on this thread,
+    /// replacing (and dropping) an old value.
+    ///
+    /// # Safety
+    /// `value` points to a valid value of the type `component_id` was
+    /// registered for, whose ownership moves into the world.
+    ///
+    /// # Panics
+    /// If `component_id` is not registered in this world, or an old value
+    /// belongs to another thread (then `value` is not dropped: the caller
+    /// still owns it).
+    #[track_caller]
+    pub unsafe fn insert_non_send_by_id(
+        &mut self,
+        component_id: ComponentId,
+        value: OwningPtr<'_>,
+    ) {
+        let tick = self.change_tick();
+        let Some(info) = self.components.get_info(component_id) else {
+            panic!("insert_non_send_by_id: {component_id:?} is not registered in this world");
+        };
+        let data = self.storages.non_sends.get_or_insert(info);
+        data.validate_insert();
+        // SAFETY: an owned value of `component_id` (caller) moves into its
+        // storage, whose old value (if any) belongs to this thread.
+        unsafe { data.insert(value.as_ptr(), tick) };
     }
 }
 
