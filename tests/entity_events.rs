@@ -1,6 +1,7 @@
 //! Entity events and observers as values: `#[derive(EntityEvent)]`, which
 //! observers a trigger reaches, propagation along a `Traversal`, and
-//! `Observer` built, spawned and added from the world and from commands.
+//! `Observer` built, spawned and added from the world and from commands,
+//! and observers' run conditions.
 
 mod common;
 
@@ -560,4 +561,131 @@ fn entity_handles_commands_and_hooks_trigger_entity_events() {
     target.trigger(|entity| Hit { damage: 1, entity });
     assert!(target.is_despawned());
     integrity(&world);
+}
+
+// ---- run conditions ----------------------------------------------------------
+
+#[derive(Event)]
+struct Ping;
+
+#[derive(Resource)]
+struct Gate(bool);
+
+#[derive(Resource)]
+struct SecondGate(bool);
+
+fn log_ping(_: On<Ping>, mut log: ResMut<Log>) {
+    log.0.push("ping".into());
+}
+
+#[test]
+fn a_run_condition_is_evaluated_on_every_trigger() {
+    let mut world = world_with_log();
+    world.insert_resource(Gate(false));
+    world.add_observer(log_ping.run_if(|gate: Res<Gate>| gate.0));
+    world.trigger(Ping);
+    assert!(take_log(&mut world).is_empty());
+    world.resource_mut::<Gate>().0 = true;
+    world.trigger(Ping);
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["ping", "ping"]);
+    world.resource_mut::<Gate>().0 = false;
+    world.trigger(Ping);
+    assert!(take_log(&mut world).is_empty());
+}
+
+#[test]
+fn chained_conditions_all_run_and_all_must_hold() {
+    #[derive(Resource, Default)]
+    struct Evaluations(std::sync::Arc<std::sync::atomic::AtomicU32>);
+    let mut world = world_with_log();
+    world.insert_resource(Gate(false));
+    world.insert_resource(SecondGate(true));
+    let second_runs = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    world.insert_resource(Evaluations(second_runs.clone()));
+    world.add_observer(
+        Observer::new(log_ping)
+            .run_if(|gate: Res<Gate>| gate.0)
+            .run_if(|gate: Res<SecondGate>, runs: Res<Evaluations>| {
+                runs.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                gate.0
+            }),
+    );
+    world.trigger(Ping);
+    // No short-circuit: the second ran although the first was false.
+    assert_eq!(second_runs.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert!(take_log(&mut world).is_empty());
+    world.resource_mut::<Gate>().0 = true;
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["ping"]);
+    world.resource_mut::<SecondGate>().0 = false;
+    world.trigger(Ping);
+    assert!(take_log(&mut world).is_empty());
+    assert_eq!(second_runs.load(std::sync::atomic::Ordering::Relaxed), 3);
+}
+
+#[test]
+fn conditions_on_entity_lifecycle_and_spawned_observers() {
+    #[derive(Component)]
+    struct Armor;
+    let mut world = world_with_log();
+    world.insert_resource(Gate(true));
+    let target = world.spawn_empty().id();
+    let other = world.spawn_empty().id();
+    world.entity_mut(target).observe(
+        (|_: On<Poke>, mut log: ResMut<Log>| log.0.push("target poke".into()))
+            .run_if(|gate: Res<Gate>| gate.0),
+    );
+    world.add_observer(
+        (|_: On<Add<Armor>>, mut log: ResMut<Log>| log.0.push("armor".into()))
+            .run_if(|gate: Res<Gate>| !gate.0),
+    );
+    world.spawn(
+        Observer::new(|_: On<Poke>, mut log: ResMut<Log>| log.0.push("any poke".into()))
+            .run_if(|gate: Res<Gate>| gate.0),
+    );
+    world.flush();
+    world.trigger(Poke(target));
+    world.trigger(Poke(other));
+    world.entity_mut(other).insert(Armor);
+    // Observers of every target run before those of the entity.
+    assert_eq!(
+        take_log(&mut world),
+        ["any poke", "target poke", "any poke"]
+    );
+    world.resource_mut::<Gate>().0 = false;
+    world.trigger(Poke(target));
+    world.entity_mut(target).insert(Armor);
+    assert_eq!(take_log(&mut world), ["armor"]);
+}
+
+#[test]
+fn a_skipped_condition_counts_as_false() {
+    #[derive(Component)]
+    struct Player;
+    let mut world = world_with_log();
+    world.add_observer(log_ping.run_if(|_: Single<&Player>| true));
+    world.trigger(Ping);
+    assert!(take_log(&mut world).is_empty());
+    world.spawn(Player);
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["ping"]);
+}
+
+#[test]
+fn a_panicking_condition_names_itself_and_keeps_the_observer() {
+    let mut world = world_with_log();
+    world.insert_resource(Gate(false));
+    world.add_observer(log_ping.run_if(|gate: Res<Gate>| {
+        assert!(gate.0, "the gate is shut");
+        true
+    }));
+    let message = expect_panic(|| world.trigger(Ping));
+    assert!(message.contains("the gate is shut"), "{message}");
+    assert!(message.contains("run condition"), "{message}");
+    integrity(&world);
+    assert!(take_log(&mut world).is_empty());
+    world.resource_mut::<Gate>().0 = true;
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["ping"]);
 }

@@ -55,7 +55,7 @@ pub mod prelude {
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
     pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
     pub use crate::name::{Name, NameOrEntity};
-    pub use crate::observer::{Observer, On};
+    pub use crate::observer::{Observer, ObserverSystemExt, On};
     pub use crate::query::Allow;
     pub use crate::query::QueryBuilder;
     pub use crate::query::{

@@ -64,7 +64,10 @@ pub(crate) use runner::{
     trigger_lifecycle, Observers,
 };
 pub use runner::{ObservedBy, ObserverFunction, ObserverState};
-pub use value::{IntoEntityObserver, IntoObserver, Observer, ObserverDescriptor};
+pub use value::{
+    IntoEntityObserver, IntoObserver, Observer, ObserverDescriptor, ObserverSystemExt,
+    ObserverWithCondition, ObserverWithConditionMarker,
+};
 
 use std::{
     marker::PhantomData,

@@ -14,6 +14,7 @@ use crate::{
     error::{ErrorContext, ErrorHandler},
     event::{EntityComponentsTrigger, EntityEvent, Event, EventPattern, EventPatternTrigger},
     lifecycle::{AddEvent, DespawnEvent, DiscardEvent, InsertEvent, RemoveEvent},
+    schedule::BoxedCondition,
     storage::{SparseArray, SparseSet},
     system::{CommandQueue, IntoResult, RunSystemError, SystemMeta, SystemParam, SystemParamItem},
     utils::{DropPanics, TypeIdMap},
@@ -71,6 +72,8 @@ struct ObserverEntry {
     error_handler: Option<ErrorHandler>,
     /// Taken out while it runs: an observer does not re-enter itself.
     system: Option<Box<dyn ObserverSystem>>,
+    /// Its run conditions, initialised; taken out with the system.
+    conditions: Vec<BoxedCondition>,
     watch: Watch,
     /// Only events targeting one of these entities (all, when empty).
     entities: Vec<Entity>,
@@ -528,7 +531,7 @@ pub(super) fn register_observer(
     observer: Observer,
     entity: Option<Entity>,
 ) -> Entity {
-    let (pending, descriptor, error_handler) = observer.into_parts();
+    let (pending, descriptor, error_handler, mut conditions) = observer.into_parts();
     let (extra_components, mut entities) = descriptor.into_parts();
     let name = pending.name();
     let (event, mut components) = pending.pattern(world);
@@ -551,6 +554,9 @@ pub(super) fn register_observer(
         );
     }
     let system = pending.init(world);
+    for condition in &mut conditions {
+        condition.initialize(world);
+    }
     let observer_entity = match entity {
         Some(entity) => {
             world
@@ -565,6 +571,7 @@ pub(super) fn register_observer(
         entity: observer_entity,
         error_handler,
         system: Some(system),
+        conditions,
         watch: watch.clone(),
         entities,
         last_dispatch: 0,
@@ -622,8 +629,12 @@ fn run_observer(
     let Some(mut system) = entry.system.take() else {
         return;
     };
+    let mut conditions = std::mem::take(&mut entry.conditions);
     let error_handler = entry.error_handler;
     let result = catch_unwind(AssertUnwindSafe(|| {
+        if !conditions_hold(world, &mut conditions, &*system, error_handler) {
+            return;
+        }
         // SAFETY: the callers pass a valid `ErasedEvent` (the system checks
         // its type is its own before the casts); `&mut World` gives
         // exclusive access, and the system is this world's (the registry
@@ -657,6 +668,7 @@ fn run_observer(
     // there.
     if let Some(entry) = world.observers.entry_mut(observer) {
         entry.system = Some(system);
+        entry.conditions = conditions;
     }
     if let Some(payload) = panicked {
         // A panic in queueing or dropping those commands is second to the
@@ -667,6 +679,51 @@ fn run_observer(
     if let Err(payload) = queued {
         resume_unwind(payload);
     }
+}
+
+/// Evaluates an observer's run conditions, every one (no short-circuit,
+/// as a schedule does): true when all hold. A condition skipped for its
+/// parameters counts as false, one that fails also goes to the error
+/// handler; a panic names the condition and propagates.
+fn conditions_hold(
+    world: &mut World,
+    conditions: &mut [BoxedCondition],
+    system: &dyn ObserverSystem,
+    error_handler: Option<ErrorHandler>,
+) -> bool {
+    let mut all = true;
+    for condition in conditions {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: the condition was initialised with this world (at
+            // registration), and `&mut World` covers its read-only access.
+            unsafe { condition.run_unsafe((), UnsafeWorldCell::new_mutable(world)) }
+        }));
+        match result {
+            Ok(Ok(value)) => all &= value,
+            Ok(Err(RunSystemError::Skipped(_))) => all = false,
+            Ok(Err(RunSystemError::Failed(error))) => {
+                all = false;
+                let handler = error_handler.unwrap_or_else(|| world.fallback_error_handler());
+                handler(
+                    error,
+                    ErrorContext::RunCondition {
+                        name: condition.name(),
+                        last_run: condition.last_run(),
+                        system: system.name(),
+                        on_set: false,
+                    },
+                );
+            }
+            Err(payload) => {
+                resume_unwind(crate::utils::name_panic(
+                    "run condition",
+                    &condition.name(),
+                    payload,
+                ));
+            }
+        }
+    }
+    all
 }
 
 /// Runs the hooks, then the observers, of one lifecycle event for

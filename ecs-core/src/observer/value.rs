@@ -8,6 +8,8 @@ use crate::{
     entity::Entity,
     error::ErrorHandler,
     event::{EntityEvent, EventPattern},
+    schedule::{BoxedCondition, SystemCondition},
+    system::IntoSystem,
     world::{DeferredWorld, World},
 };
 
@@ -49,6 +51,7 @@ pub struct Observer {
     pending: Box<dyn PendingObserver>,
     descriptor: ObserverDescriptor,
     error_handler: Option<ErrorHandler>,
+    conditions: Vec<BoxedCondition>,
 }
 
 impl Observer {
@@ -63,6 +66,7 @@ impl Observer {
             }),
             descriptor: ObserverDescriptor::default(),
             error_handler: None,
+            conditions: Vec::new(),
         }
     }
 
@@ -118,6 +122,40 @@ impl Observer {
         self
     }
 
+    /// Runs the observer only when `condition` is true (and every other
+    /// condition added): the conditions are evaluated for each trigger,
+    /// before the observer's parameters are fetched. A condition whose
+    /// parameters cannot be fetched, or which returns an error, counts as
+    /// false (the error goes to the observer's error handler).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Event)]
+    /// struct Ping;
+    /// #[derive(Resource)]
+    /// struct Enabled(bool);
+    /// #[derive(Resource, Default)]
+    /// struct Pings(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Enabled(false));
+    /// world.init_resource::<Pings>();
+    /// world.add_observer(
+    ///     Observer::new(|_: On<Ping>, mut pings: ResMut<Pings>| pings.0 += 1)
+    ///         .run_if(|enabled: Res<Enabled>| enabled.0),
+    /// );
+    /// world.trigger(Ping);
+    /// world.resource_mut::<Enabled>().0 = true;
+    /// world.trigger(Ping);
+    /// assert_eq!(world.resource::<Pings>().0, 1);
+    /// ```
+    pub fn run_if<M>(mut self, condition: impl SystemCondition<M>) -> Self {
+        self.conditions
+            .push(Box::new(IntoSystem::into_system(condition)));
+        self
+    }
+
     /// The entities and components it watches beyond its pattern.
     pub fn descriptor(&self) -> &ObserverDescriptor {
         &self.descriptor
@@ -134,8 +172,14 @@ impl Observer {
         Box<dyn PendingObserver>,
         ObserverDescriptor,
         Option<ErrorHandler>,
+        Vec<BoxedCondition>,
     ) {
-        (self.pending, self.descriptor, self.error_handler)
+        (
+            self.pending,
+            self.descriptor,
+            self.error_handler,
+            self.conditions,
+        )
     }
 }
 
@@ -144,6 +188,10 @@ impl std::fmt::Debug for Observer {
         f.debug_struct("Observer")
             .field("system", &self.pending.name())
             .field("descriptor", &self.descriptor)
+            .field(
+                "conditions",
+                &self.conditions.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -283,3 +331,90 @@ where
         Observer::new(self).with_entity(entity)
     }
 }
+
+/// An observer function with run conditions, from
+/// [`ObserverSystemExt::run_if`]: pass it wherever an observer function
+/// goes ([`World::add_observer`],
+/// [`EntityWorldMut::observe`](crate::world::EntityWorldMut::observe)).
+pub struct ObserverWithCondition<P: EventPattern, M, F: ObserverFunction<P, M>> {
+    function: F,
+    conditions: Vec<BoxedCondition>,
+    marker: std::marker::PhantomData<PendingMarker<P, M>>,
+}
+
+impl<P: EventPattern, M: 'static, F: ObserverFunction<P, M>> ObserverWithCondition<P, M, F> {
+    /// Also requires `condition` to be true (see [`Observer::run_if`]).
+    pub fn run_if<CM>(mut self, condition: impl SystemCondition<CM>) -> Self {
+        self.conditions
+            .push(Box::new(IntoSystem::into_system(condition)));
+        self
+    }
+
+    fn into_observer_inner(self) -> Observer {
+        let mut observer = Observer::new(self.function);
+        observer.conditions = self.conditions;
+        observer
+    }
+}
+
+/// Marks the [`IntoObserver`] impls of [`ObserverWithCondition`].
+#[doc(hidden)]
+pub struct ObserverWithConditionMarker;
+
+impl<P: EventPattern, M: 'static, F: ObserverFunction<P, M>>
+    IntoObserver<ObserverWithConditionMarker> for ObserverWithCondition<P, M, F>
+{
+    fn into_observer(self) -> Observer {
+        self.into_observer_inner()
+    }
+}
+
+impl<P, M: 'static, F> IntoEntityObserver<ObserverWithConditionMarker>
+    for ObserverWithCondition<P, M, F>
+where
+    P: EventPattern<Event: EntityEvent>,
+    F: ObserverFunction<P, M>,
+{
+    fn into_observer_for_entity(self, entity: Entity) -> Observer {
+        self.into_observer_inner().with_entity(entity)
+    }
+}
+
+/// Run conditions on observer functions: `(|on: On<E>, ..| ..).run_if(cond)`.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(EntityEvent)]
+/// struct Hit(Entity);
+/// #[derive(Resource)]
+/// struct Invulnerable(bool);
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// world.insert_resource(Invulnerable(true));
+/// let player = world.spawn(Health(3)).id();
+/// world.entity_mut(player).observe(
+///     (|hit: On<Hit>, mut health: Query<&mut Health>| health.get_mut(hit.0).unwrap().0 -= 1)
+///         .run_if(|invulnerable: Res<Invulnerable>| !invulnerable.0),
+/// );
+/// world.trigger(Hit(player));
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 3);
+/// world.resource_mut::<Invulnerable>().0 = false;
+/// world.trigger(Hit(player));
+/// assert_eq!(world.get::<Health>(player).unwrap().0, 2);
+/// ```
+pub trait ObserverSystemExt<P: EventPattern, M>: ObserverFunction<P, M> + Sized {
+    /// The observer, run only when `condition` is true (see
+    /// [`Observer::run_if`]).
+    fn run_if<CM>(self, condition: impl SystemCondition<CM>) -> ObserverWithCondition<P, M, Self> {
+        ObserverWithCondition {
+            function: self,
+            conditions: vec![Box::new(IntoSystem::into_system(condition))],
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<P: EventPattern, M, F: ObserverFunction<P, M>> ObserverSystemExt<P, M> for F {}
