@@ -455,3 +455,55 @@ fn a_state_refuses_another_world() {
     let message = expect_panic(|| state.query_manual(&other).iter().count());
     assert!(message.contains("was built for world"), "{message}");
 }
+
+#[test]
+fn remaining_walks_what_is_left_across_tables_and_archetypes() {
+    #[derive(Component)]
+    #[component(storage = "SparseSet")]
+    struct Sparse;
+    let mut world = World::new();
+    for i in 0..12 {
+        let mut e = world.spawn(Value(i));
+        if i % 3 == 0 {
+            e.insert(Marker);
+        }
+        if i % 4 == 0 {
+            e.insert(Sparse);
+        }
+    }
+    // Dense (tables) and archetype walks (a sparse term), each cut at
+    // every point.
+    let mut dense = world.query::<&Value>();
+    let mut sparse = world.query::<(&Value, Has<Sparse>)>();
+    for cut in 0..=12 {
+        let mut iter = dense.iter(&world);
+        let before: Vec<u32> = iter.by_ref().take(cut).map(|v| v.0).collect();
+        let rest: Vec<u32> = iter.remaining().map(|v| v.0).collect();
+        let after: Vec<u32> = iter.map(|v| v.0).collect();
+        assert_eq!(rest, after, "cut {cut}");
+        let mut all: Vec<u32> = before.into_iter().chain(rest).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..12).collect::<Vec<_>>(), "cut {cut}");
+
+        let mut iter = sparse.iter(&world);
+        iter.by_ref().take(cut).for_each(drop);
+        let rest: Vec<u32> = iter.remaining().map(|(v, _)| v.0).collect();
+        assert_eq!(
+            rest,
+            iter.map(|(v, _)| v.0).collect::<Vec<_>>(),
+            "cut {cut}"
+        );
+    }
+}
+
+#[test]
+fn par_iter_inner_keeps_the_querys_lifetime() {
+    fn double(query: Query<&mut Value>) {
+        query.par_iter_inner().for_each(|mut v| v.0 *= 2);
+    }
+    let mut world = World::new();
+    world.spawn_batch((0..100).map(Value));
+    world.run_system_once(double).unwrap();
+    let mut state = world.query::<&Value>();
+    assert_eq!(state.iter(&world).map(|v| v.0).sum::<u32>(), 2 * 4950);
+}

@@ -10,6 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use common::drop_log::{DropLog, Payload};
 use common::integrity::check_invariants;
 use common::panics::expect_panic;
+use ecs::change_detection::Tick;
 use ecs::entity::{EntityHashMap, EntityHashSet};
 use ecs::prelude::*;
 use ecs::ptr::OwningPtr;
@@ -1543,4 +1544,132 @@ fn deferred_world_reaches_non_send_resources() {
     world.spawn(Counted);
     world.spawn(Counted);
     assert_eq!(counter.get(), 2);
+}
+
+// ---- filtered handles, ticks and small conversions --------------------------
+
+#[test]
+fn filtered_handles_convert_to_and_from_whole_entity_handles() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1), Speed(2))).id();
+    let health = world.register_component::<Health>();
+    let speed = world.register_component::<Speed>();
+    world.clear_trackers();
+    world.entity_mut(e).get_mut::<Speed>().unwrap().0 = 3;
+
+    let filtered = world.entity(e).into_filtered();
+    assert!(filtered.contains_type_id(std::any::TypeId::of::<Health>()));
+    assert!(!filtered.contains_type_id(std::any::TypeId::of::<Mass>()));
+    let ticks = filtered.get_change_ticks::<Speed>().unwrap();
+    assert_eq!(Some(ticks), world.entity(e).get_change_ticks::<Speed>());
+    assert_eq!(
+        filtered.get_change_ticks_by_id(health),
+        world.entity(e).get_change_ticks::<Health>()
+    );
+    assert_eq!(
+        filtered.try_into_all().unwrap().get::<Health>(),
+        Some(&Health(1))
+    );
+
+    let mut entity_mut = world.entity_mut(e);
+    let mut filtered = entity_mut.as_mutable().into_filtered();
+    filtered.get_mut::<Health>().unwrap().0 = 10;
+    assert!(filtered.contains_type_id(std::any::TypeId::of::<Speed>()));
+    assert!(filtered.get_change_ticks_by_id(speed).is_some());
+    let mut whole = filtered.try_into_all().unwrap();
+    whole.get_mut::<Speed>().unwrap().0 = 20;
+    assert_eq!(world.get::<Health>(e), Some(&Health(10)));
+    assert_eq!(world.get::<Speed>(e), Some(&Speed(20)));
+
+    // A built query's narrower access is refused, naming what is missing.
+    let mut state = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .ref_id(health)
+        .mut_id(speed)
+        .build();
+    let item = state.single_mut(&mut world).unwrap();
+    assert!(item.get_change_ticks::<Health>().is_some());
+    assert_eq!(
+        item.try_into_all().err(),
+        Some(ecs::world::TryFromFilteredError::MissingReadAllAccess)
+    );
+    let mut state = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+        .ref_id(speed)
+        .build();
+    let item = state.single(&world).unwrap();
+    assert!(item.get_change_ticks::<Health>().is_none(), "not readable");
+    assert_eq!(
+        item.try_into_all().err().map(|e| e.to_string()),
+        Some("the filtered handle may not read every component of its entity".into())
+    );
+}
+
+#[test]
+fn set_ticks_moves_what_changes_are_measured_against() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1)).id();
+    world.clear_trackers();
+    let changed_at = world.change_tick();
+    world.entity_mut(e).get_mut::<Health>().unwrap().0 = 2;
+    let mut entity = world.entity_mut(e);
+    let mut health = entity.get_mut::<Health>().unwrap();
+    assert!(health.is_changed());
+    // Measured from after the write, nothing has changed.
+    health.set_ticks(
+        Tick::new(changed_at.get() + 5),
+        Tick::new(changed_at.get() + 6),
+    );
+    assert!(!health.is_changed());
+    health.0 = 3;
+    assert!(health.is_changed());
+    assert_eq!(health.last_changed(), Tick::new(changed_at.get() + 6));
+
+    // The last write carries tick +6: seen from +5 it is a change, from +7
+    // it is not.
+    let mut seen = world.entity(e).get_ref::<Health>().unwrap();
+    seen.set_ticks(
+        Tick::new(changed_at.get() + 5),
+        Tick::new(changed_at.get() + 8),
+    );
+    assert!(seen.is_changed());
+    seen.set_ticks(
+        Tick::new(changed_at.get() + 7),
+        Tick::new(changed_at.get() + 8),
+    );
+    assert!(!seen.is_changed());
+}
+
+#[test]
+fn res_clone_and_children_sorts() {
+    fn read_twice(gold: Res<Gold>) -> (u32, bool) {
+        let other = Res::clone(&gold);
+        (gold.0 + other.0, other.is_added() == gold.is_added())
+    }
+    let mut world = World::new();
+    world.insert_resource(Gold(4));
+    assert_eq!(world.run_system_once(read_twice).unwrap(), (8, true));
+
+    let parent = world.spawn_empty().id();
+    let kids: Vec<Entity> = (0..5)
+        .map(|i| world.spawn((Health(i * 7 % 5), ChildOf(parent))).id())
+        .collect();
+    let mut children = world.get::<Children>(parent).unwrap().clone();
+    let snapshot: std::collections::HashMap<Entity, u32> = kids
+        .iter()
+        .map(|&e| (e, world.get::<Health>(e).unwrap().0))
+        .collect();
+    children.sort_unstable_by_key(|e| snapshot[e]);
+    assert_eq!(
+        children.iter().map(|e| snapshot[&e]).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    children.sort_unstable_by(|a, b| snapshot[b].cmp(&snapshot[a]));
+    assert_eq!(
+        children.iter().map(|e| snapshot[&e]).collect::<Vec<_>>(),
+        [4, 3, 2, 1, 0]
+    );
+    children.sort_by_cached_key(|e| snapshot[e]);
+    assert_eq!(
+        children.iter().map(|e| snapshot[&e]).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
 }

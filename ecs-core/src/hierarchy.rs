@@ -75,6 +75,25 @@ impl Children {
     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(&Entity) -> K) {
         self.0.sort_by_key(key);
     }
+
+    /// Sorts the children by `key`, computing it once per child, keeping
+    /// equal ones in order.
+    pub fn sort_by_cached_key<K: Ord>(&mut self, key: impl FnMut(&Entity) -> K) {
+        self.0.sort_by_cached_key(key);
+    }
+
+    /// Sorts the children with `compare`; equal ones may change order.
+    pub fn sort_unstable_by(
+        &mut self,
+        compare: impl FnMut(&Entity, &Entity) -> std::cmp::Ordering,
+    ) {
+        self.0.sort_unstable_by(compare);
+    }
+
+    /// Sorts the children by `key`; equal ones may change order.
+    pub fn sort_unstable_by_key<K: Ord>(&mut self, key: impl FnMut(&Entity) -> K) {
+        self.0.sort_unstable_by_key(key);
+    }
 }
 
 impl Deref for Children {

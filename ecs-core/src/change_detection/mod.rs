@@ -142,6 +142,14 @@ pub struct Mut<'w, T: ?Sized> {
 }
 
 impl<'w, T: ?Sized> Ref<'w, T> {
+    /// Compares against `last_run` and `this_run` from now on: what
+    /// `is_added` and `is_changed` answer is relative to them.
+    #[inline]
+    pub fn set_ticks(&mut self, last_run: Tick, this_run: Tick) {
+        self.ticks.last_run = last_run;
+        self.ticks.this_run = this_run;
+    }
+
     /// Builds a `Ref` from its parts.
     pub fn new(
         value: &'w T,
@@ -177,6 +185,14 @@ impl<'w, T: ?Sized> Ref<'w, T> {
 }
 
 impl<'w, T: ?Sized> Mut<'w, T> {
+    /// Compares against `last_run` and marks writes with `this_run` from
+    /// now on.
+    #[inline]
+    pub fn set_ticks(&mut self, last_run: Tick, this_run: Tick) {
+        self.ticks.last_run = last_run;
+        self.ticks.this_run = this_run;
+    }
+
     /// Builds a `Mut` from its parts.
     pub fn new(
         value: &'w mut T,

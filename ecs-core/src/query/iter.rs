@@ -176,6 +176,53 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryIter<'w, 's, D, F> {
         iter
     }
 
+    /// A second iterator over the items this one has not yielded yet,
+    /// leaving this one where it is (read-only items only, which may be
+    /// held twice).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Value(u32);
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..4).map(Value));
+    /// let mut state = world.query::<&Value>();
+    /// let mut iter = state.iter(&world);
+    /// let first = iter.next().unwrap().0;
+    /// let rest: Vec<u32> = iter.remaining().map(|v| v.0).collect();
+    /// assert_eq!(rest.len(), 3);
+    /// assert_eq!(iter.map(|v| v.0).collect::<Vec<_>>(), rest);
+    /// assert!(!rest.contains(&first));
+    /// ```
+    pub fn remaining(&self) -> QueryIter<'w, 's, D, F>
+    where
+        D: super::ReadOnlyQueryData,
+    {
+        QueryIter {
+            world: self.world,
+            last_run: self.last_run,
+            this_run: self.this_run,
+            tables: self.tables,
+            archetypes: self.archetypes,
+            state: self.state,
+            table_ids: self.table_ids.clone(),
+            table_columns: self.table_columns,
+            archetype_ids: self.archetype_ids.clone(),
+            table_entities: self.table_entities,
+            archetype_entities: self.archetype_entities,
+            lens_next: self.lens_next,
+            lens_row: self.lens_row,
+            by_table_row: self.by_table_row,
+            walks_set: self.walks_set,
+            fetch: self.fetch.clone(),
+            filter: self.filter.clone(),
+            current_len: self.current_len,
+            current_row: self.current_row,
+        }
+    }
+
     /// Walks the dense arrays of a sparse set the query requires instead
     /// of the matched archetypes, when every archetype with that component
     /// is matched (the set's entities are then the query's) and every term

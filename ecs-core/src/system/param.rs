@@ -293,6 +293,17 @@ pub struct Res<'w, R: Resource>(Ref<'w, R>);
 pub struct ResMut<'w, R: Resource>(Mut<'w, R>);
 
 impl<'w, R: Resource> Res<'w, R> {
+    /// A second handle to the same resource, with the same ticks (an
+    /// associated function: `Res::clone(&res)`, since `res.clone()` clones
+    /// the resource through `Deref`).
+    #[allow(clippy::should_implement_trait)]
+    pub fn clone(this: &Self) -> Self {
+        Res(Ref {
+            value: this.0.value,
+            ticks: this.0.ticks,
+        })
+    }
+
     /// The reference, with the borrow's full lifetime.
     pub fn into_inner(self) -> &'w R {
         self.0.into_inner()

@@ -570,6 +570,12 @@ impl<'w, 's, D: QueryData, F: QueryFilter> Query<'w, 's, D, F> {
         QueryParIter::new(world, self.state, self.last_run, self.this_run)
     }
 
+    /// A parallel iterator over items, consuming the query (its items keep
+    /// the query's full lifetime).
+    pub fn par_iter_inner(self) -> QueryParIter<'w, 's, D, F> {
+        QueryParIter::new(self.world, self.state, self.last_run, self.this_run)
+    }
+
     /// A parallel iterator over the read-only items of the entities of the
     /// list `entities`, which may repeat an entity: each item is a
     /// `Result`, an error for an entity the query cannot return. Order and

@@ -22,10 +22,10 @@ use std::{
     sync::{Mutex, PoisonError},
 };
 
-use super::{EntityRef, UnsafeWorldCell, World};
+use super::{EntityMut, EntityRef, UnsafeWorldCell, World};
 use crate::{
     archetype::Archetype,
-    change_detection::{Mut, MutUntyped, Ref, Tick},
+    change_detection::{ComponentTicks, Mut, MutUntyped, Ref, Tick},
     component::{Component, ComponentId, Mutable},
     entity::{Entity, EntityLocation},
     ptr::{Ptr, PtrMut},
@@ -302,7 +302,78 @@ impl<'w> FilteredEntityRef<'w, '_> {
         // SAFETY: the value is the entity's, readable for `'w` (`new`).
         Some(unsafe { Ptr::new(ptr) })
     }
+
+    /// Whether the entity has the component of Rust type `type_id`.
+    #[inline]
+    pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
+        entity_ref(self.world, self.entity).contains_type_id(type_id)
+    }
+
+    /// When the entity's `T` was added and last changed, if it has it and
+    /// the access allows reading it.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]` (it keeps no change ticks).
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks<T: Component>(&self) -> Option<ComponentTicks> {
+        crate::component::assert_change_ticks::<T>("`get_change_ticks`");
+        self.get_change_ticks_by_id(self.world.components.component_id::<T>()?)
+    }
+
+    /// When the entity's value of `id` was added and last changed, if it
+    /// has it and the access allows reading it (unspecified for a
+    /// component that keeps no change ticks).
+    #[inline]
+    pub fn get_change_ticks_by_id(&self, id: ComponentId) -> Option<ComponentTicks> {
+        let (_, added, changed) = self.cells(id)?;
+        // SAFETY: nothing writes what the access reads for `'w` (`new`),
+        // tick cells included.
+        unsafe {
+            Some(ComponentTicks {
+                added: *added.get(),
+                changed: *changed.get(),
+            })
+        }
+    }
+
+    /// An [`EntityRef`] of the same entity, if the access reads every
+    /// component.
+    ///
+    /// # Errors
+    /// [`TryFromFilteredError::MissingReadAllAccess`] otherwise.
+    pub fn try_into_all(self) -> Result<EntityRef<'w>, TryFromFilteredError> {
+        if self.view.access.has_read_all() {
+            Ok(entity_ref(self.world, self.entity))
+        } else {
+            Err(TryFromFilteredError::MissingReadAllAccess)
+        }
+    }
 }
+
+/// Why a filtered handle cannot become a whole-entity one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryFromFilteredError {
+    /// The access does not read every component.
+    MissingReadAllAccess,
+    /// The access does not write every component.
+    MissingWriteAllAccess,
+}
+
+impl std::fmt::Display for TryFromFilteredError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TryFromFilteredError::MissingReadAllAccess => {
+                "the filtered handle may not read every component of its entity"
+            }
+            TryFromFilteredError::MissingWriteAllAccess => {
+                "the filtered handle may not write every component of its entity"
+            }
+        })
+    }
+}
+
+impl std::error::Error for TryFromFilteredError {}
 
 impl<'w> From<EntityRef<'w>> for FilteredEntityRef<'w, '_> {
     /// A handle that may read every component.
@@ -566,6 +637,71 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
                 access,
             )
         }
+    }
+}
+
+impl<'w, 's> FilteredEntityMut<'w, 's> {
+    /// Whether the entity has the component of Rust type `type_id`.
+    #[inline]
+    pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
+        self.as_readonly().contains_type_id(type_id)
+    }
+
+    /// When the entity's `T` was added and last changed, if it has it and
+    /// the access allows reading it.
+    ///
+    /// # Panics
+    /// If `T` is `#[component(no_change_ticks)]`.
+    #[inline]
+    #[track_caller]
+    pub fn get_change_ticks<T: Component>(&self) -> Option<ComponentTicks> {
+        self.as_readonly().get_change_ticks::<T>()
+    }
+
+    /// When the entity's value of `id` was added and last changed, if it
+    /// has it and the access allows reading it.
+    #[inline]
+    pub fn get_change_ticks_by_id(&self, id: ComponentId) -> Option<ComponentTicks> {
+        self.as_readonly().get_change_ticks_by_id(id)
+    }
+
+    /// An [`EntityMut`] of the same entity, if the access reads and writes
+    /// every component.
+    ///
+    /// # Errors
+    /// [`TryFromFilteredError`] naming the access that is missing.
+    pub fn try_into_all(self) -> Result<EntityMut<'w>, TryFromFilteredError> {
+        if !self.view.access.has_read_all() {
+            return Err(TryFromFilteredError::MissingReadAllAccess);
+        }
+        if !self.view.access.has_write_all() {
+            return Err(TryFromFilteredError::MissingWriteAllAccess);
+        }
+        let location = entity_ref(self.cell.meta(), self.entity).location();
+        // SAFETY: the handle may read and write every component of its
+        // live entity for `'w` (`new`), and is consumed: the `EntityMut`
+        // takes over that access alone.
+        Ok(unsafe { EntityMut::new(self.cell, self.entity, location) })
+    }
+}
+
+impl<'w> From<EntityMut<'w>> for FilteredEntityMut<'w, '_> {
+    /// A handle that may read and write every component.
+    fn from(entity: EntityMut<'w>) -> Self {
+        let mut access = Access::default();
+        access.read_all();
+        access.write_all();
+        let (cell, id, location) = (entity.cell(), entity.id(), entity.location());
+        let world = cell.meta();
+        let view = FilteredView::new(
+            intern_access(access),
+            world.last_change_tick(),
+            world.change_tick(),
+        );
+        // SAFETY: an `EntityMut` may read and write every component of its
+        // live entity for `'w`, and is consumed; a view with no table finds
+        // values through the entity's location.
+        unsafe { FilteredEntityMut::new(cell, id, location.table_row, view) }
     }
 }
 

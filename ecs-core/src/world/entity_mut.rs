@@ -76,6 +76,13 @@ impl<'w> EntityMut<'w> {
         self.entity
     }
 
+    /// A [`FilteredEntityMut`](super::FilteredEntityMut) that may read and
+    /// write every component of the entity.
+    #[inline]
+    pub fn into_filtered(self) -> super::FilteredEntityMut<'w, 'static> {
+        self.into()
+    }
+
     /// The world cell the handle reaches its values through.
     #[inline]
     pub(crate) fn cell(&self) -> UnsafeWorldCell<'w> {

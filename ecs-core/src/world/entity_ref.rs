@@ -58,6 +58,13 @@ impl<'w> EntityRef<'w> {
         self.entity
     }
 
+    /// A [`FilteredEntityRef`](super::FilteredEntityRef) that may read
+    /// every component of the entity.
+    #[inline]
+    pub fn into_filtered(self) -> super::FilteredEntityRef<'w, 'static> {
+        self.into()
+    }
+
     /// Where the entity's data lives.
     #[inline]
     pub fn location(&self) -> EntityLocation {

@@ -47,7 +47,7 @@ pub(crate) use command_queue::{CommandCursor, CommandRun, RunEntries};
 pub use deferred_world::DeferredWorld;
 pub use entity_fetch::{EntityFetcher, WorldEntityFetch};
 pub(crate) use entity_filtered::{intern_access, FilteredView};
-pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef};
+pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef, TryFromFilteredError};
 pub use entity_mut::EntityMut;
 pub use entity_ref::{EntityRef, EntityWorldMut};
 pub use entry::{ComponentEntry, OccupiedComponentEntry, VacantComponentEntry};
