@@ -106,7 +106,7 @@ impl<'w> BundleSpawner<'w> {
         }
         // Not through `spawn_located`: the location would come back through
         // memory, and its narrow stores stall the wide load that reads it.
-        let entity = self.world.entities.alloc();
+        let entity = self.world.entities.alloc(self.change_tick);
         self.spawn_plain(entity, bundle);
         entity
     }
@@ -121,7 +121,7 @@ impl<'w> BundleSpawner<'w> {
         if !self.plain {
             return self.spawn_full(bundle);
         }
-        let entity = self.world.entities.alloc();
+        let entity = self.world.entities.alloc(self.change_tick);
         let location = self.spawn_plain(entity, bundle);
         (entity, location)
     }
@@ -184,7 +184,7 @@ impl<'w> BundleSpawner<'w> {
         if self.has_required {
             self.make_required();
         }
-        let entity = self.world.entities.alloc();
+        let entity = self.world.entities.alloc(self.change_tick);
         let location = self.place(entity);
         let mut panics = DropPanics::default();
         // SAFETY: `location` is the entity's fresh, last row.

@@ -6,6 +6,7 @@ use std::{
 use super::{Entity, EntityNotSpawnedError, EntityValidButNotSpawnedError, InvalidEntityError};
 use crate::{
     archetype::{ArchetypeId, ArchetypeRow},
+    change_detection::Tick,
     storage::{TableId, TableRow},
 };
 
@@ -67,12 +68,16 @@ pub(crate) fn generation_after(generation: u32, versions: u32) -> NonZeroU32 {
 struct EntityMeta {
     generation: NonZeroU32,
     location: EntityLocation,
+    /// The world's change tick when the entity at this index was spawned
+    /// (meaningless while the index is free).
+    spawned: Tick,
 }
 
 impl EntityMeta {
     const EMPTY: EntityMeta = EntityMeta {
         generation: NonZeroU32::MIN,
         location: EntityLocation::INVALID,
+        spawned: Tick::new(0),
     };
 }
 
@@ -160,17 +165,23 @@ impl Entities {
         );
     }
 
-    /// Allocates an entity. Its location is invalid until the caller sets it.
+    /// Allocates an entity spawned at the world tick `spawn_tick`. Its
+    /// location is invalid until the caller sets it.
     #[inline]
-    pub fn alloc(&mut self) -> Entity {
+    pub fn alloc(&mut self, spawn_tick: Tick) -> Entity {
         self.verify_flushed();
         self.len += 1;
         if let Some(index) = self.pending.pop() {
             *self.free_cursor.get_mut() = self.pending.len() as i64;
-            Entity::from_raw_parts(index, self.meta[index as usize].generation)
+            let meta = &mut self.meta[index as usize];
+            meta.spawned = spawn_tick;
+            Entity::from_raw_parts(index, meta.generation)
         } else {
             let index = u32::try_from(self.meta.len()).expect("too many entities");
-            self.meta.push(EntityMeta::EMPTY);
+            self.meta.push(EntityMeta {
+                spawned: spawn_tick,
+                ..EntityMeta::EMPTY
+            });
             Entity::from_raw(index)
         }
     }
@@ -235,9 +246,9 @@ impl Entities {
         location
     }
 
-    /// Makes every reserved entity live, calling `init` to set each one's
-    /// location.
-    pub fn flush(&mut self, mut init: impl FnMut(Entity, &mut EntityLocation)) {
+    /// Makes every reserved entity live, spawned at the world tick
+    /// `spawn_tick`, calling `init` to set each one's location.
+    pub fn flush(&mut self, spawn_tick: Tick, mut init: impl FnMut(Entity, &mut EntityLocation)) {
         let free_cursor = self.free_cursor.get_mut();
         let current_free_cursor = if *free_cursor < 0 {
             let old_len = self.meta.len();
@@ -245,6 +256,7 @@ impl Entities {
             self.meta.resize(new_len, EntityMeta::EMPTY);
             self.len += (-*free_cursor) as u32;
             for (index, meta) in self.meta.iter_mut().enumerate().skip(old_len) {
+                meta.spawned = spawn_tick;
                 init(
                     Entity::from_raw_parts(index as u32, meta.generation),
                     &mut meta.location,
@@ -258,10 +270,39 @@ impl Entities {
         self.len += (self.pending.len() - current_free_cursor) as u32;
         for index in self.pending.drain(current_free_cursor..) {
             let meta = &mut self.meta[index as usize];
+            meta.spawned = spawn_tick;
             init(
                 Entity::from_raw_parts(index, meta.generation),
                 &mut meta.location,
             );
+        }
+    }
+
+    /// The world tick a live entity was spawned at; `None` for a stale,
+    /// free or unflushed handle.
+    #[inline]
+    pub fn entity_get_spawn_tick(&self, entity: Entity) -> Option<Tick> {
+        self.get(entity)?;
+        Some(self.meta[entity.index() as usize].spawned)
+    }
+
+    /// The spawn tick of the entity at `index`, for fetches that hold a
+    /// live entity.
+    ///
+    /// # Safety
+    /// `index` is the index of a live entity.
+    #[inline(always)]
+    pub(crate) unsafe fn spawn_tick_unchecked(&self, index: u32) -> Tick {
+        debug_assert!((index as usize) < self.meta.len());
+        // SAFETY: live indices are within `meta` (caller).
+        unsafe { self.meta.get_unchecked(index as usize) }.spawned
+    }
+
+    /// Clamps every spawn tick against `now`, as the world's other ticks
+    /// are (see [`Tick::check_tick`]).
+    pub(crate) fn check_change_ticks(&mut self, now: Tick) {
+        for meta in &mut self.meta {
+            meta.spawned.check_tick(now);
         }
     }
 
@@ -646,13 +687,13 @@ mod tests {
     #[test]
     fn reuse_bumps_generation_and_refuses_stale_handles() {
         let mut entities = Entities::new();
-        let a = entities.alloc();
+        let a = entities.alloc(Tick::new(1));
         place(&mut entities, a);
         assert!(entities.contains(a));
         assert!(entities.free(a).is_some());
         assert!(!entities.contains(a));
         assert!(entities.free(a).is_none(), "double free refused");
-        let b = entities.alloc();
+        let b = entities.alloc(Tick::new(1));
         place(&mut entities, b);
         assert_eq!(b.index(), a.index());
         assert_eq!(b.generation(), a.generation() + 1);
@@ -665,7 +706,7 @@ mod tests {
     #[test]
     fn reserve_at_makes_exact_ids_live_and_keeps_the_rest_free() {
         let mut entities = Entities::new();
-        let a = entities.alloc();
+        let a = entities.alloc(Tick::new(1));
         place(&mut entities, a);
         let wanted = [
             Entity::from_raw_parts(3, NonZeroU32::new(7).unwrap()),
@@ -675,12 +716,12 @@ mod tests {
         let twice = [wanted[0], wanted[0]];
         assert_eq!(entities.reserve_at(&twice), Err(wanted[0]));
         entities.reserve_at(&wanted).unwrap();
-        entities.flush(|_, loc| loc.archetype_id = ArchetypeId::EMPTY);
+        entities.flush(Tick::new(1), |_, loc| loc.archetype_id = ArchetypeId::EMPTY);
         assert!(wanted.iter().all(|&e| entities.contains(e)));
         assert_eq!(entities.len(), 3);
         let next: Vec<_> = (0..2)
             .map(|_| {
-                let e = entities.alloc();
+                let e = entities.alloc(Tick::new(1));
                 place(&mut entities, e);
                 e.index()
             })
@@ -693,7 +734,7 @@ mod tests {
         let mut entities = Entities::new();
         let live: Vec<_> = (0..4)
             .map(|_| {
-                let e = entities.alloc();
+                let e = entities.alloc(Tick::new(1));
                 place(&mut entities, e);
                 e
             })
@@ -712,7 +753,7 @@ mod tests {
         }
         assert!(entities.needs_flush());
         let mut flushed = Vec::new();
-        entities.flush(|e, loc| {
+        entities.flush(Tick::new(1), |e, loc| {
             flushed.push(e);
             loc.archetype_id = ArchetypeId::EMPTY;
         });

@@ -264,6 +264,7 @@ mod lens;
 mod par_iter;
 mod sort;
 mod sort_many;
+mod spawn_details;
 mod state;
 mod world_query;
 
@@ -289,6 +290,7 @@ pub use par_iter::{
 };
 pub use sort::QuerySortedIter;
 pub use sort_many::QuerySortedManyIter;
+pub use spawn_details::{SpawnDetails, SpawnTickFetch, Spawned};
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{

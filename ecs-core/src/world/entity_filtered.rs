@@ -309,6 +309,12 @@ impl<'w> FilteredEntityRef<'w, '_> {
         entity_ref(self.world, self.entity).contains_type_id(type_id)
     }
 
+    /// The world tick the entity was spawned at.
+    #[inline]
+    pub fn spawn_tick(&self) -> Tick {
+        entity_ref(self.world, self.entity).spawn_tick()
+    }
+
     /// When the entity's `T` was added and last changed, if it has it and
     /// the access allows reading it.
     ///
@@ -645,6 +651,12 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
         self.as_readonly().contains_type_id(type_id)
+    }
+
+    /// The world tick the entity was spawned at.
+    #[inline]
+    pub fn spawn_tick(&self) -> Tick {
+        self.as_readonly().spawn_tick()
     }
 
     /// When the entity's `T` was added and last changed, if it has it and

@@ -135,6 +135,12 @@ impl<'w> EntityMut<'w> {
         self.as_readonly().contains_id(id)
     }
 
+    /// The world tick the entity was spawned at.
+    #[inline]
+    pub fn spawn_tick(&self) -> crate::change_detection::Tick {
+        self.as_readonly().spawn_tick()
+    }
+
     /// Whether the entity has the component of Rust type `type_id`.
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {

@@ -98,6 +98,18 @@ impl<'w> EntityRef<'w> {
         self.archetype().contains(id)
     }
 
+    /// The world tick the entity was spawned at (see
+    /// [`SpawnDetails`](crate::query::SpawnDetails)).
+    #[inline]
+    pub fn spawn_tick(&self) -> crate::change_detection::Tick {
+        // SAFETY: the handle's entity is live.
+        unsafe {
+            self.world
+                .entities
+                .spawn_tick_unchecked(self.entity.index())
+        }
+    }
+
     /// Whether the entity has the component of Rust type `type_id`.
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
@@ -482,6 +494,16 @@ impl<'w> EntityWorldMut<'w> {
     #[inline]
     pub fn contains_type_id(&self, type_id: std::any::TypeId) -> bool {
         self.as_ref().contains_type_id(type_id)
+    }
+
+    /// The world tick the entity was spawned at.
+    ///
+    /// # Panics
+    /// If the entity was despawned.
+    #[inline]
+    #[track_caller]
+    pub fn spawn_tick(&self) -> crate::change_detection::Tick {
+        self.as_ref().spawn_tick()
     }
 
     /// When the entity's `T` was added and last changed.

@@ -546,9 +546,10 @@ impl World {
 
     #[cold]
     fn flush_reserved(&mut self) {
+        let tick = self.change_tick();
         let empty_archetype = &mut self.archetypes[ArchetypeId::EMPTY];
         let empty_table = &mut self.storages.tables[crate::storage::TableId::EMPTY];
-        self.entities.flush(|entity, location| {
+        self.entities.flush(tick, |entity, location| {
             let table_row = empty_table.push_entity(entity);
             let archetype_row = empty_archetype.allocate(entity, table_row);
             *location = EntityLocation {
@@ -1161,6 +1162,7 @@ impl World {
         self.storages.sparse_sets.check_change_ticks(now.tick);
         self.storages.resources.check_change_ticks(now.tick);
         self.storages.non_sends.check_change_ticks(now.tick);
+        self.entities.check_change_ticks(now.tick);
         self.last_change_tick.check_tick(now.tick);
         self.last_check = now;
     }

@@ -702,7 +702,8 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     // Live, but not anywhere until placed below (a reserved index's
     // location is already the invalid one): nothing reads the world in
     // between (the mapping sees only the mapper).
-    world.entities.flush(|_, location| {
+    let tick = world.change_tick();
+    world.entities.flush(tick, |_, location| {
         debug_assert_eq!(location.archetype_id, EntityLocation::INVALID.archetype_id);
     });
     // Kept ids need no remapping: a reference names what it named when
