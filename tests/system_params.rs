@@ -643,3 +643,84 @@ fn a_buffer_is_applied_with_the_last_run_of_the_run_that_filled_it() {
     assert_eq!(seen.len(), 3);
     assert!(seen[0] != seen[1] && seen[1] != seen[2], "{seen:?}");
 }
+
+// ---- small parameters: SystemName, NonSendMarker, PhantomData, WorldId,
+// PopulatedMessageReader -------------------------------------------------------
+
+#[test]
+fn system_name_world_id_and_phantom_data_parameters() {
+    use ecs::system::SystemName;
+    use ecs::world::WorldId;
+    use std::marker::PhantomData;
+
+    fn report(name: SystemName, id: WorldId, _: PhantomData<u8>) -> (String, WorldId) {
+        (name.as_str().to_owned(), id)
+    }
+    let mut world = World::new();
+    let (name, id) = world.run_system_once(report).unwrap();
+    assert!(name.ends_with("::report"), "{name}");
+    assert_eq!(id, world.id());
+    // A closure system's name is its type's.
+    let name = world
+        .run_system_once(|name: SystemName| name.to_string())
+        .unwrap();
+    assert!(name.contains("{{closure}}"), "{name}");
+}
+
+#[test]
+fn non_send_marker_keeps_a_system_on_the_schedules_thread() {
+    use ecs::system::NonSendMarker;
+    use std::sync::Mutex;
+
+    #[derive(Resource, Default)]
+    struct Threads(Mutex<Vec<std::thread::ThreadId>>);
+
+    fn on_main(_: NonSendMarker, threads: Res<Threads>) {
+        threads.0.lock().unwrap().push(std::thread::current().id());
+    }
+    fn busy(_: Res<Threads>) {}
+
+    let mut world = World::new();
+    world.init_resource::<Threads>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((busy, on_main, busy, busy));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    for _ in 0..200 {
+        // `install` runs the schedule on one of the pool's threads.
+        let driver = pool.install(|| {
+            schedule.run(&mut world);
+            std::thread::current().id()
+        });
+        let ran_on = world.resource::<Threads>().0.lock().unwrap().pop();
+        assert_eq!(ran_on, Some(driver));
+    }
+}
+
+#[test]
+fn populated_message_reader_skips_its_system_while_nothing_is_unread() {
+    #[derive(Message)]
+    struct Hit(u32);
+    #[derive(Resource, Default)]
+    struct Log(Vec<u32>);
+
+    fn on_hits(mut hits: PopulatedMessageReader<Hit>, mut log: ResMut<Log>) {
+        log.0.extend(hits.read().map(|h| h.0));
+    }
+    let mut world = World::new();
+    world.add_message::<Hit>();
+    world.init_resource::<Log>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(on_hits);
+    schedule.run(&mut world);
+    world.write_message(Hit(1));
+    schedule.run(&mut world);
+    // Read already: skipped, however many times.
+    schedule.run(&mut world);
+    world.write_message(Hit(2));
+    world.write_message(Hit(3));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, [1, 2, 3]);
+}

@@ -53,7 +53,9 @@ pub mod prelude {
     pub use crate::event::{EntityEvent, Event, EventPattern};
     pub use crate::hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
     pub use crate::lifecycle::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
-    pub use crate::message::{Message, MessageMutator, MessageReader, MessageWriter, Messages};
+    pub use crate::message::{
+        Message, MessageMutator, MessageReader, MessageWriter, Messages, PopulatedMessageReader,
+    };
     pub use crate::name::{Name, NameOrEntity};
     pub use crate::observer::{Observer, ObserverSystemExt, On};
     pub use crate::query::Allow;

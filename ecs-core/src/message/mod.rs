@@ -117,7 +117,7 @@ pub use iterators::{
     MessageMutParIter, MessageParIter,
 };
 pub use messages::{Messages, WriteBatchIds};
-pub use params::{MessageMutator, MessageReader, MessageWriter};
+pub use params::{MessageMutator, MessageReader, MessageWriter, PopulatedMessageReader};
 pub use registry::{
     message_update_condition, message_update_system, signal_message_update_system, MessageRegistry,
     MessageUpdateSystems, ShouldUpdateMessages,

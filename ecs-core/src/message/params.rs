@@ -263,6 +263,91 @@ unsafe impl<M: Message> SystemParam for MessageReader<'_, '_, M> {
 // SAFETY: only reads `Messages<M>`.
 unsafe impl<M: Message> ReadOnlySystemParam for MessageReader<'_, '_, M> {}
 
+/// A [`MessageReader`] that skips its system when there is no unread
+/// message (as [`Populated`](crate::system::Populated) does for queries);
+/// derefs to the reader.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::message::PopulatedMessageReader;
+///
+/// #[derive(Message)]
+/// struct Hit(u32);
+/// #[derive(Resource, Default)]
+/// struct Runs(u32);
+///
+/// fn on_hits(mut hits: PopulatedMessageReader<Hit>, mut runs: ResMut<Runs>) {
+///     runs.0 += hits.read().count() as u32;
+/// }
+///
+/// let mut world = World::new();
+/// world.add_message::<Hit>();
+/// world.init_resource::<Runs>();
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems(on_hits);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Runs>().0, 0);
+/// world.write_message(Hit(1));
+/// world.write_message(Hit(2));
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Runs>().0, 2);
+/// ```
+#[derive(Debug)]
+pub struct PopulatedMessageReader<'w, 's, M: Message>(MessageReader<'w, 's, M>);
+
+impl<'w, 's, M: Message> std::ops::Deref for PopulatedMessageReader<'w, 's, M> {
+    type Target = MessageReader<'w, 's, M>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<M: Message> std::ops::DerefMut for PopulatedMessageReader<'_, '_, M> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+// SAFETY: the access of a `MessageReader`, which it wraps.
+unsafe impl<M: Message> SystemParam for PopulatedMessageReader<'_, '_, M> {
+    type State = <MessageReader<'static, 'static, M> as SystemParam>::State;
+    type Item<'w, 's> = PopulatedMessageReader<'w, 's, M>;
+
+    fn init_state(world: &mut World, meta: &mut SystemMeta) -> Self::State {
+        MessageReader::<M>::init_state(world, meta)
+    }
+
+    unsafe fn get_param<'w, 's>(
+        state: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> PopulatedMessageReader<'w, 's, M> {
+        // SAFETY: forwarded.
+        or_panic(unsafe { Self::try_get_param(state, meta, world, change_tick) })
+    }
+
+    unsafe fn try_get_param<'w, 's>(
+        state: &'s mut Self::State,
+        meta: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        change_tick: Tick,
+    ) -> Result<PopulatedMessageReader<'w, 's, M>, SystemParamValidationError> {
+        // SAFETY: forwarded; the state is a `MessageReader`'s.
+        let reader = unsafe { MessageReader::<M>::try_get_param(state, meta, world, change_tick) }?;
+        if reader.is_empty() {
+            return Err(SystemParamValidationError::skipped::<Self>(
+                "no unread message",
+            ));
+        }
+        Ok(PopulatedMessageReader(reader))
+    }
+}
+
+// SAFETY: only reads `Messages<M>`, as a `MessageReader`.
+unsafe impl<M: Message> ReadOnlySystemParam for PopulatedMessageReader<'_, '_, M> {}
+
 /// Writes messages of type `M`.
 ///
 /// It holds `Messages<M>` mutably, so two systems writing one type do not

@@ -185,7 +185,7 @@ pub use system_registry::{
 };
 pub use system_state::SystemState;
 pub use with_input::{WithInputFromWrapper, WithInputWrapper};
-pub use world_params::{StaticSystemParam, SystemChangeTick};
+pub use world_params::{NonSendMarker, StaticSystemParam, SystemChangeTick, SystemName};
 pub use wrappers::{If, IfBuilder, OptionBuilder, ResultBuilder};
 
 use std::{any::TypeId, borrow::Cow};

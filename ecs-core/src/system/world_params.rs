@@ -1,8 +1,13 @@
 //! Parameters that read the world's metadata or the system's own ticks:
-//! [`SystemChangeTick`], `&Archetypes`, `&Components`, `&Entities`,
+//! [`SystemChangeTick`], [`SystemName`], [`NonSendMarker`], `WorldId`,
+//! `PhantomData<T>`, `&Archetypes`, `&Components`, `&Entities`,
 //! `&Bundles`, and the wrapper [`StaticSystemParam`].
 
-use std::ops::{Deref, DerefMut};
+use std::{
+    borrow::Cow,
+    marker::PhantomData,
+    ops::{Deref, DerefMut},
+};
 
 use super::{CommandQueue, ReadOnlySystemParam, SystemMeta, SystemParam, SystemParamItem};
 use crate::{
@@ -11,7 +16,7 @@ use crate::{
     change_detection::Tick,
     component::Components,
     entity::Entities,
-    world::{UnsafeWorldCell, World},
+    world::{UnsafeWorldCell, World, WorldId},
 };
 
 /// The ticks a system compares change ticks against: the tick it last ran
@@ -102,6 +107,157 @@ macro_rules! world_metadata_param {
         unsafe impl ReadOnlySystemParam for &$ty {}
     };
 }
+
+/// The name of the system it is a parameter of, for logging and
+/// debugging (a function system's name is its path).
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::SystemName;
+///
+/// fn greet(name: SystemName) -> String {
+///     format!("hello from {name}")
+/// }
+///
+/// let mut world = World::new();
+/// let said = world.run_system_once(greet).unwrap();
+/// assert!(said.ends_with("::greet"), "{said}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemName(Cow<'static, str>);
+
+impl SystemName {
+    /// The system's name.
+    pub fn name(&self) -> Cow<'static, str> {
+        self.0.clone()
+    }
+
+    /// The system's name, borrowed.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SystemName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<SystemName> for Cow<'static, str> {
+    fn from(name: SystemName) -> Self {
+        name.0
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl SystemParam for SystemName {
+    type State = Cow<'static, str>;
+    type Item<'w, 's> = SystemName;
+
+    fn init_state(_: &mut World, meta: &mut SystemMeta) -> Cow<'static, str> {
+        meta.name.clone()
+    }
+
+    #[inline]
+    unsafe fn get_param<'w>(
+        name: &mut Cow<'static, str>,
+        _: &SystemMeta,
+        _: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> SystemName {
+        SystemName(name.clone())
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl ReadOnlySystemParam for SystemName {}
+
+/// A parameter that makes its system run on the thread that runs the
+/// schedule, as a [`NonSend`](super::NonSend) parameter does, without
+/// reading anything: for systems that call thread-bound APIs.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::NonSendMarker;
+///
+/// fn on_main_thread(_: NonSendMarker) {}
+///
+/// let mut world = World::new();
+/// let mut schedule = Schedule::default();
+/// schedule.add_systems(on_main_thread);
+/// schedule.run(&mut world);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NonSendMarker;
+
+// SAFETY: touches no world data.
+unsafe impl SystemParam for NonSendMarker {
+    type State = ();
+    type Item<'w, 's> = NonSendMarker;
+
+    fn init_state(_: &mut World, meta: &mut SystemMeta) {
+        meta.set_non_send();
+    }
+
+    #[inline]
+    unsafe fn get_param<'w>(
+        _: &mut (),
+        _: &SystemMeta,
+        _: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> NonSendMarker {
+        NonSendMarker
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl ReadOnlySystemParam for NonSendMarker {}
+
+/// `PhantomData<T>` as a parameter: nothing, for systems generic over a
+/// type they do not otherwise name.
+// SAFETY: touches no world data.
+unsafe impl<T: ?Sized> SystemParam for PhantomData<T> {
+    type State = ();
+    type Item<'w, 's> = PhantomData<T>;
+
+    fn init_state(_: &mut World, _: &mut SystemMeta) {}
+
+    #[inline]
+    unsafe fn get_param<'w>(
+        _: &mut (),
+        _: &SystemMeta,
+        _: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> PhantomData<T> {
+        PhantomData
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl<T: ?Sized> ReadOnlySystemParam for PhantomData<T> {}
+
+/// The id of the world the system runs in.
+// SAFETY: reads only the world's id, which never changes.
+unsafe impl SystemParam for WorldId {
+    type State = ();
+    type Item<'w, 's> = WorldId;
+
+    fn init_state(_: &mut World, _: &mut SystemMeta) {}
+
+    #[inline]
+    unsafe fn get_param<'w>(
+        _: &mut (),
+        _: &SystemMeta,
+        world: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> WorldId {
+        world.id()
+    }
+}
+
+// SAFETY: reads only the world's id.
+unsafe impl ReadOnlySystemParam for WorldId {}
 
 world_metadata_param!(Archetypes, archetypes);
 world_metadata_param!(Components, components);
