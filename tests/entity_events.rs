@@ -689,3 +689,34 @@ fn a_panicking_condition_names_itself_and_keeps_the_observer() {
     world.trigger(Ping);
     assert_eq!(take_log(&mut world), ["ping"]);
 }
+
+#[test]
+fn a_failing_condition_counts_as_false_and_goes_to_the_observers_handler() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static HANDLED: AtomicU32 = AtomicU32::new(0);
+    fn count(error: BevyError, context: ErrorContext) {
+        assert!(error.to_string().contains("gate broken"), "{error}");
+        assert_eq!(context.kind(), "run condition");
+        HANDLED.fetch_add(1, Ordering::Relaxed);
+    }
+    let mut world = world_with_log();
+    world.insert_resource(Gate(false));
+    world.add_observer(
+        Observer::new(log_ping)
+            .run_if(|gate: Res<Gate>| -> Result<bool> {
+                if gate.0 {
+                    Ok(true)
+                } else {
+                    Err("gate broken".into())
+                }
+            })
+            .with_error_handler(count),
+    );
+    world.trigger(Ping);
+    assert!(take_log(&mut world).is_empty());
+    assert_eq!(HANDLED.load(Ordering::Relaxed), 1);
+    world.resource_mut::<Gate>().0 = true;
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["ping"]);
+    assert_eq!(HANDLED.load(Ordering::Relaxed), 1);
+}

@@ -146,18 +146,37 @@ fn spawn_ticks_survive_tick_wrap_around() {
 }
 
 #[test]
-fn a_restored_snapshot_restores_spawn_ticks() {
+fn a_restored_snapshot_answers_spawned_as_it_did() {
     let mut world = World::new();
     world.register_snapshot_hashed::<Unit>();
-    let kept = world.spawn(Unit(0)).id();
-    let kept_tick = world.entity(kept).spawn_tick();
+    let old = world.spawn(Unit(0)).id();
     world.clear_trackers();
+    let new = world.spawn(Unit(1)).id();
+    let spawned = |world: &mut World| {
+        let mut query = world.query_filtered::<Entity, Spawned>();
+        let mut found: Vec<Entity> = query.iter(world).collect();
+        found.sort();
+        found
+    };
+    let details = |world: &mut World, e: Entity| {
+        world
+            .query::<SpawnDetails>()
+            .get(world, e)
+            .unwrap()
+            .is_spawned()
+    };
+    assert_eq!(spawned(&mut world), [new]);
     let snapshot = world.snapshot();
-    world.clear_trackers();
-    world.despawn(kept);
+    // Time passes, the entity is replaced at its index; then the restore.
+    for _ in 0..5 {
+        world.clear_trackers();
+    }
+    world.despawn(new);
     let replacement = world.spawn(Unit(7)).id();
-    assert_eq!(replacement.index(), kept.index());
+    assert_eq!(replacement.index(), new.index());
     world.restore(&snapshot).unwrap();
-    assert_eq!(world.entity(kept).spawn_tick(), kept_tick);
+    assert_eq!(spawned(&mut world), [new]);
+    assert!(details(&mut world, new));
+    assert!(!details(&mut world, old));
     integrity(&world);
 }

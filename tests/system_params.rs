@@ -688,7 +688,7 @@ fn non_send_marker_keeps_a_system_on_the_schedules_thread() {
         .num_threads(3)
         .build()
         .unwrap();
-    for _ in 0..200 {
+    for _ in 0..if cfg!(miri) { 10 } else { 200 } {
         // `install` runs the schedule on one of the pool's threads.
         let driver = pool.install(|| {
             schedule.run(&mut world);

@@ -1640,13 +1640,18 @@ fn set_ticks_moves_what_changes_are_measured_against() {
 
 #[test]
 fn res_clone_and_children_sorts() {
-    fn read_twice(gold: Res<Gold>) -> (u32, bool) {
+    fn read_twice(gold: Res<Gold>) -> (u32, Tick, bool) {
         let other = Res::clone(&gold);
-        (gold.0 + other.0, other.is_added() == gold.is_added())
+        (gold.0 + other.0, other.last_changed(), other.is_added())
     }
     let mut world = World::new();
     world.insert_resource(Gold(4));
-    assert_eq!(world.run_system_once(read_twice).unwrap(), (8, true));
+    let inserted_at = world.change_tick();
+    // The clone carries the resource's ticks and the system's.
+    assert_eq!(
+        world.run_system_once(read_twice).unwrap(),
+        (8, inserted_at, true)
+    );
 
     let parent = world.spawn_empty().id();
     let kids: Vec<Entity> = (0..5)
@@ -1672,4 +1677,69 @@ fn res_clone_and_children_sorts() {
         children.iter().map(|e| snapshot[&e]).collect::<Vec<_>>(),
         [0, 1, 2, 3, 4]
     );
+}
+
+#[test]
+fn clear_all_drops_everything_even_when_a_component_drop_panics() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.spawn(Cargo(Payload::armed(1, &log)));
+    world.spawn(Cargo(Payload::new(2, &log)));
+    world.insert_resource(Vault(Payload::new(3, &log)));
+    world.insert_non_send(LocalVault(Payload::new(4, &log), Default::default()));
+    let message = expect_panic(|| world.clear_all());
+    assert!(message.contains("bomb 1 exploded"), "{message}");
+    log.assert_dropped_once(&[1, 2, 3, 4]);
+    assert_eq!(world.entities().len(), 0);
+    assert!(!world.contains_resource::<Vault>());
+    assert!(!world.contains_non_send::<LocalVault>());
+    check_invariants(&world);
+}
+
+#[test]
+fn clear_all_refuses_another_threads_values_before_despawning_anything() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    let e = world.spawn(Cargo(Payload::new(1, &log))).id();
+    world.insert_non_send(LocalVault(Payload::new(2, &log), Default::default()));
+    let message = std::thread::scope(|scope| {
+        scope
+            .spawn(|| expect_panic(|| world.clear_all()))
+            .join()
+            .unwrap()
+    });
+    assert!(message.contains("LocalVault"), "{message}");
+    log.assert_not_dropped(&[1, 2]);
+    assert!(world.get_entity(e).is_ok());
+}
+
+#[test]
+fn filtered_handles_convert_with_try_from() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1), Speed(2))).id();
+    let filtered = world.entity(e).into_filtered();
+    let whole = EntityRef::try_from(&filtered).unwrap();
+    assert_eq!(whole.get::<Speed>(), Some(&Speed(2)));
+    assert!(EntityRef::try_from(filtered).is_ok());
+    let speed = world.register_component::<Speed>();
+    let mut state = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(speed)
+        .build();
+    let mut item = state.single_mut(&mut world).unwrap();
+    assert_eq!(
+        EntityMut::try_from(&mut item).err(),
+        Some(ecs::world::TryFromFilteredError::MissingReadAllAccess)
+    );
+    assert!(EntityRef::try_from(&item).is_err());
+    assert!(EntityRef::try_from(item).is_err());
+    let mut entity = world.entity_mut(e);
+    let mut all = entity.as_mutable().into_filtered();
+    EntityMut::try_from(&mut all)
+        .unwrap()
+        .get_mut::<Health>()
+        .unwrap()
+        .0 = 5;
+    assert!(EntityRef::try_from(&all).is_ok());
+    assert!(EntityMut::try_from(all).is_ok());
+    assert_eq!(world.get::<Health>(e), Some(&Health(5)));
 }

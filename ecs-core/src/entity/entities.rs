@@ -515,9 +515,16 @@ impl ExactSizeIterator for ReserveEntitiesIterator<'_> {}
 
 /// Snapshot support: the allocator copied whole, and put back.
 impl Entities {
-    /// Makes this allocator a copy of `saved`, reusing its buffers.
-    pub(crate) fn restore_from(&mut self, saved: &Entities) {
+    /// Makes this allocator a copy of `saved`, reusing its buffers, with
+    /// every spawn tick moved on by `delta` (the time since `saved` was
+    /// taken, as a restore moves every tick it puts back).
+    pub(crate) fn restore_from(&mut self, saved: &Entities, delta: u32) {
         self.meta.clone_from(&saved.meta);
+        if delta != 0 {
+            for meta in &mut self.meta {
+                meta.spawned = Tick::new(meta.spawned.get().wrapping_add(delta));
+            }
+        }
         self.pending.clone_from(&saved.pending);
         *self.free_cursor.get_mut() = saved.free_cursor.load(Ordering::Relaxed);
         self.len = saved.len;

@@ -717,6 +717,54 @@ impl<'w> From<EntityMut<'w>> for FilteredEntityMut<'w, '_> {
     }
 }
 
+impl<'w> TryFrom<FilteredEntityRef<'w, '_>> for EntityRef<'w> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: FilteredEntityRef<'w, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.try_into_all()
+    }
+}
+
+impl<'w> TryFrom<&FilteredEntityRef<'w, '_>> for EntityRef<'w> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: &FilteredEntityRef<'w, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.clone().try_into_all()
+    }
+}
+
+impl<'w> TryFrom<FilteredEntityMut<'w, '_>> for EntityRef<'w> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: FilteredEntityMut<'w, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.into_readonly().try_into_all()
+    }
+}
+
+impl<'a> TryFrom<&'a FilteredEntityMut<'_, '_>> for EntityRef<'a> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: &'a FilteredEntityMut<'_, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.as_readonly().try_into_all()
+    }
+}
+
+impl<'w> TryFrom<FilteredEntityMut<'w, '_>> for EntityMut<'w> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: FilteredEntityMut<'w, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.try_into_all()
+    }
+}
+
+impl<'a> TryFrom<&'a mut FilteredEntityMut<'_, '_>> for EntityMut<'a> {
+    type Error = TryFromFilteredError;
+
+    fn try_from(entity: &'a mut FilteredEntityMut<'_, '_>) -> Result<Self, TryFromFilteredError> {
+        entity.reborrow().try_into_all()
+    }
+}
+
 impl<'w, 's> From<FilteredEntityMut<'w, 's>> for FilteredEntityRef<'w, 's> {
     fn from(entity: FilteredEntityMut<'w, 's>) -> Self {
         entity.into_readonly()

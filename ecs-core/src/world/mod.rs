@@ -894,6 +894,13 @@ impl World {
     /// (their memory is reused). Stale handles to the despawned entities
     /// stay refused.
     pub fn clear_entities(&mut self) {
+        let mut panics = DropPanics::default();
+        self.clear_entities_into(&mut panics);
+        panics.finish();
+    }
+
+    /// [`World::clear_entities`], collecting `Drop` panics in `panics`.
+    fn clear_entities_into(&mut self, panics: &mut DropPanics) {
         self.flush_entities();
         for archetype in self.archetypes.iter() {
             let table = &self.storages.tables[archetype.table_id()];
@@ -902,12 +909,10 @@ impl World {
             }
         }
         self.archetypes.clear_entities();
-        let mut panics = DropPanics::default();
-        self.storages.tables.clear_all(&mut panics);
-        self.storages.sparse_sets.clear_all(&mut panics);
+        self.storages.tables.clear_all(panics);
+        self.storages.sparse_sets.clear_all(panics);
         // The observers went with their entities (no hook ran).
-        self.observers.clear(&mut panics);
-        panics.finish();
+        self.observers.clear(panics);
     }
 
     /// Drops every resource (the world's own, such as
@@ -958,13 +963,17 @@ impl World {
     /// (components, systems, schedules) stay.
     ///
     /// # Panics
-    /// As those three.
+    /// As those three: a value of another thread is refused before
+    /// anything is dropped, and a panic in a value's `Drop` is raised once
+    /// every other value of all three has been dropped.
     #[track_caller]
     pub fn clear_all(&mut self) {
         self.storages.non_sends.assert_all_local();
-        self.clear_entities();
-        self.clear_resources();
-        self.clear_non_send();
+        let mut panics = DropPanics::default();
+        self.clear_entities_into(&mut panics);
+        self.storages.resources.clear_all(&mut panics);
+        self.storages.non_sends.clear_all(&mut panics);
+        panics.finish();
     }
 
     /// Despawns every entity that matches the filter `F`, as

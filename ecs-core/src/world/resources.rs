@@ -833,8 +833,7 @@ impl World {
     ///
     /// # Panics
     /// If `component_id` is not registered in this world, or an old value
-    /// belongs to another thread (then `value` is not dropped: the caller
-    /// still owns it).
+    /// belongs to another thread; `value` is then not dropped (nor kept).
     #[track_caller]
     pub unsafe fn insert_non_send_by_id(
         &mut self,

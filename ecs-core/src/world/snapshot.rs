@@ -489,7 +489,7 @@ impl World {
             Some(schedules) => schedules.last_runs_into(&mut snapshot.schedules),
             None => snapshot.schedules.clear(),
         }
-        snapshot.entities.restore_from(&self.entities);
+        snapshot.entities.restore_from(&self.entities, 0);
         snapshot.resources = resources;
         let mut cloned = cloned.into_iter().peekable();
         let tables = self.storages.tables.iter();
@@ -767,7 +767,7 @@ impl World {
                 None => self.archetypes[id].restore_entities(0, Some(&[]), table),
             }
         }
-        self.entities.restore_from(&snapshot.entities);
+        self.entities.restore_from(&snapshot.entities, delta);
 
         for (id, staged) in &mut staged_resources {
             let Some(info) = self.components.get_info(*id) else {
