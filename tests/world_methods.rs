@@ -1743,3 +1743,65 @@ fn filtered_handles_convert_with_try_from() {
     assert!(EntityMut::try_from(all).is_ok());
     assert_eq!(world.get::<Health>(e), Some(&Health(5)));
 }
+
+#[test]
+fn introspection_by_bevys_names() {
+    fn hook(_: ecs::world::DeferredWorld, _: ecs::component::HookContext) {}
+    let mut world = World::new();
+    world.register_component_hooks::<Speed>().on_add(hook);
+    world.add_observer(|_: On<Remove<Health>>| {});
+    world.flush();
+    let e = world.spawn((Health(1), Speed(2))).id();
+    let plain = world.spawn(Mass(3)).id();
+
+    let archetype = world.entity(e).archetype();
+    assert!(archetype.has_add_hook());
+    assert!(!archetype.has_insert_hook());
+    assert!(archetype.has_remove_observer());
+    assert!(!archetype.has_add_observer());
+    let mut ids: Vec<_> = archetype.iter_components().collect();
+    ids.sort();
+    let mut expected = vec![
+        world.component_id::<Health>().unwrap(),
+        world.component_id::<Speed>().unwrap(),
+    ];
+    expected.sort();
+    assert_eq!(ids, expected);
+    let archetype = world.entity(plain).archetype();
+    assert!(!archetype.has_add_hook() && !archetype.has_remove_observer());
+
+    let entities = world.entities();
+    let live = entities.len();
+    assert_eq!(entities.count_spawned(), live);
+    assert!(entities.any_spawned());
+    assert!(entities.is_index_spawned(e.index()));
+    assert_eq!(entities.resolve_from_index(e.index()), e);
+    world.despawn(plain);
+    let entities = world.entities();
+    assert!(!entities.is_index_spawned(plain.index()));
+    let next = entities.resolve_from_index(plain.index());
+    assert_eq!(next.index(), plain.index());
+    assert_ne!(next, plain, "the next entity there gets a new generation");
+    assert_eq!(world.spawn_empty().id(), next);
+    assert_eq!(world.entities().resolve_from_index(1_000).index(), 1_000);
+
+    let components = world.components();
+    assert_eq!(components.num_registered(), components.len());
+    assert!(components.any_registered());
+    let health = components.valid_component_id::<Health>().unwrap();
+    assert!(components.is_id_valid(health));
+    assert_eq!(
+        components
+            .get_descriptor(health)
+            .map(|d| d.name().to_owned()),
+        components.get_info(health).map(|i| i.name().to_owned())
+    );
+    assert!(components
+        .iter_registered()
+        .any(|(id, info)| id == health && info.name().ends_with("Health")));
+    assert_eq!(components.iter_registered().count(), components.len());
+
+    let mut ticks = world.entity(e).get_change_ticks::<Health>().unwrap();
+    ticks.set_changed(Tick::new(ticks.changed.get() + 3));
+    assert!(ticks.is_changed(ticks.added, Tick::new(ticks.added.get() + 4)));
+}

@@ -478,6 +478,72 @@ impl Archetype {
         self.flags
     }
 
+    /// Its components' ids (bevy's name for [`Archetype::components`]).
+    #[inline]
+    pub fn iter_components(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.components()
+    }
+
+    /// Whether a component of the archetype has an `on_add` hook.
+    #[inline]
+    pub fn has_add_hook(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_ADD_HOOK)
+    }
+
+    /// Whether an observer watches `Add` of a component of the archetype.
+    #[inline]
+    pub fn has_add_observer(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_ADD_OBSERVER)
+    }
+
+    /// Whether a component of the archetype has an `on_insert` hook.
+    #[inline]
+    pub fn has_insert_hook(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_INSERT_HOOK)
+    }
+
+    /// Whether an observer watches `Insert` of a component of the archetype.
+    #[inline]
+    pub fn has_insert_observer(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_INSERT_OBSERVER)
+    }
+
+    /// Whether a component of the archetype has an `on_discard` hook.
+    #[inline]
+    pub fn has_discard_hook(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_DISCARD_HOOK)
+    }
+
+    /// Whether an observer watches `Discard` of a component of the archetype.
+    #[inline]
+    pub fn has_discard_observer(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_DISCARD_OBSERVER)
+    }
+
+    /// Whether a component of the archetype has an `on_remove` hook.
+    #[inline]
+    pub fn has_remove_hook(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_REMOVE_HOOK)
+    }
+
+    /// Whether an observer watches `Remove` of a component of the archetype.
+    #[inline]
+    pub fn has_remove_observer(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_REMOVE_OBSERVER)
+    }
+
+    /// Whether a component of the archetype has an `on_despawn` hook.
+    #[inline]
+    pub fn has_despawn_hook(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_DESPAWN_HOOK)
+    }
+
+    /// Whether an observer watches `Despawn` of a component of the archetype.
+    #[inline]
+    pub fn has_despawn_observer(&self) -> bool {
+        self.flags().contains(ArchetypeFlags::ON_DESPAWN_OBSERVER)
+    }
+
     /// Adds `entity`, whose table row is `table_row`, and returns its
     /// archetype row (the table row itself when the archetype owns its
     /// table).

@@ -135,6 +135,13 @@ impl ComponentTicks {
     pub fn is_changed(&self, last_run: Tick, this_run: Tick) -> bool {
         self.changed.is_newer_than(last_run, this_run)
     }
+
+    /// Marks the value changed at `change_tick` (this copy of the ticks
+    /// only: it writes nothing back to the world).
+    #[inline]
+    pub fn set_changed(&mut self, change_tick: Tick) {
+        self.changed = change_tick;
+    }
 }
 
 #[cfg(test)]

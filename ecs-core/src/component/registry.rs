@@ -679,6 +679,43 @@ impl Components {
         self.components.is_empty()
     }
 
+    /// The number of registered components and resources
+    /// ([`Components::len`], by bevy's name).
+    #[inline]
+    pub fn num_registered(&self) -> usize {
+        self.components.len()
+    }
+
+    /// Whether anything is registered.
+    #[inline]
+    pub fn any_registered(&self) -> bool {
+        !self.components.is_empty()
+    }
+
+    /// Every registration, with its id.
+    pub fn iter_registered(&self) -> impl Iterator<Item = (ComponentId, &ComponentInfo)> + '_ {
+        self.components.iter().map(|info| (info.id(), info))
+    }
+
+    /// Whether `id` is registered here.
+    #[inline]
+    pub fn is_id_valid(&self, id: ComponentId) -> bool {
+        id.index() < self.components.len()
+    }
+
+    /// The id of the component type `T`, if registered
+    /// ([`Components::component_id`], by bevy's name).
+    #[inline]
+    pub fn valid_component_id<T: Component>(&self) -> Option<ComponentId> {
+        self.component_id::<T>()
+    }
+
+    /// The descriptor of a registered component.
+    #[inline]
+    pub fn get_descriptor(&self, id: ComponentId) -> Option<&ComponentDescriptor> {
+        self.get_info(id).map(ComponentInfo::descriptor)
+    }
+
     /// Whether `id` was registered as a resource rather than a component.
     pub(crate) fn is_resource(&self, id: ComponentId) -> bool {
         self.get_info(id)

@@ -365,6 +365,34 @@ impl Entities {
         self.contains(entity)
     }
 
+    /// The number of live entities: [`Entities::len`], by bevy's name.
+    #[inline]
+    pub fn count_spawned(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether any entity is live.
+    #[inline]
+    pub fn any_spawned(&self) -> bool {
+        self.len != 0
+    }
+
+    /// Whether a live entity holds `index`.
+    #[inline]
+    pub fn is_index_spawned(&self, index: u32) -> bool {
+        self.resolve_index(index).is_some()
+    }
+
+    /// The handle `index` has now: with the generation of the entity
+    /// living there, or the generation its next entity will get (for an
+    /// index never handed out, the first one).
+    pub fn resolve_from_index(&self, index: u32) -> Entity {
+        self.meta.get(index as usize).map_or_else(
+            || Entity::from_raw(index),
+            |meta| Entity::from_raw_parts(index, meta.generation),
+        )
+    }
+
     /// The live entity currently holding `index`, if any: its handle with
     /// the current generation.
     pub fn resolve_index(&self, index: u32) -> Option<Entity> {
