@@ -25,14 +25,31 @@ pub struct QueryParIter<'w, 's, D: QueryData, F: QueryFilter> {
     batching: BatchingStrategy,
 }
 
-/// The batching of [`batching`](QueryParIter::batching)`(batch_size)`.
-#[track_caller]
-fn fixed_batches(batch_size: usize) -> BatchingStrategy {
-    assert!(
-        batch_size > 0,
-        "a parallel query's batch size must be at least 1"
-    );
-    BatchingStrategy::fixed(batch_size)
+/// `batching(n)` and `batching_strategy(strategy)` of a parallel walk
+/// whose batches hold `$what` (rows or entities) and whose strategy is its
+/// `batching` field.
+macro_rules! batching_methods {
+    ($what:literal) => {
+        #[doc = concat!("Uses batches of `batch_size` ", $what, " instead of a derived size:")]
+        /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
+        ///
+        /// # Panics
+        /// If `batch_size` is zero.
+        #[track_caller]
+        pub fn batching(self, batch_size: usize) -> Self {
+            assert!(
+                batch_size > 0,
+                "a parallel query's batch size must be at least 1"
+            );
+            self.batching_strategy(BatchingStrategy::fixed(batch_size))
+        }
+
+        /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
+        pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
+            self.batching = strategy;
+            self
+        }
+    };
 }
 
 impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
@@ -51,21 +68,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter> QueryParIter<'w, 's, D, F> {
         }
     }
 
-    /// Uses batches of `batch_size` rows instead of a derived size:
-    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
-    ///
-    /// # Panics
-    /// If `batch_size` is zero.
-    #[track_caller]
-    pub fn batching(self, batch_size: usize) -> Self {
-        self.batching_strategy(fixed_batches(batch_size))
-    }
-
-    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
-    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
-        self.batching = strategy;
-        self
-    }
+    batching_methods!("rows");
 
     fn storage_lens(&self) -> impl Iterator<Item = usize> + '_ {
         // SAFETY: only the tables' lengths are read.
@@ -236,21 +239,7 @@ impl<'w, 's, D: QueryData, F: QueryFilter, E: EntityEquivalent + Sync>
         }
     }
 
-    /// Uses batches of `batch_size` entities instead of a derived size:
-    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
-    ///
-    /// # Panics
-    /// If `batch_size` is zero.
-    #[track_caller]
-    pub fn batching(self, batch_size: usize) -> Self {
-        self.batching_strategy(fixed_batches(batch_size))
-    }
-
-    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
-    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
-        self.batching = strategy;
-        self
-    }
+    batching_methods!("entities");
 
     /// Calls `func` with the item (or error) of every entity of the set,
     /// on several threads at once.
@@ -356,21 +345,7 @@ impl<'w, 's, D: ReadOnlyQueryData, F: QueryFilter, E: EntityEquivalent + Sync>
         }
     }
 
-    /// Uses batches of `batch_size` entities instead of a derived size:
-    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
-    ///
-    /// # Panics
-    /// If `batch_size` is zero.
-    #[track_caller]
-    pub fn batching(self, batch_size: usize) -> Self {
-        self.batching_strategy(fixed_batches(batch_size))
-    }
-
-    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
-    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
-        self.batching = strategy;
-        self
-    }
+    batching_methods!("entities");
 
     /// Calls `func` with the item (or error) of every entity of the list,
     /// on several threads at once.
@@ -443,21 +418,7 @@ impl<'w, 's, D: ContiguousQueryData, F: ArchetypeFilter> QueryContiguousParIter<
         })
     }
 
-    /// Uses batches of `batch_size` rows instead of a derived size:
-    /// `batching_strategy(BatchingStrategy::fixed(batch_size))`.
-    ///
-    /// # Panics
-    /// If `batch_size` is zero.
-    #[track_caller]
-    pub fn batching(self, batch_size: usize) -> Self {
-        self.batching_strategy(fixed_batches(batch_size))
-    }
-
-    /// Sizes the batches by `strategy` (see [`BatchingStrategy`]).
-    pub fn batching_strategy(mut self, strategy: BatchingStrategy) -> Self {
-        self.batching = strategy;
-        self
-    }
+    batching_methods!("rows");
 
     /// Calls `func` with the slices of every batch of rows, on several
     /// threads at once.

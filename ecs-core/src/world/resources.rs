@@ -1,12 +1,13 @@
 use std::{
     any::{type_name, TypeId},
+    cell::UnsafeCell,
     mem::ManuallyDrop,
     panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
 };
 
 use super::{FromWorld, World};
 use crate::{
-    change_detection::{ComponentTicks, Mut, MutUntyped, Ref},
+    change_detection::{ComponentTicks, Mut, MutUntyped, Ref, Tick},
     component::{ComponentId, ComponentInfo},
     ptr::{OwningPtr, Ptr, PtrMut},
     resource::Resource,
@@ -358,23 +359,14 @@ impl World {
     #[inline]
     pub fn get_resource_mut_by_id(&mut self, component_id: ComponentId) -> Option<MutUntyped<'_>> {
         let (last_run, this_run) = (self.last_change_tick, self.change_tick());
-        let (ptr, added, changed) = self
+        let cells = self
             .storages
             .resources
             .get(component_id)?
             .get_with_tick_cells()?;
-        let ptr = std::ptr::NonNull::new(ptr)?;
         // SAFETY: the resource's value and ticks, borrowed exclusively
         // through `&mut self`.
-        unsafe {
-            Some(MutUntyped::new(
-                PtrMut::new(ptr),
-                &mut *added.get(),
-                &mut *changed.get(),
-                last_run,
-                this_run,
-            ))
-        }
+        unsafe { mut_untyped(cells, last_run, this_run) }
     }
 
     /// Inserts the value of the resource `component_id` (any registered
@@ -530,21 +522,12 @@ impl World {
             .resources
             .iter()
             .filter_map(move |(id, data)| {
-                let (ptr, added, changed) = data.get_with_tick_cells()?;
-                let ptr = std::ptr::NonNull::new(ptr)?;
                 let info = components.get_info(id)?;
                 // SAFETY: each resource's value and ticks, each yielded once,
                 // borrowed exclusively through `&mut self` for the iterator's
                 // life.
-                Some((id, info, unsafe {
-                    MutUntyped::new(
-                        PtrMut::new(ptr),
-                        &mut *added.get(),
-                        &mut *changed.get(),
-                        last_run,
-                        this_run,
-                    )
-                }))
+                let value = unsafe { mut_untyped(data.get_with_tick_cells()?, last_run, this_run) };
+                Some((id, info, value?))
             })
     }
 
@@ -784,23 +767,15 @@ impl World {
     #[track_caller]
     pub fn get_non_send_mut_by_id(&mut self, component_id: ComponentId) -> Option<MutUntyped<'_>> {
         let (last_run, this_run) = (self.last_change_tick, self.change_tick());
-        let (ptr, added, changed) = self
+        let cells = self
             .storages
             .non_sends
             .get(component_id)?
             .get_with_tick_cells()?;
-        let ptr = std::ptr::NonNull::new(ptr)?;
-        // SAFETY: the value of this thread (checked above) and its ticks,
-        // borrowed exclusively through `&mut self`.
-        unsafe {
-            Some(MutUntyped::new(
-                PtrMut::new(ptr),
-                &mut *added.get(),
-                &mut *changed.get(),
-                last_run,
-                this_run,
-            ))
-        }
+        // SAFETY: the value of this thread (checked by
+        // `get_with_tick_cells`) and its ticks, borrowed exclusively through
+        // `&mut self`.
+        unsafe { mut_untyped(cells, last_run, this_run) }
     }
 
     /// Removes (and drops) the value of the non-send resource
@@ -849,6 +824,30 @@ impl World {
         // SAFETY: an owned value of `component_id` (caller) moves into its
         // storage, whose old value (if any) belongs to this thread.
         unsafe { data.insert(value.as_ptr(), tick) };
+    }
+}
+
+/// An untyped mutable handle on a stored value and its tick cells; `None`
+/// for a null pointer (which storage never hands out).
+///
+/// # Safety
+/// The pointer and cells are a stored value's and its ticks, borrowed
+/// exclusively by the caller for `'a`.
+unsafe fn mut_untyped<'a>(
+    (ptr, added, changed): (*mut u8, &'a UnsafeCell<Tick>, &'a UnsafeCell<Tick>),
+    last_run: Tick,
+    this_run: Tick,
+) -> Option<MutUntyped<'a>> {
+    let ptr = std::ptr::NonNull::new(ptr)?;
+    // SAFETY: exclusive for `'a` (caller).
+    unsafe {
+        Some(MutUntyped::new(
+            PtrMut::new(ptr),
+            &mut *added.get(),
+            &mut *changed.get(),
+            last_run,
+            this_run,
+        ))
     }
 }
 
