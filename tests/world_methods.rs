@@ -1805,3 +1805,39 @@ fn introspection_by_bevys_names() {
     ticks.set_changed(Tick::new(ticks.changed.get() + 3));
     assert!(ticks.is_changed(ticks.added, Tick::new(ticks.added.get() + 4)));
 }
+
+#[test]
+fn entity_handle_scopes_borrows_and_commands() {
+    let mut world = World::new();
+    world.insert_resource(Gold(2));
+    let e = world.spawn(Health(1)).id();
+    let mut entity = world.entity_mut(e);
+    // A scope whose handle moves the entity: this one follows.
+    let moved = entity.reborrow_scope(|mut inner| {
+        inner.insert(Speed(3));
+        inner.location().archetype_id
+    });
+    assert_eq!(entity.location().archetype_id, moved);
+    assert_eq!(entity.get::<Speed>(), Some(&Speed(3)));
+    // The resource exists: the closure runs; otherwise it does not.
+    let got = entity.try_resource_scope(|inner, mut gold: Mut<Gold>| {
+        gold.0 += inner.get::<Health>().unwrap().0;
+        gold.0
+    });
+    assert_eq!(got, Some(3));
+    assert_eq!(
+        entity.try_resource_scope(|_, _: Mut<Despawned>| unreachable!()),
+        None::<()>
+    );
+    // Commands wait for the next flush.
+    entity.entity_commands().insert(Marker);
+    assert!(!entity.contains::<Marker>());
+    entity.world_scope(|world| world.flush());
+    assert!(entity.contains::<Marker>());
+    assert_eq!(entity.into_borrow::<Health>(), Some(&Health(1)));
+    let health = world.entity_mut(e).into_ref::<Health>().unwrap();
+    assert!(health.is_added());
+    let mut entity = world.entity_mut(e);
+    assert_eq!(entity.as_mutable().into_borrow::<Speed>(), Some(&Speed(3)));
+    assert!(entity.as_mutable().into_ref::<Mass>().is_none());
+}

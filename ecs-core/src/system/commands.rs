@@ -615,6 +615,11 @@ impl EntityCommands<'_> {
 }
 
 impl<'a> EntityCommands<'a> {
+    /// Commands for `entity` on `commands`' queue.
+    pub(crate) fn from_parts(entity: Entity, commands: Commands<'a, 'a>) -> Self {
+        EntityCommands { entity, commands }
+    }
+
     /// The commands this borrows from, as a reference.
     pub fn commands_mut(&mut self) -> &mut Commands<'a, 'a> {
         &mut self.commands

@@ -113,6 +113,23 @@ impl<'w> EntityMut<'w> {
         EntityRef::new(self.cell.meta(), self.entity, self.location)
     }
 
+    /// The entity's `T`, with the handle's full lifetime.
+    #[inline]
+    pub fn into_borrow<T: Component>(self) -> Option<&'w T> {
+        self.into_readonly().get::<T>()
+    }
+
+    /// The entity's `T` with its change ticks, with the handle's full
+    /// lifetime.
+    ///
+    /// # Panics
+    /// If `T` keeps no change ticks.
+    #[inline]
+    #[track_caller]
+    pub fn into_ref<T: Component>(self) -> Option<Ref<'w, T>> {
+        self.into_readonly().get_ref::<T>()
+    }
+
     /// A shorter-lived handle to the same entity.
     #[inline]
     pub fn reborrow(&mut self) -> EntityMut<'_> {

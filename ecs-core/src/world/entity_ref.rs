@@ -348,6 +348,27 @@ impl<'w> EntityWorldMut<'w> {
         EntityRef::new(self.world, self.entity, self.location)
     }
 
+    /// The entity's `T`, with the handle's full lifetime.
+    ///
+    /// # Panics
+    /// If the entity was despawned.
+    #[inline]
+    #[track_caller]
+    pub fn into_borrow<T: Component>(self) -> Option<&'w T> {
+        self.into_readonly().get::<T>()
+    }
+
+    /// The entity's `T` with its change ticks, with the handle's full
+    /// lifetime.
+    ///
+    /// # Panics
+    /// If the entity was despawned, or `T` keeps no change ticks.
+    #[inline]
+    #[track_caller]
+    pub fn into_ref<T: Component>(self) -> Option<Ref<'w, T>> {
+        self.into_readonly().get_ref::<T>()
+    }
+
     /// A handle that reads and writes the entity's values but changes no
     /// archetype, for this borrow.
     ///
@@ -464,6 +485,36 @@ impl<'w> EntityWorldMut<'w> {
                 f(&mut this, resource)
             })
         })
+    }
+
+    /// [`EntityWorldMut::resource_scope`] if `R` exists; `None` (and no
+    /// call) otherwise.
+    pub fn try_resource_scope<R: Resource, U>(
+        &mut self,
+        f: impl FnOnce(&mut EntityWorldMut, Mut<R>) -> U,
+    ) -> Option<U> {
+        if self.world.contains_resource::<R>() {
+            Some(self.resource_scope(f))
+        } else {
+            None
+        }
+    }
+
+    /// Runs `f` with a second handle to the entity, borrowing this one;
+    /// this handle follows the entity wherever `f` moved it.
+    ///
+    /// # Panics
+    /// If the entity was despawned (before the call, or by `f`).
+    pub fn reborrow_scope<U>(&mut self, f: impl FnOnce(EntityWorldMut) -> U) -> U {
+        let entity = self.entity;
+        self.world_scope(|world| f(world.entity_mut(entity)))
+    }
+
+    /// Commands for the entity, queued on the world's queue: they apply at
+    /// the next structural change or [`World::flush`].
+    pub fn entity_commands(&mut self) -> crate::system::EntityCommands<'_> {
+        let entity = self.entity;
+        crate::system::EntityCommands::from_parts(entity, self.world.commands())
     }
 
     /// The resource `R`, if it exists.
