@@ -92,7 +92,7 @@ fn entities_the_query_cannot_return_give_errors() {
     assert_eq!(errors.len(), 2);
     assert!(errors
         .iter()
-        .any(|e| matches!(e, QueryEntityError::QueryDoesNotMatch(e, _) if *e == entities[1])));
+        .any(|e| matches!(e, QueryEntityError::QueryDoesNotMatch(e) if *e == entities[1])));
     assert!(errors
         .iter()
         .any(|e| !matches!(e, QueryEntityError::QueryDoesNotMatch(..))));
@@ -223,12 +223,12 @@ fn par_iter_many_reads_repeats_and_reports_errors() {
         assert_eq!(errors.len(), 4, "{strategy:?}: {errors:?}");
         assert!(errors
             .iter()
-            .any(|e| matches!(e, QueryEntityError::NotSpawned(e) if e.entity() == dead)));
+            .any(|e| matches!(e, QueryEntityError::NoSuchEntity(e) if *e == dead)));
         assert_eq!(
             errors
                 .iter()
                 .filter(
-                    |e| matches!(e, QueryEntityError::QueryDoesNotMatch(e, _) if *e == entities[5])
+                    |e| matches!(e, QueryEntityError::QueryDoesNotMatch(e) if *e == entities[5])
                 )
                 .count(),
             3

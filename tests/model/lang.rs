@@ -1509,10 +1509,10 @@ impl Harness {
                 let world = self.world.as_ref().expect("world alive");
                 let got = self.queries.get(q, world, e);
                 let expected = match self.model.live.get(&e) {
-                    None => Err(not_spawned(world, e)),
+                    None => Err(QueryEntityError::NoSuchEntity(e)),
                     Some(row) => Model::query_row(q, row)
                         .map(|r| (e, r))
-                        .ok_or_else(|| does_not_match(world, e)),
+                        .ok_or(QueryEntityError::QueryDoesNotMatch(e)),
                 };
                 assert_eq!(got, expected, "query {q} get({e:?})");
                 if let Err(err) = got {
@@ -1521,10 +1521,9 @@ impl Harness {
             }
             Op::GetManyMut { a, b, val } => {
                 let (a, b) = (self.target(a), self.target(b));
-                let world = self.world.as_ref().expect("world alive");
                 let check = |e: Entity| match self.model.live.get(&e) {
-                    None => Err(not_spawned(world, e)),
-                    Some(row) if row[0].is_none() => Err(does_not_match(world, e)),
+                    None => Err(QueryEntityError::NoSuchEntity(e)),
+                    Some(row) if row[0].is_none() => Err(QueryEntityError::QueryDoesNotMatch(e)),
                     Some(_) => Ok(()),
                 };
                 let expected = if a == b {
@@ -2399,20 +2398,4 @@ pub fn run(ops: &[Op]) {
         h.check();
     }
     h.finish();
-}
-
-/// The error a query gives for `e`, which the model says is not live (the
-/// kind of handle, stale or never spawned, comes from the world).
-fn not_spawned(world: &World, e: Entity) -> QueryEntityError {
-    QueryEntityError::NotSpawned(
-        world
-            .entities()
-            .get_spawned(e)
-            .expect_err("the model and the world disagree on a live entity"),
-    )
-}
-
-/// The error a query gives for `e`, live but (the model says) unmatched.
-fn does_not_match(world: &World, e: Entity) -> QueryEntityError {
-    QueryEntityError::QueryDoesNotMatch(e, world.entity(e).archetype().id())
 }

@@ -1,46 +1,23 @@
 use std::fmt;
 
-use crate::{
-    archetype::ArchetypeId,
-    entity::{Entity, EntityNotSpawnedError},
-};
+use crate::entity::Entity;
 
 /// Why a query could not return an entity's item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryEntityError {
-    /// The entity exists, in the archetype given, but does not match the
-    /// query (it lacks a component the query needs, or a filter rules it
-    /// out).
-    QueryDoesNotMatch(Entity, ArchetypeId),
-    /// The entity is not spawned (despawned, never spawned, or reserved
-    /// and not flushed yet); the inner error says which.
-    NotSpawned(EntityNotSpawnedError),
+    /// The entity does not exist (despawned, or never spawned).
+    NoSuchEntity(Entity),
+    /// The entity exists but does not match the query.
+    QueryDoesNotMatch(Entity),
     /// The same entity was asked for twice in a mutable `get_many`.
     AliasedMutability(Entity),
-}
-
-impl QueryEntityError {
-    /// The entity the error is about.
-    pub fn entity(&self) -> Entity {
-        match self {
-            QueryEntityError::QueryDoesNotMatch(entity, _)
-            | QueryEntityError::AliasedMutability(entity) => *entity,
-            QueryEntityError::NotSpawned(error) => error.entity(),
-        }
-    }
-}
-
-impl From<EntityNotSpawnedError> for QueryEntityError {
-    fn from(error: EntityNotSpawnedError) -> Self {
-        QueryEntityError::NotSpawned(error)
-    }
 }
 
 impl fmt::Display for QueryEntityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            QueryEntityError::NotSpawned(error) => write!(f, "{error}"),
-            QueryEntityError::QueryDoesNotMatch(e, _) => {
+            QueryEntityError::NoSuchEntity(e) => write!(f, "entity {e:?} does not exist"),
+            QueryEntityError::QueryDoesNotMatch(e) => {
                 write!(f, "entity {e:?} does not match the query")
             }
             QueryEntityError::AliasedMutability(e) => {

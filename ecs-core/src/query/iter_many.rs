@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  entities  [e7, e2, e9, e2]
-//!  items     [Ok(e7's), Ok(e2's), Err(QueryDoesNotMatch(e9, ..)), Ok(e2's)]
+//!  items     [Ok(e7's), Ok(e2's), Err(QueryDoesNotMatch(e9)), Ok(e2's)]
 //! ```
 //!
 //! A list may name an entity twice. Read-only items may alias, so the

@@ -880,22 +880,17 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         last_run: Tick,
         this_run: Tick,
     ) -> Result<D::Item<'w>, QueryEntityError> {
-        let entities = world.entities();
-        let Some(location) = entities.get(entity) else {
-            return Err(not_spawned(entities, entity));
-        };
+        let location = world
+            .entities()
+            .get(entity)
+            .ok_or(QueryEntityError::NoSuchEntity(entity))?;
         if Self::IS_DENSE && !self.archetype_walk {
             // Every archetype of a matched table matches a query that walks
             // tables, so the table decides, and its cached slots point the
             // fetches at it without looking its columns up.
             let position = match self.table_matches.get(location.table_id.index()) {
                 Some(&position) if position != NOT_MATCHED => position as usize,
-                _ => {
-                    return Err(QueryEntityError::QueryDoesNotMatch(
-                        entity,
-                        location.archetype_id,
-                    ))
-                }
+                _ => return Err(QueryEntityError::QueryDoesNotMatch(entity)),
             };
             // SAFETY: the fetch below reads only what the caller's access
             // covers.
@@ -908,10 +903,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
                 return if F::filter_fetch(&mut filter, entity, location.table_row) {
                     Ok(D::fetch(&mut fetch, entity, location.table_row))
                 } else {
-                    Err(QueryEntityError::QueryDoesNotMatch(
-                        entity,
-                        location.archetype_id,
-                    ))
+                    Err(QueryEntityError::QueryDoesNotMatch(entity))
                 };
             }
         }
@@ -919,10 +911,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             .matched_archetypes
             .contains(location.archetype_id.index())
         {
-            return Err(QueryEntityError::QueryDoesNotMatch(
-                entity,
-                location.archetype_id,
-            ));
+            return Err(QueryEntityError::QueryDoesNotMatch(entity));
         }
         let archetype = &world.archetypes()[location.archetype_id];
         // SAFETY: the fetch below reads only what the caller's access
@@ -936,10 +925,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
             if F::filter_fetch(&mut filter, entity, location.table_row) {
                 Ok(D::fetch(&mut fetch, entity, location.table_row))
             } else {
-                Err(QueryEntityError::QueryDoesNotMatch(
-                    entity,
-                    location.archetype_id,
-                ))
+                Err(QueryEntityError::QueryDoesNotMatch(entity))
             }
         }
     }
@@ -1153,11 +1139,4 @@ fn default_excluded<D: QueryData, F: QueryFilter>(
         }
     }
     excluded
-}
-
-/// The error of a query asked for an entity that is not spawned.
-#[cold]
-#[inline(never)]
-fn not_spawned(entities: &crate::entity::Entities, entity: Entity) -> QueryEntityError {
-    QueryEntityError::NotSpawned(entities.not_spawned_error(entity))
 }
