@@ -141,10 +141,12 @@ mod query {
     pub use ecs::query::QueryData;
     pub use ecs::query::QueryEntityError;
     pub use ecs::query::QueryFilter;
+    pub use ecs::query::QueryItem;
     pub use ecs::query::QueryIter;
     pub use ecs::query::QueryParIter;
     pub use ecs::query::QuerySingleError;
     pub use ecs::query::QueryState;
+    pub use ecs::query::ROQueryItem;
     pub use ecs::query::ReadFetch;
     pub use ecs::query::ReadOnlyQueryData;
     pub use ecs::query::With;
@@ -192,6 +194,8 @@ mod system {
     pub use ecs::system::assert_is_read_only_system;
     pub use ecs::system::assert_is_system;
     pub use ecs::system::assert_system_does_not_conflict;
+    pub use ecs::system::lifetimeless;
+    pub use ecs::system::lifetimeless::{Read, SCommands, SQuery, SRes, SResMut, Write};
     pub use ecs::system::Adapt;
     pub use ecs::system::AdapterSystem;
     pub use ecs::system::BoxedSystem;
@@ -622,4 +626,59 @@ mod relationships {
     pub use ecs::spawn::WithOneRelated;
     pub use ecs::spawn::WithRelated;
     pub use ecs::traversal::Traversal;
+}
+
+/// Reads `Health` through bevy's item aliases.
+fn health_of(item: query::ROQueryItem<'_, '_, &mut Health>) -> u32 {
+    item.0
+}
+
+#[test]
+fn item_aliases_and_lifetimeless_params_name_the_types_bevy_gives() {
+    same_type(
+        PhantomData::<query::QueryItem<'static, 'static, &mut Health>>,
+        PhantomData::<world::Mut<'static, Health>>,
+    );
+    same_type(
+        PhantomData::<query::ROQueryItem<'static, 'static, (&mut Health, entity::Entity)>>,
+        PhantomData::<(&'static Health, entity::Entity)>,
+    );
+    same_type(
+        PhantomData::<system::SQuery<system::Read<Health>>>,
+        PhantomData::<system::Query<'static, 'static, &'static Health>>,
+    );
+    same_type(
+        PhantomData::<system::SQuery<system::Write<Health>, ecs::query::With<Health>>>,
+        PhantomData::<system::Query<'static, 'static, &'static mut Health, ecs::query::With<Health>>>,
+    );
+    same_type(
+        PhantomData::<system::SResMut<HealRate>>,
+        PhantomData::<system::ResMut<'static, HealRate>>,
+    );
+    same_type(
+        PhantomData::<system::SCommands>,
+        PhantomData::<system::Commands<'static, 'static>>,
+    );
+
+    let mut world = world::World::new();
+    world.init_resource::<AddedCount>();
+    world.insert_resource(HealRate(4));
+    world.spawn(Health(5));
+    let mut state = ecs::system::SystemState::<(
+        system::SQuery<system::Read<Health>>,
+        system::SRes<HealRate>,
+    )>::new(&mut world);
+    let (query, rate) = state.get(&world);
+    let total: u32 = query.iter().map(|h| h.0 * rate.0).sum();
+    assert_eq!(total, 20);
+    let mut read = world.query::<&Health>();
+    assert_eq!(read.iter(&world).map(health_of_ref).sum::<u32>(), 5);
+    let mut write = world.query::<&mut Health>();
+    for item in write.iter(&world) {
+        assert_eq!(health_of(item), 5);
+    }
+}
+
+fn health_of_ref(health: &Health) -> u32 {
+    health.0
 }

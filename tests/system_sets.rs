@@ -638,3 +638,127 @@ fn a_panicking_set_condition_is_evaluated_once_per_run() {
         assert!(world.resource::<Log>().0.is_empty());
     });
 }
+
+#[derive(Component)]
+struct Spawned(&'static str);
+
+fn spawned(world: &mut World) -> Vec<&'static str> {
+    let mut names: Vec<_> = world.query::<&Spawned>().iter(world).map(|s| s.0).collect();
+    names.sort_unstable();
+    names
+}
+
+#[test]
+fn without_final_apply_commands_wait_for_apply_deferred() {
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.set_apply_final_deferred(false);
+        schedule.add_systems(
+            (
+                |mut commands: Commands| {
+                    commands.spawn(Spawned("first"));
+                },
+                // Ordered after `first` with automatic sync points: it sees
+                // `first`'s entity, whose commands are applied mid-run.
+                |query: Query<&Spawned>, mut log: ResMut<Log>, mut commands: Commands| {
+                    log.0.push(if query.iter().count() == 1 {
+                        "saw first"
+                    } else {
+                        "missed first"
+                    });
+                    commands.spawn(Spawned("second"));
+                },
+            )
+                .chain(),
+        );
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["saw first"]);
+        assert_eq!(spawned(&mut world), ["first"]);
+
+        // A second run records more: the pending commands wait in order.
+        world.despawn_all::<With<Spawned>>();
+        schedule.run(&mut world);
+        assert_eq!(spawned(&mut world), ["first"]);
+        schedule.apply_deferred(&mut world);
+        assert_eq!(spawned(&mut world), ["first", "second", "second"]);
+
+        // On again, a run applies everything.
+        schedule.set_apply_final_deferred(true);
+        world.despawn_all::<With<Spawned>>();
+        schedule.run(&mut world);
+        assert_eq!(spawned(&mut world), ["first", "second"]);
+        schedule.apply_deferred(&mut world);
+        assert_eq!(spawned(&mut world), ["first", "second"]);
+    });
+}
+
+#[test]
+fn without_final_apply_an_apply_deferred_still_applies_what_runs_before_it() {
+    both_executors(|mut schedule| {
+        let mut world = world();
+        schedule.set_apply_final_deferred(false);
+        schedule.add_systems(
+            (
+                |mut commands: Commands| {
+                    commands.spawn(Spawned("before"));
+                },
+                ApplyDeferred,
+                |mut commands: Commands| {
+                    commands.spawn(Spawned("after"));
+                },
+            )
+                .chain_ignore_deferred(),
+        );
+        schedule.run(&mut world);
+        assert_eq!(spawned(&mut world), ["before"]);
+        schedule.apply_deferred(&mut world);
+        assert_eq!(spawned(&mut world), ["after", "before"]);
+    });
+}
+
+#[test]
+fn apply_deferred_names_the_system_whose_command_panics_and_keeps_the_rest_queued() {
+    let mut world = world();
+    let mut schedule = Schedule::default();
+    schedule.set_apply_final_deferred(false);
+    fn failing(mut commands: Commands) {
+        commands.spawn(Spawned("kept"));
+        commands.queue(|_: &mut World| panic!("bad command"));
+        commands.spawn(Spawned("dropped"));
+    }
+    fn later(mut commands: Commands) {
+        commands.spawn(Spawned("later"));
+    }
+    schedule.add_systems((failing, later).chain_ignore_deferred());
+    // Before the first run nothing is queued.
+    schedule.apply_deferred(&mut world);
+    assert!(spawned(&mut world).is_empty());
+
+    schedule.run(&mut world);
+    let message = expect_panic(|| schedule.apply_deferred(&mut world));
+    assert!(message.contains("failing"), "{message}");
+    assert!(message.contains("bad command"), "{message}");
+    assert_eq!(spawned(&mut world), ["kept"]);
+    schedule.apply_deferred(&mut world);
+    assert_eq!(spawned(&mut world), ["kept", "later"]);
+}
+
+#[test]
+fn node_ids_say_what_they_are() {
+    let mut schedule = Schedule::default();
+    schedule.add_systems(a.in_set(Physics));
+    let graph = schedule.graph();
+    let (system, _) = graph.systems().next().expect("one system");
+    let (set, _) = graph
+        .system_sets()
+        .find(|&(_, s)| s == Physics.intern())
+        .expect("the set");
+    let system_node = ecs::schedule::NodeId::from(system);
+    let set_node = ecs::schedule::NodeId::from(set);
+    assert!(system_node.is_system() && !system_node.is_set());
+    assert!(set_node.is_set() && !set_node.is_system());
+    assert_eq!(system_node.as_system(), Some(system));
+    assert_eq!(system_node.as_set(), None);
+    assert_eq!(set_node.as_set(), Some(set));
+    assert_eq!(set_node.as_system(), None);
+}

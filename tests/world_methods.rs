@@ -1841,3 +1841,157 @@ fn entity_handle_scopes_borrows_and_commands() {
     assert_eq!(entity.as_mutable().into_borrow::<Speed>(), Some(&Speed(3)));
     assert!(entity.as_mutable().into_ref::<Mass>().is_none());
 }
+
+#[derive(Component)]
+struct Slots(Vec<u32>);
+
+#[derive(Resource)]
+struct Budget(Vec<u32>);
+
+#[test]
+fn mut_maps_keep_the_ticks_and_mark_only_writes() {
+    let mut world = World::new();
+    let e = world.spawn(Slots(vec![1, 2])).id();
+    world.insert_resource(Budget(vec![5]));
+    world.clear_trackers();
+    let start = world.change_tick();
+
+    // A miss marks nothing.
+    let slots = world.get_mut::<Slots>(e).unwrap();
+    assert!(slots.filter_map_unchanged(|s| s.0.get_mut(7)).is_none());
+    let slots = world.get_mut::<Slots>(e).unwrap();
+    let err = slots
+        .try_map_unchanged(|s| s.0.get_mut(9).ok_or("no slot 9"))
+        .err();
+    assert_eq!(err, Some("no slot 9"));
+    let ticks = world.entity(e).get_change_ticks::<Slots>().unwrap();
+    assert!(!ticks.is_changed(start, world.change_tick()));
+
+    // A write through the mapped handle marks the whole component.
+    world.increment_change_tick();
+    let slots = world.get_mut::<Slots>(e).unwrap();
+    let mut second = slots.filter_map_unchanged(|s| s.0.get_mut(1)).unwrap();
+    *second += 10;
+    let slots = world.get_mut::<Slots>(e).unwrap();
+    *slots
+        .try_map_unchanged(|s| s.0.first_mut().ok_or(()))
+        .unwrap() = 0;
+    assert_eq!(world.get::<Slots>(e).unwrap().0, [0, 12]);
+    let ticks = world.entity(e).get_change_ticks::<Slots>().unwrap();
+    assert!(ticks.is_changed(start, world.change_tick()));
+
+    // Resources: map, reborrow, deref through a Box.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|budget: ResMut<Budget>| {
+        let mut first = budget.map_unchanged(|b| &mut b.0[0]);
+        *first.reborrow() += 1;
+    });
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Budget>().0, [6]);
+
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|budget: ResMut<Budget>| {
+        assert!(budget.filter_map_unchanged(|b| b.0.get_mut(3)).is_none());
+    });
+    world.clear_trackers();
+    let before = world.change_tick();
+    schedule.run(&mut world);
+    assert!(!world
+        .get_resource_change_ticks::<Budget>()
+        .unwrap()
+        .is_changed(before, world.change_tick()));
+
+    let boxed = world.spawn(Name::new("boxed")).id();
+    #[derive(Component)]
+    struct Boxed(Box<u32>);
+    world.entity_mut(boxed).insert(Boxed(Box::new(1)));
+    let mut handle = world.get_mut::<Boxed>(boxed).unwrap();
+    let mut inner = handle.reborrow().map_unchanged(|b| &mut b.0);
+    *inner.as_deref_mut() += 1;
+    assert_eq!(*world.get::<Boxed>(boxed).unwrap().0, 2);
+}
+
+#[test]
+fn non_send_mut_maps_like_mut() {
+    let mut world = World::new();
+    world.insert_non_send(std::rc::Rc::new(std::cell::Cell::new(1u8)));
+    world.insert_non_send(vec![1u8, 2]);
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|mut bytes: NonSendMut<Vec<u8>>| {
+        bytes.reborrow().push(3);
+        let last = bytes.filter_map_unchanged(|b| b.last_mut()).unwrap();
+        *last.map_unchanged(|b| b) += 1;
+    });
+    schedule.run(&mut world);
+    assert_eq!(*world.non_send::<Vec<u8>>(), [1, 2, 4]);
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|shared: NonSendMut<std::rc::Rc<std::cell::Cell<u8>>>| {
+        let cell = shared.try_map_unchanged(|rc| Ok::<_, ()>(rc)).unwrap();
+        cell.set(cell.get() + 1);
+    });
+    schedule.run(&mut world);
+    assert_eq!(
+        world.non_send::<std::rc::Rc<std::cell::Cell<u8>>>().get(),
+        2
+    );
+}
+
+#[test]
+fn rebound_commands_spawn_into_the_other_queue() {
+    let mut world = World::new();
+    let mut main = CommandQueue::default();
+    let mut side = CommandQueue::default();
+    let mut commands = Commands::new(&mut main, &world);
+    let from_side = commands.rebound_to(&mut side).spawn(Name::new("side")).id();
+    let from_main = commands.spawn(Name::new("main")).id();
+    assert_ne!(from_side, from_main, "both reserve from the same world");
+    main.apply(&mut world);
+    assert!(world.get::<Name>(from_main).is_some());
+    assert!(world.get::<Name>(from_side).is_none());
+    side.apply(&mut world);
+    assert_eq!(world.get::<Name>(from_side).unwrap().as_str(), "side");
+
+    // A queue holding another world's commands is refused.
+    let mut other = World::new();
+    let mut foreign = CommandQueue::default();
+    Commands::new(&mut foreign, &other).spawn(Name::new("other"));
+    let mut main = CommandQueue::default();
+    let commands = Commands::new(&mut main, &world);
+    let message = expect_panic(|| {
+        commands.rebound_to(&mut foreign);
+    });
+    assert!(message.contains("world"), "{message}");
+    foreign.apply(&mut other);
+}
+
+#[test]
+fn query_states_answer_for_component_sets() {
+    #[derive(Component)]
+    struct A;
+    #[derive(Component)]
+    struct B;
+    #[derive(Component)]
+    struct C;
+    let mut world = World::new();
+    let [a, b, c] = [
+        world.register_component::<A>(),
+        world.register_component::<B>(),
+        world.register_component::<C>(),
+    ];
+    let set = |ids: &'static [usize]| {
+        let ids: Vec<_> = ids.iter().map(|&i| [a, b, c][i]).collect();
+        move |id| ids.contains(&id)
+    };
+    let state = world.query_filtered::<&A, (With<B>, Without<C>)>();
+    assert!(state.matches_component_set(&set(&[0, 1])));
+    assert!(!state.matches_component_set(&set(&[0])));
+    assert!(!state.matches_component_set(&set(&[0, 1, 2])));
+    let state = world.query_filtered::<Entity, Or<(With<A>, With<C>)>>();
+    assert!(state.matches_component_set(&set(&[2])));
+    assert!(!state.matches_component_set(&set(&[1])));
+    // Disabled entities are left out by default.
+    let disabled = world.register_component::<ecs::entity_disabling::Disabled>();
+    let state = world.query::<&A>();
+    assert!(!state.matches_component_set(&|id| id == a || id == disabled));
+    assert!(state.matches_component_set(&|id| id == a));
+}

@@ -241,7 +241,104 @@ impl<'w, T: ?Sized> Mut<'w, T> {
             ticks: self.ticks,
         }
     }
+
+    /// Maps to a part of the value that may be absent, keeping the ticks;
+    /// `None` when `f` finds nothing. Calling it marks nothing changed.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Slots(Vec<u32>);
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn(Slots(vec![1, 2])).id();
+    /// let slots = world.get_mut::<Slots>(e).unwrap();
+    /// let mut second = slots.filter_map_unchanged(|s| s.0.get_mut(1)).unwrap();
+    /// *second += 10;
+    /// assert_eq!(world.get::<Slots>(e).unwrap().0, [1, 12]);
+    /// ```
+    pub fn filter_map_unchanged<U: ?Sized>(
+        self,
+        f: impl FnOnce(&mut T) -> Option<&mut U>,
+    ) -> Option<Mut<'w, U>> {
+        let ticks = self.ticks;
+        f(self.value).map(|value| Mut { value, ticks })
+    }
+
+    /// Maps to a part of the value through a fallible `f`, keeping the
+    /// ticks; `f`'s error otherwise. Calling it marks nothing changed.
+    pub fn try_map_unchanged<U: ?Sized, E>(
+        self,
+        f: impl FnOnce(&mut T) -> Result<&mut U, E>,
+    ) -> Result<Mut<'w, U>, E> {
+        let ticks = self.ticks;
+        f(self.value).map(|value| Mut { value, ticks })
+    }
+
+    /// A shorter-lived `Mut` to the target of the value's `DerefMut` (a
+    /// `Mut<Box<U>>` as a `Mut<U>`), sharing the ticks.
+    pub fn as_deref_mut(&mut self) -> Mut<'_, <T as Deref>::Target>
+    where
+        T: DerefMut,
+    {
+        self.reborrow().map_unchanged(|v| v.deref_mut())
+    }
 }
+
+/// The `Mut` methods of a wrapper around a `Mut<'w, $target>` in field 0
+/// (`ResMut`, `NonSendMut`), each delegating to the inner `Mut`.
+macro_rules! mut_wrapper_methods {
+    ($name:ident, $param:ident $(: $bound:path)?) => {
+        impl<'w, $param: 'static $(+ $bound)?> $name<'w, $param> {
+            /// A shorter-lived [`Mut`](crate::change_detection::Mut) to
+            /// the same value, sharing its ticks.
+            #[inline]
+            pub fn reborrow(&mut self) -> $crate::change_detection::Mut<'_, $param> {
+                self.0.reborrow()
+            }
+
+            /// Maps to a part of the value, keeping the ticks (see
+            /// [`Mut::map_unchanged`](crate::change_detection::Mut::map_unchanged)).
+            pub fn map_unchanged<U: ?Sized>(
+                self,
+                f: impl FnOnce(&mut $param) -> &mut U,
+            ) -> $crate::change_detection::Mut<'w, U> {
+                self.0.map_unchanged(f)
+            }
+
+            /// Maps to a part of the value that may be absent (see
+            /// [`Mut::filter_map_unchanged`](crate::change_detection::Mut::filter_map_unchanged)).
+            pub fn filter_map_unchanged<U: ?Sized>(
+                self,
+                f: impl FnOnce(&mut $param) -> Option<&mut U>,
+            ) -> Option<$crate::change_detection::Mut<'w, U>> {
+                self.0.filter_map_unchanged(f)
+            }
+
+            /// Maps to a part of the value through a fallible `f` (see
+            /// [`Mut::try_map_unchanged`](crate::change_detection::Mut::try_map_unchanged)).
+            pub fn try_map_unchanged<U: ?Sized, E>(
+                self,
+                f: impl FnOnce(&mut $param) -> Result<&mut U, E>,
+            ) -> Result<$crate::change_detection::Mut<'w, U>, E> {
+                self.0.try_map_unchanged(f)
+            }
+
+            /// A shorter-lived `Mut` to the target of the value's
+            /// `DerefMut`, sharing the ticks.
+            pub fn as_deref_mut(
+                &mut self,
+            ) -> $crate::change_detection::Mut<'_, <$param as std::ops::Deref>::Target>
+            where
+                $param: std::ops::DerefMut,
+            {
+                self.0.as_deref_mut()
+            }
+        }
+    };
+}
+pub(crate) use mut_wrapper_methods;
 
 macro_rules! impl_detect_changes {
     ($name:ident) => {

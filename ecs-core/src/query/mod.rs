@@ -294,8 +294,8 @@ pub use spawn_details::{SpawnDetails, SpawnTickFetch, Spawned};
 pub(crate) use state::single_of;
 pub use state::QueryState;
 pub use world_query::{
-    cached_column, column_slot, QueryData, QueryFilter, ReadOnlyQueryData, ScopeFields, TableWalk,
-    WorldQuery, NO_COLUMN,
+    cached_column, column_slot, QueryData, QueryFilter, QueryItem, ROQueryItem, ReadOnlyQueryData,
+    ScopeFields, TableWalk, WorldQuery, NO_COLUMN,
 };
 
 #[cfg(test)]

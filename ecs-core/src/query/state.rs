@@ -289,6 +289,24 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         }
     }
 
+    /// Whether an archetype of the components for which `set_contains_id`
+    /// answers true matches the query, filters and default exclusions
+    /// (disabled entities) included. A query built with
+    /// [`QueryBuilder::exclusive_ids`](crate::query::QueryBuilder::exclusive_ids) is checked for its components only:
+    /// the predicate cannot tell which others the set holds.
+    pub fn matches_component_set(&self, set_contains_id: &impl Fn(ComponentId) -> bool) -> bool {
+        // The access's filter holds the terms of a `QueryBuilder`, which
+        // `D` and `F` alone do not know.
+        D::matches_component_set(&self.fetch_state, set_contains_id)
+            && F::matches_component_set(&self.filter_state, set_contains_id)
+            && self.component_access.matches_component_set(set_contains_id)
+            && !self.default_excluded.iter().any(|&id| set_contains_id(id))
+            && self
+                .exact
+                .as_ref()
+                .is_none_or(|exact| exact.iter().all(|&id| set_contains_id(id)))
+    }
+
     #[inline(never)]
     fn match_new_archetypes(&mut self, world: UnsafeWorldCell<'_>) {
         let archetypes = world.archetypes();
@@ -320,15 +338,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
 
     fn new_archetype(&mut self, archetype: &Archetype, tables: &Tables) {
         let contains = |id| archetype.contains(id);
-        // The access's filter holds the terms of a `QueryBuilder`, which
-        // `D` and `F` alone do not know.
-        if !(D::matches_component_set(&self.fetch_state, &contains)
-            && F::matches_component_set(&self.filter_state, &contains)
-            && self.component_access.matches_component_set(&contains)
-            && !self.default_excluded.iter().any(|&id| contains(id))
-            && self.exact.as_ref().is_none_or(|exact| {
-                archetype.component_count() == exact.len() && exact.iter().all(|&id| contains(id))
-            }))
+        if !(self.matches_component_set(&contains)
+            && self
+                .exact
+                .as_ref()
+                .is_none_or(|exact| archetype.component_count() == exact.len()))
         {
             return;
         }

@@ -403,3 +403,31 @@ pub unsafe trait QueryFilter: WorldQuery {
         table_row: TableRow,
     ) -> bool;
 }
+
+/// What a query of `Q` yields for one entity: `Q::Item<'w>`. The `'s`
+/// parameter is the query state's borrow in bevy's item type; an item
+/// here borrows only the world, so it goes unused.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::query::QueryItem;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// fn heal(item: QueryItem<'_, '_, &mut Health>) {
+///     let mut health = item;
+///     health.0 += 1;
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(1)).id();
+/// heal(world.query::<&mut Health>().get_mut(&mut world, e).unwrap());
+/// assert_eq!(world.get::<Health>(e).unwrap().0, 2);
+/// ```
+#[allow(type_alias_bounds)]
+pub type QueryItem<'w, 's, Q: QueryData> = <Q as QueryData>::Item<'w>;
+
+/// The read-only item of a query of `D`: [`QueryItem`] of `D::ReadOnly`.
+#[allow(type_alias_bounds)]
+pub type ROQueryItem<'w, 's, D: QueryData> = QueryItem<'w, 's, <D as QueryData>::ReadOnly>;

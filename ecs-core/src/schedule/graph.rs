@@ -31,14 +31,20 @@ impl ExecutionGraph {
     /// Compiles a schedule's systems and their flattened orderings
     /// (checked: no cycle). `access` is each system's access together
     /// with its run conditions'; `auto_apply` puts a system's command
-    /// application before the systems ordered after it.
+    /// application before the systems ordered after it; without
+    /// `apply_final`, a command application nothing is ordered after is
+    /// left out (the commands stay in their system until applied).
     pub(crate) fn build(
         systems: &[BoxedSystem],
         edges: &[(usize, usize, bool)],
         access: &[FilteredAccessSet],
         auto_apply: bool,
+        apply_final: bool,
     ) -> ExecutionGraph {
-        let (nodes, edges) = nodes_and_edges(systems, edges, auto_apply);
+        let (mut nodes, mut edges) = nodes_and_edges(systems, edges, auto_apply);
+        if !apply_final {
+            (nodes, edges) = without_final_applies(nodes, edges);
+        }
         let order = total_order(&nodes, &edges);
         let exclusive: Vec<bool> = order
             .iter()
@@ -57,14 +63,18 @@ impl ExecutionGraph {
         }
     }
 
+    /// The systems' indices in the total order.
+    pub(crate) fn systems_in_order(&self) -> impl Iterator<Item = usize> + '_ {
+        self.order.iter().filter_map(|node| match *node {
+            Node::System(i) => Some(i),
+            Node::Apply(_) => None,
+        })
+    }
+
     /// Each system's position among the systems in the total order.
     pub(crate) fn system_positions(&self, system_count: usize) -> Vec<usize> {
         let mut position = vec![0; system_count];
-        let systems = self.order.iter().filter_map(|node| match *node {
-            Node::System(i) => Some(i),
-            Node::Apply(_) => None,
-        });
-        for (p, i) in systems.enumerate() {
+        for (p, i) in self.systems_in_order().enumerate() {
             position[i] = p;
         }
         position
@@ -138,6 +148,32 @@ fn nodes_and_edges(
     edges.sort_unstable();
     edges.dedup();
     (nodes, edges)
+}
+
+/// `nodes` and `edges` without the apply nodes no edge leaves (those no
+/// system or sync point waits for), the rest renumbered.
+fn without_final_applies(
+    nodes: Vec<Node>,
+    edges: Vec<(usize, usize)>,
+) -> (Vec<Node>, Vec<(usize, usize)>) {
+    let mut waited_on = vec![false; nodes.len()];
+    for &(a, _) in &edges {
+        waited_on[a] = true;
+    }
+    let mut new_index = vec![usize::MAX; nodes.len()];
+    let mut kept = Vec::with_capacity(nodes.len());
+    for (v, node) in nodes.into_iter().enumerate() {
+        if matches!(node, Node::System(_)) || waited_on[v] {
+            new_index[v] = kept.len();
+            kept.push(node);
+        }
+    }
+    let edges = edges
+        .into_iter()
+        .filter(|&(_, b)| new_index[b] != usize::MAX)
+        .map(|(a, b)| (new_index[a], new_index[b]))
+        .collect();
+    (kept, edges)
 }
 
 /// The nodes in total order (Kahn's algorithm): systems by the order they

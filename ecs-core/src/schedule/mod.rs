@@ -153,6 +153,8 @@ pub struct Schedule {
     executor: ExecutorKind,
     graph: ScheduleGraph,
     settings: ScheduleBuildSettings,
+    /// Whether a run ends by applying the commands no sync point applied.
+    apply_final_deferred: bool,
     /// The compiled graph and, per system, the sets with conditions it is
     /// in; `None` until built, and again after a change.
     executable: Option<(ExecutionGraph, Vec<Vec<usize>>)>,
@@ -205,6 +207,7 @@ impl Schedule {
             executor: ExecutorKind::default(),
             graph: ScheduleGraph::default(),
             settings: ScheduleBuildSettings::default(),
+            apply_final_deferred: true,
             executable: None,
             runs: 0,
             world_id: None,
@@ -444,6 +447,68 @@ impl Schedule {
         self
     }
 
+    /// Whether a run ends by applying the commands (and other deferred
+    /// work) of systems no sync point after them applies; on by default.
+    /// Off, those commands stay in their systems, recorded runs after run,
+    /// until [`Schedule::apply_deferred`] applies them, or the next run
+    /// with it on. Commands a later system is ordered after (with
+    /// automatic sync points) or an [`ApplyDeferred`] runs after are still
+    /// applied during the run. The schedule is built again.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// #[derive(Component)]
+    /// struct Spawned;
+    ///
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::default();
+    /// schedule.set_apply_final_deferred(false);
+    /// schedule.add_systems(|mut commands: Commands| {
+    ///     commands.spawn(Spawned);
+    /// });
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.query::<&Spawned>().iter(&world).count(), 0);
+    /// schedule.apply_deferred(&mut world);
+    /// assert_eq!(world.query::<&Spawned>().iter(&world).count(), 1);
+    /// ```
+    pub fn set_apply_final_deferred(&mut self, apply_final_deferred: bool) -> &mut Self {
+        if self.apply_final_deferred != apply_final_deferred {
+            self.apply_final_deferred = apply_final_deferred;
+            self.executable = None;
+        }
+        self
+    }
+
+    /// Applies every system's pending commands (and other deferred work)
+    /// to `world` now, in the order the systems run in (the order they
+    /// were added before the schedule is first built): for a schedule
+    /// run with [`Schedule::set_apply_final_deferred`] off.
+    ///
+    /// # Panics
+    /// If a command panics, named with its system: the commands queued
+    /// before it are applied, the system's commands after it are dropped,
+    /// and the later systems' commands stay queued.
+    pub fn apply_deferred(&mut self, world: &mut World) {
+        let order: Vec<usize> = match &self.executable {
+            Some((graph, _)) => graph.systems_in_order().collect(),
+            None => (0..self.graph.systems.len()).collect(),
+        };
+        for i in order {
+            let system = &mut self.graph.systems[i];
+            if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                system.apply_deferred(world)
+            })) {
+                let name = system.name();
+                std::panic::resume_unwind(crate::utils::name_panic(
+                    "the commands of system",
+                    &name,
+                    payload,
+                ));
+            }
+        }
+    }
+
     /// Initialises new systems and run conditions and builds the execution
     /// graph if needed. On an error, nothing is built and the schedule
     /// stays as it was: fix it (or not) and initialise again.
@@ -476,6 +541,7 @@ impl Schedule {
             &edges,
             &access,
             self.settings.auto_insert_apply_deferred,
+            self.apply_final_deferred,
         );
         let position = graph.system_positions(self.graph.systems.len());
         let ignored = world
@@ -496,7 +562,8 @@ impl Schedule {
     }
 
     /// Runs every system once (those whose run conditions hold), then
-    /// applies all their commands.
+    /// applies all their commands (see
+    /// [`Schedule::set_apply_final_deferred`]).
     ///
     /// A panic in a system stops the run (systems already running finish)
     /// and propagates; the world stays consistent and usable.

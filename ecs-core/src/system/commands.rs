@@ -299,6 +299,39 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue.append(other);
     }
 
+    /// Commands of the same world that record into `queue` instead; this
+    /// `Commands` stays usable. Applying `queue` is the caller's job (for
+    /// instance through [`Commands::append`] here): entities spawned into
+    /// a queue never applied stay reserved.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::world::CommandQueue;
+    ///
+    /// #[derive(Component)]
+    /// struct Marker;
+    ///
+    /// let mut world = World::new();
+    /// let mut main = CommandQueue::default();
+    /// let mut side = CommandQueue::default();
+    /// let mut commands = Commands::new(&mut main, &world);
+    /// let e = commands.rebound_to(&mut side).spawn(Marker).id();
+    /// commands.append(&mut side);
+    /// main.apply(&mut world);
+    /// assert!(world.get::<Marker>(e).is_some());
+    /// ```
+    ///
+    /// # Panics
+    /// If `queue` holds commands recorded for another world.
+    #[track_caller]
+    pub fn rebound_to<'q>(&self, queue: &'q mut CommandQueue) -> Commands<'w, 'q> {
+        let world = self
+            .queue
+            .world_id()
+            .expect("a `Commands` binds its queue to its world");
+        Commands::new_from_entities(queue, self.entities, world)
+    }
+
     /// Shorter-lived commands onto the same queue.
     pub fn reborrow(&mut self) -> Commands<'w, '_> {
         Commands {

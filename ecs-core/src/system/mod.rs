@@ -115,6 +115,47 @@ mod with_input;
 mod world_params;
 mod wrappers;
 
+/// Parameter types with `'static` lifetimes, for naming a system
+/// parameter where lifetimes cannot be written (a [`SystemParam`]
+/// implementation's `State`, a `SystemState<..>` in a struct), at bevy's
+/// paths.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use ecs::system::{lifetimeless::{Read, SQuery, SRes}, SystemState};
+///
+/// #[derive(Component)]
+/// struct Speed(f32);
+/// #[derive(Resource)]
+/// struct Scale(f32);
+///
+/// struct Cached {
+///     state: SystemState<(SQuery<Read<Speed>>, SRes<Scale>)>,
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Scale(2.0));
+/// world.spawn(Speed(3.0));
+/// let mut cached = Cached { state: SystemState::new(&mut world) };
+/// let (query, scale) = cached.state.get(&world);
+/// let total: f32 = query.iter().map(|s| s.0 * scale.0).sum();
+/// assert_eq!(total, 6.0);
+/// ```
+pub mod lifetimeless {
+    /// A [`Query`](super::Query) with `'static` lifetimes.
+    pub type SQuery<D, F = ()> = super::Query<'static, 'static, D, F>;
+    /// `&'static T`.
+    pub type Read<T> = &'static T;
+    /// `&'static mut T`.
+    pub type Write<T> = &'static mut T;
+    /// A [`Res`](super::Res) with a `'static` lifetime.
+    pub type SRes<T> = super::Res<'static, T>;
+    /// A [`ResMut`](super::ResMut) with a `'static` lifetime.
+    pub type SResMut<T> = super::ResMut<'static, T>;
+    /// [`Commands`](super::Commands) with `'static` lifetimes.
+    pub type SCommands = super::Commands<'static, 'static>;
+}
+
 // Bevy's paths for items defined in other modules.
 /// The [`Command`] trait and the one-shot system commands, at the paths
 /// bevy gives them.

@@ -70,6 +70,8 @@ impl<'w, T: 'static> NonSendMut<'w, T> {
     }
 }
 
+crate::change_detection::mut_wrapper_methods!(NonSendMut, T);
+
 impl<'w, T: 'static> From<NonSendMut<'w, T>> for Mut<'w, T> {
     fn from(value: NonSendMut<'w, T>) -> Self {
         value.0

@@ -318,6 +318,8 @@ impl<'w, R: Resource> ResMut<'w, R> {
     }
 }
 
+crate::change_detection::mut_wrapper_methods!(ResMut, R: Resource);
+
 impl<R: Resource> Deref for Res<'_, R> {
     type Target = R;
     fn deref(&self) -> &R {

@@ -46,6 +46,46 @@ pub enum NodeId {
     Set(SystemSetKey),
 }
 
+impl NodeId {
+    /// Whether the node is a system.
+    pub const fn is_system(&self) -> bool {
+        matches!(self, NodeId::System(_))
+    }
+
+    /// Whether the node is a set.
+    pub const fn is_set(&self) -> bool {
+        matches!(self, NodeId::Set(_))
+    }
+
+    /// The system's key, or `None` for a set.
+    pub const fn as_system(&self) -> Option<SystemKey> {
+        match self {
+            NodeId::System(key) => Some(*key),
+            NodeId::Set(_) => None,
+        }
+    }
+
+    /// The set's key, or `None` for a system.
+    pub const fn as_set(&self) -> Option<SystemSetKey> {
+        match self {
+            NodeId::System(_) => None,
+            NodeId::Set(key) => Some(*key),
+        }
+    }
+}
+
+impl From<SystemKey> for NodeId {
+    fn from(key: SystemKey) -> Self {
+        NodeId::System(key)
+    }
+}
+
+impl From<SystemSetKey> for NodeId {
+    fn from(key: SystemSetKey) -> Self {
+        NodeId::Set(key)
+    }
+}
+
 /// A set's run conditions and their result in the latest schedule run
 /// that evaluated them (right before the first of the set's systems to
 /// start, on the thread driving the run).
