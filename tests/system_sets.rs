@@ -762,3 +762,221 @@ fn node_ids_say_what_they_are() {
     assert_eq!(set_node.as_set(), Some(set));
     assert_eq!(set_node.as_system(), None);
 }
+
+mod removal {
+    use super::*;
+    use ecs::schedule::{ScheduleCleanupPolicy, ScheduleError};
+
+    #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Debug;
+
+    #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Outer;
+
+    #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    struct Sub;
+
+    /// `c`, `b`, `a` added in that order, ordered `a` → `b` (in `Debug`)
+    /// → `c`: only the orderings put `a` first.
+    fn ordered(schedule: &mut Schedule) {
+        schedule.add_systems((c.after(b), b.in_set(Debug), a.before(Debug)));
+    }
+
+    #[test]
+    fn bridging_keeps_what_ran_through_the_removed_systems_in_order() {
+        both_executors(|mut schedule| {
+            let mut world = world();
+            ordered(&mut schedule);
+            schedule.run(&mut world);
+            assert_eq!(world.resource::<Log>().0, ["a", "b", "c"]);
+            let removed = schedule
+                .remove_systems_in_set(Debug, &mut world, ScheduleCleanupPolicy::default())
+                .unwrap();
+            assert_eq!(removed, 1);
+            assert_eq!(schedule.systems_len(), 2);
+            world.resource_mut::<Log>().0.clear();
+            schedule.run(&mut world);
+            assert_eq!(world.resource::<Log>().0, ["a", "c"]);
+            // The set is gone too.
+            assert_eq!(
+                schedule.remove_systems_in_set(Debug, &mut world, ScheduleCleanupPolicy::default()),
+                Err(ScheduleError::SetNotFound)
+            );
+        });
+    }
+
+    #[test]
+    fn breaking_policies_drop_the_orderings_through_the_removed_systems() {
+        both_executors(|mut schedule| {
+            let mut world = world();
+            ordered(&mut schedule);
+            schedule
+                .remove_systems_in_set(
+                    Debug,
+                    &mut world,
+                    ScheduleCleanupPolicy::RemoveSetAndSystemsAllowBreakages,
+                )
+                .unwrap();
+            schedule.run(&mut world);
+            // Unordered conflicting systems run in the order added.
+            assert_eq!(world.resource::<Log>().0, ["c", "a"]);
+        });
+    }
+
+    #[test]
+    fn removing_a_system_function_removes_its_systems_and_the_orderings_against_it() {
+        for policy in [
+            ScheduleCleanupPolicy::RemoveSetAndSystems,
+            ScheduleCleanupPolicy::RemoveSystemsOnly,
+            ScheduleCleanupPolicy::RemoveSetAndSystemsAllowBreakages,
+            ScheduleCleanupPolicy::RemoveSystemsOnlyAllowBreakages,
+        ] {
+            let mut world = world();
+            let mut schedule = Schedule::default();
+            // `c` orders itself against the function `b`, twice added.
+            schedule.add_systems((c.after(b), b, b, a.before(b)));
+            assert_eq!(
+                schedule.remove_systems_in_set(b, &mut world, policy),
+                Ok(2),
+                "{policy:?}"
+            );
+            schedule.run(&mut world);
+            let expected: &[&str] = match policy {
+                ScheduleCleanupPolicy::RemoveSetAndSystems
+                | ScheduleCleanupPolicy::RemoveSystemsOnly => &["a", "c"],
+                _ => &["c", "a"],
+            };
+            assert_eq!(world.resource::<Log>().0, expected, "{policy:?}");
+            assert_eq!(
+                schedule.remove_systems_in_set(b, &mut world, policy),
+                Err(ScheduleError::SetNotFound)
+            );
+        }
+    }
+
+    #[test]
+    fn removing_systems_only_keeps_the_set_its_conditions_and_its_orderings() {
+        let mut world = world();
+        world.insert_resource(Gate(false));
+        let mut schedule = Schedule::default();
+        schedule.configure_sets((Debug.run_if(|gate: Res<Gate>| gate.0), Debug.after(a)));
+        schedule.add_systems((b.in_set(Debug), d.after(Debug), a));
+        assert_eq!(
+            schedule.remove_systems_in_set(
+                Debug,
+                &mut world,
+                ScheduleCleanupPolicy::RemoveSystemsOnly
+            ),
+            Ok(1)
+        );
+        schedule.run(&mut world);
+        // `a` -> (empty Debug) -> `d` still orders `a` first.
+        assert_eq!(world.resource::<Log>().0, ["a", "d"]);
+        // A system added to the kept set is under its condition again.
+        schedule.add_systems(e.in_set(Debug));
+        world.resource_mut::<Log>().0.clear();
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "d"]);
+        world.resource_mut::<Gate>().0 = true;
+        world.resource_mut::<Log>().0.clear();
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["a", "e", "d"]);
+    }
+
+    #[derive(Resource)]
+    struct Gate(bool);
+
+    #[test]
+    fn sets_in_a_removed_set_move_into_its_parents() {
+        let mut world = world();
+        world.insert_resource(Gate(false));
+        let mut schedule = Schedule::default();
+        schedule.configure_sets((
+            Outer.run_if(|gate: Res<Gate>| gate.0),
+            Debug.in_set(Outer),
+            Sub.in_set(Debug),
+        ));
+        schedule.add_systems((a.in_set(Sub), b.in_set(Debug), c));
+        assert_eq!(
+            schedule.remove_systems_in_set(Debug, &mut world, ScheduleCleanupPolicy::default()),
+            Ok(2),
+            "the systems of the sets inside go too"
+        );
+        schedule.add_systems(d.in_set(Sub));
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["c"], "Sub is now in Outer");
+        world.resource_mut::<Gate>().0 = true;
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["c", "c", "d"]);
+    }
+
+    #[test]
+    fn removed_systems_are_dropped_and_errors_change_nothing() {
+        struct Token(std::sync::Arc<AtomicUsize>);
+        impl Drop for Token {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let drops = std::sync::Arc::new(AtomicUsize::new(0));
+        let token = Token(drops.clone());
+        let mut world = world();
+        let mut schedule = Schedule::default();
+        schedule.set_timing(true);
+        schedule.add_systems((
+            a,
+            (move || {
+                let _held = &token;
+            })
+            .in_set(Debug),
+        ));
+        schedule.run(&mut world);
+        assert_eq!(
+            schedule.remove_systems_in_set(Outer, &mut world, ScheduleCleanupPolicy::default()),
+            Err(ScheduleError::SetNotFound)
+        );
+        assert_eq!(schedule.systems_len(), 2);
+        assert_eq!(drops.load(Ordering::SeqCst), 0);
+        schedule
+            .remove_systems_in_set(Debug, &mut world, ScheduleCleanupPolicy::default())
+            .unwrap();
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        schedule.run(&mut world);
+        let timings = schedule.system_timings();
+        assert_eq!(timings.len(), 1);
+        assert!(timings[0].name.ends_with("::a"), "{}", timings[0].name);
+        assert_eq!(timings[0].runs, 2);
+    }
+
+    #[test]
+    fn schedules_remove_by_label() {
+        #[derive(ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+        struct Update;
+        #[derive(ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+        struct Missing;
+        let mut world = world();
+        let mut schedules = Schedules::default();
+        schedules.add_systems(Update, (a, b.in_set(Debug)));
+        assert_eq!(
+            schedules.remove_systems_in_set(
+                Missing,
+                Debug,
+                &mut world,
+                ScheduleCleanupPolicy::default()
+            ),
+            Err(ScheduleError::ScheduleNotFound)
+        );
+        assert_eq!(
+            schedules.remove_systems_in_set(
+                Update,
+                Debug,
+                &mut world,
+                ScheduleCleanupPolicy::default()
+            ),
+            Ok(1)
+        );
+        world.insert_resource(schedules);
+        world.run_schedule(Update);
+        assert_eq!(world.resource::<Log>().0, ["a"]);
+    }
+}

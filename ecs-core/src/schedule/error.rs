@@ -122,3 +122,36 @@ fn cycle(nodes: &[String]) -> String {
     }
     text
 }
+
+/// Why [`Schedule::remove_systems_in_set`](super::Schedule::remove_systems_in_set)
+/// (or the method of that name on [`Schedules`](super::Schedules) and
+/// [`ScheduleGraph`](super::ScheduleGraph)) removed nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScheduleError {
+    /// No set of that name is in the schedule (nor, for a system
+    /// function, any of its systems).
+    SetNotFound,
+    /// No schedule has that label.
+    ScheduleNotFound,
+    /// The schedule cannot be built as it stands.
+    ScheduleBuildError(ScheduleBuildError),
+}
+
+impl From<ScheduleBuildError> for ScheduleError {
+    fn from(error: ScheduleBuildError) -> Self {
+        ScheduleError::ScheduleBuildError(error)
+    }
+}
+
+impl std::fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScheduleError::SetNotFound => write!(f, "set not found"),
+            ScheduleError::ScheduleNotFound => write!(f, "schedule not found"),
+            ScheduleError::ScheduleBuildError(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ScheduleError {}

@@ -68,10 +68,12 @@ pub use config::{
     Ambiguity, Chain, Dependency, DependencyKind, GraphInfo, IntoScheduleConfigs, Schedulable,
     ScheduleConfig, ScheduleConfigTupleMarker, ScheduleConfigs,
 };
-pub use error::ScheduleBuildError;
+pub use error::{ScheduleBuildError, ScheduleError};
 pub use executors::{MultiThreadedExecutor, SingleThreadedExecutor, SystemExecutor};
 pub use label::{DynEq, InternedScheduleLabel, ScheduleLabel};
-pub use schedule_graph::{NodeId, ProcessScheduleConfig, ScheduleGraph, SystemKey, SystemSetKey};
+pub use schedule_graph::{
+    NodeId, ProcessScheduleConfig, ScheduleCleanupPolicy, ScheduleGraph, SystemKey, SystemSetKey,
+};
 pub use schedules::Schedules;
 pub use set::{
     AnonymousSet, InternedSystemSet, IntoSystemSet, IsSystemTypeSet, SystemSet, SystemTypeSet,
@@ -445,6 +447,69 @@ impl Schedule {
         self.settings = settings;
         self.executable = None;
         self
+    }
+
+    /// Removes every system in `set` (directly or through its sets; for a
+    /// system function, its systems), dropping them with any commands they
+    /// still hold, and, as `policy`
+    /// says, the set itself; returns how many systems it removed. The
+    /// default policy keeps what was ordered before them ordered before
+    /// what was ordered after them. The schedule is built again on its
+    /// next run; the keys of later systems and sets move down.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::schedule::ScheduleCleanupPolicy;
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct Log(Vec<&'static str>);
+    /// #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    /// struct Debug;
+    ///
+    /// fn input(mut log: ResMut<Log>) { log.0.push("input"); }
+    /// fn overlay(mut log: ResMut<Log>) { log.0.push("overlay"); }
+    /// fn render(mut log: ResMut<Log>) { log.0.push("render"); }
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Log>();
+    /// let mut schedule = Schedule::default();
+    /// schedule.add_systems((input, overlay.in_set(Debug), render).chain());
+    /// let removed = schedule
+    ///     .remove_systems_in_set(Debug, &mut world, ScheduleCleanupPolicy::RemoveSetAndSystems)
+    ///     .unwrap();
+    /// assert_eq!(removed, 1);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().0, ["input", "render"]);
+    /// ```
+    ///
+    /// # Errors
+    /// [`ScheduleError::SetNotFound`] if the schedule has no such set (nor
+    /// system of that function), and [`ScheduleError::ScheduleBuildError`]
+    /// if the schedule, with new systems initialised, cannot be built as
+    /// it stands. Either way nothing changes.
+    ///
+    /// # Panics
+    /// As [`Schedule::initialize`] does.
+    #[track_caller]
+    pub fn remove_systems_in_set<M>(
+        &mut self,
+        set: impl IntoSystemSet<M>,
+        world: &mut World,
+        policy: ScheduleCleanupPolicy,
+    ) -> Result<usize, ScheduleError> {
+        self.initialize(world)?;
+        let kept = self
+            .graph
+            .remove_in_set(set.into_system_set().intern(), policy)?;
+        if let Some(timings) = &mut self.timings {
+            let mut index = 0;
+            timings.retain(|_| {
+                index += 1;
+                kept[index - 1]
+            });
+        }
+        self.executable = None;
+        Ok(kept.iter().filter(|&&keep| !keep).count())
     }
 
     /// Whether a run ends by applying the commands (and other deferred

@@ -379,6 +379,25 @@ impl Schedules {
         self
     }
 
+    /// Removes the systems of `set` from the schedule under `schedule`, as
+    /// [`Schedule::remove_systems_in_set`] does; returns how many.
+    ///
+    /// # Errors
+    /// [`ScheduleError::ScheduleNotFound`](super::ScheduleError::ScheduleNotFound)
+    /// if no schedule has that label, and as
+    /// [`Schedule::remove_systems_in_set`].
+    pub fn remove_systems_in_set<M>(
+        &mut self,
+        schedule: impl ScheduleLabel,
+        set: impl IntoSystemSet<M>,
+        world: &mut World,
+        policy: super::ScheduleCleanupPolicy,
+    ) -> Result<usize, super::ScheduleError> {
+        self.get_mut(schedule)
+            .ok_or(super::ScheduleError::ScheduleNotFound)?
+            .remove_systems_in_set(set, world, policy)
+    }
+
     /// Accepts conflicts between the systems of `a` and `b` in the
     /// schedule under `schedule` (creating it if needed), as
     /// [`Schedule::ignore_ambiguity`].

@@ -19,8 +19,8 @@ use super::condition::BoxedCondition;
 use super::config::{
     Ambiguity, Chain, DependencyKind, GraphInfo, Schedulable, ScheduleConfig, ScheduleConfigs,
 };
-use super::error::ScheduleBuildError;
-use super::set::{AnonymousSet, InternedSystemSet, SystemSet};
+use super::error::{ScheduleBuildError, ScheduleError};
+use super::set::{AnonymousSet, InternedSystemSet, IntoSystemSet, SystemSet};
 
 mod ambiguity;
 
@@ -155,6 +155,26 @@ impl ProcessScheduleConfig for InternedSystemSet {
     }
 }
 
+/// What [`ScheduleGraph::remove_systems_in_set`] removes besides the
+/// systems, and whether it keeps the orderings that ran through them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScheduleCleanupPolicy {
+    /// Removes the set and its systems; what was ordered before them stays
+    /// ordered before what was ordered after them, and the sets in the
+    /// removed set move into its parents. Sets in the set stay.
+    #[default]
+    RemoveSetAndSystems,
+    /// Removes the systems only (the set stays, empty), keeping the
+    /// orderings through them.
+    RemoveSystemsOnly,
+    /// Removes the set and its systems, and every ordering against them,
+    /// without bridging it.
+    RemoveSetAndSystemsAllowBreakages,
+    /// Removes the systems only, and every ordering against them, without
+    /// bridging it.
+    RemoveSystemsOnlyAllowBreakages,
+}
+
 /// What flattening the graph gives the executor.
 pub(crate) struct Flattened {
     /// System orderings (earlier, later, ignore deferred), sorted, one per
@@ -217,6 +237,176 @@ impl ScheduleGraph {
     /// If the key is not of this schedule.
     pub fn system_name(&self, key: SystemKey) -> std::borrow::Cow<'static, str> {
         self.systems[key.0].name()
+    }
+
+    /// Removes every system in `set` (directly or through its sets; for a
+    /// system function, its systems) and, as `policy` says, the set
+    /// itself, bridging the orderings that ran through them. Returns how
+    /// many systems it removed. The keys of the systems and sets after a
+    /// removed one move down. Also removed: the set of each system
+    /// function none of whose systems is left, and orderings against it.
+    ///
+    /// # Errors
+    /// [`ScheduleError::SetNotFound`] if the schedule has no such set (nor
+    /// system of that function); [`ScheduleError::ScheduleBuildError`] if
+    /// its sets are in each other in a cycle. Either way nothing changes.
+    pub fn remove_systems_in_set<M>(
+        &mut self,
+        set: impl IntoSystemSet<M>,
+        policy: ScheduleCleanupPolicy,
+    ) -> Result<usize, ScheduleError> {
+        self.remove_in_set(set.into_system_set().intern(), policy)
+            .map(|kept| kept.iter().filter(|&&keep| !keep).count())
+    }
+
+    /// [`ScheduleGraph::remove_systems_in_set`], returning which systems
+    /// (by old index) are kept.
+    pub(crate) fn remove_in_set(
+        &mut self,
+        set: InternedSystemSet,
+        policy: ScheduleCleanupPolicy,
+    ) -> Result<Vec<bool>, ScheduleError> {
+        let members = self.hierarchy()?;
+        let set_key = self.set_keys.get(&set).map(|key| key.0);
+        let removed_systems: Vec<usize> = match (set_key, set.system_type()) {
+            (Some(key), _) => members[key].clone(),
+            (None, Some(system_type)) => (0..self.systems.len())
+                .filter(|&i| self.systems[i].type_id() == system_type)
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        if set_key.is_none() && removed_systems.is_empty() {
+            return Err(ScheduleError::SetNotFound);
+        }
+        let mut keep_system = vec![true; self.systems.len()];
+        for &i in &removed_systems {
+            keep_system[i] = false;
+        }
+        let (remove_set, bridge) = match policy {
+            ScheduleCleanupPolicy::RemoveSetAndSystems => (true, true),
+            ScheduleCleanupPolicy::RemoveSystemsOnly => (false, true),
+            ScheduleCleanupPolicy::RemoveSetAndSystemsAllowBreakages => (true, false),
+            ScheduleCleanupPolicy::RemoveSystemsOnlyAllowBreakages => (false, false),
+        };
+        // The set itself, and each system function's set left empty.
+        let mut keep_set = vec![true; self.sets.len()];
+        for (key, interned) in self.sets.iter().enumerate() {
+            let emptied = interned.system_type().is_some()
+                && !members[key].is_empty()
+                && members[key].iter().all(|&i| !keep_system[i]);
+            if emptied || (remove_set && Some(key) == set_key) {
+                keep_set[key] = false;
+            }
+        }
+
+        if bridge {
+            self.bridge_removed(&members, &keep_system, &keep_set);
+        }
+        // Sets in a removed set move into its parents (or, breaking, out).
+        let removed_parents: HashMap<InternedSystemSet, Vec<InternedSystemSet>> =
+            (0..self.sets.len())
+                .filter(|&key| !keep_set[key])
+                .map(|key| {
+                    let parents = if bridge {
+                        self.set_info[key].hierarchy.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    (self.sets[key], parents)
+                })
+                .collect();
+        let is_removed = |set: &InternedSystemSet| removed_parents.contains_key(set);
+        for info in self.system_info.iter_mut().chain(self.set_info.iter_mut()) {
+            let mut hierarchy = Vec::with_capacity(info.hierarchy.len());
+            for parent in info.hierarchy.drain(..) {
+                match removed_parents.get(&parent) {
+                    Some(grandparents) => hierarchy.extend(grandparents.iter().copied()),
+                    None => hierarchy.push(parent),
+                }
+            }
+            hierarchy.dedup();
+            info.hierarchy = hierarchy;
+            info.dependencies.retain(|d| !is_removed(&d.set));
+            if let Ambiguity::IgnoreWithSet(sets) = &mut info.ambiguous_with {
+                sets.retain(|s| !is_removed(s));
+            }
+        }
+        self.ignored_pairs
+            .retain(|(a, b)| !is_removed(a) && !is_removed(b));
+
+        // Compact, renumbering the keys.
+        let system_index = new_indices(&keep_system);
+        let set_index = new_indices(&keep_set);
+        let renumber = |node: NodeId| match node {
+            NodeId::System(key) => system_index[key.0].map(|i| NodeId::System(SystemKey(i))),
+            NodeId::Set(key) => set_index[key.0].map(|i| NodeId::Set(SystemSetKey(i))),
+        };
+        self.chain_edges = std::mem::take(&mut self.chain_edges)
+            .into_iter()
+            .filter_map(|(a, b, ignore)| Some((renumber(a)?, renumber(b)?, ignore)))
+            .collect();
+        self.chain_edges.sort_unstable();
+        self.chain_edges
+            .dedup_by(|later, earlier| later.0 == earlier.0 && later.1 == earlier.1);
+        retain_by(&mut self.systems, &keep_system);
+        retain_by(&mut self.system_conditions, &keep_system);
+        retain_by(&mut self.system_info, &keep_system);
+        retain_by(&mut self.sets, &keep_set);
+        retain_by(&mut self.set_info, &keep_set);
+        retain_by(&mut self.set_conditions, &keep_set);
+        self.set_keys = self
+            .sets
+            .iter()
+            .enumerate()
+            .map(|(key, &set)| (set, SystemSetKey(key)))
+            .collect();
+        self.conflicting_systems = ConflictingSystems::default();
+        Ok(keep_system)
+    }
+
+    /// Adds an ordering from each node ordered before a removed node to
+    /// each node ordered after it, through chains of removed nodes: the
+    /// removed systems first (an ordering against a set they are in
+    /// counts), then the removed sets. An ordering that keeps the earlier
+    /// side's commands keeps them across the bridge.
+    fn bridge_removed(&mut self, members: &[Vec<usize>], keep_system: &[bool], keep_set: &[bool]) {
+        let mut edges = self.node_edges();
+        let removed = (0..self.systems.len())
+            .filter(|&i| !keep_system[i])
+            .map(|i| NodeId::System(SystemKey(i)))
+            .chain(
+                (0..self.sets.len())
+                    .filter(|&key| !keep_set[key])
+                    .map(|key| NodeId::Set(SystemSetKey(key))),
+            );
+        for node in removed.collect::<Vec<_>>() {
+            let reaches = |other: NodeId| match (other, node) {
+                _ if other == node => true,
+                (NodeId::Set(set), NodeId::System(system)) => {
+                    members[set.0].binary_search(&system.0).is_ok()
+                }
+                _ => false,
+            };
+            let before: Vec<(NodeId, bool)> = edges
+                .iter()
+                .filter(|&&(_, b, _)| reaches(b))
+                .map(|&(a, _, ignore)| (a, ignore))
+                .collect();
+            let after: Vec<NodeId> = edges
+                .iter()
+                .filter(|&&(a, _, _)| reaches(a))
+                .map(|&(_, b, _)| b)
+                .collect();
+            edges.retain(|&(a, b, _)| a != node && b != node);
+            for &(a, ignore) in &before {
+                for &b in &after {
+                    if a != b && a != node && b != node {
+                        edges.push((a, b, ignore));
+                        self.chain_edges.push((a, b, ignore));
+                    }
+                }
+            }
+        }
     }
 
     /// Initialises new systems and run conditions.
@@ -630,6 +820,29 @@ impl<T: Schedulable<Metadata = GraphInfo, GroupMetadata = Chain>> ScheduleConfig
             }
         }
     }
+}
+
+/// For each old index, its index once the entries `keep` marks false are
+/// gone (`None` for those).
+fn new_indices(keep: &[bool]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    keep.iter()
+        .map(|&kept| {
+            kept.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// Keeps the entries of `items` that `keep` marks true, in order.
+fn retain_by<T>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        keep[index - 1]
+    });
 }
 
 /// The nodes `0..count` in an order where every edge points forward
