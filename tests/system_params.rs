@@ -724,3 +724,128 @@ fn populated_message_reader_skips_its_system_while_nothing_is_unread() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Log>().0, [1, 2, 3]);
 }
+
+#[derive(Resource, Default)]
+struct Counter(u32);
+
+#[derive(Message)]
+struct Pinged;
+
+#[test]
+fn whole_entity_queries_leave_resources_to_resource_parameters() {
+    let mut world = World::new();
+    world.init_resource::<Counter>();
+    world.init_resource::<Messages<Pinged>>();
+    world.insert_non_send(Vec::<u8>::new());
+    world.spawn(A(1));
+    // Each of these built and ran as one system; none conflicts.
+    let mut schedule = Schedule::default();
+    schedule.add_systems((
+        |mut q: Query<EntityMut>, mut counter: ResMut<Counter>| {
+            for mut entity in &mut q {
+                if let Some(mut a) = entity.get_mut::<A>() {
+                    a.0 += 1;
+                    counter.0 += 1;
+                }
+            }
+        },
+        |q: Query<EntityRef>, mut bytes: NonSendMut<Vec<u8>>, mut pings: MessageWriter<Pinged>| {
+            bytes.push(q.iter().count() as u8);
+            pings.write(Pinged);
+        },
+        |q: Query<EntityMut>, counter: Res<Counter>| {
+            assert!(counter.0 <= q.iter().count() as u32 * 10);
+        },
+    ));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Counter>().0, 1);
+    assert_eq!(*world.non_send::<Vec<u8>>(), [1]);
+    let mut state = SystemState::<(Query<EntityMut>, ResMut<Counter>)>::new(&mut world);
+    let (mut q, mut counter) = state.get_mut(&mut world);
+    counter.0 += q.iter_mut().count() as u32;
+    assert_eq!(world.resource::<Counter>().0, 2);
+}
+
+#[test]
+fn the_whole_world_still_conflicts_with_resources_and_resources_with_each_other() {
+    let mut world = World::new();
+    world.init_resource::<Counter>();
+    let message = expect_panic(|| {
+        SystemState::<(&World, ResMut<Counter>)>::new(&mut world);
+    });
+    assert!(message.contains("B0002"), "{message}");
+    let message = expect_panic(|| {
+        SystemState::<(Res<Counter>, Query<EntityMut>, ResMut<Counter>)>::new(&mut world);
+    });
+    assert!(message.contains("Counter"), "{message}");
+    let message = expect_panic(|| {
+        SystemState::<(Query<EntityRef>, Query<&mut A>)>::new(&mut world);
+    });
+    assert!(message.contains("B0001"), "{message}");
+}
+
+#[test]
+fn a_whole_entity_query_and_a_resource_writer_run_side_by_side() {
+    let mut world = World::new();
+    world.init_resource::<Counter>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((
+        |mut q: Query<EntityMut>| {
+            for mut e in &mut q {
+                e.get_mut::<A>().unwrap().0 += 1;
+            }
+        },
+        |mut counter: ResMut<Counter>| counter.0 += 1,
+        |world: &World| {
+            let _ = world.entities().len();
+        },
+    ));
+    schedule.initialize(&mut world).unwrap();
+    let conflicts = schedule.graph().conflicting_systems();
+    // The entity writer and the resource writer do not conflict; each
+    // conflicts with the whole-world reader.
+    let pairs: Vec<(String, String)> = conflicts
+        .iter()
+        .map(|(a, b, _)| {
+            (
+                schedule.graph().system_name(*a).into_owned(),
+                schedule.graph().system_name(*b).into_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+}
+
+#[test]
+fn resources_chosen_at_run_time_leave_entity_queries_alone() {
+    use ecs::system::{FilteredResourcesMut, FilteredResourcesMutParamBuilder, ParamBuilder};
+    let mut world = World::new();
+    world.init_resource::<Counter>();
+    world.spawn(A(1));
+    let mut system = (
+        FilteredResourcesMutParamBuilder::new(|b| {
+            b.add_write_all();
+        }),
+        ParamBuilder::query::<&mut A>(),
+    )
+        .build_state(&mut world)
+        .build_system(
+            |mut resources: FilteredResourcesMut, mut q: Query<&mut A>| {
+                resources.get_mut::<Counter>().unwrap().0 += 1;
+                q.single_mut().unwrap().0 += 1;
+            },
+        );
+    system.initialize(&mut world);
+    system.run((), &mut world).unwrap();
+    assert_eq!(world.resource::<Counter>().0, 1);
+    let message = expect_panic(|| {
+        (
+            FilteredResourcesMutParamBuilder::new(|b| {
+                b.add_write_all();
+            }),
+            ParamBuilder::resource::<Counter>(),
+        )
+            .build_state(&mut world)
+    });
+    assert!(message.contains("B0002"), "{message}");
+}

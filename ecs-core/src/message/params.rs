@@ -34,12 +34,13 @@ fn messages_access<M: Message>(
 ) -> ComponentId {
     let param = format!("{kind}<{}>", type_name::<M>());
     let id = world.components.register_resource::<Messages<M>>();
-    let mut access = FilteredAccess::default();
+    let mut access = crate::query::Access::default();
     if write {
-        access.access_mut().add_write(id);
+        access.add_write(id);
     } else {
-        access.access_mut().add_read(id);
+        access.add_read(id);
     }
+    let access = FilteredAccess::resources(access);
     meta.add_param_access(&param, access, world);
     id
 }

@@ -184,6 +184,43 @@ pub struct FilteredAccess {
     required: FixedBitSet,
     /// The filter in disjunctive normal form; always at least one clause.
     filter_sets: Vec<AccessFilters>,
+    scope: AccessScope,
+}
+
+/// Which of the world's data an access reaches through its ids and its
+/// "all" flags. An entity query's components and the resources never
+/// alias, so accesses of the two never conflict, however broad either is
+/// (`Query<EntityMut>` beside `ResMut<R>`), as bevy's queries leave its
+/// resource entities out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum AccessScope {
+    /// Anything: entities' components and resources (`&World`).
+    #[default]
+    World,
+    /// Only entities' components (a query).
+    Entities,
+    /// Only resources and non-send data.
+    Resources,
+}
+
+impl AccessScope {
+    /// The scope of the union of an access of each.
+    fn union(self, other: AccessScope) -> AccessScope {
+        if self == other {
+            self
+        } else {
+            AccessScope::World
+        }
+    }
+
+    /// Whether an access of each can reach the same data.
+    fn overlaps(self, other: AccessScope) -> bool {
+        !matches!(
+            (self, other),
+            (AccessScope::Entities, AccessScope::Resources)
+                | (AccessScope::Resources, AccessScope::Entities)
+        )
+    }
 }
 
 impl Default for FilteredAccess {
@@ -192,6 +229,7 @@ impl Default for FilteredAccess {
             access: Access::default(),
             required: FixedBitSet::new(),
             filter_sets: vec![AccessFilters::default()],
+            scope: AccessScope::World,
         }
     }
 }
@@ -207,6 +245,23 @@ impl FilteredAccess {
     #[inline]
     pub fn access_mut(&mut self) -> &mut Access {
         &mut self.access
+    }
+
+    /// The access of a parameter that reaches resources (or non-send data)
+    /// by these ids only: it never conflicts with an entity query's
+    /// access, even one that writes every component.
+    pub fn resources(access: Access) -> FilteredAccess {
+        FilteredAccess {
+            access,
+            scope: AccessScope::Resources,
+            ..FilteredAccess::default()
+        }
+    }
+
+    /// Marks the access as an entity query's: it reaches entities'
+    /// components only, never a resource.
+    pub(crate) fn set_entity_scope(&mut self) {
+        self.scope = AccessScope::Entities;
     }
 
     /// Records a read of `id`, which every matched entity has.
@@ -251,6 +306,7 @@ impl FilteredAccess {
     /// Combines as "self or other": the filter clauses are joined, the
     /// accesses added, and only what both require stays required.
     pub fn append_or(&mut self, other: &FilteredAccess) {
+        self.scope = self.scope.union(other.scope);
         self.filter_sets.extend(other.filter_sets.iter().cloned());
         self.access.extend(&other.access);
         self.required.intersect_with(&other.required);
@@ -259,6 +315,7 @@ impl FilteredAccess {
     /// Combines as "self and other": accesses and requirements added, the
     /// filters multiplied out.
     pub fn extend(&mut self, other: &FilteredAccess) {
+        self.scope = self.scope.union(other.scope);
         self.access.extend(&other.access);
         self.required.union_with(&other.required);
         let mut product = Vec::with_capacity(self.filter_sets.len() * other.filter_sets.len());
@@ -276,6 +333,7 @@ impl FilteredAccess {
     /// Adds `other`'s reads and writes only, not its filter (for
     /// `Option<D>`: it reads what `D` reads without requiring it).
     pub fn extend_access(&mut self, other: &FilteredAccess) {
+        self.scope = self.scope.union(other.scope);
         self.access.extend(&other.access);
     }
 
@@ -314,7 +372,7 @@ impl FilteredAccess {
     /// Whether the two may run at once: their accesses are compatible, or
     /// every pair of filter clauses rules out a shared entity.
     pub fn is_compatible(&self, other: &FilteredAccess) -> bool {
-        if self.access.is_compatible(&other.access) {
+        if !self.scope.overlaps(other.scope) || self.access.is_compatible(&other.access) {
             return true;
         }
         self.filters_disjoint(other)

@@ -161,6 +161,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         let mut filter_access = FilteredAccess::default();
         F::update_component_access(&filter_state, &mut filter_access);
         component_access.extend(&filter_access);
+        component_access.set_entity_scope();
         let default_excluded = default_excluded::<D, F>(world, &mut component_access);
         let mut state = QueryState {
             world_id: world.id(),
@@ -205,6 +206,7 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         D::update_component_access(&fetch_state, &mut own);
         let available = builder_only_access(own.access(), component_access.access());
         D::provide_extra_access(&mut fetch_state, own.access_mut(), &available);
+        component_access.set_entity_scope();
         let default_excluded = default_excluded::<D, F>(world, &mut component_access);
         let mut state = QueryState {
             world_id: world.id(),
@@ -1096,6 +1098,8 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         archetype_ids: impl Iterator<Item = ArchetypeId>,
         source_walks_tables: bool,
     ) -> Self {
+        let mut component_access = component_access;
+        component_access.set_entity_scope();
         let mut state = QueryState {
             world_id: world.id(),
             archetype_generation: generation,

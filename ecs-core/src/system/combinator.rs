@@ -220,9 +220,9 @@ where
     fn initialize(&mut self, world: &mut World) {
         let mut access = initialize_both(&mut self.a, &mut self.b, world);
         let handler = world.components.register_resource::<FallbackErrorHandler>();
-        let mut read = FilteredAccess::default();
-        read.access_mut().add_read(handler);
-        access.add(read);
+        let mut read = crate::query::Access::default();
+        read.add_read(handler);
+        access.add(FilteredAccess::resources(read));
         self.access = access;
     }
 

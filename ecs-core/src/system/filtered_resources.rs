@@ -160,8 +160,10 @@ fn checked_cells<'w>(
 ///
 /// Bevy deprecates it for queries over resource entities; our resources
 /// are not entities, so it stays the way to reach resources chosen at run
-/// time. `add_read_all` records a read of the whole world, as in bevy,
-/// where resources are entities.
+/// time. `add_read_all` records a read of every resource: it conflicts
+/// with resource writers and whole-world access, never with entity
+/// queries (as in bevy, where its access is filtered to resource
+/// entities).
 #[derive(Clone, Copy)]
 pub struct FilteredResources<'w, 's> {
     world: UnsafeWorldCell<'w>,
@@ -492,9 +494,7 @@ impl<'w> From<&'w mut World> for FilteredResourcesMut<'w, 'static> {
 /// Records `access` (resource ids) as one parameter's.
 #[track_caller]
 fn record(world: &World, meta: &mut SystemMeta, param: &str, access: &Access) {
-    let mut filtered = FilteredAccess::default();
-    filtered.access_mut().extend(access);
-    meta.add_param_access(param, filtered, world);
+    meta.add_param_access(param, FilteredAccess::resources(access.clone()), world);
 }
 
 // SAFETY: the state is the access, recorded by the builders; the default
@@ -562,8 +562,8 @@ impl<'w> FilteredResourcesBuilder<'w> {
         &self.access
     }
 
-    /// Declares a read of every resource: a read of the whole world, so
-    /// systems writing components conflict with it too.
+    /// Declares a read of every resource (it conflicts with resource
+    /// writers and whole-world access, not with entity queries).
     pub fn add_read_all(&mut self) -> &mut Self {
         self.access.read_all();
         self
@@ -608,8 +608,8 @@ impl<'w> FilteredResourcesMutBuilder<'w> {
         &self.access
     }
 
-    /// Declares a read of every resource: a read of the whole world, so
-    /// systems writing components conflict with it too.
+    /// Declares a read of every resource (it conflicts with resource
+    /// writers and whole-world access, not with entity queries).
     pub fn add_read_all(&mut self) -> &mut Self {
         self.access.read_all();
         self
@@ -627,8 +627,8 @@ impl<'w> FilteredResourcesMutBuilder<'w> {
         self
     }
 
-    /// Declares a write of every resource: a write of the whole world, so
-    /// it conflicts with every other access.
+    /// Declares a write of every resource (it conflicts with every other
+    /// resource access and whole-world access, not with entity queries).
     pub fn add_write_all(&mut self) -> &mut Self {
         self.access.write_all();
         self

@@ -145,12 +145,13 @@ fn init_non_send<T: 'static>(
     write: bool,
 ) -> ComponentId {
     let id = world.components.register_non_send::<T>();
-    let mut access = FilteredAccess::default();
+    let mut access = crate::query::Access::default();
     if write {
-        access.access_mut().add_write(id);
+        access.add_write(id);
     } else {
-        access.access_mut().add_read(id);
+        access.add_read(id);
     }
+    let access = FilteredAccess::resources(access);
     meta.add_param_access(param, access, world);
     meta.set_non_send();
     id

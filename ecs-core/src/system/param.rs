@@ -399,13 +399,13 @@ fn resource_access(
     id: ComponentId,
     write: bool,
 ) {
-    let mut access = FilteredAccess::default();
+    let mut access = crate::query::Access::default();
     if write {
-        access.access_mut().add_write(id);
+        access.add_write(id);
     } else {
-        access.access_mut().add_read(id);
+        access.add_read(id);
     }
-    meta.add_param_access(param, access, world);
+    meta.add_param_access(param, FilteredAccess::resources(access), world);
 }
 
 #[cold]
