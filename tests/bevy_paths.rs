@@ -262,7 +262,9 @@ mod system_command {
 mod world {
     pub use ecs::world::CommandQueue;
     pub use ecs::world::DeferredWorld;
+    pub use ecs::world::EntityMutExcept;
     pub use ecs::world::EntityRef;
+    pub use ecs::world::EntityRefExcept;
     pub use ecs::world::EntityWorldMut;
     pub use ecs::world::FromWorld;
     pub use ecs::world::Mut;

@@ -9,13 +9,36 @@ pub struct Access {
     reads_and_writes: FixedBitSet,
     /// Components written.
     writes: FixedBitSet,
-    /// Reads every component and resource (`&World`).
+    /// Reads every component and resource (`&World`), except those in
+    /// `reads_excluded` that `reads_and_writes` does not list.
     reads_all: bool,
-    /// Writes every component and resource (`&mut World`).
+    /// Writes every component and resource (`&mut World`), except those
+    /// in `writes_excluded` that `writes` does not list.
     writes_all: bool,
+    /// With `reads_all`: the components left out of it
+    /// ([`EntityRefExcept`](crate::world::EntityRefExcept)).
+    reads_excluded: FixedBitSet,
+    /// With `writes_all`: the components left out of it.
+    writes_excluded: FixedBitSet,
     /// Components whose presence is looked at, not their value (`Has<T>`,
     /// `Allow<T>`): no conflict, but a mention for default query filters.
     archetypal: FixedBitSet,
+}
+
+/// What one access touches beyond another ([`Access::excess_over`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AccessExcess {
+    ReadAll,
+    WriteAll,
+    Read(ComponentId),
+    Write(ComponentId),
+}
+
+/// Clears bit `index` if the set reaches that far.
+fn clear_bit(set: &mut FixedBitSet, index: usize) {
+    if index < set.len() {
+        set.set(index, false);
+    }
 }
 
 fn grow_insert(set: &mut FixedBitSet, index: usize) {
@@ -50,100 +73,203 @@ impl Access {
     /// Records a read of everything.
     pub fn read_all(&mut self) {
         self.reads_all = true;
+        self.reads_excluded.clear();
     }
 
     /// Records a write of everything.
     pub fn write_all(&mut self) {
-        self.reads_all = true;
+        self.read_all();
         self.writes_all = true;
+        self.writes_excluded.clear();
+    }
+
+    /// Removes the read (and the write) of `id`, also out of an access to
+    /// everything, which then reads everything else.
+    pub fn remove_read(&mut self, id: ComponentId) {
+        self.remove_write(id);
+        clear_bit(&mut self.reads_and_writes, id.index());
+        if self.reads_all {
+            grow_insert(&mut self.reads_excluded, id.index());
+        }
+    }
+
+    /// Removes the write of `id` (the read stays), also out of a write of
+    /// everything, which then writes everything else.
+    pub fn remove_write(&mut self, id: ComponentId) {
+        clear_bit(&mut self.writes, id.index());
+        if self.writes_all {
+            grow_insert(&mut self.writes_excluded, id.index());
+        }
     }
 
     /// Whether `id` is read (or written).
     #[inline]
     pub fn has_read(&self, id: ComponentId) -> bool {
-        self.reads_all || self.reads_and_writes.contains(id.index())
+        self.reads_and_writes.contains(id.index())
+            || (self.reads_all && !self.reads_excluded.contains(id.index()))
     }
 
     /// Whether `id` is written.
     #[inline]
     pub fn has_write(&self, id: ComponentId) -> bool {
-        self.writes_all || self.writes.contains(id.index())
+        self.writes.contains(id.index())
+            || (self.writes_all && !self.writes_excluded.contains(id.index()))
     }
 
-    /// Whether everything is read.
+    /// Whether everything is read, with nothing left out.
     pub fn has_read_all(&self) -> bool {
-        self.reads_all
+        self.reads_all && self.reads_excluded.is_clear()
     }
 
-    /// Whether everything is written.
+    /// Whether everything is written, with nothing left out.
     pub fn has_write_all(&self) -> bool {
-        self.writes_all
+        self.writes_all && self.writes_excluded.is_clear()
+    }
+
+    /// Whether anything is read (or written).
+    pub fn has_any_read(&self) -> bool {
+        self.reads_all || !self.reads_and_writes.is_clear()
+    }
+
+    /// Whether anything is written.
+    pub fn has_any_write(&self) -> bool {
+        self.writes_all || !self.writes.is_clear()
     }
 
     /// Whether nothing is written.
     pub fn is_read_only(&self) -> bool {
-        !self.writes_all && self.writes.is_clear()
+        !self.has_any_write()
     }
 
     /// Adds everything `other` reads and writes.
     pub fn extend(&mut self, other: &Access) {
-        self.reads_all |= other.reads_all;
-        self.writes_all |= other.writes_all;
+        // Left out of an access to everything only if both leave it out
+        // (a listed id counts whatever the exclusions say).
+        fn merge(all: &mut bool, excluded: &mut FixedBitSet, other_all: bool, other: &FixedBitSet) {
+            match (*all, other_all) {
+                (true, true) => excluded.intersect_with(other),
+                (false, true) => excluded.clone_from(other),
+                _ => {}
+            }
+            *all |= other_all;
+        }
+        merge(
+            &mut self.reads_all,
+            &mut self.reads_excluded,
+            other.reads_all,
+            &other.reads_excluded,
+        );
+        merge(
+            &mut self.writes_all,
+            &mut self.writes_excluded,
+            other.writes_all,
+            &other.writes_excluded,
+        );
         self.reads_and_writes.union_with(&other.reads_and_writes);
         self.writes.union_with(&other.writes);
         self.archetypal.union_with(&other.archetypal);
     }
 
+    /// The same reads, without any write.
+    pub(crate) fn reads_only(&self) -> Access {
+        Access {
+            reads_and_writes: self.reads_and_writes.clone(),
+            reads_all: self.reads_all,
+            reads_excluded: self.reads_excluded.clone(),
+            archetypal: self.archetypal.clone(),
+            ..Access::default()
+        }
+    }
+
+    /// The ids `writer` writes that `reader` reads (or writes), and
+    /// whether both touch everything (all but finitely many, which always
+    /// meet).
+    fn write_read_overlap(writer: &Access, reader: &Access, found: &mut Vec<Option<ComponentId>>) {
+        for i in reader.reads_and_writes.ones() {
+            if writer.has_write(ComponentId::new(i)) {
+                found.push(Some(ComponentId::new(i)));
+            }
+        }
+        for i in writer.writes.ones() {
+            if reader.has_read(ComponentId::new(i)) {
+                found.push(Some(ComponentId::new(i)));
+            }
+        }
+        if writer.writes_all && reader.reads_all {
+            found.push(None);
+        }
+    }
+
     /// Whether the two may be used at the same time: no component is
     /// written by one and read or written by the other.
     pub fn is_compatible(&self, other: &Access) -> bool {
-        if self.writes_all {
-            return !other.reads_all && other.reads_and_writes.is_clear();
+        if !self.writes_all && !other.writes_all && !self.reads_all && !other.reads_all {
+            return self.writes.is_disjoint(&other.reads_and_writes)
+                && other.writes.is_disjoint(&self.reads_and_writes);
         }
-        if other.writes_all {
-            return !self.reads_all && self.reads_and_writes.is_clear();
+        let mut found = Vec::new();
+        Access::write_read_overlap(self, other, &mut found);
+        Access::write_read_overlap(other, self, &mut found);
+        found.is_empty()
+    }
+
+    /// What `self` touches that `allowed` does not: a read or write of
+    /// everything (with fewer left out) or of one component.
+    pub(crate) fn excess_over(&self, allowed: &Access) -> Option<AccessExcess> {
+        if self.writes_all {
+            if !allowed.writes_all {
+                return Some(AccessExcess::WriteAll);
+            }
+            if let Some(i) = allowed.writes_excluded.ones().find(|&i| {
+                let id = ComponentId::new(i);
+                self.has_write(id) && !allowed.has_write(id)
+            }) {
+                return Some(AccessExcess::Write(ComponentId::new(i)));
+            }
         }
         if self.reads_all {
-            return other.writes.is_clear();
+            if !allowed.reads_all {
+                return Some(AccessExcess::ReadAll);
+            }
+            if let Some(i) = allowed.reads_excluded.ones().find(|&i| {
+                let id = ComponentId::new(i);
+                self.has_read(id) && !allowed.has_read(id)
+            }) {
+                return Some(AccessExcess::Read(ComponentId::new(i)));
+            }
         }
-        if other.reads_all {
-            return self.writes.is_clear();
+        if let Some(i) = self
+            .writes
+            .ones()
+            .find(|&i| !allowed.has_write(ComponentId::new(i)))
+        {
+            return Some(AccessExcess::Write(ComponentId::new(i)));
         }
-        self.writes.is_disjoint(&other.reads_and_writes)
-            && other.writes.is_disjoint(&self.reads_and_writes)
+        self.reads_and_writes
+            .ones()
+            .find(|&i| !allowed.has_read(ComponentId::new(i)))
+            .map(|i| AccessExcess::Read(ComponentId::new(i)))
+    }
+
+    /// Whether `other` reads and writes at least everything `self` does.
+    pub fn is_subset(&self, other: &Access) -> bool {
+        self.excess_over(other).is_none()
     }
 
     /// The components through which the two conflict (empty if compatible;
     /// `None` in the list stands for "everything", from `&World` or
     /// `&mut World`).
     pub fn get_conflicts(&self, other: &Access) -> Vec<Option<ComponentId>> {
-        if (self.writes_all && (other.reads_all || !other.reads_and_writes.is_clear()))
-            || (other.writes_all && (self.reads_all || !self.reads_and_writes.is_clear()))
-            || (self.reads_all && !other.writes.is_clear())
-            || (other.reads_all && !self.writes.is_clear())
-        {
-            let mut all: Vec<_> = self
-                .writes
-                .union(&other.reads_and_writes)
-                .chain(other.writes.union(&self.reads_and_writes))
-                .map(|i| Some(ComponentId::new(i)))
-                .collect();
-            if all.is_empty() {
-                all.push(None);
-            }
-            all.sort();
-            all.dedup();
-            return all;
+        let mut found = Vec::new();
+        Access::write_read_overlap(self, other, &mut found);
+        Access::write_read_overlap(other, self, &mut found);
+        found.sort();
+        found.dedup();
+        // "Everything" says nothing more when components are named.
+        if found.len() > 1 {
+            found.retain(Option::is_some);
         }
-        let mut conflicts: Vec<_> = self
-            .writes
-            .intersection(&other.reads_and_writes)
-            .chain(other.writes.intersection(&self.reads_and_writes))
-            .map(|i| Some(ComponentId::new(i)))
-            .collect();
-        conflicts.sort();
-        conflicts.dedup();
-        conflicts
+        found
     }
 
     /// The components read (or written).

@@ -12,16 +12,19 @@
 //! builder's filter may name sparse-set components, which split a table's
 //! rows between archetypes.
 
+use std::any::type_name;
+
 use super::{Access, FilteredAccess, QueryData, ReadOnlyQueryData, WorldQuery};
 use crate::{
     archetype::Archetype,
+    bundle::Bundle,
     change_detection::Tick,
     component::ComponentId,
     entity::Entity,
     storage::{Table, TableRow},
     world::{
-        intern_access, EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef, FilteredView,
-        UnsafeWorldCell, World,
+        intern_access, EntityMut, EntityMutExcept, EntityRef, EntityRefExcept, FilteredEntityMut,
+        FilteredEntityRef, FilteredView, UnsafeWorldCell, World,
     },
 };
 
@@ -122,7 +125,7 @@ unsafe impl QueryData for EntityRef<'_> {
 unsafe impl ReadOnlyQueryData for EntityRef<'_> {}
 
 whole_entity_world_query!(EntityMut<'_>, (), (), |_state, access| {
-    let any = access.access().has_read_all() || access.access().reads().next().is_some();
+    let any = access.access().has_any_read();
     assert!(
         !any,
         "query term `EntityMut` writes every component, but another term of the same query also accesses one: \
@@ -159,11 +162,28 @@ unsafe impl<'a> QueryData for EntityMut<'a> {
 #[track_caller]
 fn record_filtered(state: &Access, access: &mut FilteredAccess, term: &str) {
     let conflicts = access.access().get_conflicts(state);
-    assert!(
-        conflicts.is_empty(),
-        "query term `{term}` conflicts with another term of the same query on {conflicts:?}"
-    );
+    if !conflicts.is_empty() {
+        filtered_conflict(term, &conflicts);
+    }
     access.access_mut().extend(state);
+}
+
+#[cold]
+#[track_caller]
+fn filtered_conflict(term: &str, conflicts: &[Option<ComponentId>]) -> ! {
+    let on: Vec<String> = conflicts
+        .iter()
+        .map(|c| match c {
+            Some(id) => format!("component id {}", id.index()),
+            None => "every component".to_owned(),
+        })
+        .collect();
+    panic!(
+        "query term `{term}` conflicts with another term of the same query on {} (a term that \
+         reads or writes every component, or all but some, leaves no room for a term writing one \
+         it keeps): leave the component out, or split the query",
+        on.join(", ")
+    )
 }
 
 /// The fetch of the filtered handles: the world, and the view their items
@@ -298,5 +318,144 @@ unsafe impl<'a, 'b> QueryData for FilteredEntityMut<'a, 'b> {
     fn provide_extra_access(state: &mut &'static Access, access: &mut Access, available: &Access) {
         access.extend(available);
         *state = intern_access(available.clone());
+    }
+}
+
+/// The state of the `Except` handles: every component (read, or read and
+/// written) except the bundle's.
+fn except_access(ids: impl FnOnce(&mut dyn FnMut(ComponentId)), write: bool) -> &'static Access {
+    let mut access = Access::default();
+    if write {
+        access.write_all();
+    } else {
+        access.read_all();
+    }
+    ids(&mut |id| access.remove_read(id));
+    intern_access(access)
+}
+
+macro_rules! except_world_query {
+    ($ty:ident, $write:expr, $term:literal) => {
+        // SAFETY: the fetch reaches the entity's components only through
+        // the item, within the state's access (every component but `B`'s),
+        // which `update_component_access` records; it matches every
+        // archetype and reads no cached column, so it walks tables.
+        unsafe impl<B: Bundle> WorldQuery for $ty<'_, '_, B> {
+            type Fetch<'w> = FilteredFetch<'w>;
+            type State = &'static Access;
+            const IS_DENSE: bool = true;
+
+            #[inline]
+            unsafe fn init_fetch<'w>(
+                world: UnsafeWorldCell<'w>,
+                state: &&'static Access,
+                last_run: Tick,
+                this_run: Tick,
+            ) -> FilteredFetch<'w> {
+                (world, FilteredView::new(state, last_run, this_run))
+            }
+
+            #[inline]
+            unsafe fn set_archetype<'w>(
+                fetch: &mut FilteredFetch<'w>,
+                _: &&'static Access,
+                _: &'w Archetype,
+                table: &'w Table,
+            ) {
+                fetch.1.point_at(table);
+            }
+
+            #[inline]
+            unsafe fn set_table<'w>(
+                fetch: &mut FilteredFetch<'w>,
+                _: &&'static Access,
+                table: &'w Table,
+            ) {
+                fetch.1.point_at(table);
+            }
+
+            #[track_caller]
+            fn update_component_access(state: &&'static Access, access: &mut FilteredAccess) {
+                record_filtered(state, access, &format!("{}<{}>", $term, type_name::<B>()));
+            }
+
+            fn init_state(world: &mut World) -> &'static Access {
+                except_access(
+                    |add| B::component_ids(&mut world.components, &mut |id| add(id)),
+                    $write,
+                )
+            }
+
+            fn get_state(components: &crate::component::Components) -> Option<&'static Access> {
+                Some(except_access(
+                    |add| {
+                        B::get_component_ids(components, &mut |id| {
+                            if let Some(id) = id {
+                                add(id)
+                            }
+                        })
+                    },
+                    $write,
+                ))
+            }
+
+            fn matches_component_set(
+                _: &&'static Access,
+                _: &impl Fn(ComponentId) -> bool,
+            ) -> bool {
+                true
+            }
+        }
+    };
+}
+
+except_world_query!(EntityRefExcept, false, "EntityRefExcept");
+
+// SAFETY: reads only what the state's access lists (every component but
+// `B`'s); the item's typed lookups also refuse `B`'s components.
+unsafe impl<B: Bundle> QueryData for EntityRefExcept<'_, '_, B> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = EntityRefExcept<'w, 'w, B>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: as for `FilteredEntityRef`: the entity of a matched row
+        // is live at `table_row` of the view's table; the query's recorded
+        // access includes these reads; queries make no structural change.
+        EntityRefExcept::new(unsafe {
+            FilteredEntityRef::new(fetch.0.meta(), entity, table_row, fetch.1)
+        })
+    }
+}
+
+// SAFETY: reads only.
+unsafe impl<B: Bundle> ReadOnlyQueryData for EntityRefExcept<'_, '_, B> {}
+
+except_world_query!(EntityMutExcept, true, "EntityMutExcept");
+
+// SAFETY: touches only what the state's access lists (every component but
+// `B`'s), recorded by `update_component_access`; its read-only twin reads
+// a subset of it.
+unsafe impl<'a, 'b, B: Bundle> QueryData for EntityMutExcept<'a, 'b, B> {
+    const IS_READ_ONLY: bool = false;
+    type ReadOnly = EntityRefExcept<'a, 'b, B>;
+    type Item<'w> = EntityMutExcept<'w, 'w, B>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: as for `FilteredEntityMut`: the entity of a matched row is
+        // live at `table_row` of the view's table; queries make no
+        // structural change; the query's recorded access includes the
+        // view's, and no other live item of the query shares this row.
+        EntityMutExcept::new(unsafe { FilteredEntityMut::new(fetch.0, entity, table_row, fetch.1) })
     }
 }

@@ -21,6 +21,7 @@
 
 use std::any::type_name;
 
+use super::access::AccessExcess;
 use super::{FilteredAccess, QueryData, QueryFilter, QueryState};
 use crate::{
     component::{ComponentId, Components},
@@ -214,24 +215,14 @@ enum Refusal {
 
 impl Allowed {
     fn of<D: QueryData, F: QueryFilter>(state: &QueryState<D, F>) -> Self {
-        let mut access = FilteredAccess::default();
         let source = state.component_access().access();
+        let mut access = FilteredAccess::default();
         // A read-only view of a mutable state (`as_readonly`) keeps the
         // writes in its recorded access: they are not its to lend.
-        for id in source.reads() {
-            if D::IS_READ_ONLY {
-                access.access_mut().add_read(id);
-            } else if source.has_write(id) {
-                access.access_mut().add_write(id);
-            } else {
-                access.access_mut().add_read(id);
-            }
-        }
-        if source.has_read_all() {
-            access.access_mut().read_all();
-        }
-        if source.has_write_all() && !D::IS_READ_ONLY {
-            access.access_mut().write_all();
+        if D::IS_READ_ONLY {
+            access.access_mut().extend(&source.reads_only());
+        } else {
+            access.access_mut().extend(source);
         }
         Allowed {
             access,
@@ -247,17 +238,13 @@ impl Allowed {
     fn refusal(&self, lens: &FilteredAccess) -> Option<Refusal> {
         let allowed = self.access.access();
         let asked = lens.access();
-        if asked.has_write_all() && !allowed.has_write_all() {
-            return Some(Refusal::WriteAll);
-        }
-        if asked.has_read_all() && !allowed.has_read_all() {
-            return Some(Refusal::ReadAll);
-        }
-        if let Some(id) = asked.writes().find(|&id| !allowed.has_write(id)) {
-            return Some(Refusal::Write(id));
-        }
-        if let Some(id) = asked.reads().find(|&id| !allowed.has_read(id)) {
-            return Some(Refusal::Read(id));
+        if let Some(excess) = asked.excess_over(allowed) {
+            return Some(match excess {
+                AccessExcess::ReadAll => Refusal::ReadAll,
+                AccessExcess::WriteAll => Refusal::WriteAll,
+                AccessExcess::Read(id) => Refusal::Read(id),
+                AccessExcess::Write(id) => Refusal::Write(id),
+            });
         }
         lens.required()
             .find(|id| !self.required.contains(id))

@@ -502,6 +502,9 @@ where
     meta: SystemMeta,
 }
 
+// The built variant is the one a system keeps for its life; boxing it
+// would add an indirection to every run.
+#[allow(clippy::large_enum_variant)]
 enum BuilderSystemInner<Marker, Out, Func, Builder>
 where
     Func: SystemParamFunction<Marker>,

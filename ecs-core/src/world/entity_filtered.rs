@@ -167,7 +167,7 @@ fn entity_ref(world: &World, entity: Entity) -> EntityRef<'_> {
 /// Bevy's borrows the access from the query state for `'s`; this one holds
 /// an interned copy, so items may outlive the state as `'w` items of typed
 /// queries do.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub struct FilteredEntityRef<'w, 's> {
     world: &'w World,
     entity: Entity,
@@ -228,6 +228,12 @@ impl<'w> FilteredEntityRef<'w, '_> {
     #[inline]
     pub fn access(&self) -> &Access {
         self.view.access
+    }
+
+    /// The world's component registry.
+    #[inline]
+    pub(crate) fn components(&self) -> &'w crate::component::Components {
+        self.world.components()
     }
 
     /// Whether the entity has component `T` (whether or not it may be read).
@@ -464,6 +470,12 @@ impl<'w, 's> FilteredEntityMut<'w, 's> {
     #[inline]
     pub fn access(&self) -> &Access {
         self.view.access
+    }
+
+    /// The world's component registry.
+    #[inline]
+    pub(crate) fn components(&self) -> &'w crate::component::Components {
+        self.cell.components()
     }
 
     /// A shorter-lived handle to the same entity.
@@ -729,7 +741,7 @@ impl<'w> TryFrom<&FilteredEntityRef<'w, '_>> for EntityRef<'w> {
     type Error = TryFromFilteredError;
 
     fn try_from(entity: &FilteredEntityRef<'w, '_>) -> Result<Self, TryFromFilteredError> {
-        entity.clone().try_into_all()
+        (*entity).try_into_all()
     }
 }
 

@@ -12,6 +12,7 @@ mod bulk;
 mod command_queue;
 mod deferred_world;
 mod entity_clone;
+mod entity_except;
 mod entity_fetch;
 mod entity_filtered;
 mod entity_mut;
@@ -45,6 +46,7 @@ pub use crate::diagnostics::{
 pub use command_queue::{Command, CommandQueue};
 pub(crate) use command_queue::{CommandCursor, CommandRun, RunEntries};
 pub use deferred_world::DeferredWorld;
+pub use entity_except::{EntityMutExcept, EntityRefExcept};
 pub use entity_fetch::{EntityFetcher, WorldEntityFetch};
 pub(crate) use entity_filtered::{intern_access, FilteredView};
 pub use entity_filtered::{FilteredEntityMut, FilteredEntityRef, TryFromFilteredError};
