@@ -980,3 +980,116 @@ mod removal {
         assert_eq!(world.resource::<Log>().0, ["a"]);
     }
 }
+
+mod removal_edge_cases {
+    use super::*;
+    use ecs::schedule::{ScheduleCleanupPolicy, ScheduleError};
+
+    #[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+    enum S {
+        Outer,
+        Inner,
+        Early,
+        Late,
+        Debug,
+    }
+
+    #[test]
+    fn bridging_never_orders_a_set_against_a_set_in_it() {
+        for policy in [
+            ScheduleCleanupPolicy::RemoveSetAndSystems,
+            ScheduleCleanupPolicy::RemoveSystemsOnly,
+        ] {
+            let mut world = world();
+            let mut schedule = Schedule::default();
+            schedule.configure_sets((
+                S::Inner.in_set(S::Outer),
+                S::Outer.before(S::Early),
+                S::Late.before(S::Inner),
+            ));
+            schedule.add_systems((
+                a.in_set(S::Outer),
+                b.in_set(S::Early).in_set(S::Late).in_set(S::Debug),
+            ));
+            schedule.initialize(&mut world).unwrap();
+            assert_eq!(
+                schedule.remove_systems_in_set(S::Debug, &mut world, policy),
+                Ok(1)
+            );
+            schedule.initialize(&mut world).unwrap();
+            schedule.run(&mut world);
+            assert_eq!(world.resource::<Log>().0, ["a"], "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn a_panicking_drop_of_a_removed_system_leaves_the_schedule_whole() {
+        struct Bomb;
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                panic!("bomb");
+            }
+        }
+        let mut world = world();
+        let mut schedule = Schedule::default();
+        schedule.set_timing(true);
+        let bomb = Bomb;
+        schedule.add_systems((
+            a,
+            (move || {
+                let _held = &bomb;
+            })
+            .in_set(S::Debug),
+            c.run_if(|| false),
+        ));
+        schedule.run(&mut world);
+        let message = expect_panic(|| {
+            schedule.remove_systems_in_set(S::Debug, &mut world, ScheduleCleanupPolicy::default())
+        });
+        assert!(message.contains("bomb"), "{message}");
+        assert_eq!(schedule.systems_len(), 2);
+        schedule.add_systems(b.run_if(|| true));
+        world.resource_mut::<Log>().0.clear();
+        schedule.run(&mut world);
+        // `c` keeps its own condition; `b` has its own.
+        assert_eq!(world.resource::<Log>().0, ["a", "b"]);
+        assert_eq!(schedule.system_timings().len(), 3);
+    }
+
+    #[test]
+    fn a_schedule_that_cannot_be_built_removes_nothing() {
+        let mut world = world();
+        let mut schedule = Schedule::default();
+        schedule.configure_sets(S::Outer.before(S::Outer));
+        schedule.add_systems((a.in_set(S::Debug), b));
+        let result =
+            schedule.remove_systems_in_set(S::Debug, &mut world, ScheduleCleanupPolicy::default());
+        assert!(
+            matches!(result, Err(ScheduleError::ScheduleBuildError(_))),
+            "{result:?}"
+        );
+        assert_eq!(schedule.systems_len(), 2);
+        assert_eq!(ScheduleError::SetNotFound.to_string(), "Set not found");
+    }
+
+    #[test]
+    fn apply_deferred_after_a_change_keeps_the_orderings() {
+        fn early(mut commands: Commands) {
+            commands.queue(|world: &mut World| world.resource_mut::<Log>().0.push("early"));
+        }
+        fn late(mut commands: Commands) {
+            commands.queue(|world: &mut World| world.resource_mut::<Log>().0.push("late"));
+        }
+        let mut world = world();
+        let mut schedule = Schedule::default();
+        schedule.set_apply_final_deferred(false);
+        schedule.add_systems((late.after_ignore_deferred(early), early, b.in_set(S::Debug)));
+        schedule.run(&mut world);
+        schedule
+            .remove_systems_in_set(S::Debug, &mut world, ScheduleCleanupPolicy::default())
+            .unwrap();
+        world.resource_mut::<Log>().0.clear();
+        schedule.apply_deferred(&mut world);
+        assert_eq!(world.resource::<Log>().0, ["early", "late"]);
+    }
+}

@@ -1995,3 +1995,45 @@ fn query_states_answer_for_component_sets() {
     assert!(!state.matches_component_set(&|id| id == a || id == disabled));
     assert!(state.matches_component_set(&|id| id == a));
 }
+
+#[test]
+fn mapped_resource_handles_mark_changes_only_on_writes() {
+    let mut world = World::new();
+    world.insert_resource(Budget(vec![1, 2]));
+    world.insert_non_send(vec![1u8]);
+    let mut schedule = Schedule::default();
+    schedule.add_systems(
+        |budget: ResMut<Budget>, bytes: NonSendMut<Vec<u8>>, mut runs: Local<u32>| {
+            *runs += 1;
+            // The first run writes through the maps, the second only looks.
+            let mut first = budget.map_unchanged(|b| &mut b.0[0]);
+            let mut byte = bytes.filter_map_unchanged(|b| b.first_mut()).unwrap();
+            if *runs == 1 {
+                *first += 1;
+                *byte += 1;
+            } else {
+                assert_eq!(*first, 2);
+                assert_eq!(*byte, 2);
+            }
+        },
+    );
+    let mut check = Schedule::default();
+    check.add_systems(
+        |budget: Res<Budget>, bytes: NonSend<Vec<u8>>, mut seen: ResMut<Seen>| {
+            seen.0.push((budget.is_changed(), bytes.is_changed()));
+        },
+    );
+    world.init_resource::<Seen>();
+    check.run(&mut world);
+    schedule.run(&mut world);
+    check.run(&mut world);
+    schedule.run(&mut world);
+    check.run(&mut world);
+    assert_eq!(
+        world.resource::<Seen>().0,
+        [(true, true), (true, true), (false, false)]
+    );
+}
+
+#[derive(Resource, Default)]
+struct Seen(Vec<(bool, bool)>);

@@ -147,8 +147,8 @@ impl From<ScheduleBuildError> for ScheduleError {
 impl std::fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ScheduleError::SetNotFound => write!(f, "set not found"),
-            ScheduleError::ScheduleNotFound => write!(f, "schedule not found"),
+            ScheduleError::SetNotFound => write!(f, "Set not found"),
+            ScheduleError::ScheduleNotFound => write!(f, "Schedule not found."),
             ScheduleError::ScheduleBuildError(error) => error.fmt(f),
         }
     }

@@ -486,10 +486,11 @@ impl Schedule {
     /// [`ScheduleError::SetNotFound`] if the schedule has no such set (nor
     /// system of that function), and [`ScheduleError::ScheduleBuildError`]
     /// if the schedule, with new systems initialised, cannot be built as
-    /// it stands. Either way nothing changes.
+    /// it stands. Either way nothing is removed.
     ///
     /// # Panics
-    /// As [`Schedule::initialize`] does.
+    /// As [`Schedule::initialize`] does, and if dropping a removed system
+    /// or run condition panics (the schedule is left without them).
     #[track_caller]
     pub fn remove_systems_in_set<M>(
         &mut self,
@@ -498,7 +499,7 @@ impl Schedule {
         policy: ScheduleCleanupPolicy,
     ) -> Result<usize, ScheduleError> {
         self.initialize(world)?;
-        let kept = self
+        let (kept, removed) = self
             .graph
             .remove_in_set(set.into_system_set().intern(), policy)?;
         if let Some(timings) = &mut self.timings {
@@ -509,6 +510,8 @@ impl Schedule {
             });
         }
         self.executable = None;
+        // Dropped last: a panicking `Drop` finds the schedule in step.
+        drop(removed);
         Ok(kept.iter().filter(|&&keep| !keep).count())
     }
 
@@ -517,8 +520,9 @@ impl Schedule {
     /// Off, those commands stay in their systems, recorded runs after run,
     /// until [`Schedule::apply_deferred`] applies them, or the next run
     /// with it on. Commands a later system is ordered after (with
-    /// automatic sync points) or an [`ApplyDeferred`] runs after are still
-    /// applied during the run. The schedule is built again.
+    /// automatic sync points) or an [`ApplyDeferred`] runs after (whether
+    /// or not its run conditions hold) are still applied during the run.
+    /// The schedule is built again.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -546,9 +550,9 @@ impl Schedule {
     }
 
     /// Applies every system's pending commands (and other deferred work)
-    /// to `world` now, in the order the systems run in (the order they
-    /// were added before the schedule is first built): for a schedule
-    /// run with [`Schedule::set_apply_final_deferred`] off.
+    /// to `world` now, in the order the systems run in (one that keeps
+    /// every ordering, ties by the order added), for a schedule run with
+    /// [`Schedule::set_apply_final_deferred`] off.
     ///
     /// # Panics
     /// If a command panics, named with its system: the commands queued
@@ -557,7 +561,7 @@ impl Schedule {
     pub fn apply_deferred(&mut self, world: &mut World) {
         let order: Vec<usize> = match &self.executable {
             Some((graph, _)) => graph.systems_in_order().collect(),
-            None => (0..self.graph.systems.len()).collect(),
+            None => self.graph.run_order(),
         };
         for i in order {
             let system = &mut self.graph.systems[i];

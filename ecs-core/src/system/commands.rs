@@ -302,7 +302,8 @@ impl<'w, 's> Commands<'w, 's> {
     /// Commands of the same world that record into `queue` instead; this
     /// `Commands` stays usable. Applying `queue` is the caller's job (for
     /// instance through [`Commands::append`] here): entities spawned into
-    /// a queue never applied stay reserved.
+    /// a queue never applied become empty entities at the world's next
+    /// flush.
     ///
     /// ```
     /// use ecs::prelude::*;

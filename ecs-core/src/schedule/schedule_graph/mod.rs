@@ -164,7 +164,8 @@ pub enum ScheduleCleanupPolicy {
     /// removed set move into its parents. Sets in the set stay.
     #[default]
     RemoveSetAndSystems,
-    /// Removes the systems only (the set stays, empty), keeping the
+    /// Removes the systems only (the set stays, empty, unless it is a
+    /// system function's, which names no system any more), keeping the
     /// orderings through them.
     RemoveSystemsOnly,
     /// Removes the set and its systems, and every ordering against them,
@@ -250,22 +251,28 @@ impl ScheduleGraph {
     /// [`ScheduleError::SetNotFound`] if the schedule has no such set (nor
     /// system of that function); [`ScheduleError::ScheduleBuildError`] if
     /// its sets are in each other in a cycle. Either way nothing changes.
+    ///
+    /// # Panics
+    /// If dropping a removed system or run condition panics, after the
+    /// graph is left without them.
     pub fn remove_systems_in_set<M>(
         &mut self,
         set: impl IntoSystemSet<M>,
         policy: ScheduleCleanupPolicy,
     ) -> Result<usize, ScheduleError> {
-        self.remove_in_set(set.into_system_set().intern(), policy)
-            .map(|kept| kept.iter().filter(|&&keep| !keep).count())
+        let (kept, removed) = self.remove_in_set(set.into_system_set().intern(), policy)?;
+        drop(removed);
+        Ok(kept.iter().filter(|&&keep| !keep).count())
     }
 
     /// [`ScheduleGraph::remove_systems_in_set`], returning which systems
-    /// (by old index) are kept.
+    /// (by old index) are kept, and the removed systems and conditions,
+    /// for the caller to drop.
     pub(crate) fn remove_in_set(
         &mut self,
         set: InternedSystemSet,
         policy: ScheduleCleanupPolicy,
-    ) -> Result<Vec<bool>, ScheduleError> {
+    ) -> Result<(Vec<bool>, RemovedNodes), ScheduleError> {
         let members = self.hierarchy()?;
         let set_key = self.set_keys.get(&set).map(|key| key.0);
         let removed_systems: Vec<usize> = match (set_key, set.system_type()) {
@@ -348,12 +355,16 @@ impl ScheduleGraph {
         self.chain_edges.sort_unstable();
         self.chain_edges
             .dedup_by(|later, earlier| later.0 == earlier.0 && later.1 == earlier.1);
-        retain_by(&mut self.systems, &keep_system);
-        retain_by(&mut self.system_conditions, &keep_system);
-        retain_by(&mut self.system_info, &keep_system);
-        retain_by(&mut self.sets, &keep_set);
-        retain_by(&mut self.set_info, &keep_set);
-        retain_by(&mut self.set_conditions, &keep_set);
+        // Moved out, not dropped: a panicking drop must find the graph
+        // whole (the caller drops them once its own state is in step).
+        let removed = RemovedNodes {
+            _systems: split_off_by(&mut self.systems, &keep_system),
+            _conditions: split_off_by(&mut self.system_conditions, &keep_system),
+            _set_conditions: split_off_by(&mut self.set_conditions, &keep_set),
+        };
+        split_off_by(&mut self.system_info, &keep_system);
+        split_off_by(&mut self.sets, &keep_set);
+        split_off_by(&mut self.set_info, &keep_set);
         self.set_keys = self
             .sets
             .iter()
@@ -361,7 +372,7 @@ impl ScheduleGraph {
             .map(|(key, &set)| (set, SystemSetKey(key)))
             .collect();
         self.conflicting_systems = ConflictingSystems::default();
-        Ok(keep_system)
+        Ok((keep_system, removed))
     }
 
     /// Adds an ordering from each node ordered before a removed node to
@@ -400,13 +411,50 @@ impl ScheduleGraph {
             edges.retain(|&(a, b, _)| a != node && b != node);
             for &(a, ignore) in &before {
                 for &b in &after {
-                    if a != b && a != node && b != node {
+                    // An ordering between a set and what it contains held
+                    // only through an empty set: it cannot be kept.
+                    if a != b && a != node && b != node && !self.nests(a, b, members) {
                         edges.push((a, b, ignore));
                         self.chain_edges.push((a, b, ignore));
                     }
                 }
             }
         }
+    }
+
+    /// Whether one of `a` and `b` is in the other (which no ordering may
+    /// join), as the build checks it: a system in a set that is not a
+    /// system function's, or a set in another.
+    fn nests(&self, a: NodeId, b: NodeId, members: &[Vec<usize>]) -> bool {
+        let set_holds = |set: SystemSetKey, system: SystemKey| {
+            self.sets[set.0].system_type().is_none()
+                && members[set.0].binary_search(&system.0).is_ok()
+        };
+        match (a, b) {
+            (NodeId::Set(set), NodeId::System(system))
+            | (NodeId::System(system), NodeId::Set(set)) => set_holds(set, system),
+            (NodeId::Set(x), NodeId::Set(y)) => {
+                self.is_ancestor(x.0, y.0) || self.is_ancestor(y.0, x.0)
+            }
+            (NodeId::System(_), NodeId::System(_)) => false,
+        }
+    }
+
+    /// The systems' indices in an order that keeps every ordering (ties
+    /// by the order added), or the order added if the graph cannot be
+    /// built as it stands.
+    pub(crate) fn run_order(&self) -> Vec<usize> {
+        let count = self.systems.len();
+        self.flatten()
+            .ok()
+            .and_then(|flat| {
+                let mut successors = vec![Vec::new(); count];
+                for &(a, b, _) in &flat.edges {
+                    successors[a].push(b);
+                }
+                topological_order(count, &successors).ok()
+            })
+            .unwrap_or_else(|| (0..count).collect())
     }
 
     /// Initialises new systems and run conditions.
@@ -836,13 +884,28 @@ fn new_indices(keep: &[bool]) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Keeps the entries of `items` that `keep` marks true, in order.
-fn retain_by<T>(items: &mut Vec<T>, keep: &[bool]) {
-    let mut index = 0;
-    items.retain(|_| {
-        index += 1;
-        keep[index - 1]
-    });
+/// Keeps the entries of `items` that `keep` marks true, in order, and
+/// returns the others, undropped.
+fn split_off_by<T>(items: &mut Vec<T>, keep: &[bool]) -> Vec<T> {
+    let mut kept = Vec::with_capacity(items.len());
+    let mut removed = Vec::new();
+    for (item, &keep) in std::mem::take(items).into_iter().zip(keep) {
+        if keep {
+            kept.push(item);
+        } else {
+            removed.push(item);
+        }
+    }
+    *items = kept;
+    removed
+}
+
+/// The systems and run conditions a removal took out of the graph, which
+/// run user code when dropped.
+pub(crate) struct RemovedNodes {
+    _systems: Vec<ScheduleSystem>,
+    _conditions: Vec<Vec<BoxedCondition>>,
+    _set_conditions: Vec<SetConditions>,
 }
 
 /// The nodes `0..count` in an order where every edge points forward
