@@ -849,3 +849,19 @@ fn resources_chosen_at_run_time_leave_entity_queries_alone() {
     });
     assert!(message.contains("B0002"), "{message}");
 }
+
+#[test]
+fn renamed_systems_go_by_their_new_name() {
+    let mut world = World::new();
+    let mut schedule = Schedule::default();
+    schedule.add_systems((
+        IntoSystem::into_system(|| {}).with_name("quiet"),
+        IntoSystem::into_system(|_: &mut World| {}).with_name("exclusive"),
+    ));
+    schedule.initialize(&mut world).unwrap();
+    assert_eq!(schedule.system_names(), ["quiet", "exclusive"]);
+    let mut schedule = Schedule::default();
+    schedule.add_systems(IntoSystem::into_system(|| panic!("boom")).with_name("loud"));
+    let message = expect_panic(|| schedule.run(&mut world));
+    assert!(message.contains("`loud`"), "{message}");
+}

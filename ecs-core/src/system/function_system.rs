@@ -216,6 +216,20 @@ impl<Marker: 'static, Out: 'static, F> FunctionSystem<Marker, Out, F>
 where
     F: SystemParamFunction<Marker, Out: IntoResult<Out>>,
 {
+    /// The system, renamed: closures get a readable name in errors,
+    /// panics, timings and schedule listings.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// let system = IntoSystem::into_system(|| {}).with_name("tick clock");
+    /// assert_eq!(system.name(), "tick clock");
+    /// ```
+    pub fn with_name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.meta.set_name(name);
+        self
+    }
+
     /// A system already initialised for the world `world_id`, from
     /// parameter state built there ([`SystemState::build_system`](super::SystemState)):
     /// its `initialize` with that world only checks the world.
@@ -459,6 +473,17 @@ where
             world_id: None,
             marker: PhantomData,
         }
+    }
+}
+
+impl<Marker: 'static, Out: 'static, F> ExclusiveFunctionSystem<Marker, Out, F>
+where
+    F: ExclusiveSystemParamFunction<Marker, Out: IntoResult<Out>>,
+{
+    /// The system, renamed (see [`FunctionSystem::with_name`]).
+    pub fn with_name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.meta.set_name(name);
+        self
     }
 }
 

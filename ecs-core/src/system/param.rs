@@ -85,6 +85,12 @@ impl SystemMeta {
         &self.name
     }
 
+    /// Renames the system: errors, panics, timings and the schedule's
+    /// listings print `name` from now on.
+    pub fn set_name(&mut self, name: impl Into<Cow<'static, str>>) {
+        self.name = name.into();
+    }
+
     /// The access of all parameters.
     #[inline]
     pub fn access(&self) -> &FilteredAccessSet {
