@@ -256,3 +256,94 @@ fn access_to_everything_but_a_few_components() {
     explicit.remove_read(c);
     assert!(!explicit.has_read(c));
 }
+
+mod builders {
+    use super::*;
+    use ecs::query::QueryBuilder;
+    use ecs::system::{ParamBuilder, QueryParamBuilder, SystemParamBuilder};
+
+    #[test]
+    fn a_filtered_handle_beside_an_except_handle_takes_nothing_it_keeps() {
+        let (mut world, _, _) = world();
+        let mut state = QueryBuilder::<(EntityMutExcept<Vel>, FilteredEntityMut)>::new(&mut world)
+            .data::<EntityMut>()
+            .build();
+        for (mut rest, mut filtered) in state.iter_mut(&mut world) {
+            assert!(rest.get_mut::<Pos>().is_some());
+            assert!(
+                filtered.get_mut::<Pos>().is_none(),
+                "the except handle has it"
+            );
+            assert!(filtered.get::<Pos>().is_none());
+        }
+        let mut state = QueryBuilder::<(EntityMutExcept<Vel>, FilteredEntityRef)>::new(&mut world)
+            .data::<EntityRef>()
+            .build();
+        for (_, filtered) in state.iter_mut(&mut world) {
+            assert!(filtered.get::<Pos>().is_none());
+        }
+        let mut system = (QueryParamBuilder::new(
+            |b: &mut QueryBuilder<(EntityMutExcept<Vel>, FilteredEntityMut)>| {
+                b.data::<EntityMut>();
+            },
+        ),)
+            .build_state(&mut world)
+            .build_system(|mut q: Query<(EntityMutExcept<Vel>, FilteredEntityMut)>| {
+                for (mut rest, mut filtered) in &mut q {
+                    assert!(rest.get_mut::<Pos>().is_some());
+                    assert!(filtered.get_mut::<Pos>().is_none());
+                }
+            });
+        system.initialize(&mut world);
+        system.run((), &mut world).unwrap();
+        let _ = ParamBuilder;
+    }
+
+    #[test]
+    fn two_filtered_handles_never_share_a_component() {
+        let (mut world, a, _) = world();
+        let pos = world.component_id::<Pos>().unwrap();
+        let vel = world.component_id::<Vel>().unwrap();
+        let mut state = QueryBuilder::<(FilteredEntityMut, FilteredEntityMut)>::new(&mut world)
+            .mut_id(pos)
+            .ref_id(vel)
+            .build();
+        let (mut x, mut y) = state.get_mut(&mut world, a).unwrap();
+        assert!(x.get_mut::<Pos>().is_some());
+        assert!(y.get_mut::<Pos>().is_none() && y.get::<Pos>().is_none());
+        // Shared reads may be shared.
+        assert!(x.get::<Vel>().is_some() && y.get::<Vel>().is_some());
+        let mut state = QueryBuilder::<(FilteredEntityRef, FilteredEntityMut)>::new(&mut world)
+            .mut_id(pos)
+            .build();
+        let (x, mut y) = state.get_mut(&mut world, a).unwrap();
+        assert!(x.get::<Pos>().is_some());
+        assert!(y.get_mut::<Pos>().is_none(), "the first handle reads it");
+    }
+
+    #[test]
+    fn an_id_listed_again_is_no_longer_left_out() {
+        let [a, b] = [0, 1].map(ecs::component::ComponentId::new);
+        let mut access = Access::default();
+        access.read_all();
+        access.remove_read(a);
+        assert!(!access.has_read_all());
+        access.add_read(a);
+        assert!(access.has_read_all());
+        let mut left_out = Access::default();
+        left_out.write_all();
+        left_out.remove_read(b);
+        let mut writes_b = Access::default();
+        writes_b.add_write(b);
+        left_out.extend(&writes_b);
+        assert!(left_out.has_write_all());
+        // What conflicts is dropped; what is left out of the other stays.
+        let mut everything = Access::default();
+        everything.write_all();
+        let mut all_but_a = Access::default();
+        all_but_a.write_all();
+        all_but_a.remove_read(a);
+        everything.remove_conflicting_access(&all_but_a);
+        assert!(everything.has_write(a) && !everything.has_read(b));
+    }
+}

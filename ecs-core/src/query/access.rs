@@ -50,12 +50,14 @@ impl Access {
     /// Records a read of `id`.
     pub fn add_read(&mut self, id: ComponentId) {
         grow_insert(&mut self.reads_and_writes, id.index());
+        clear_bit(&mut self.reads_excluded, id.index());
     }
 
     /// Records a write of `id`.
     pub fn add_write(&mut self, id: ComponentId) {
-        grow_insert(&mut self.reads_and_writes, id.index());
+        self.add_read(id);
         grow_insert(&mut self.writes, id.index());
+        clear_bit(&mut self.writes_excluded, id.index());
     }
 
     /// Records that the presence of `id` is looked at (`Has<T>`,
@@ -168,6 +170,60 @@ impl Access {
         self.reads_and_writes.union_with(&other.reads_and_writes);
         self.writes.union_with(&other.writes);
         self.archetypal.union_with(&other.archetypal);
+        // A listed id is no longer left out.
+        self.reads_excluded.difference_with(&self.reads_and_writes);
+        self.writes_excluded.difference_with(&self.writes);
+    }
+
+    /// Drops from `self` whatever conflicts with `other`: the reads of
+    /// what `other` writes and the writes of what it reads. Where `other`
+    /// touches everything but a few components, only those few are kept.
+    pub fn remove_conflicting_access(&mut self, other: &Access) {
+        if other.writes_all {
+            let readable: Vec<usize> = other
+                .writes_excluded
+                .ones()
+                .filter(|&i| !other.writes.contains(i) && self.has_read(ComponentId::new(i)))
+                .collect();
+            let writable: Vec<usize> = readable
+                .iter()
+                .copied()
+                .filter(|&i| self.has_write(ComponentId::new(i)))
+                .collect();
+            *self = Access {
+                archetypal: std::mem::take(&mut self.archetypal),
+                ..Access::default()
+            };
+            for i in readable {
+                grow_insert(&mut self.reads_and_writes, i);
+            }
+            for i in writable {
+                grow_insert(&mut self.writes, i);
+            }
+        } else {
+            for i in other.writes.ones() {
+                self.remove_read(ComponentId::new(i));
+            }
+        }
+        if other.reads_all {
+            let writable: Vec<usize> = other
+                .reads_excluded
+                .ones()
+                .filter(|&i| {
+                    !other.reads_and_writes.contains(i) && self.has_write(ComponentId::new(i))
+                })
+                .collect();
+            self.writes.clear();
+            self.writes_all = false;
+            self.writes_excluded.clear();
+            for i in writable {
+                grow_insert(&mut self.writes, i);
+            }
+        } else {
+            for i in other.reads_and_writes.ones() {
+                self.remove_write(ComponentId::new(i));
+            }
+        }
     }
 
     /// The same reads, without any write.

@@ -48,9 +48,9 @@ use crate::{
 /// ```
 ///
 /// [`QueryBuilder::exclusive`] matches exactly a set of components, a
-/// term bevy's builder does not have. A
-/// tuple holding a filtered handle (`(Entity, FilteredEntityRef)`) gets no
-/// extra access here, so put the filtered handle alone in `D`.
+/// term bevy's builder does not have. In a tuple (`(&A, FilteredEntityMut)`),
+/// a filtered handle takes what the builder added that the tuple's other
+/// terms, and the filtered handles before it, do not touch.
 pub struct QueryBuilder<'w, D: QueryData = (), F: QueryFilter = ()> {
     access: FilteredAccess,
     /// What `ref_id` and `mut_id` asked for, checked against `D`'s own

@@ -278,13 +278,10 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
     }
 
     fn provide_extra_access(state: &mut &'static Access, access: &mut Access, available: &Access) {
-        let mut reads = Access::default();
-        for id in available.reads() {
-            reads.add_read(id);
-        }
-        if available.has_read_all() {
-            reads.read_all();
-        }
+        // Not what the item's other terms (or earlier handles) write.
+        let mut available = available.clone();
+        available.remove_conflicting_access(access);
+        let reads = available.reads_only();
         access.extend(&reads);
         *state = intern_access(reads);
     }
@@ -316,8 +313,11 @@ unsafe impl<'a, 'b> QueryData for FilteredEntityMut<'a, 'b> {
     }
 
     fn provide_extra_access(state: &mut &'static Access, access: &mut Access, available: &Access) {
-        access.extend(available);
-        *state = intern_access(available.clone());
+        // Not what the item's other terms (or earlier handles) touch.
+        let mut available = available.clone();
+        available.remove_conflicting_access(access);
+        access.extend(&available);
+        *state = intern_access(available);
     }
 }
 

@@ -109,7 +109,7 @@ fn builder_only_access(own: &super::Access, full: &super::Access) -> super::Acce
             available.add_read(id);
         }
     }
-    if own.reads().next().is_none() && !own.has_read_all() {
+    if !own.has_any_read() {
         if full.has_write_all() {
             available.write_all();
         } else if full.has_read_all() {
