@@ -585,3 +585,54 @@ fn contiguous_iter_of_a_sparse_query_is_an_error() {
         })
         .unwrap();
 }
+
+mod filtered_lenses {
+    use ecs::prelude::*;
+    use ecs::world::{FilteredEntityMut, FilteredEntityRef};
+
+    #[derive(Component, Debug, PartialEq)]
+    struct Hp(u32);
+    #[derive(Component, Debug, PartialEq)]
+    struct Mp(u32);
+    #[derive(Component, Debug, PartialEq)]
+    struct Xp(u32);
+
+    #[test]
+    fn a_lens_to_a_filtered_handle_gets_the_sources_access() {
+        let mut world = World::new();
+        let e = world.spawn((Hp(1), Mp(2), Xp(3))).id();
+        let query = world.query::<(&mut Hp, &Mp)>();
+        let mut lens = query.transmute::<FilteredEntityMut>(&world);
+        for mut handle in lens.iter_mut(&mut world) {
+            handle.get_mut::<Hp>().unwrap().0 += 10;
+            assert_eq!(handle.get::<Mp>(), Some(&Mp(2)));
+            assert!(handle.get_mut::<Mp>().is_none(), "read only in the source");
+            assert!(handle.get::<Xp>().is_none(), "not in the source");
+        }
+        assert_eq!(world.get::<Hp>(e), Some(&Hp(11)));
+
+        // A read-only source lends reads only.
+        let query = world.query::<(&Hp, &Mp)>();
+        let mut lens = query.transmute::<FilteredEntityMut>(&world);
+        let mut handle = lens.single_mut(&mut world).unwrap();
+        assert!(handle.get_mut::<Hp>().is_none());
+        assert_eq!(handle.get::<Hp>(), Some(&Hp(11)));
+
+        // Beside a typed term, the handle gets the rest.
+        let query = world.query::<(&mut Hp, &mut Mp)>();
+        let mut lens = query.transmute::<(&Hp, FilteredEntityMut)>(&world);
+        let (hp, mut handle) = lens.single_mut(&mut world).unwrap();
+        assert_eq!(hp, &Hp(11));
+        assert!(handle.get::<Hp>().is_none(), "the typed term reads it");
+        handle.get_mut::<Mp>().unwrap().0 = 7;
+        assert_eq!(world.get::<Mp>(e), Some(&Mp(7)));
+
+        let mut system_state = ecs::system::SystemState::<Query<(&mut Hp, &Mp)>>::new(&mut world);
+        let mut q = system_state.get_mut(&mut world);
+        let mut lens = q.transmute_lens::<FilteredEntityRef>();
+        let lensed = lens.query();
+        let handle = lensed.single().unwrap();
+        assert_eq!(handle.get::<Hp>(), Some(&Hp(11)));
+        assert!(handle.get::<Xp>().is_none());
+    }
+}

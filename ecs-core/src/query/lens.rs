@@ -77,8 +77,10 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
     ) -> QueryState<NewD, NewF> {
         let world = world.into();
         self.validate_world(world.id());
-        let (access, fetch_state, filter_state) = lens_terms::<NewD, NewF>(world.components());
+        let (mut access, mut fetch_state, filter_state) =
+            lens_terms::<NewD, NewF>(world.components());
         let allowed = Allowed::of(self);
+        allowed.lend_rest::<NewD>(&mut fetch_state, &mut access);
         if let Some(refusal) = allowed.refusal(&access) {
             refuse(
                 "transmute",
@@ -139,9 +141,11 @@ impl<D: QueryData, F: QueryFilter> QueryState<D, F> {
         );
         let world = world.into();
         self.validate_world(world.id());
-        let (access, fetch_state, filter_state) = lens_terms::<NewD, NewF>(world.components());
+        let (mut access, mut fetch_state, filter_state) =
+            lens_terms::<NewD, NewF>(world.components());
         let mut allowed = Allowed::of(self);
         allowed.union(Allowed::of(other));
+        allowed.lend_rest::<NewD>(&mut fetch_state, &mut access);
         if let Some(refusal) = allowed.refusal(&access) {
             refuse(
                 "join",
@@ -228,6 +232,18 @@ impl Allowed {
             access,
             required: state.component_access().required().collect(),
         }
+    }
+
+    /// Hands the lens's filtered handles (`FilteredEntityRef`,
+    /// `FilteredEntityMut`) what the source allows beyond the lens's own
+    /// terms, as a builder does with what it names.
+    fn lend_rest<NewD: QueryData>(
+        &self,
+        fetch_state: &mut NewD::State,
+        access: &mut FilteredAccess,
+    ) {
+        let available = super::state::builder_only_access(access.access(), self.access.access());
+        NewD::provide_extra_access(fetch_state, access.access_mut(), &available);
     }
 
     fn union(&mut self, other: Allowed) {

@@ -100,7 +100,7 @@ impl<D: QueryData, F: QueryFilter> std::fmt::Debug for QueryState<D, F> {
 /// What a builder's terms add beyond `D`'s own typed terms (`own`): the
 /// access its filtered handles may take without aliasing a typed term of
 /// the same item.
-fn builder_only_access(own: &super::Access, full: &super::Access) -> super::Access {
+pub(super) fn builder_only_access(own: &super::Access, full: &super::Access) -> super::Access {
     let mut available = super::Access::default();
     for id in full.reads().filter(|&id| !own.has_read(id)) {
         if full.has_write(id) {
