@@ -166,10 +166,13 @@ mod schedule {
     pub use ecs::schedule::GraphInfo;
     pub use ecs::schedule::InternedScheduleLabel;
     pub use ecs::schedule::IntoScheduleConfigs;
+    pub use ecs::schedule::NodeId;
     pub use ecs::schedule::Schedulable;
     pub use ecs::schedule::Schedule;
+    pub use ecs::schedule::ScheduleCleanupPolicy;
     pub use ecs::schedule::ScheduleConfig;
     pub use ecs::schedule::ScheduleConfigs;
+    pub use ecs::schedule::ScheduleError;
     pub use ecs::schedule::ScheduleLabel;
     pub use ecs::schedule::Schedules;
     pub use ecs::schedule::SystemKey;

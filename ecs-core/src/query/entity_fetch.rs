@@ -190,15 +190,24 @@ fn filtered_conflict(term: &str, conflicts: &[Option<ComponentId>]) -> ! {
 /// of the current archetype share.
 pub(crate) type FilteredFetch<'w> = (UnsafeWorldCell<'w>, FilteredView<'w>);
 
+/// The `WorldQuery` of a handle over a [`FilteredView`] whose state is
+/// its interned access: the filtered handles (access from a builder) and
+/// the `Except` handles (every component but a bundle's). `term` names the
+/// handle in conflict panics; `init` and `get` build the state.
 macro_rules! filtered_world_query {
-    ($ty:ty, $term:literal) => {
+    (
+        [$($generics:tt)*] $ty:ty,
+        term: $term:expr,
+        init: |$world:pat_param| $init:expr,
+        get: |$components:pat_param| $get:expr $(,)?
+    ) => {
         // SAFETY: the fetch reaches the entity's components only through
         // the item, within the state's access, which
         // `update_component_access` records; it matches every archetype.
         // Dense: it matches every archetype of a table alike (a builder's
         // filter naming a sparse-set component makes its state walk
         // archetypes instead, as bevy's does).
-        unsafe impl WorldQuery for $ty {
+        unsafe impl<$($generics)*> WorldQuery for $ty {
             type Fetch<'w> = FilteredFetch<'w>;
             type State = &'static Access;
             const IS_DENSE: bool = true;
@@ -234,15 +243,15 @@ macro_rules! filtered_world_query {
 
             #[track_caller]
             fn update_component_access(state: &&'static Access, access: &mut FilteredAccess) {
-                record_filtered(state, access, $term);
+                record_filtered(state, access, &$term);
             }
 
-            fn init_state(_: &mut World) -> &'static Access {
-                intern_access(Access::default())
+            fn init_state($world: &mut World) -> &'static Access {
+                $init
             }
 
-            fn get_state(_: &crate::component::Components) -> Option<&'static Access> {
-                Some(intern_access(Access::default()))
+            fn get_state($components: &crate::component::Components) -> Option<&'static Access> {
+                $get
             }
 
             fn matches_component_set(
@@ -255,7 +264,12 @@ macro_rules! filtered_world_query {
     };
 }
 
-filtered_world_query!(FilteredEntityRef<'_, '_>, "FilteredEntityRef");
+filtered_world_query!(
+    [] FilteredEntityRef<'_, '_>,
+    term: "FilteredEntityRef",
+    init: |_| intern_access(Access::default()),
+    get: |_| Some(intern_access(Access::default())),
+);
 
 // SAFETY: reads only what the state's access lists, which holds reads
 // only (`provide_extra_access` keeps no write).
@@ -290,7 +304,12 @@ unsafe impl QueryData for FilteredEntityRef<'_, '_> {
 // SAFETY: reads only.
 unsafe impl ReadOnlyQueryData for FilteredEntityRef<'_, '_> {}
 
-filtered_world_query!(FilteredEntityMut<'_, '_>, "FilteredEntityMut");
+filtered_world_query!(
+    [] FilteredEntityMut<'_, '_>,
+    term: "FilteredEntityMut",
+    init: |_| intern_access(Access::default()),
+    get: |_| Some(intern_access(Access::default())),
+);
 
 // SAFETY: touches only what the state's access lists, recorded by
 // `update_component_access`; its read-only twin reads a subset of it.
@@ -334,82 +353,24 @@ fn except_access(ids: impl FnOnce(&mut dyn FnMut(ComponentId)), write: bool) -> 
     intern_access(access)
 }
 
-macro_rules! except_world_query {
-    ($ty:ident, $write:expr, $term:literal) => {
-        // SAFETY: the fetch reaches the entity's components only through
-        // the item, within the state's access (every component but `B`'s),
-        // which `update_component_access` records; it matches every
-        // archetype and reads no cached column, so it walks tables.
-        unsafe impl<B: Bundle> WorldQuery for $ty<'_, '_, B> {
-            type Fetch<'w> = FilteredFetch<'w>;
-            type State = &'static Access;
-            const IS_DENSE: bool = true;
-
-            #[inline]
-            unsafe fn init_fetch<'w>(
-                world: UnsafeWorldCell<'w>,
-                state: &&'static Access,
-                last_run: Tick,
-                this_run: Tick,
-            ) -> FilteredFetch<'w> {
-                (world, FilteredView::new(state, last_run, this_run))
-            }
-
-            #[inline]
-            unsafe fn set_archetype<'w>(
-                fetch: &mut FilteredFetch<'w>,
-                _: &&'static Access,
-                _: &'w Archetype,
-                table: &'w Table,
-            ) {
-                fetch.1.point_at(table);
-            }
-
-            #[inline]
-            unsafe fn set_table<'w>(
-                fetch: &mut FilteredFetch<'w>,
-                _: &&'static Access,
-                table: &'w Table,
-            ) {
-                fetch.1.point_at(table);
-            }
-
-            #[track_caller]
-            fn update_component_access(state: &&'static Access, access: &mut FilteredAccess) {
-                record_filtered(state, access, &format!("{}<{}>", $term, type_name::<B>()));
-            }
-
-            fn init_state(world: &mut World) -> &'static Access {
-                except_access(
-                    |add| B::component_ids(&mut world.components, &mut |id| add(id)),
-                    $write,
-                )
-            }
-
-            fn get_state(components: &crate::component::Components) -> Option<&'static Access> {
-                Some(except_access(
-                    |add| {
-                        B::get_component_ids(components, &mut |id| {
-                            if let Some(id) = id {
-                                add(id)
-                            }
-                        })
-                    },
-                    $write,
-                ))
-            }
-
-            fn matches_component_set(
-                _: &&'static Access,
-                _: &impl Fn(ComponentId) -> bool,
-            ) -> bool {
-                true
-            }
-        }
-    };
-}
-
-except_world_query!(EntityRefExcept, false, "EntityRefExcept");
+filtered_world_query!(
+    [B: Bundle] EntityRefExcept<'_, '_, B>,
+    term: format!("EntityRefExcept<{}>", type_name::<B>()),
+    init: |world| except_access(
+        |add| B::component_ids(&mut world.components, &mut |id| add(id)),
+        false,
+    ),
+    get: |components| Some(except_access(
+        |add| {
+            B::get_component_ids(components, &mut |id| {
+                if let Some(id) = id {
+                    add(id)
+                }
+            })
+        },
+        false,
+    )),
+);
 
 // SAFETY: reads only what the state's access lists (every component but
 // `B`'s); the item's typed lookups also refuse `B`'s components.
@@ -436,7 +397,24 @@ unsafe impl<B: Bundle> QueryData for EntityRefExcept<'_, '_, B> {
 // SAFETY: reads only.
 unsafe impl<B: Bundle> ReadOnlyQueryData for EntityRefExcept<'_, '_, B> {}
 
-except_world_query!(EntityMutExcept, true, "EntityMutExcept");
+filtered_world_query!(
+    [B: Bundle] EntityMutExcept<'_, '_, B>,
+    term: format!("EntityMutExcept<{}>", type_name::<B>()),
+    init: |world| except_access(
+        |add| B::component_ids(&mut world.components, &mut |id| add(id)),
+        true,
+    ),
+    get: |components| Some(except_access(
+        |add| {
+            B::get_component_ids(components, &mut |id| {
+                if let Some(id) = id {
+                    add(id)
+                }
+            })
+        },
+        true,
+    )),
+);
 
 // SAFETY: touches only what the state's access lists (every component but
 // `B`'s), recorded by `update_component_access`; its read-only twin reads
