@@ -57,3 +57,21 @@ fn system_state_of_another_world_panics_naming_it() {
     });
     assert!(message.contains("B0001"), "{message}");
 }
+
+#[test]
+fn meta_mut_renames_and_moves_the_last_run() {
+    #[derive(Component)]
+    struct Fresh;
+    let mut world = World::new();
+    let mut state = SystemState::<Query<Entity, Added<Fresh>>>::new(&mut world);
+    state.meta_mut().set_name("spawn watcher");
+    assert_eq!(state.meta().name(), "spawn watcher");
+    let before = state.meta().last_run();
+    world.spawn(Fresh);
+    assert_eq!(state.get(&world).iter().count(), 1);
+    // Each `get` moves the last run on, so the spawn is seen once...
+    assert_eq!(state.get(&world).iter().count(), 0);
+    // ...unless the last run is moved back before it.
+    state.meta_mut().set_last_run(before);
+    assert_eq!(state.get(&world).iter().count(), 1);
+}

@@ -89,6 +89,14 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
         &self.meta
     }
 
+    /// The name, access and last run of these parameters, mutably: to
+    /// rename them ([`SystemMeta::set_name`]) or move their last run
+    /// ([`SystemMeta::set_last_run`]), which `Added` and `Changed` compare
+    /// against.
+    pub fn meta_mut(&mut self) -> &mut SystemMeta {
+        &mut self.meta
+    }
+
     /// Whether this state was built for the world of `world_id`.
     pub fn matches_world(&self, world_id: WorldId) -> bool {
         self.world_id == world_id
