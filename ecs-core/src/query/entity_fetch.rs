@@ -353,24 +353,32 @@ fn except_access(ids: impl FnOnce(&mut dyn FnMut(ComponentId)), write: bool) -> 
     intern_access(access)
 }
 
-filtered_world_query!(
-    [B: Bundle] EntityRefExcept<'_, '_, B>,
-    term: format!("EntityRefExcept<{}>", type_name::<B>()),
-    init: |world| except_access(
-        |add| B::component_ids(&mut world.components, &mut |id| add(id)),
-        false,
-    ),
-    get: |components| Some(except_access(
-        |add| {
-            B::get_component_ids(components, &mut |id| {
-                if let Some(id) = id {
-                    add(id)
-                }
-            })
-        },
-        false,
-    )),
-);
+/// The `WorldQuery` of an `Except` handle: its state is every component
+/// (read, or read and written: `$write`) except the bundle's.
+macro_rules! except_world_query {
+    ($ty:ident, $write:expr) => {
+        filtered_world_query!(
+            [B: Bundle] $ty<'_, '_, B>,
+            term: format!(concat!(stringify!($ty), "<{}>"), type_name::<B>()),
+            init: |world| except_access(
+                |add| B::component_ids(&mut world.components, &mut |id| add(id)),
+                $write,
+            ),
+            get: |components| Some(except_access(
+                |add| {
+                    B::get_component_ids(components, &mut |id| {
+                        if let Some(id) = id {
+                            add(id)
+                        }
+                    })
+                },
+                $write,
+            )),
+        );
+    };
+}
+
+except_world_query!(EntityRefExcept, false);
 
 // SAFETY: reads only what the state's access lists (every component but
 // `B`'s); the item's typed lookups also refuse `B`'s components.
@@ -397,24 +405,7 @@ unsafe impl<B: Bundle> QueryData for EntityRefExcept<'_, '_, B> {
 // SAFETY: reads only.
 unsafe impl<B: Bundle> ReadOnlyQueryData for EntityRefExcept<'_, '_, B> {}
 
-filtered_world_query!(
-    [B: Bundle] EntityMutExcept<'_, '_, B>,
-    term: format!("EntityMutExcept<{}>", type_name::<B>()),
-    init: |world| except_access(
-        |add| B::component_ids(&mut world.components, &mut |id| add(id)),
-        true,
-    ),
-    get: |components| Some(except_access(
-        |add| {
-            B::get_component_ids(components, &mut |id| {
-                if let Some(id) = id {
-                    add(id)
-                }
-            })
-        },
-        true,
-    )),
-);
+except_world_query!(EntityMutExcept, true);
 
 // SAFETY: touches only what the state's access lists (every component but
 // `B`'s), recorded by `update_component_access`; its read-only twin reads
