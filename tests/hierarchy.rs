@@ -464,3 +464,50 @@ fn adding_a_child_it_already_has_moves_it_to_the_end_as_an_insert_does() {
         assert_eq!(world.get::<ChildOf>(e), Some(&ChildOf(parent)));
     }
 }
+
+#[test]
+fn replacing_children_by_difference_checks_the_difference() {
+    let mut world = World::new();
+    let [a, b, c, d] = [(); 4].map(|_| world.spawn_empty().id());
+    let parent = world.spawn_empty().id();
+    world.entity_mut(parent).add_children(&[a, b]);
+    world
+        .entity_mut(parent)
+        .replace_children_with_difference(&[a], &[b, c], &[c]);
+    assert_eq!(world.get::<Children>(parent).unwrap().to_vec(), [b, c]);
+    assert!(world.get::<ChildOf>(a).is_none());
+    assert_eq!(world.get::<ChildOf>(c).map(|c| c.parent()), Some(parent));
+
+    // Each broken invariant panics naming the slices, and changes nothing.
+    type Case<'a> = (&'a [Entity], &'a [Entity], &'a [Entity], &'a str);
+    let cases: [Case; 5] = [
+        (&[], &[b, b, c], &[], "repeats"),
+        (&[b], &[b, c], &[], "shares"),
+        (&[], &[b, c], &[d], "subset"),
+        (&[], &[b, c, d], &[c, d], "already related"),
+        (&[], &[b, c, d], &[], "without"),
+    ];
+    for (unrelate, relate, newly, expected) in cases {
+        let message = catch_unwind(AssertUnwindSafe(|| {
+            world
+                .entity_mut(parent)
+                .replace_children_with_difference(unrelate, relate, newly);
+        }))
+        .expect_err("a broken invariant panics");
+        let message = message
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains(expected), "{expected}: {message}");
+        assert_eq!(world.get::<Children>(parent).unwrap().to_vec(), [b, c]);
+    }
+
+    // Through commands.
+    let mut queue = ecs::world::CommandQueue::default();
+    Commands::new(&mut queue, &world)
+        .entity(parent)
+        .replace_children_with_difference(&[b, c], &[d], &[d]);
+    queue.apply(&mut world);
+    assert_eq!(world.get::<Children>(parent).unwrap().to_vec(), [d]);
+    assert!(world.get::<ChildOf>(b).is_none() && world.get::<ChildOf>(c).is_none());
+}

@@ -178,6 +178,25 @@ impl EntityWorldMut<'_> {
     pub fn replace_children(&mut self, children: &[Entity]) -> &mut Self {
         self.replace_related::<ChildOf>(children)
     }
+
+    /// [`EntityWorldMut::replace_related_with_difference`] for
+    /// [`ChildOf`].
+    ///
+    /// # Panics
+    /// As [`EntityWorldMut::replace_related_with_difference`].
+    #[track_caller]
+    pub fn replace_children_with_difference(
+        &mut self,
+        entities_to_unrelate: &[Entity],
+        entities_to_relate: &[Entity],
+        newly_related_entities: &[Entity],
+    ) -> &mut Self {
+        self.replace_related_with_difference::<ChildOf>(
+            entities_to_unrelate,
+            entities_to_relate,
+            newly_related_entities,
+        )
+    }
 }
 
 impl EntityCommands<'_> {
@@ -236,6 +255,20 @@ impl EntityCommands<'_> {
     /// Queues [`EntityWorldMut::replace_children`].
     pub fn replace_children(&mut self, children: &[Entity]) -> &mut Self {
         self.replace_related::<ChildOf>(children)
+    }
+
+    /// Queues [`EntityWorldMut::replace_children_with_difference`].
+    pub fn replace_children_with_difference(
+        &mut self,
+        entities_to_unrelate: &[Entity],
+        entities_to_relate: &[Entity],
+        newly_related_entities: &[Entity],
+    ) -> &mut Self {
+        self.replace_related_with_difference::<ChildOf>(
+            entities_to_unrelate,
+            entities_to_relate,
+            newly_related_entities,
+        )
     }
 }
 

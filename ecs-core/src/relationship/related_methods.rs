@@ -192,6 +192,46 @@ impl EntityWorldMut<'_> {
         self
     }
 
+    /// [`EntityWorldMut::replace_related`] given as a difference from the
+    /// related entities now, in bevy's form: `entities_to_relate` is the
+    /// new list, `entities_to_unrelate` the entities leaving it (they need
+    /// not be related now), `newly_related_entities` the ones joining it.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let [a, b, c] = [(); 3].map(|_| world.spawn_empty().id());
+    /// let mut parent = world.spawn_empty();
+    /// parent.add_children(&[a, b]);
+    /// parent.replace_children_with_difference(&[a], &[b, c], &[c]);
+    /// assert_eq!(parent.get::<Children>().unwrap().to_vec(), [b, c]);
+    /// ```
+    ///
+    /// # Panics
+    /// If a slice repeats an entity, or the three slices do not describe
+    /// that difference (checked in every build; bevy checks in debug
+    /// builds only), naming the slices; nothing changes then.
+    #[track_caller]
+    pub fn replace_related_with_difference<R: Relationship>(
+        &mut self,
+        entities_to_unrelate: &[Entity],
+        entities_to_relate: &[Entity],
+        newly_related_entities: &[Entity],
+    ) -> &mut Self {
+        let current: EntityHashSet = self
+            .get::<R::RelationshipTarget>()
+            .map(|list| list.iter().collect())
+            .unwrap_or_default();
+        check_difference(
+            &current,
+            entities_to_unrelate,
+            entities_to_relate,
+            newly_related_entities,
+        );
+        self.replace_related::<R>(entities_to_relate)
+    }
+
     /// Despawns every entity related to this one by `S::Relationship`
     /// (with their own linked entities); this entity stays.
     pub fn despawn_related<S: RelationshipTarget>(&mut self) -> &mut Self {
@@ -338,6 +378,23 @@ impl EntityCommands<'_> {
         })
     }
 
+    /// Queues [`EntityWorldMut::replace_related_with_difference`].
+    pub fn replace_related_with_difference<R: Relationship>(
+        &mut self,
+        entities_to_unrelate: &[Entity],
+        entities_to_relate: &[Entity],
+        newly_related_entities: &[Entity],
+    ) -> &mut Self {
+        let slices: [Box<[Entity]>; 3] = [
+            entities_to_unrelate.into(),
+            entities_to_relate.into(),
+            newly_related_entities.into(),
+        ];
+        self.queue(move |mut entity: EntityWorldMut| {
+            entity.replace_related_with_difference::<R>(&slices[0], &slices[1], &slices[2]);
+        })
+    }
+
     /// Queues [`EntityWorldMut::despawn_related`].
     pub fn despawn_related<S: RelationshipTarget>(&mut self) -> &mut Self {
         self.queue(|mut entity: EntityWorldMut| {
@@ -461,4 +518,50 @@ impl<'w, R: Relationship> RelatedSpawnerCommands<'w, R> {
     pub fn commands_mut(&mut self) -> &mut Commands<'w, 'w> {
         &mut self.commands
     }
+}
+
+/// Checks the invariants of `replace_related_with_difference` against the
+/// entities related now.
+#[track_caller]
+fn check_difference(
+    current: &EntityHashSet,
+    unrelate: &[Entity],
+    relate: &[Entity],
+    newly: &[Entity],
+) {
+    let set = |name: &str, slice: &[Entity]| -> EntityHashSet {
+        let set: EntityHashSet = slice.iter().copied().collect();
+        assert!(
+            set.len() == slice.len(),
+            "`{name}` ({slice:?}) repeats an entity"
+        );
+        set
+    };
+    let (unrelate, relate, newly) = (
+        set("entities_to_unrelate", unrelate),
+        set("entities_to_relate", relate),
+        set("newly_related_entities", newly),
+    );
+    assert!(
+        relate.is_disjoint(&unrelate),
+        "`entities_to_relate` ({relate:?}) shares entities with `entities_to_unrelate` ({unrelate:?})"
+    );
+    assert!(
+        newly.is_subset(&relate),
+        "`newly_related_entities` ({newly:?}) is not a subset of `entities_to_relate` ({relate:?})"
+    );
+    assert!(
+        newly.is_disjoint(current),
+        "`newly_related_entities` ({newly:?}) holds entities already related ({current:?})"
+    );
+    let after: EntityHashSet = current
+        .iter()
+        .copied()
+        .filter(|e| !unrelate.contains(e))
+        .chain(newly.iter().copied())
+        .collect();
+    assert!(
+        after == relate,
+        "`entities_to_relate` ({relate:?}) is not the related entities ({current:?}) without `entities_to_unrelate` ({unrelate:?}) and with `newly_related_entities` ({newly:?})"
+    );
 }
