@@ -593,6 +593,39 @@ fn added<C: Component>(world: &mut World) -> Vec<Entity> {
 }
 
 #[test]
+fn loaded_entities_are_spawned_at_the_load() {
+    for format in FORMATS {
+        let (mut world, kept) = sample();
+        let registry = registry();
+        let text = save(&registry, &world, format);
+        // Fresh (a registered system would be an entity, and the load would
+        // then remap the ids), at a later tick than a new world's.
+        let mut loaded = World::new();
+        loaded.increment_change_tick();
+        loaded.increment_change_tick();
+        let at = loaded.change_tick();
+        load(
+            &registry,
+            &mut loaded,
+            &text,
+            format,
+            LoadOptions::default(),
+        )
+        .unwrap();
+        for &e in &kept {
+            assert_eq!(loaded.entity(e).spawn_tick(), at, "{format:?}: {e:?}");
+        }
+        // The ids kept their allocator: the next spawn reuses a freed index
+        // at its next generation, spawned now, not at the load.
+        loaded.increment_change_tick();
+        let fresh = loaded.spawn_empty().id();
+        assert!(!kept.contains(&fresh));
+        assert_eq!(fresh, world.spawn_empty().id(), "{format:?}");
+        assert_eq!(loaded.entity(fresh).spawn_tick(), loaded.change_tick());
+    }
+}
+
+#[test]
 fn a_load_without_hooks_makes_only_the_final_archetypes() {
     for format in FORMATS {
         let (world, kept) = sample();

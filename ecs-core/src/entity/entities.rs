@@ -586,10 +586,10 @@ impl Entities {
 
     /// Sets a fresh allocator (one that never had an entity) to the state a
     /// save recorded (`slots` index slots, and the free indices with their
-    /// generations, as [`Entities::saved_allocator`] gives them), and
-    /// reserves the saved live entities `live`, which become live at the
-    /// next [`Entities::flush`]: later allocations then hand out the ids
-    /// they would have in the saved world.
+    /// generations, as [`Entities::saved_allocator`] gives them), with the
+    /// saved entities `live` live, spawned at `spawn_tick` and not yet
+    /// anywhere (their locations invalid): later allocations then hand out
+    /// the ids they would have in the saved world.
     ///
     /// Checks everything first: every index below `slots` is either free
     /// (once, with a non-zero generation) or the index of one live entity.
@@ -599,50 +599,61 @@ impl Entities {
         slots: u32,
         free: &[(u32, u32)],
         live: &[Entity],
+        spawn_tick: Tick,
     ) -> Result<(), String> {
         self.verify_flushed();
         assert!(self.meta.is_empty(), "a fresh allocator");
         let n = slots as usize;
-        let mut taken = vec![false; n];
+        // Each index's generation, zero while no entry names it: small
+        // enough to scatter into in cache, then read in order once to build
+        // `meta`.
+        let mut generations = vec![0u32; n];
+        let mut pending = Vec::with_capacity(free.len());
         for &(index, generation) in free {
-            match taken.get_mut(index as usize) {
-                None => return Err(format!("free index {index} is past the {n} saved slots")),
-                Some(true) => return Err(format!("index {index} is free twice")),
-                Some(slot) => *slot = true,
+            let Some(slot) = generations.get_mut(index as usize) else {
+                return Err(format!("free index {index} is past the {n} saved slots"));
+            };
+            if *slot != 0 {
+                return Err(format!("index {index} is free twice"));
             }
             if generation == 0 {
                 return Err(format!("free index {index} has generation 0"));
             }
+            *slot = generation;
+            pending.push(index);
         }
         for &entity in live {
-            match taken.get_mut(entity.index() as usize) {
-                None => return Err(format!("entity {entity:?} is past the {n} saved slots")),
-                Some(true) => {
-                    return Err(format!("entity {entity:?}'s index is free or saved twice"))
-                }
-                Some(slot) => *slot = true,
+            let index = entity.index() as usize;
+            let Some(slot) = generations.get_mut(index) else {
+                return Err(format!("entity {entity:?} is past the {n} saved slots"));
+            };
+            if *slot != 0 {
+                return Err(format!("entity {entity:?}'s index is free or saved twice"));
             }
+            *slot = entity.generation.get();
         }
-        // Each index was taken at most once above, so all are taken when
+        // Each index was named at most once above, so all are named when
         // the counts add up.
         if free.len() + live.len() != n {
-            let index = taken.iter().position(|&t| !t).unwrap_or(n);
+            let index = generations.iter().position(|&g| g == 0).unwrap_or(n);
             return Err(format!(
                 "index {index} is neither free nor a saved entity's"
             ));
         }
-        let mut meta = vec![EntityMeta::EMPTY; n];
-        for &(index, generation) in free {
-            meta[index as usize].generation =
-                NonZeroU32::new(generation).unwrap_or(NonZeroU32::MIN);
-        }
-        for &entity in live {
-            meta[entity.index() as usize].generation = entity.generation;
-        }
+        // A free index's spawn tick means nothing, so every index gets the
+        // live entities' one.
+        let meta = generations
+            .iter()
+            .map(|&generation| EntityMeta {
+                generation: NonZeroU32::new(generation).unwrap_or(NonZeroU32::MIN),
+                location: EntityLocation::INVALID,
+                spawned: spawn_tick,
+            })
+            .collect();
         self.meta = meta;
-        self.pending = free.iter().map(|&(index, _)| index).collect();
-        self.pending.extend(live.iter().map(|e| e.index()));
-        *self.free_cursor.get_mut() = free.len() as i64;
+        *self.free_cursor.get_mut() = pending.len() as i64;
+        self.pending = pending;
+        self.len = live.len() as u32;
         Ok(())
     }
 

@@ -286,7 +286,7 @@ impl<'de> Visitor<'de> for IdsSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         // A hint is only a hint: capped, so a corrupt length cannot ask for
         // more memory than the input could fill.
-        self.0.reserve(seq.size_hint().unwrap_or(0).min(1 << 16));
+        self.0.reserve(seq.size_hint().unwrap_or(0).min(1 << 20));
         while let Some(bits) = seq.next_element::<u64>()? {
             self.0.push(entity_from_bits(bits)?);
         }
@@ -350,22 +350,27 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let len = self.len as usize;
         let values = self.column.values_mut();
-        let before = values.len();
         values.reserve(len);
+        let before = values.len();
+        let slots = values.as_mut_ptr();
+        let mut filled = Filled {
+            values,
+            len: before,
+        };
         let mut read = 0;
         while read < len {
             let Some(value) = seq.next_element::<T>()? else {
                 break;
             };
             // SAFETY: `before + read < before + len`, within the capacity
-            // reserved above; the slot is written before the length covers
-            // it, so a later error or panic drops exactly the values read.
-            unsafe {
-                values.as_mut_ptr().add(before + read).write(value);
-                values.set_len(before + read + 1);
-            }
+            // reserved above (nothing reallocates the vector until `filled`
+            // is dropped); the slot is written before the length covers it,
+            // so a later error or panic drops exactly the values read.
+            unsafe { slots.add(before + read).write(value) };
             read += 1;
+            filled.len = before + read;
         }
+        drop(filled);
         if read == len && seq.next_element::<T>()?.is_some() {
             return Err(A::Error::custom(format_args!(
                 "more than {len} values for {len} entities"
@@ -378,5 +383,21 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
         }
         self.column.extend_rows(self.start, self.len);
         Ok(())
+    }
+}
+
+/// Sets a vector's length to the values written into its spare capacity
+/// when dropped, on success, error or panic alike: the length stays in a
+/// register while the values are read.
+struct Filled<'a, T> {
+    values: &'a mut Vec<T>,
+    len: usize,
+}
+
+impl<T> Drop for Filled<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: every slot below `len` is initialised (the writer counts
+        // each value it writes) and within the capacity.
+        unsafe { self.values.set_len(self.len) };
     }
 }

@@ -673,13 +673,14 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
         ..
     } = staging;
     let count = u32::try_from(saved.len()).map_err(|_| E::custom("too many entities"))?;
+    let tick = world.change_tick();
     // The allocator refuses an index named twice; the error then names the
     // entity saved twice, if that is what went wrong.
     let fresh_ids: Option<Vec<Entity>> =
         if let Some((slots, free)) = allocator.filter(|_| world.entities.is_fresh()) {
             world
                 .entities
-                .restore_saved_allocator(slots, &free, &saved)
+                .restore_saved_allocator(slots, &free, &saved, tick)
                 .map_err(|message| {
                     saved_twice(&saved)
                         .unwrap_or_else(|| E::custom(format_args!("allocator: {message}")))
@@ -702,7 +703,6 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     // Live, but not anywhere until placed below (a reserved index's
     // location is already the invalid one): nothing reads the world in
     // between (the mapping sees only the mapper).
-    let tick = world.change_tick();
     world.entities.flush(tick, |_, location| {
         debug_assert_eq!(location.archetype_id, EntityLocation::INVALID.archetype_id);
     });
