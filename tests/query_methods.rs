@@ -507,3 +507,86 @@ fn par_iter_inner_keeps_the_querys_lifetime() {
     let mut state = world.query::<&Value>();
     assert_eq!(state.iter(&world).map(|v| v.0).sum::<u32>(), 2 * 4950);
 }
+
+#[derive(Component, Debug, PartialEq)]
+struct Label(&'static str);
+
+#[test]
+fn mut_is_query_data_like_a_mutable_reference() {
+    let mut world = World::new();
+    let a = world.spawn((Label("a"), Hp(1))).id();
+    let b = world.spawn(Label("b")).id();
+    let mut state = world.query::<(Entity, Mut<Label>)>();
+    // The read-only iteration yields `Ref`, with change detection.
+    let seen: Vec<(Entity, bool)> = state
+        .iter(&world)
+        .map(|(e, label)| (e, label.is_added()))
+        .collect();
+    assert_eq!(seen, vec![(a, true), (b, true)]);
+    world.clear_trackers();
+    for (e, mut label) in state.iter_mut(&mut world) {
+        if e == b {
+            label.0 = "B";
+        }
+    }
+    assert_eq!(world.get::<Label>(b), Some(&Label("B")));
+    let changed: Vec<Entity> = world
+        .query_filtered::<Entity, Changed<Label>>()
+        .iter(&world)
+        .collect();
+    assert_eq!(changed, vec![b]);
+
+    // In a system, beside `&mut`, and refused beside a read of its component.
+    let mut schedule = Schedule::default();
+    schedule.add_systems(|mut q: Query<(Mut<Label>, &mut Hp)>| {
+        for (mut label, mut health) in &mut q {
+            label.0 = "healed";
+            health.0 += 1;
+        }
+    });
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Label>(a), Some(&Label("healed")));
+    assert_eq!(world.get::<Hp>(a).map(|h| h.0), Some(2));
+    let message = expect_panic(|| {
+        world.query::<(&Label, Mut<Label>)>();
+    });
+    assert!(message.contains("`Mut<query_methods::Label>`"), "{message}");
+
+    // Table by table, as `&mut T`.
+    let mut state = world.query::<Mut<Hp>>();
+    for mut healths in state.contiguous_iter_mut(&mut world).unwrap() {
+        for health in healths.iter_mut() {
+            health.0 *= 10;
+        }
+    }
+    assert_eq!(world.get::<Hp>(a).map(|h| h.0), Some(20));
+}
+
+#[derive(ecs::query::QueryData)]
+struct Tagged<T: Send + Sync + 'static> {
+    entity: Entity,
+    label: &'static Label,
+    marker: std::marker::PhantomData<T>,
+}
+
+#[test]
+fn phantom_data_is_query_data_that_matches_everything() {
+    let mut world = World::new();
+    let a = world.spawn(Label("a")).id();
+    let plain = world.spawn_empty().id();
+    let all: Vec<Entity> = world
+        .query::<(Entity, std::marker::PhantomData<str>)>()
+        .iter(&world)
+        .map(|(e, _)| e)
+        .collect();
+    assert!(all.contains(&a) && all.contains(&plain));
+    let tagged: Vec<(Entity, &str)> = world
+        .query::<Tagged<u8>>()
+        .iter(&world)
+        .map(|t| (t.entity, t.label.0))
+        .collect();
+    assert_eq!(tagged, vec![(a, "a")]);
+}
+
+#[derive(Component, Debug)]
+struct Hp(u32);

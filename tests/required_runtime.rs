@@ -209,3 +209,51 @@ fn a_panicking_constructor_leaves_the_world_consistent() {
     drop(world);
     assert_eq!(DROPS.load(Ordering::SeqCst), 1);
 }
+
+mod value_forms {
+    use ecs::prelude::*;
+
+    #[derive(Component, Debug, PartialEq)]
+    pub enum Mode {
+        Slow,
+        Fast,
+    }
+
+    #[derive(Component, Debug, PartialEq)]
+    pub struct Limit(pub u32);
+
+    impl Limit {
+        pub const MAX: Limit = Limit(99);
+    }
+
+    #[derive(Component, Debug, PartialEq)]
+    pub struct Speed(pub f32);
+
+    impl Speed {
+        pub fn new(value: f32) -> Speed {
+            Speed(value * 2.0)
+        }
+    }
+
+    pub mod inner {
+        #[derive(ecs::prelude::Component, Debug, PartialEq)]
+        pub struct Tag(pub u8);
+    }
+
+    // bevy_ecs's forms: an enum variant, an associated constant, a
+    // constructor call, and a tuple struct behind a module path.
+    #[derive(Component)]
+    #[require(Mode::Fast, Limit::MAX, Speed::new(1.5), inner::Tag(3))]
+    pub struct Racer;
+
+    #[test]
+    fn required_values_may_be_variants_constants_and_constructors() {
+        let mut world = World::new();
+        let e = world.spawn(Racer).id();
+        assert_eq!(world.get::<Mode>(e), Some(&Mode::Fast));
+        assert_eq!(world.get::<Limit>(e), Some(&Limit(99)));
+        assert_eq!(world.get::<Speed>(e), Some(&Speed(3.0)));
+        assert_eq!(world.get::<inner::Tag>(e), Some(&inner::Tag(3)));
+        let _ = Mode::Slow;
+    }
+}

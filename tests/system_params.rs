@@ -865,3 +865,21 @@ fn renamed_systems_go_by_their_new_name() {
     let message = expect_panic(|| schedule.run(&mut world));
     assert!(message.contains("`loud`"), "{message}");
 }
+
+#[test]
+fn component_id_for_names_the_component_the_world_registered() {
+    #[derive(Component)]
+    struct Unseen;
+    let mut world = World::new();
+    let mut system = IntoSystem::into_system(
+        |id: ecs::component::ComponentIdFor<Unseen>, world: &World| {
+            let id: ecs::component::ComponentId = id.into();
+            (id, world.components().get_name(id).map(str::to_owned))
+        },
+    );
+    // Building the system registers the component.
+    system.initialize(&mut world);
+    let (id, name) = system.run((), &mut world).unwrap();
+    assert_eq!(world.component_id::<Unseen>(), Some(id));
+    assert!(name.unwrap().ends_with("Unseen"));
+}

@@ -97,8 +97,11 @@ use syn::DeriveInput;
 ///   the call made. Each key may be given once.
 /// - `#[require(A, B = expr, C(..))]` makes inserting this component also
 ///   insert each listed component the entity lacks, made by
-///   `Default::default()`, by `expr`, or (the shorthand `C(..)` or
-///   `C { .. }`) by that value. Requirements are transitive; a cycle of them
+///   `Default::default()`, by `expr`, or by the value written in its place:
+///   `C(..)`, `C { .. }`, an enum variant or associated constant
+///   (`Mode::Fast`, `Limit::MAX`: a bare path whose last two segments start
+///   upper-case) or a constructor call (`Speed::new(2.0)`: a last segment
+///   that starts lower-case). Requirements are transitive; a cycle of them
 ///   panics, naming the components, when the component is first
 ///   registered. The attribute may be repeated.
 /// - `#[component(clone_behavior = Ignore)]` (or `Custom(path)`,

@@ -53,6 +53,68 @@ pub use snapshot::probe as __snapshot_probe;
 pub use snapshot::SnapshotBehavior;
 pub(crate) use snapshot::{HashValueFn, SnapshotFns};
 
+/// A system parameter holding the [`ComponentId`] of `T`, registered when
+/// the system is built.
+///
+/// ```
+/// use ecs::component::{ComponentId, ComponentIdFor};
+/// use ecs::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Player;
+///
+/// fn player_id(id: ComponentIdFor<Player>) -> ComponentId {
+///     id.get()
+/// }
+///
+/// let mut world = World::new();
+/// let id = world.run_system_once(player_id).unwrap();
+/// assert_eq!(Some(id), world.component_id::<Player>());
+/// ```
+pub struct ComponentIdFor<'s, T: Component> {
+    id: ComponentId,
+    _marker: IdMarker<'s, T>,
+}
+
+/// What a [`ComponentIdFor`] is of, and borrowed for.
+type IdMarker<'s, T> = std::marker::PhantomData<(&'s (), fn() -> T)>;
+
+impl<T: Component> ComponentIdFor<'_, T> {
+    pub(crate) fn new(id: ComponentId) -> Self {
+        ComponentIdFor {
+            id,
+            _marker: std::marker::PhantomData,
+        }
+    }
+
+    /// The [`ComponentId`] of `T`.
+    #[inline]
+    pub fn get(&self) -> ComponentId {
+        self.id
+    }
+}
+
+impl<T: Component> std::ops::Deref for ComponentIdFor<'_, T> {
+    type Target = ComponentId;
+
+    fn deref(&self) -> &ComponentId {
+        &self.id
+    }
+}
+
+impl<T: Component> From<ComponentIdFor<'_, T>> for ComponentId {
+    #[inline]
+    fn from(id: ComponentIdFor<'_, T>) -> ComponentId {
+        id.id
+    }
+}
+
+impl<T: Component> std::fmt::Debug for ComponentIdFor<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ComponentIdFor").field(&self.id).finish()
+    }
+}
+
 /// Panics, naming `what` and `T`, when `T` keeps no change ticks
 /// ([`Component::CHANGE_TICKS`]): `what` reads them.
 #[inline]

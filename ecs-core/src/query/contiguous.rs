@@ -28,7 +28,7 @@ use std::{
 
 use super::{Access, ArchetypeFilter, Has, QueryData, QueryFilter, QueryState};
 use crate::{
-    change_detection::{Ref, Tick},
+    change_detection::{Mut, Ref, Tick},
     component::{Component, ComponentId, Mutable},
     entity::Entity,
     ptr::{Ptr, PtrMut},
@@ -203,6 +203,25 @@ unsafe impl<T: Component<Mutability = Mutable>> ContiguousQueryData for &mut T {
                 this_run,
                 marked: false,
             }
+        }
+    }
+}
+
+// SAFETY: fetches as `&mut T`, whose access `Mut<T>` records.
+unsafe impl<T: Component<Mutability = Mutable>> ContiguousQueryData for Mut<'_, T> {
+    type Contiguous<'w> = ContiguousMut<'w, T>;
+
+    #[inline]
+    unsafe fn fetch_contiguous<'w>(
+        id: &ComponentId,
+        table: &'w Table,
+        rows: Range<usize>,
+        last_run: Tick,
+        this_run: Tick,
+    ) -> ContiguousMut<'w, T> {
+        // SAFETY: forwarded.
+        unsafe {
+            <&mut T as ContiguousQueryData>::fetch_contiguous(id, table, rows, last_run, this_run)
         }
     }
 }

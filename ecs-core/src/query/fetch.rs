@@ -640,6 +640,73 @@ unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for &'a mut T {
     }
 }
 
+// ---- Mut<T> -------------------------------------------------------------------
+
+ticked_world_query!(Mut<'_, T>, "Mut<{}>", assert_no_read, add_write, true);
+// SAFETY: fetches as `&mut T` (the same fetch and recorded write); its
+// read-only twin `Ref<T>` reads the same component and ticks.
+unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for Mut<'a, T> {
+    const IS_READ_ONLY: bool = false;
+    type ReadOnly = Ref<'a, T>;
+    type Item<'w> = Mut<'w, T>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(
+        fetch: &mut Self::Fetch<'w>,
+        entity: Entity,
+        table_row: TableRow,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded; `&mut T` has this fetch and records the same
+        // access.
+        unsafe { <&'a mut T as QueryData>::fetch(fetch, entity, table_row) }
+    }
+}
+
+// ---- PhantomData<T> -------------------------------------------------------------
+
+// SAFETY: accesses nothing; matches everything.
+unsafe impl<T: ?Sized> WorldQuery for PhantomData<T> {
+    type Fetch<'w> = ();
+    type State = ();
+    const IS_DENSE: bool = true;
+
+    #[inline]
+    unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &(), _: Tick, _: Tick) {}
+    #[inline]
+    unsafe fn set_archetype<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Archetype, _: &'w Table) {}
+    #[inline]
+    unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
+    fn update_component_access(_: &(), _: &mut FilteredAccess) {}
+    fn init_state(_: &mut World) {}
+
+    #[inline]
+    fn can_sparse_walk(_: &(), _: ComponentId) -> bool {
+        true
+    }
+
+    fn get_state(_: &crate::component::Components) -> Option<()> {
+        Some(())
+    }
+    fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
+        true
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl<T: ?Sized> QueryData for PhantomData<T> {
+    const IS_READ_ONLY: bool = true;
+    type ReadOnly = Self;
+    type Item<'w> = PhantomData<T>;
+
+    #[inline(always)]
+    unsafe fn fetch<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: TableRow) -> Self::Item<'w> {
+        PhantomData
+    }
+}
+
+// SAFETY: reads nothing.
+unsafe impl<T: ?Sized> ReadOnlyQueryData for PhantomData<T> {}
+
 // ---- Entity -------------------------------------------------------------------
 
 // SAFETY: accesses no component data; matches everything.

@@ -173,6 +173,35 @@ unsafe impl SystemParam for SystemName {
 // SAFETY: touches no world data.
 unsafe impl ReadOnlySystemParam for SystemName {}
 
+// SAFETY: touches no world data; registering `T` happens in
+// `init_state`, with the world exclusively borrowed.
+unsafe impl<T: crate::component::Component> SystemParam
+    for crate::component::ComponentIdFor<'_, T>
+{
+    type State = crate::component::ComponentId;
+    type Item<'w, 's> = crate::component::ComponentIdFor<'s, T>;
+
+    fn init_state(world: &mut World, _: &mut SystemMeta) -> crate::component::ComponentId {
+        world.register_component::<T>()
+    }
+
+    #[inline]
+    unsafe fn get_param<'w, 's>(
+        id: &'s mut crate::component::ComponentId,
+        _: &SystemMeta,
+        _: UnsafeWorldCell<'w>,
+        _: Tick,
+    ) -> crate::component::ComponentIdFor<'s, T> {
+        crate::component::ComponentIdFor::new(*id)
+    }
+}
+
+// SAFETY: touches no world data.
+unsafe impl<T: crate::component::Component> ReadOnlySystemParam
+    for crate::component::ComponentIdFor<'_, T>
+{
+}
+
 /// A parameter that makes its system run on the thread that runs the
 /// schedule, as a [`NonSend`](super::NonSend) parameter does, without
 /// reading anything: for systems that call thread-bound APIs.

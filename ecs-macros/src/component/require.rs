@@ -8,6 +8,11 @@
 //!           └─ made by `Default::default`
 //! ```
 //!
+//! As in bevy_ecs, a bare `Mode::Fast` or `Limit::MAX` (the last two
+//! segments upper-case) is a value of `Mode` or `Limit`, and a call whose
+//! last segment starts lower-case (`Speed::new(2.0)`) a constructor of the
+//! type before it.
+//!
 //! The attribute may appear several times; the entries are registered in
 //! the order written. Whether a required type is a component, and whether
 //! it has `Default` when no expression is given, is left to the compiler,
@@ -48,6 +53,14 @@ impl Parse for Required {
                 let value = if input.peek(Token![=]) {
                     input.parse::<Token![=]>()?;
                     Some(input.parse::<Expr>()?)
+                } else if let Some(owner) = variant_owner(&ty) {
+                    // `Mode::Fast` or `Limit::MAX`: the value of the type
+                    // before it, as in bevy_ecs.
+                    let value = syn::parse2::<Expr>(ty.to_token_stream())?;
+                    return Ok(Self {
+                        ty: owner,
+                        value: Some(value),
+                    });
                 } else {
                     None
                 };
@@ -72,13 +85,60 @@ impl Parse for Required {
             _ => None,
         };
         match path {
-            Some(path) => Ok(Self {
-                ty: Type::Path(syn::TypePath { qself: None, path }),
-                value: Some(expr),
-            }),
+            Some(mut path) => {
+                // `Speed::new(2.0)`: a constructor of the type before it.
+                let constructor = matches!(expr, Expr::Call(_))
+                    && path.segments.len() > 1
+                    && path
+                        .segments
+                        .last()
+                        .is_some_and(|s| starts_lowercase(&s.ident));
+                if constructor {
+                    path.segments.pop();
+                    path.segments.pop_punct();
+                }
+                Ok(Self {
+                    ty: Type::Path(syn::TypePath { qself: None, path }),
+                    value: Some(expr),
+                })
+            }
             None => Err(syn::Error::new_spanned(expr, USAGE)),
         }
     }
+}
+
+/// The type a bare `Type::Variant` or `Type::CONST` entry names a value
+/// of: a plain path whose last two segments start upper-case (bevy_ecs's
+/// rule; `module::Type` stays a type).
+fn variant_owner(ty: &Type) -> Option<Type> {
+    let Type::Path(syn::TypePath { qself: None, path }) = ty else {
+        return None;
+    };
+    let n = path.segments.len();
+    if n < 2
+        || path
+            .segments
+            .iter()
+            .skip(n - 2)
+            .any(|s| !starts_uppercase(&s.ident) || !s.arguments.is_none())
+    {
+        return None;
+    }
+    let mut owner = path.clone();
+    owner.segments.pop();
+    owner.segments.pop_punct();
+    Some(Type::Path(syn::TypePath {
+        qself: None,
+        path: owner,
+    }))
+}
+
+fn starts_uppercase(ident: &Ident) -> bool {
+    ident.to_string().starts_with(|c: char| c.is_uppercase())
+}
+
+fn starts_lowercase(ident: &Ident) -> bool {
+    ident.to_string().starts_with(|c: char| c.is_lowercase())
 }
 
 /// `Name(A, B)` parses as a type (the `Fn(A) -> B` sugar), but in
