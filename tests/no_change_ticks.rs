@@ -219,6 +219,8 @@ fn reading_ticks_of_a_tickless_component_panics_naming_it() {
             expect_panic(|| world.query_filtered::<Entity, Added<Heat>>()),
         ),
         ("`Ref<", expect_panic(|| world.query::<Ref<Vel>>())),
+        // Its read-only iteration yields `Ref`.
+        ("`Mut<", expect_panic(|| world.query::<Mut<Vel>>())),
         (
             "`Ref<",
             expect_panic(|| world.query::<(&Pos, Option<Ref<Heat>>)>()),

@@ -552,6 +552,13 @@ fn mut_is_query_data_like_a_mutable_reference() {
     });
     assert!(message.contains("`Mut<query_methods::Label>`"), "{message}");
 
+    let message =
+        expect_panic(|| world.run_system_once(|_: Query<Mut<Label>>, _: Query<&Label>| {}));
+    assert!(message.contains("error[B0001]"), "{message}");
+    world
+        .run_system_once(|_: Query<Mut<Label>, With<Hp>>, _: Query<&Label, Without<Hp>>| {})
+        .unwrap();
+
     // Table by table, as `&mut T`.
     let mut state = world.query::<Mut<Hp>>();
     for mut healths in state.contiguous_iter_mut(&mut world).unwrap() {

@@ -246,6 +246,37 @@ mod value_forms {
     #[require(Mode::Fast, Limit::MAX, Speed::new(1.5), inner::Tag(3))]
     pub struct Racer;
 
+    #[derive(Component, Debug, PartialEq)]
+    pub enum Shape {
+        Square(f32),
+        Circle { r: f32 },
+    }
+
+    #[derive(Component, Debug, PartialEq)]
+    pub struct Level<T: Send + Sync + 'static>(pub T);
+
+    impl Level<u8> {
+        pub const TOP: Level<u8> = Level(9);
+    }
+
+    #[derive(Component)]
+    #[require(Shape::Circle { r: 1.0 }, Level::<u8>::TOP)]
+    pub struct Wheel;
+
+    #[derive(Component)]
+    #[require(Shape::Square(2.0))]
+    pub struct Crate;
+
+    #[test]
+    fn required_values_may_be_tuple_and_struct_variants_and_generic_constants() {
+        let mut world = World::new();
+        let wheel = world.spawn(Wheel).id();
+        assert_eq!(world.get::<Shape>(wheel), Some(&Shape::Circle { r: 1.0 }));
+        assert_eq!(world.get::<Level<u8>>(wheel), Some(&Level(9)));
+        let boxed = world.spawn(Crate).id();
+        assert_eq!(world.get::<Shape>(boxed), Some(&Shape::Square(2.0)));
+    }
+
     #[test]
     fn required_values_may_be_variants_constants_and_constructors() {
         let mut world = World::new();

@@ -532,6 +532,9 @@ fn an_allocator_that_does_not_fit_the_entities_is_an_error_and_loads_nothing() {
         (r#"[1,[[4,1]]]"#, "past the 1 saved slots"),
         // The live index is free too.
         (r#"[1,[[0,2]]]"#, "free or saved twice"),
+        // A slot count far past the entries: found without an array that
+        // size.
+        (r#"[4000000000,[[2,1]]]"#, "index 1 is neither free"),
     ];
     for (allocator, expected) in cases {
         let text = format!(

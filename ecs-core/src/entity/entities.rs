@@ -604,6 +604,25 @@ impl Entities {
         self.verify_flushed();
         assert!(self.meta.is_empty(), "a fresh allocator");
         let n = slots as usize;
+        let named = free.len() + live.len();
+        if named < n {
+            // Some index is named by no entry: found without an array of
+            // `n` (a corrupt count could ask for any size).
+            let mut indices: Vec<u32> = free
+                .iter()
+                .map(|&(index, _)| index)
+                .chain(live.iter().map(|e| e.index()))
+                .collect();
+            indices.sort_unstable();
+            indices.dedup();
+            let index = (0u32..)
+                .zip(&indices)
+                .find(|&(expected, &index)| expected != index)
+                .map_or(indices.len() as u32, |(expected, _)| expected);
+            return Err(format!(
+                "index {index} is neither free nor a saved entity's"
+            ));
+        }
         // Each index's generation, zero while no entry names it: small
         // enough to scatter into in cache, then read in order once to build
         // `meta`.
@@ -632,14 +651,9 @@ impl Entities {
             }
             *slot = entity.generation.get();
         }
-        // Each index was named at most once above, so all are named when
-        // the counts add up.
-        if free.len() + live.len() != n {
-            let index = generations.iter().position(|&g| g == 0).unwrap_or(n);
-            return Err(format!(
-                "index {index} is neither free nor a saved entity's"
-            ));
-        }
+        // Each index below `n` was named at most once above, and at least
+        // `n` were named, so every one of them was.
+        debug_assert!(!generations.contains(&0));
         // A free index's spawn tick means nothing, so every index gets the
         // live entities' one.
         let meta = generations

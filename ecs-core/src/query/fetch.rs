@@ -471,10 +471,12 @@ where
     }
 }
 
-/// The `WorldQuery` of `Ref<T>` and `&mut T`: the same fetch (value and
-/// tick columns), differing only in the access they record.
+/// The `WorldQuery` of `Ref<T>`, `&mut T` and `Mut<T>`: the same fetch
+/// (value and tick columns), differing only in the access they record and
+/// in whether they hand out change ticks (`$reads_ticks`: then `T` must
+/// keep them).
 macro_rules! ticked_world_query {
-    ($ty:ty, $term:literal, $check:ident, $record:ident, $writes:literal) => {
+    ($ty:ty, $term:literal, $check:ident, $record:ident, $writes:literal, $reads_ticks:literal) => {
         // SAFETY: touches `T` and its ticks only, recorded by `$record`
         // (a read for `Ref`, a write for `&mut`); matches only archetypes
         // with `T`; dense exactly when `T` is a table component.
@@ -563,7 +565,7 @@ macro_rules! ticked_world_query {
 
             fn update_component_access(&id: &ComponentId, access: &mut FilteredAccess) {
                 let term = format!($term, type_name::<T>());
-                if !$writes && !T::CHANGE_TICKS {
+                if $reads_ticks && !T::CHANGE_TICKS {
                     crate::component::assert_change_ticks::<T>(&format!("`{term}`"));
                 }
                 $check::<T>(access, id, &term);
@@ -575,7 +577,14 @@ macro_rules! ticked_world_query {
     };
 }
 
-ticked_world_query!(Ref<'_, T>, "Ref<{}>", assert_no_write, add_read, false);
+ticked_world_query!(
+    Ref<'_, T>,
+    "Ref<{}>",
+    assert_no_write,
+    add_read,
+    false,
+    true
+);
 // SAFETY: reads only.
 unsafe impl<'a, T: Component> QueryData for Ref<'a, T> {
     const IS_READ_ONLY: bool = true;
@@ -610,7 +619,7 @@ unsafe impl<T: Component> ReadOnlyQueryData for Ref<'_, T> {}
 
 // ---- &mut T -------------------------------------------------------------------
 
-ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write, true);
+ticked_world_query!(&mut T, "&mut {}", assert_no_read, add_write, true, false);
 // SAFETY: writes; its read-only twin `&T` reads the same component.
 unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for &'a mut T {
     const IS_READ_ONLY: bool = false;
@@ -642,7 +651,8 @@ unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for &'a mut T {
 
 // ---- Mut<T> -------------------------------------------------------------------
 
-ticked_world_query!(Mut<'_, T>, "Mut<{}>", assert_no_read, add_write, true);
+// Its read-only twin `Ref<T>` hands out change ticks, so it needs them.
+ticked_world_query!(Mut<'_, T>, "Mut<{}>", assert_no_read, add_write, true, true);
 // SAFETY: fetches as `&mut T` (the same fetch and recorded write); its
 // read-only twin `Ref<T>` reads the same component and ticks.
 unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for Mut<'a, T> {

@@ -53,12 +53,12 @@ impl Parse for Required {
                 let value = if input.peek(Token![=]) {
                     input.parse::<Token![=]>()?;
                     Some(input.parse::<Expr>()?)
-                } else if let Some(owner) = variant_owner(&ty) {
+                } else if let Some(owner) = bare_path(&ty).and_then(|p| value_owner(p, false)) {
                     // `Mode::Fast` or `Limit::MAX`: the value of the type
                     // before it, as in bevy_ecs.
                     let value = syn::parse2::<Expr>(ty.to_token_stream())?;
                     return Ok(Self {
-                        ty: owner,
+                        ty: path_type(owner),
                         value: Some(value),
                     });
                 } else {
@@ -85,20 +85,14 @@ impl Parse for Required {
             _ => None,
         };
         match path {
-            Some(mut path) => {
-                // `Speed::new(2.0)`: a constructor of the type before it.
-                let constructor = matches!(expr, Expr::Call(_))
-                    && path.segments.len() > 1
-                    && path
-                        .segments
-                        .last()
-                        .is_some_and(|s| starts_lowercase(&s.ident));
-                if constructor {
-                    path.segments.pop();
-                    path.segments.pop_punct();
-                }
+            Some(path) => {
+                // `Shape::Square(2.0)`, `Shape::Circle { .. }` or
+                // `Speed::new(2.0)`: a value of the type before the last
+                // segment.
+                let call = matches!(expr, Expr::Call(_));
+                let ty = value_owner(&path, call).unwrap_or(path);
                 Ok(Self {
-                    ty: Type::Path(syn::TypePath { qself: None, path }),
+                    ty: path_type(ty),
                     value: Some(expr),
                 })
             }
@@ -107,30 +101,38 @@ impl Parse for Required {
     }
 }
 
-/// The type a bare `Type::Variant` or `Type::CONST` entry names a value
-/// of: a plain path whose last two segments start upper-case (bevy_ecs's
-/// rule; `module::Type` stays a type).
-fn variant_owner(ty: &Type) -> Option<Type> {
-    let Type::Path(syn::TypePath { qself: None, path }) = ty else {
-        return None;
-    };
+/// The path of a type written without `<T as Trait>` qualification.
+fn bare_path(ty: &Type) -> Option<&Path> {
+    match ty {
+        Type::Path(syn::TypePath { qself: None, path }) => Some(path),
+        _ => None,
+    }
+}
+
+fn path_type(path: Path) -> Type {
+    Type::Path(syn::TypePath { qself: None, path })
+}
+
+/// The type whose value `path` names, by bevy_ecs's rule: an enum
+/// variant or associated constant when its last two segments start
+/// upper-case (`Mode::Fast`, `Shape::Square(..)`, `Limit::<u8>::MAX`), a
+/// constructor when `call` and its last segment starts lower-case
+/// (`Speed::new(..)`); `None` when the path names the type itself
+/// (`Health`, `module::Health(..)`).
+fn value_owner(path: &Path, call: bool) -> Option<Path> {
     let n = path.segments.len();
-    if n < 2
-        || path
-            .segments
-            .iter()
-            .skip(n - 2)
-            .any(|s| !starts_uppercase(&s.ident) || !s.arguments.is_none())
-    {
+    if n < 2 || !path.segments[n - 1].arguments.is_none() {
+        return None;
+    }
+    let last = &path.segments[n - 1].ident;
+    let variant = starts_uppercase(last) && starts_uppercase(&path.segments[n - 2].ident);
+    if !(variant || (call && starts_lowercase(last))) {
         return None;
     }
     let mut owner = path.clone();
     owner.segments.pop();
     owner.segments.pop_punct();
-    Some(Type::Path(syn::TypePath {
-        qself: None,
-        path: owner,
-    }))
+    Some(owner)
 }
 
 fn starts_uppercase(ident: &Ident) -> bool {
@@ -324,6 +326,39 @@ mod tests {
              RequiredComponentsRegistrar < '_ > ,) { \
              __ecs_required . register :: < A > (< A as :: core :: default :: Default > :: default) ; \
              __ecs_required . register :: < B > (|| B (1)) ; }"
+        );
+    }
+
+    #[test]
+    fn values_of_a_type_are_read_as_bevy_ecs_reads_them() {
+        let input: DeriveInput = parse_quote! {
+            #[require(
+                Mode::Fast,
+                Limit::<u8>::MAX,
+                Shape::Square(2.0),
+                crate::Shape2::Circle { r: 1.0 },
+                Speed::new(2.0),
+                module::Health(1),
+                self::x::Foo { a: 1 },
+                module::Plain,
+                A::B = A::B(3)
+            )]
+            struct S;
+        };
+        let types: Vec<String> = entries(input).into_iter().map(|(ty, _)| ty).collect();
+        assert_eq!(
+            types,
+            [
+                "Mode",
+                "Limit::<u8>",
+                "Shape",
+                "crate::Shape2",
+                "Speed",
+                "module::Health",
+                "self::x::Foo",
+                "module::Plain",
+                "A::B",
+            ]
         );
     }
 

@@ -284,8 +284,8 @@ impl<'de> Visitor<'de> for IdsSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        // A hint is only a hint: capped, so a corrupt length cannot ask for
-        // more memory than the input could fill.
+        // A hint is only a hint: capped, so a corrupt length reserves at
+        // most 8 MiB before the ids are read.
         self.0.reserve(seq.size_hint().unwrap_or(0).min(1 << 20));
         while let Some(bits) = seq.next_element::<u64>()? {
             self.0.push(entity_from_bits(bits)?);
