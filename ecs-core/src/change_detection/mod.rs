@@ -56,7 +56,7 @@ pub use crate::system::{Res, ResMut};
 pub use crate::query::{ContiguousMut, ContiguousRef};
 
 pub(crate) use tick::CountedTick;
-pub use tick::{ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
+pub use tick::{CheckChangeTicks, ComponentTicks, Tick, CHECK_TICK_THRESHOLD, MAX_CHANGE_AGE};
 pub use untyped::MutUntyped;
 
 use std::{

@@ -52,10 +52,12 @@ impl Tick {
         Tick::new(self.tick.wrapping_sub(other.tick))
     }
 
-    /// Clamps a tick older than [`MAX_CHANGE_AGE`] relative to `tick`.
+    /// Clamps a tick older than [`MAX_CHANGE_AGE`] relative to `tick` (a
+    /// [`Tick`], or the [`CheckChangeTicks`] event's present tick).
     /// Returns whether it was clamped.
     #[inline]
-    pub fn check_tick(&mut self, tick: Tick) -> bool {
+    pub fn check_tick(&mut self, tick: impl Into<Tick>) -> bool {
+        let tick = tick.into();
         let age = tick.relative_to(*self);
         if age.get() > Tick::MAX.get() {
             *self = tick.relative_to(Tick::MAX);
@@ -63,6 +65,53 @@ impl Tick {
         } else {
             false
         }
+    }
+}
+
+/// The event [`World::check_change_ticks`](crate::world::World::check_change_ticks)
+/// triggers after it clamped the ticks the world stores: code that keeps
+/// ticks of its own clamps them against it, so they too stay comparable.
+///
+/// ```
+/// use ecs::change_detection::{CheckChangeTicks, Tick};
+/// use ecs::prelude::*;
+///
+/// /// A tick this program keeps outside the world, and the last check.
+/// #[derive(Resource)]
+/// struct Seen {
+///     tick: Tick,
+///     checked_at: Option<Tick>,
+/// }
+///
+/// let mut world = World::new();
+/// let tick = world.change_tick();
+/// world.insert_resource(Seen { tick, checked_at: None });
+/// world.add_observer(|check: On<CheckChangeTicks>, mut seen: ResMut<Seen>| {
+///     // Clamped if it grew older than `MAX_CHANGE_AGE`.
+///     seen.tick.check_tick(*check);
+///     seen.checked_at = Some(check.present_tick());
+/// });
+/// // Schedules and systems check every `CHECK_TICK_THRESHOLD` ticks; this
+/// // checks now.
+/// let check = world.check_change_ticks_now();
+/// assert_eq!(world.resource::<Seen>().checked_at, Some(check.present_tick()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckChangeTicks(pub(crate) Tick);
+
+impl CheckChangeTicks {
+    /// The tick every other tick was compared with: the world's change
+    /// tick at the check.
+    #[inline]
+    pub fn present_tick(self) -> Tick {
+        self.0
+    }
+}
+
+impl From<CheckChangeTicks> for Tick {
+    #[inline]
+    fn from(check: CheckChangeTicks) -> Tick {
+        check.0
     }
 }
 

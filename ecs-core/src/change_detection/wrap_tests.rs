@@ -177,3 +177,46 @@ fn the_last_change_tick_set_aside_by_an_exclusive_system_is_clamped() {
     world.clear_trackers();
     assert_eq!(watched.iter(&world).count(), 0);
 }
+
+/// A tick kept outside the world, clamped by an observer of
+/// `CheckChangeTicks`, stays comparable across a full wrap: a change made
+/// just before the clock returns is newer than it; unclamped, the same
+/// tick would read as newer than the change. Each schedule run's check
+/// triggers the event once.
+#[test]
+fn an_observer_of_the_check_keeps_its_own_tick_comparable() {
+    use crate::change_detection::CheckChangeTicks;
+
+    #[derive(Resource)]
+    struct Kept {
+        clamped: Tick,
+        unclamped: Tick,
+        checks: u32,
+    }
+    let mut world = World::new();
+    let start = world.change_tick();
+    world.insert_resource(Kept {
+        clamped: start,
+        unclamped: start,
+        checks: 0,
+    });
+    world.add_observer(|check: On<CheckChangeTicks>, mut kept: ResMut<Kept>| {
+        kept.clamped.check_tick(*check);
+        kept.checks += 1;
+    });
+    let mut busy = Schedule::single_threaded();
+    busy.add_systems(|| {});
+    // Every full step of `advance` moves the clock past the threshold, so
+    // its schedule run checks; the shorter last steps do not.
+    let full_steps = (u64::from(u32::MAX) - 2_000) / (u64::from(CHECK_TICK_THRESHOLD) + 7);
+    advance(&mut world, &mut busy, u64::from(u32::MAX) - 2_000);
+    let changed = world.change_tick();
+    advance(&mut world, &mut busy, 4_000);
+    let now = world.change_tick();
+    let kept = world.resource::<Kept>();
+    assert!(changed.is_newer_than(kept.clamped, now));
+    // The unclamped tick's age wrapped to about 2,000, less than the
+    // change's.
+    assert!(!changed.is_newer_than(kept.unclamped, now));
+    assert_eq!(u64::from(kept.checks), full_steps);
+}

@@ -50,6 +50,12 @@ pub use trigger::{
 
 use crate::{bundle::Bundle, entity::Entity};
 
+// The world triggers it after its periodic tick check; defined beside the
+// ticks, an event here.
+impl Event for crate::change_detection::CheckChangeTicks {
+    type Trigger<'a> = GlobalTrigger;
+}
+
 /// Something that observers can watch, triggered with
 /// [`World::trigger`](crate::world::World::trigger) or
 /// [`Commands::trigger`](crate::system::Commands::trigger).

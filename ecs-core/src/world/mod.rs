@@ -1157,17 +1157,22 @@ impl World {
     /// moves the clock by other means only (lifecycle observers) calls it
     /// itself at least every [`CHECK_TICK_THRESHOLD`] ticks. See the
     /// [module docs](crate::change_detection) for what it clamps.
-    pub fn check_change_ticks(&mut self) {
+    ///
+    /// A check then triggers [`CheckChangeTicks`](crate::change_detection::CheckChangeTicks),
+    /// for observers that keep ticks of their own, and returns it; `None`
+    /// when it returned at once.
+    pub fn check_change_ticks(&mut self) -> Option<crate::change_detection::CheckChangeTicks> {
         let change_tick = self.change_tick();
         if change_tick.relative_to(self.last_check.tick).get() < CHECK_TICK_THRESHOLD {
-            return;
+            return None;
         }
-        self.check_change_ticks_now();
+        Some(self.check_change_ticks_now())
     }
 
-    /// Clamps every tick the world stores against the current one, and
-    /// records the check (see [`World::check_change_ticks`]).
-    pub fn check_change_ticks_now(&mut self) {
+    /// Clamps every tick the world stores against the current one, records
+    /// the check, then triggers [`CheckChangeTicks`](crate::change_detection::CheckChangeTicks)
+    /// (see [`World::check_change_ticks`]).
+    pub fn check_change_ticks_now(&mut self) -> crate::change_detection::CheckChangeTicks {
         let now = self.counted_tick(self.change_tick());
         self.storages.tables.check_change_ticks(now.tick);
         self.storages.sparse_sets.check_change_ticks(now.tick);
@@ -1175,7 +1180,11 @@ impl World {
         self.storages.non_sends.check_change_ticks(now.tick);
         self.entities.check_change_ticks(now.tick);
         self.last_change_tick.check_tick(now.tick);
+        // Recorded first: the trigger's own check then returns at once.
         self.last_check = now;
+        let check = crate::change_detection::CheckChangeTicks(now.tick);
+        self.trigger(check);
+        check
     }
 
     /// Sets the change tick (for tests of tick wrap-around).
