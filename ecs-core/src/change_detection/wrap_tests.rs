@@ -220,3 +220,71 @@ fn an_observer_of_the_check_keeps_its_own_tick_comparable() {
     assert!(!changed.is_newer_than(kept.unclamped, now));
     assert_eq!(u64::from(kept.checks), full_steps);
 }
+
+/// Moves the clock past the check threshold without checking.
+fn due(world: &mut World) {
+    let tick = world
+        .change_tick()
+        .get()
+        .wrapping_add(CHECK_TICK_THRESHOLD + 1);
+    world.set_change_tick_for_test(Tick::new(tick));
+}
+
+/// A panicking `CheckChangeTicks` observer does not use up the check: the
+/// next call checks again, and the observers left out get the event.
+#[test]
+fn a_check_whose_observer_panicked_is_made_again() {
+    use crate::change_detection::CheckChangeTicks;
+
+    #[derive(Resource, Default)]
+    struct Calls {
+        first: u32,
+        second: u32,
+    }
+    let mut world = World::new();
+    world.init_resource::<Calls>();
+    world.add_observer(|_: On<CheckChangeTicks>, mut calls: ResMut<Calls>| {
+        calls.first += 1;
+        assert!(calls.first > 1, "the first check fails");
+    });
+    world.add_observer(|_: On<CheckChangeTicks>, mut calls: ResMut<Calls>| {
+        calls.second += 1;
+    });
+    due(&mut world);
+    let panicked =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.check_change_ticks()));
+    assert!(panicked.is_err());
+    assert_eq!(world.resource::<Calls>().second, 0);
+    assert!(world.check_change_ticks().is_some());
+    assert_eq!(world.resource::<Calls>().second, 1);
+    assert!(world.check_change_ticks().is_none());
+}
+
+/// What a `CheckChangeTicks` observer does during `clear_trackers`
+/// belongs to the new frame, and the entities it spawned are live.
+#[test]
+fn a_check_during_clear_trackers_belongs_to_the_new_frame() {
+    use crate::change_detection::CheckChangeTicks;
+
+    #[derive(Component)]
+    struct Marker;
+    #[derive(Resource, Default)]
+    struct Reserved(Vec<Entity>);
+    let mut world = World::new();
+    world.init_resource::<Reserved>();
+    world.add_observer(
+        |_: On<CheckChangeTicks>, mut commands: Commands, mut reserved: ResMut<Reserved>| {
+            commands.spawn(Marker);
+            reserved.0.push(commands.spawn_empty().id());
+        },
+    );
+    due(&mut world);
+    world.clear_trackers();
+    let added = world
+        .query_filtered::<Entity, Added<Marker>>()
+        .iter(&world)
+        .count();
+    assert_eq!(added, 1);
+    let reserved = world.resource::<Reserved>().0[0];
+    assert!(world.get_entity(reserved).is_ok(), "live after the check");
+}

@@ -1145,8 +1145,10 @@ impl World {
     /// once per frame.
     pub fn clear_trackers(&mut self) {
         self.removed_components.update();
-        self.check_change_ticks();
         self.last_change_tick = self.increment_change_tick();
+        // After the new frame starts: what `CheckChangeTicks` observers
+        // write belongs to it.
+        self.check_change_ticks();
     }
 
     /// Clamps ticks that are too old to compare safely, once the clock has
@@ -1180,10 +1182,20 @@ impl World {
         self.storages.non_sends.check_change_ticks(now.tick);
         self.entities.check_change_ticks(now.tick);
         self.last_change_tick.check_tick(now.tick);
-        // Recorded first: the trigger's own check then returns at once.
-        self.last_check = now;
+        // Recorded first, so the trigger's own check returns at once; put
+        // back if an observer panics, so the next call checks again and the
+        // observers after it are not left a whole threshold behind.
+        let previous = std::mem::replace(&mut self.last_check, now);
         let check = crate::change_detection::CheckChangeTicks(now.tick);
-        self.trigger(check);
+        let triggered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.trigger(check);
+            // Entities the observers reserved are live afterwards.
+            self.flush();
+        }));
+        if let Err(payload) = triggered {
+            self.last_check = previous;
+            std::panic::resume_unwind(payload);
+        }
         check
     }
 
