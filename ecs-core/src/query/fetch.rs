@@ -674,33 +674,47 @@ unsafe impl<'a, T: Component<Mutability = Mutable>> QueryData for Mut<'a, T> {
 
 // ---- PhantomData<T> -------------------------------------------------------------
 
-// SAFETY: accesses nothing; matches everything.
-unsafe impl<T: ?Sized> WorldQuery for PhantomData<T> {
-    type Fetch<'w> = ();
-    type State = ();
-    const IS_DENSE: bool = true;
+/// The `WorldQuery` of data that reads no storage and matches every
+/// entity (`Entity`, `PhantomData<T>`): no fetch, no state, no access.
+macro_rules! storage_free_world_query {
+    ([$($generics:tt)*] $ty:ty) => {
+        // SAFETY: accesses no component data; matches everything.
+        unsafe impl<$($generics)*> WorldQuery for $ty {
+            type Fetch<'w> = ();
+            type State = ();
+            const IS_DENSE: bool = true;
 
-    #[inline]
-    unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &(), _: Tick, _: Tick) {}
-    #[inline]
-    unsafe fn set_archetype<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Archetype, _: &'w Table) {}
-    #[inline]
-    unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
-    fn update_component_access(_: &(), _: &mut FilteredAccess) {}
-    fn init_state(_: &mut World) {}
+            #[inline]
+            unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &(), _: Tick, _: Tick) {}
+            #[inline]
+            unsafe fn set_archetype<'w>(
+                _: &mut Self::Fetch<'w>,
+                _: &(),
+                _: &'w Archetype,
+                _: &'w Table,
+            ) {
+            }
+            #[inline]
+            unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
+            fn update_component_access(_: &(), _: &mut FilteredAccess) {}
+            fn init_state(_: &mut World) {}
 
-    #[inline]
-    fn can_sparse_walk(_: &(), _: ComponentId) -> bool {
-        true
-    }
+            #[inline]
+            fn can_sparse_walk(_: &(), _: ComponentId) -> bool {
+                true
+            }
 
-    fn get_state(_: &crate::component::Components) -> Option<()> {
-        Some(())
-    }
-    fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
-        true
-    }
+            fn get_state(_: &crate::component::Components) -> Option<()> {
+                Some(())
+            }
+            fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
+                true
+            }
+        }
+    };
 }
+
+storage_free_world_query!([T: ?Sized] PhantomData<T>);
 
 // SAFETY: reads nothing.
 unsafe impl<T: ?Sized> QueryData for PhantomData<T> {
@@ -719,33 +733,7 @@ unsafe impl<T: ?Sized> ReadOnlyQueryData for PhantomData<T> {}
 
 // ---- Entity -------------------------------------------------------------------
 
-// SAFETY: accesses no component data; matches everything.
-unsafe impl WorldQuery for Entity {
-    type Fetch<'w> = ();
-    type State = ();
-    const IS_DENSE: bool = true;
-
-    #[inline]
-    unsafe fn init_fetch<'w>(_: UnsafeWorldCell<'w>, _: &(), _: Tick, _: Tick) {}
-    #[inline]
-    unsafe fn set_archetype<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Archetype, _: &'w Table) {}
-    #[inline]
-    unsafe fn set_table<'w>(_: &mut Self::Fetch<'w>, _: &(), _: &'w Table) {}
-    fn update_component_access(_: &(), _: &mut FilteredAccess) {}
-    fn init_state(_: &mut World) {}
-
-    #[inline]
-    fn can_sparse_walk(_: &(), _: ComponentId) -> bool {
-        true
-    }
-
-    fn get_state(_: &crate::component::Components) -> Option<()> {
-        Some(())
-    }
-    fn matches_component_set(_: &(), _: &impl Fn(ComponentId) -> bool) -> bool {
-        true
-    }
-}
+storage_free_world_query!([] Entity);
 
 // SAFETY: reads nothing from storage.
 unsafe impl QueryData for Entity {
