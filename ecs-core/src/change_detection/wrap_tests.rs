@@ -288,3 +288,18 @@ fn a_check_during_clear_trackers_belongs_to_the_new_frame() {
     let reserved = world.resource::<Reserved>().0[0];
     assert!(world.get_entity(reserved).is_ok(), "live after the check");
 }
+
+/// With nothing observing `CheckChangeTicks`, a check triggers nothing, so
+/// the commands queued on the world stay queued.
+#[test]
+fn an_unobserved_check_applies_no_command() {
+    #[derive(Resource)]
+    struct Queued;
+    let mut world = World::new();
+    world.commands().insert_resource(Queued);
+    due(&mut world);
+    assert!(world.check_change_ticks().is_some());
+    assert!(!world.contains_resource::<Queued>());
+    world.flush();
+    assert!(world.contains_resource::<Queued>());
+}

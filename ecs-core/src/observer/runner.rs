@@ -105,6 +105,13 @@ impl std::fmt::Debug for ObserverEntry {
 }
 
 impl Observers {
+    /// Whether any observer watches the custom event `E` globally.
+    pub(crate) fn watches_globally<E: 'static>(&self) -> bool {
+        self.custom
+            .get(&TypeId::of::<E>())
+            .is_some_and(|lists| !lists.global.is_empty())
+    }
+
     /// A fresh dispatch id.
     fn next_dispatch(&mut self) -> u64 {
         self.last_dispatch += 1;

@@ -1187,6 +1187,14 @@ impl World {
         // observers after it are not left a whole threshold behind.
         let previous = std::mem::replace(&mut self.last_check, now);
         let check = crate::change_detection::CheckChangeTicks(now.tick);
+        // With nothing observing it, no trigger and so no command flush: a
+        // check then changes nothing but ticks.
+        if !self
+            .observers
+            .watches_globally::<crate::change_detection::CheckChangeTicks>()
+        {
+            return check;
+        }
         let triggered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.trigger(check);
             // Entities the observers reserved are live afterwards.
