@@ -318,7 +318,7 @@ fn a_corrupt_value_is_an_error_naming_entity_and_component() {
     world_unchanged(&world, &resident);
 
     let text = format!(
-        r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"pos":[[1,2]]}}]]}}"#,
+        r#"{{"resources":{{}},"archetypes":[[[{},{}],["pos"],[[[1,2]]]]]}}"#,
         id(1),
         id(2)
     );
@@ -412,7 +412,7 @@ fn a_panicking_deserialize_leaves_the_world_as_it_was() {
                 r#"{{"resources":{{}},"entities":[[{a},{{"fragile":1}}],[{b},{{"fragile":13}}]]}}"#
             ),
             Format::Columns => format!(
-                r#"{{"resources":{{}},"archetypes":[[[{a},{b},{c}],{{"fragile":[1,2,13]}}]]}}"#
+                r#"{{"resources":{{}},"archetypes":[[[{a},{b},{c}],["fragile"],[[1,2,13]]]]}}"#
             ),
         };
         let (mut world, resident) = resident_world();
@@ -1033,4 +1033,170 @@ fn registered_components_the_save_has_no_value_of_take_no_part() {
             assert_eq!(component_names(&loaded, map[&e]).len(), 1, "{format:?}");
         }
     }
+}
+
+static COUNTED_LIVE: AtomicIsize = AtomicIsize::new(0);
+
+/// Counts its live values; deserializing 99 panics.
+#[derive(Component, Serialize, Debug)]
+struct Counted(u32);
+
+impl<'de> Deserialize<'de> for Counted {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        assert_ne!(value, 99, "Counted refuses 99");
+        COUNTED_LIVE.fetch_add(1, Ordering::SeqCst);
+        Ok(Counted(value))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        COUNTED_LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Counts its live values, as `Counted`, in a second table column.
+#[derive(Component, Serialize, Debug)]
+struct AlsoCounted(u32);
+
+impl<'de> Deserialize<'de> for AlsoCounted {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        COUNTED_LIVE.fetch_add(1, Ordering::SeqCst);
+        Ok(AlsoCounted(value))
+    }
+}
+
+impl Drop for AlsoCounted {
+    fn drop(&mut self) {
+        COUNTED_LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_column_load_that_fails_midway_drops_every_value_read_once() {
+    // The column format reads table components straight into tables of
+    // their own: whatever stops the load, what was read is dropped once
+    // and the world is as it was.
+    let registry = SaveRegistry::new()
+        .component_with_key::<Counted>("counted")
+        .component_with_key::<AlsoCounted>("also")
+        .component_with_key::<Name>("name");
+    let (a, b, c, d) = (id(1), id(2), id(3), id(4));
+    let first = format!(r#"[[{a},{b}],["also","counted","name"],[[1,2],[3,4],["x","y"]]]"#);
+    let cases = [
+        // A panic in the second archetype's second column, after its
+        // first column and the whole first archetype were read.
+        (
+            format!(r#"[{first},[[{c},{d}],["also","counted"],[[5,6],[7,99]]]]"#),
+            "panic",
+        ),
+        // Too few values in the last column.
+        (
+            format!(r#"[{first},[[{c},{d}],["also","counted"],[[5,6],[7]]]]"#),
+            "1 values for 2 entities",
+        ),
+        // Too many values.
+        (
+            format!(r#"[{first},[[{c},{d}],["counted"],[[5,6,7]]]]"#),
+            "more than 2 values for 2 entities",
+        ),
+        // A key without values.
+        (
+            format!(r#"[{first},[[{c},{d}],["also","counted"],[[5,6]]]]"#),
+            "component `counted`: no values",
+        ),
+        // Values without a key.
+        (
+            format!(r#"[{first},[[{c},{d}],["counted"],[[5,6],[7,8]]]]"#),
+            "more value sequences than the 1 keys",
+        ),
+        // Truncated.
+        (
+            format!(r#"[{first},[[{c},{d}],["counted"],[[5,"#),
+            "component `counted`",
+        ),
+    ];
+    for (archetypes, expected) in cases {
+        let text = format!(r#"{{"resources":{{}},"archetypes":{archetypes}}}"#);
+        for resident in [false, true] {
+            let mut world = World::new();
+            let residents: Vec<Entity> = if resident {
+                vec![world.spawn((Counted(0), AlsoCounted(0))).id()]
+            } else {
+                Vec::new()
+            };
+            let live = COUNTED_LIVE.load(Ordering::SeqCst);
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                load(
+                    &registry,
+                    &mut world,
+                    &text,
+                    Format::Columns,
+                    Default::default(),
+                )
+            }));
+            match result {
+                Err(_) => assert_eq!(expected, "panic", "{archetypes}"),
+                Ok(Err(error)) => {
+                    let error = error.to_string();
+                    assert!(error.contains(expected), "{archetypes}: {error}");
+                    assert!(error.contains("archetype #1"), "{archetypes}: {error}");
+                }
+                Ok(Ok(_)) => panic!("{archetypes}: loaded"),
+            }
+            assert_eq!(
+                COUNTED_LIVE.load(Ordering::SeqCst),
+                live,
+                "{archetypes}: each value read is dropped once"
+            );
+            consistent(&world);
+            assert_eq!(world.entity_count(), residents.len());
+            assert_eq!(
+                world.query::<&Counted>().iter(&world).count(),
+                residents.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_column_load_fills_the_tables_the_world_then_grows() {
+    // Loaded tables are the world's own: later spawns, inserts and
+    // removes grow and move them as any table.
+    let registry = registry();
+    let mut source = World::new();
+    let saved: Vec<Entity> = (0..50)
+        .map(|i| source.spawn((Pos(i, 0), Vel(0, i))).id())
+        .collect();
+    let text = save(&registry, &source, Format::Columns);
+    let mut loaded = World::new();
+    load(
+        &registry,
+        &mut loaded,
+        &text,
+        Format::Columns,
+        LoadOptions::default(),
+    )
+    .unwrap();
+    let more: Vec<Entity> = (50..200)
+        .map(|i| loaded.spawn((Pos(i, 0), Vel(0, i))).id())
+        .collect();
+    for &e in saved.iter().step_by(3) {
+        loaded.entity_mut(e).insert(Name(format!("{e:?}")));
+        loaded.entity_mut(e).remove::<Vel>();
+    }
+    consistent(&loaded);
+    for (i, &e) in saved.iter().chain(&more).enumerate() {
+        let i = i as i32;
+        assert_eq!(loaded.get::<Pos>(e), Some(&Pos(i, 0)));
+        let moved = i < 50 && i % 3 == 0;
+        assert_eq!(loaded.get::<Vel>(e), (!moved).then_some(&Vel(0, i)));
+    }
+    let changed = loaded
+        .query_filtered::<Entity, Added<Pos>>()
+        .iter(&loaded)
+        .count();
+    assert_eq!(changed, 200, "loaded and spawned values are added");
 }

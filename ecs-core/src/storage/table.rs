@@ -184,7 +184,11 @@ impl Drop for TableBlock {
 }
 
 impl Table {
-    fn new(component_ids: &[ComponentId], components: &Components, capacity: usize) -> Table {
+    pub(crate) fn new(
+        component_ids: &[ComponentId],
+        components: &Components,
+        capacity: usize,
+    ) -> Table {
         let mut columns = SparseSet::with_capacity(component_ids.len());
         for &id in component_ids {
             let info = components
@@ -669,6 +673,41 @@ impl Table {
         // this table keeps its capacity.
         new_table.entities.extend_from_slice(&self.entities);
         self.entities.clear();
+        start
+    }
+
+    /// Moves every row of `source`, a whole table of the same components,
+    /// onto the end of this one, and returns the first moved row. An empty
+    /// table takes `source`'s memory as it is, copying nothing.
+    ///
+    /// # Panics
+    /// If the tables' components differ, or `source` is not whole (a
+    /// column short of a value).
+    #[cfg(feature = "serde")]
+    pub(crate) fn append_table(&mut self, source: &mut Table) -> usize {
+        assert_eq!(
+            self.component_ids(),
+            source.component_ids(),
+            "tables of the same components"
+        );
+        let rows = source.entities.len();
+        assert!(
+            source.columns.values().iter().all(|c| c.len() == rows),
+            "a whole table"
+        );
+        if self.entities.is_empty() {
+            // Same components in the same order, so the same columns: only
+            // the memory differs.
+            std::mem::swap(self, source);
+            return 0;
+        }
+        let moves = source.column_positions_in(self);
+        let mut panics = DropPanics::default();
+        // SAFETY: two tables borrowed apart; `moves` is what
+        // `column_positions_in` gives; this table has no column `source`
+        // lacks, so no row is left short of a value.
+        let start = unsafe { source.move_all_rows(self, &moves, &mut panics) };
+        panics.finish();
         start
     }
 
@@ -1177,5 +1216,68 @@ mod tests {
         tables[ta].assert_consistent();
         tables[tab].assert_consistent();
         panics.finish();
+    }
+
+    /// Reads `B`'s value at `row` of `table`.
+    fn b_at(table: &Table, b: ComponentId, row: usize) -> &str {
+        let column = table.get_column(b).unwrap();
+        // SAFETY: the column holds `B`s and `row` is one of its rows.
+        unsafe { &(*column.data_ptr().cast::<B>().add(row)).0 }
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn append_table_takes_an_empty_tables_place_or_moves_every_row() {
+        let mut components = Components::default();
+        let mut ids = [
+            components.register_component::<A>(),
+            components.register_component::<B>(),
+        ];
+        let [a, b] = ids;
+        ids.sort();
+        let fill = |from: u32, to: u32| {
+            let mut table = Table::new(&ids, &components, 0);
+            for i in from..to {
+                table.push_entity(Entity::from_raw(i));
+                push_ticked(&mut table, a, A(i), ticks(i));
+                push(&mut table, b, B(format!("b{i}")));
+            }
+            table
+        };
+        let mut target = Table::new(&ids, &components, 0);
+        let mut first = fill(0, 5);
+        assert_eq!(target.append_table(&mut first), 0, "an empty table");
+        assert!(first.is_empty(), "the source is left empty");
+        let mut second = fill(5, 9);
+        assert_eq!(target.append_table(&mut second), 5, "after the rows it has");
+        assert!(second.is_empty());
+        target.assert_consistent();
+        assert_eq!(target.entity_count(), 9);
+        for i in 0..9u32 {
+            let row = i as usize;
+            assert_eq!(target.entities()[row], Entity::from_raw(i));
+            assert_eq!(b_at(&target, b, row), format!("b{i}"));
+            assert_eq!(target.get_column(a).unwrap().get_ticks(row), Some(ticks(i)));
+        }
+        let mut panics = DropPanics::default();
+        target.clear(&mut panics);
+        panics.finish();
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    #[should_panic(expected = "a whole table")]
+    fn append_table_refuses_a_table_short_of_a_value() {
+        let mut components = Components::default();
+        let mut ids = [
+            components.register_component::<A>(),
+            components.register_component::<B>(),
+        ];
+        let [a, _] = ids;
+        ids.sort();
+        let mut source = Table::new(&ids, &components, 0);
+        source.push_entity(Entity::from_raw(0));
+        push(&mut source, a, A(0));
+        Table::new(&ids, &components, 0).append_table(&mut source);
     }
 }

@@ -4,17 +4,26 @@
 use std::{fmt, marker::PhantomData};
 
 use serde::{
-    de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor},
+    de::{
+        DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    },
     ser::{SerializeSeq, SerializeStruct, SerializeTuple},
     Serialize, Serializer,
 };
 
 use super::{
-    entity_from_bits, load_keyed,
-    staging::{StagedComponent, Staging, Target},
+    entity_from_bits,
+    staging::{ColumnDest, StagedComponent, StagedTable, Staging, Target},
     table_slice, ResourceValues, SaveList,
 };
-use crate::{archetype::Archetype, component::Component, entity::Entity, world::World};
+use crate::{
+    archetype::Archetype,
+    change_detection::ComponentTicks,
+    component::{Component, ComponentId, StorageType},
+    entity::Entity,
+    storage::Table,
+    world::World,
+};
 
 /// A world in the column format, made by
 /// [`SaveRegistry::columns`](super::SaveRegistry::columns): hand it to any
@@ -79,7 +88,8 @@ impl<L: SaveList> Serialize for Archetypes<'_, '_, L> {
     }
 }
 
-/// One archetype: its entity ids, then a map key → values.
+/// One archetype: its entity ids, the keys of its components, then one
+/// sequence of values per key.
 struct OneArchetype<'w, L> {
     list: &'w L,
     world: &'w World,
@@ -88,8 +98,9 @@ struct OneArchetype<'w, L> {
 
 impl<L: SaveList> Serialize for OneArchetype<'_, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut tuple = serializer.serialize_tuple(2)?;
+        let mut tuple = serializer.serialize_tuple(3)?;
         tuple.serialize_element(&Ids(self))?;
+        tuple.serialize_element(&Keys(self))?;
         tuple.serialize_element(&Columns(self))?;
         tuple.end()
     }
@@ -108,19 +119,33 @@ impl<L> Serialize for Ids<'_, '_, L> {
     }
 }
 
-struct Columns<'a, 'w, L>(&'a OneArchetype<'w, L>);
+struct Keys<'a, 'w, L>(&'a OneArchetype<'w, L>);
 
-impl<L: SaveList> Serialize for Columns<'_, '_, L> {
+impl<L: SaveList> Serialize for Keys<'_, '_, L> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
         let OneArchetype {
             list,
             world,
             archetype,
         } = *self.0;
-        let mut map = serializer.serialize_map(Some(list.count_components(world, archetype)))?;
-        list.serialize_archetype(world, archetype, &mut map)?;
-        map.end()
+        let mut seq = serializer.serialize_seq(Some(list.count_components(world, archetype)))?;
+        list.serialize_keys(world, archetype, &mut seq)?;
+        seq.end()
+    }
+}
+
+struct Columns<'a, 'w, L>(&'a OneArchetype<'w, L>);
+
+impl<L: SaveList> Serialize for Columns<'_, '_, L> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let OneArchetype {
+            list,
+            world,
+            archetype,
+        } = *self.0;
+        let mut tuple = serializer.serialize_tuple(list.count_components(world, archetype))?;
+        list.serialize_columns(world, archetype, &mut tuple)?;
+        tuple.end()
     }
 }
 
@@ -162,10 +187,22 @@ impl<T: Component + Serialize> Serialize for ColumnValues<'_, T> {
     }
 }
 
-/// Reads the column format into a staging.
+/// Reads the column format into a staging. The world only registers the
+/// components read (as loading them would).
 pub(super) struct ColumnsSeed<'a, L> {
     pub(super) list: &'a L,
     pub(super) staging: &'a mut Staging,
+    pub(super) world: &'a mut World,
+}
+
+impl<L> ColumnsSeed<'_, L> {
+    fn second(&mut self) -> ArchetypesSeed<'_, L> {
+        ArchetypesSeed {
+            list: self.list,
+            staging: &mut *self.staging,
+            world: &mut *self.world,
+        }
+    }
 }
 
 impl<'de, L: SaveList> DeserializeSeed<'de> for ColumnsSeed<'_, L> {
@@ -183,13 +220,14 @@ impl<'de, L: SaveList> Visitor<'de> for ColumnsSeed<'_, L> {
         f.write_str("a world in the column format: resources, archetypes, then the allocator")
     }
 
-    super::visit_top_level!("archetypes", ArchetypesSeed);
+    super::visit_top_level!("archetypes");
 }
 
 /// The sequence of archetypes.
 struct ArchetypesSeed<'a, L> {
     list: &'a L,
     staging: &'a mut Staging,
+    world: &'a mut World,
 }
 
 impl<'de, L: SaveList> DeserializeSeed<'de> for ArchetypesSeed<'_, L> {
@@ -212,6 +250,7 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypesSeed<'_, L> {
             let seed = ArchetypeSeed {
                 list: self.list,
                 staging: &mut *self.staging,
+                world: &mut *self.world,
             };
             match seq.next_element_seed(seed) {
                 Ok(Some(())) => {}
@@ -223,17 +262,18 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypesSeed<'_, L> {
     }
 }
 
-/// One archetype: its entity ids, then its columns.
+/// One archetype: its entity ids, its keys, then its columns.
 struct ArchetypeSeed<'a, L> {
     list: &'a L,
     staging: &'a mut Staging,
+    world: &'a mut World,
 }
 
 impl<'de, L: SaveList> DeserializeSeed<'de> for ArchetypeSeed<'_, L> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_tuple(2, self)
+        deserializer.deserialize_tuple(3, self)
     }
 }
 
@@ -241,7 +281,7 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypeSeed<'_, L> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an archetype: its entity ids, then a map of its columns")
+        f.write_str("an archetype: its entity ids, its component keys, then their values")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -251,17 +291,22 @@ impl<'de, L: SaveList> Visitor<'de> for ArchetypeSeed<'_, L> {
             .ok_or_else(|| A::Error::invalid_length(0, &self))?;
         let too_many = || A::Error::custom("too many entities");
         let end = u32::try_from(self.staging.entities.len()).map_err(|_| too_many())?;
-        let target = Target::Column {
-            start: start as u32,
-            len: end - start as u32,
-        };
-        let columns = ArchetypeColumns {
+        let (start, len) = (start as u32, end - start as u32);
+        let keys = seq
+            .next_element_seed(KeysSeed {
+                list: self.list,
+                staging: &mut *self.staging,
+                world: &mut *self.world,
+            })?
+            .ok_or_else(|| A::Error::custom("no component keys"))?;
+        let dests = stage_table(self.staging, self.world, &keys, start, len);
+        seq.next_element_seed(ArchetypeColumns {
             list: self.list,
             staging: self.staging,
-            target,
-        };
-        seq.next_element_seed(columns)?
-            .ok_or_else(|| A::Error::custom("no column map"))
+            keys: &keys,
+            dests: &dests,
+        })?
+        .ok_or_else(|| A::Error::custom("no column values"))
     }
 }
 
@@ -294,32 +339,241 @@ impl<'de> Visitor<'de> for IdsSeed<'_> {
     }
 }
 
-/// The map key → values of one archetype.
-struct ArchetypeColumns<'a, L> {
-    list: &'a L,
-    staging: &'a mut Staging,
-    target: Target,
+/// A key of an archetype: the registry entry, component and storage it
+/// names, or `None` for an unknown key being skipped.
+struct Key<'de> {
+    name: std::borrow::Cow<'de, str>,
+    entry: Option<(usize, ComponentId, StorageType)>,
 }
 
-impl<'de, L: SaveList> DeserializeSeed<'de> for ArchetypeColumns<'_, L> {
+/// An archetype's component keys, each checked against the registry.
+struct KeysSeed<'a, L> {
+    list: &'a L,
+    staging: &'a mut Staging,
+    world: &'a mut World,
+}
+
+impl<'de, L: SaveList> DeserializeSeed<'de> for KeysSeed<'_, L> {
+    type Value = Vec<Key<'de>>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Vec<Key<'de>>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, L: SaveList> Visitor<'de> for KeysSeed<'_, L> {
+    type Value = Vec<Key<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence of component keys")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Key<'de>>, A::Error> {
+        self.staging.next_scope();
+        let mut keys = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(name) = seq.next_element::<std::borrow::Cow<'de, str>>()? {
+            let entry = self.list.component_entry(&name, self.world);
+            match entry {
+                Some((index, ..)) => self.staging.check_once(index, &name)?,
+                None if self.staging.skip_unknown_keys => {}
+                None => {
+                    return Err(A::Error::custom(format_args!(
+                        "component key `{name}` is not registered for loading"
+                    )))
+                }
+            }
+            keys.push(Key { name, entry });
+        }
+        Ok(keys)
+    }
+}
+
+/// Where each key's values go: the table components of the archetype
+/// into the staged table of their set (made if it is the first), each
+/// other component into its staged values. The archetype's entities get
+/// their rows in that table.
+fn stage_table(
+    staging: &mut Staging,
+    world: &mut World,
+    keys: &[Key<'_>],
+    start: u32,
+    len: u32,
+) -> Vec<Option<ColumnDest>> {
+    let mut set: Vec<(ComponentId, usize)> = keys
+        .iter()
+        .filter_map(|key| key.entry)
+        .filter(|&(_, _, storage)| storage == StorageType::Table)
+        .map(|(entry, id, _)| (id, entry))
+        .collect();
+    set.sort_unstable();
+    let table = if set.is_empty() {
+        None
+    } else {
+        let ids: Vec<ComponentId> = set.iter().map(|&(id, _)| id).collect();
+        let index = match staging
+            .tables
+            .iter()
+            .position(|staged| staged.table.component_ids() == ids.as_slice())
+        {
+            Some(index) => index,
+            None => {
+                staging.tables.push(StagedTable {
+                    table: Table::new(&ids, &world.components, 0),
+                    entries: set.iter().map(|&(_, entry)| entry).collect(),
+                    runs: Vec::new(),
+                });
+                staging.tables.len() - 1
+            }
+        };
+        let staged = &mut staging.tables[index];
+        let rows = &staging.entities[start as usize..(start + len) as usize];
+        staged.table.push_entities(rows);
+        match staged.runs.last_mut() {
+            Some(run) if run.0 + run.1 == start => run.1 += len,
+            _ => staged.runs.push((start, len)),
+        }
+        Some(index)
+    };
+    keys.iter()
+        .map(|key| {
+            let (_, id, storage) = key.entry?;
+            Some(match (storage, table) {
+                (StorageType::Table, Some(table)) => ColumnDest::Table {
+                    table,
+                    column: staging.tables[table]
+                        .table
+                        .column_index(id)
+                        .expect("the staged table of the set has the column"),
+                    len,
+                },
+                _ => ColumnDest::Staged { start, len },
+            })
+        })
+        .collect()
+}
+
+/// The values of an archetype: one sequence per key, in the keys' order.
+struct ArchetypeColumns<'a, 'de, L> {
+    list: &'a L,
+    staging: &'a mut Staging,
+    keys: &'a [Key<'de>],
+    dests: &'a [Option<ColumnDest>],
+}
+
+impl<'de, L: SaveList> DeserializeSeed<'de> for ArchetypeColumns<'_, '_, L> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(self)
+        deserializer.deserialize_tuple(self.keys.len(), self)
     }
 }
 
-impl<'de, L: SaveList> Visitor<'de> for ArchetypeColumns<'_, L> {
+impl<'de, L: SaveList> Visitor<'de> for ArchetypeColumns<'_, '_, L> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map of component key to values")
+        write!(f, "{} sequences of values, one per key", self.keys.len())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.staging.next_scope();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            load_keyed(self.list, &key, &mut map, self.staging, self.target)?;
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        for (key, dest) in self.keys.iter().zip(self.dests) {
+            let name = &key.name;
+            let read = match (key.entry, *dest) {
+                (Some((entry, ..)), Some(dest)) => {
+                    self.list.load_column(entry, &mut seq, self.staging, dest)
+                }
+                _ => seq.next_element::<IgnoredAny>().map(|read| read.map(drop)),
+            };
+            read.map_err(|e| A::Error::custom(format_args!("component `{name}`: {e}")))?
+                .ok_or_else(|| A::Error::custom(format_args!("component `{name}`: no values")))?;
+        }
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(A::Error::custom(format_args!(
+                "more value sequences than the {} keys",
+                self.keys.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The values of one table component of one archetype, read straight
+/// into the column at position `column` of a staged table whose rows for
+/// them were already pushed.
+pub(super) struct TableColumnSeed<'a, T> {
+    table: &'a mut Table,
+    column: usize,
+    len: u32,
+    ticks: ComponentTicks,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<'a, T> TableColumnSeed<'a, T> {
+    pub(super) fn new(
+        table: &'a mut Table,
+        column: usize,
+        len: u32,
+        ticks: ComponentTicks,
+    ) -> Self {
+        TableColumnSeed {
+            table,
+            column,
+            len,
+            ticks,
+            _type: PhantomData,
+        }
+    }
+}
+
+impl<'de, T: Component + DeserializeOwned> DeserializeSeed<'de> for TableColumnSeed<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Component + DeserializeOwned> Visitor<'de> for TableColumnSeed<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a sequence of {} values", self.len)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let len = self.len as usize;
+        let rows = self.table.entity_count();
+        assert!(
+            self.column < self.table.component_ids().len(),
+            "a column of the table"
+        );
+        // SAFETY: checked just above.
+        let column = unsafe { self.table.column_at_mut(self.column) };
+        debug_assert_eq!(column.len() + len, rows, "the rows were pushed first");
+        let mut read = 0;
+        while read < len {
+            let Some(value) = seq.next_element::<T>()? else {
+                break;
+            };
+            // SAFETY: the column is `T`'s (the staged table was made for
+            // the key's component and `column` is its position); it has
+            // fewer values than the table has rows (`read < len`), and a
+            // table's columns hold as many rows as it has entities.
+            unsafe { column.push_typed_within_capacity(value, self.ticks) };
+            read += 1;
+        }
+        if read == len && seq.next_element::<T>()?.is_some() {
+            return Err(A::Error::custom(format_args!(
+                "more than {len} values for {len} entities"
+            )));
+        }
+        if read != len {
+            return Err(A::Error::custom(format_args!(
+                "{read} values for {len} entities"
+            )));
         }
         Ok(())
     }

@@ -11,7 +11,7 @@
 //!                        allocator: (slots, [(free index, generation), ..])
 //!
 //!  columns  (fast)       resources:  { key: value, .. }
-//!                        archetypes: [ ([id, ..], { key: [value, ..], .. }), .. ]
+//!                        archetypes: [ ([id, ..], [key, ..], ([value, ..], ..)), .. ]
 //!                        allocator:  (slots, [(free index, generation), ..])
 //! ```
 //!
@@ -58,8 +58,10 @@ use std::{
 };
 
 use serde::{
-    de::{DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor},
-    ser::SerializeMap,
+    de::{
+        DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    },
+    ser::{SerializeMap, SerializeSeq, SerializeTuple},
     Serialize, Serializer,
 };
 
@@ -69,14 +71,15 @@ pub use row::SavedRows;
 use super::World;
 use crate::{
     archetype::Archetype,
-    component::{Component, StorageType},
+    change_detection::ComponentTicks,
+    component::{Component, ComponentId, StorageType},
     entity::{
         Entity, EntityHashMap, EntityHashSet, EntityLocation, EntityMapper, MapEntities,
         SceneEntityMapper,
     },
     resource::Resource,
 };
-use staging::{Staged, StagedComponent, StagedResource, Staging, Target};
+use staging::{ColumnDest, Staged, StagedComponent, StagedResource, Staging, Target};
 
 /// What a world save holds: components and resources, each under a key,
 /// built by chaining registrations.
@@ -373,7 +376,7 @@ impl<L: SaveList> SaveRegistry<L> {
     /// assert_eq!(
     ///     text,
     ///     format!(
-    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],{{"score":[5,6]}}]],"allocator":[2,[]]}}"#,
+    ///         r#"{{"resources":{{}},"archetypes":[[[{},{}],["score"],[[5,6]]]],"allocator":[2,[]]}}"#,
     ///         a.to_bits(),
     ///         b.to_bits()
     ///     )
@@ -438,7 +441,7 @@ impl<L: SaveList> SaveRegistry<L> {
         deserializer: D,
         options: LoadOptions,
     ) -> Result<LoadedEntities, D::Error> {
-        let mut staging = Staging::new(&self.list, options);
+        let mut staging = Staging::new(&self.list, options, world.change_tick());
         row::RowsSeed {
             list: &self.list,
             staging: &mut staging,
@@ -504,10 +507,11 @@ impl<L: SaveList> SaveRegistry<L> {
         deserializer: D,
         options: LoadOptions,
     ) -> Result<LoadedEntities, D::Error> {
-        let mut staging = Staging::new(&self.list, options);
+        let mut staging = Staging::new(&self.list, options, world.change_tick());
         column::ColumnsSeed {
             list: &self.list,
             staging: &mut staging,
+            world: &mut *world,
         }
         .deserialize(deserializer)?;
         commit(world, staging)
@@ -669,6 +673,7 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     let Staging {
         entities: saved,
         mut columns,
+        mut tables,
         allocator,
         ..
     } = staging;
@@ -700,6 +705,11 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
         };
     let kept = fresh_ids.is_none();
     let ids: &[Entity] = fresh_ids.as_deref().unwrap_or(&saved);
+    // A staged table's rows name the saved ids, and its values are not
+    // remapped: fresh ids take the way of the other values.
+    if !kept && !tables.is_empty() {
+        staging::destage(&mut columns, std::mem::take(&mut tables));
+    }
     // Live, but not anywhere until placed below (a reserved index's
     // location is already the invalid one): nothing reads the world in
     // between (the mapping sees only the mapper).
@@ -731,7 +741,8 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     // Archetype by archetype when nothing could tell that apart from
     // inserting component by component; the resources (and, otherwise,
     // the components) are committed in the registry's order.
-    if !place::place(world, &mut columns, ids) {
+    if !place::place(world, &mut columns, &mut tables, ids) {
+        staging::destage(&mut columns, tables);
         place::locate_in_empty(world, ids);
     }
     for column in columns {
@@ -780,13 +791,45 @@ pub trait SaveList: Send + Sync + 'static {
         map: &mut M,
     ) -> Result<(), M::Error>;
 
+    /// The keys of the components `archetype` has, in the order of
+    /// [`SaveList::serialize_columns`].
     #[doc(hidden)]
-    fn serialize_archetype<M: SerializeMap>(
+    fn serialize_keys<S: SerializeSeq>(
         &self,
         world: &World,
         archetype: &Archetype,
-        map: &mut M,
-    ) -> Result<(), M::Error>;
+        seq: &mut S,
+    ) -> Result<(), S::Error>;
+
+    /// The values of each component `archetype` has, one sequence per
+    /// component.
+    #[doc(hidden)]
+    fn serialize_columns<S: SerializeTuple>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        tuple: &mut S,
+    ) -> Result<(), S::Error>;
+
+    /// The entry of the component saved under `key` (its position among
+    /// the staged entries), its id (registering it) and its storage.
+    #[doc(hidden)]
+    fn component_entry(
+        &self,
+        key: &str,
+        world: &mut World,
+    ) -> Option<(usize, ComponentId, StorageType)>;
+
+    /// Reads the next element of `seq`, the values of the component entry
+    /// at position `entry`, to `dest`; `Ok(None)` when `seq` has no more.
+    #[doc(hidden)]
+    fn load_column<'de, A: SeqAccess<'de>>(
+        &self,
+        entry: usize,
+        seq: &mut A,
+        staging: &mut Staging,
+        dest: ColumnDest,
+    ) -> Result<Option<()>, A::Error>;
 
     #[doc(hidden)]
     fn count_resources(&self, world: &World) -> usize;
@@ -833,13 +876,40 @@ impl SaveList for () {
         Ok(())
     }
 
-    fn serialize_archetype<M: SerializeMap>(
+    fn serialize_keys<S: SerializeSeq>(
         &self,
         _world: &World,
         _archetype: &Archetype,
-        _map: &mut M,
-    ) -> Result<(), M::Error> {
+        _seq: &mut S,
+    ) -> Result<(), S::Error> {
         Ok(())
+    }
+
+    fn serialize_columns<S: SerializeTuple>(
+        &self,
+        _world: &World,
+        _archetype: &Archetype,
+        _tuple: &mut S,
+    ) -> Result<(), S::Error> {
+        Ok(())
+    }
+
+    fn component_entry(
+        &self,
+        _key: &str,
+        _world: &mut World,
+    ) -> Option<(usize, ComponentId, StorageType)> {
+        None
+    }
+
+    fn load_column<'de, A: SeqAccess<'de>>(
+        &self,
+        entry: usize,
+        _seq: &mut A,
+        _staging: &mut Staging,
+        _dest: ColumnDest,
+    ) -> Result<Option<()>, A::Error> {
+        unreachable!("entry {entry} is not a component entry")
     }
 
     fn count_resources(&self, _world: &World) -> usize {
@@ -922,20 +992,64 @@ impl<T: Component + Serialize + DeserializeOwned, L: SaveList> SaveList for (Sav
         Ok(())
     }
 
-    fn serialize_archetype<M: SerializeMap>(
+    fn serialize_keys<S: SerializeSeq>(
         &self,
         world: &World,
         archetype: &Archetype,
-        map: &mut M,
-    ) -> Result<(), M::Error> {
-        self.1.serialize_archetype(world, archetype, map)?;
+        seq: &mut S,
+    ) -> Result<(), S::Error> {
+        self.1.serialize_keys(world, archetype, seq)?;
         if saved_in::<T>(world, archetype) {
-            map.serialize_entry(
-                &*self.0.key,
-                &column::ColumnValues::<T>::new(world, archetype),
-            )?;
+            seq.serialize_element(&*self.0.key)?;
         }
         Ok(())
+    }
+
+    fn serialize_columns<S: SerializeTuple>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        tuple: &mut S,
+    ) -> Result<(), S::Error> {
+        self.1.serialize_columns(world, archetype, tuple)?;
+        if saved_in::<T>(world, archetype) {
+            tuple.serialize_element(&column::ColumnValues::<T>::new(world, archetype))?;
+        }
+        Ok(())
+    }
+
+    fn component_entry(
+        &self,
+        key: &str,
+        world: &mut World,
+    ) -> Option<(usize, ComponentId, StorageType)> {
+        if self.0.key != key {
+            return self.1.component_entry(key, world);
+        }
+        Some((L::LEN, world.register_component::<T>(), T::STORAGE_TYPE))
+    }
+
+    fn load_column<'de, A: SeqAccess<'de>>(
+        &self,
+        entry: usize,
+        seq: &mut A,
+        staging: &mut Staging,
+        dest: ColumnDest,
+    ) -> Result<Option<()>, A::Error> {
+        if entry != L::LEN {
+            return self.1.load_column(entry, seq, staging, dest);
+        }
+        match dest {
+            ColumnDest::Table { table, column, len } => {
+                let ticks = ComponentTicks::new(staging.tick);
+                let table = &mut staging.tables[table].table;
+                seq.next_element_seed(column::TableColumnSeed::<T>::new(table, column, len, ticks))
+            }
+            ColumnDest::Staged { start, len } => {
+                let column = staging.column_mut::<StagedComponent<T>>(entry);
+                seq.next_element_seed(column::ColumnSeed { column, start, len })
+            }
+        }
     }
 
     fn count_resources(&self, world: &World) -> usize {
@@ -1006,13 +1120,41 @@ impl<R: Resource + Serialize + DeserializeOwned, L: SaveList> SaveList for (Save
         self.1.serialize_entity(world, archetype, entity, map)
     }
 
-    fn serialize_archetype<M: SerializeMap>(
+    fn serialize_keys<S: SerializeSeq>(
         &self,
         world: &World,
         archetype: &Archetype,
-        map: &mut M,
-    ) -> Result<(), M::Error> {
-        self.1.serialize_archetype(world, archetype, map)
+        seq: &mut S,
+    ) -> Result<(), S::Error> {
+        self.1.serialize_keys(world, archetype, seq)
+    }
+
+    fn serialize_columns<S: SerializeTuple>(
+        &self,
+        world: &World,
+        archetype: &Archetype,
+        tuple: &mut S,
+    ) -> Result<(), S::Error> {
+        self.1.serialize_columns(world, archetype, tuple)
+    }
+
+    fn component_entry(
+        &self,
+        key: &str,
+        world: &mut World,
+    ) -> Option<(usize, ComponentId, StorageType)> {
+        self.1.component_entry(key, world)
+    }
+
+    fn load_column<'de, A: SeqAccess<'de>>(
+        &self,
+        entry: usize,
+        seq: &mut A,
+        staging: &mut Staging,
+        dest: ColumnDest,
+    ) -> Result<Option<()>, A::Error> {
+        debug_assert_ne!(entry, L::LEN, "a resource entry has no column");
+        self.1.load_column(entry, seq, staging, dest)
     }
 
     fn count_resources(&self, world: &World) -> usize {
@@ -1114,12 +1256,13 @@ fn entity_from_bits<E: serde::de::Error>(bits: u64) -> Result<Entity, E> {
 }
 
 /// The `visit_seq` and `visit_map` of a top-level visitor with fields
-/// `list` and `staging`: the resources, then the second part, then the
+/// `list` and `staging` and a method `second` giving the seed of the second
+/// part: the resources, then the second part, then the
 /// allocator (which may be left out), read as a struct (self-describing
 /// formats) or a sequence (compact ones).
 macro_rules! visit_top_level {
-    ($second_name:literal, $second:ident) => {
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    ($second_name:literal) => {
+        fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
             let expected = concat!("resources, then ", $second_name);
             let resources = super::KeyedValues {
                 list: self.list,
@@ -1128,11 +1271,7 @@ macro_rules! visit_top_level {
             };
             seq.next_element_seed(resources)?
                 .ok_or_else(|| A::Error::invalid_length(0, &expected))?;
-            let second = $second {
-                list: self.list,
-                staging: &mut *self.staging,
-            };
-            seq.next_element_seed(second)?
+            seq.next_element_seed(self.second())?
                 .ok_or_else(|| A::Error::invalid_length(1, &expected))?;
             // The allocator comes last and may be left out.
             self.staging.allocator = seq
@@ -1141,7 +1280,7 @@ macro_rules! visit_top_level {
             Ok(())
         }
 
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
             const FIELDS: &[&str] = &["resources", $second_name, "allocator"];
             let (mut resources, mut second) = (false, false);
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
@@ -1154,10 +1293,7 @@ macro_rules! visit_top_level {
                     })?;
                 } else if key == $second_name && !second {
                     second = true;
-                    map.next_value_seed($second {
-                        list: self.list,
-                        staging: &mut *self.staging,
-                    })?;
+                    map.next_value_seed(self.second())?;
                 } else if key == "allocator" && self.staging.allocator.is_none() {
                     self.staging.allocator = Some(
                         map.next_value()
@@ -1202,7 +1338,8 @@ mod staging {
     use crate::{
         change_detection::{ComponentTicks, Tick},
         component::ComponentId,
-        storage::TableId,
+        storage::{Table, TableId},
+        utils::DropPanics,
     };
 
     /// Where the values being read go.
@@ -1216,10 +1353,43 @@ mod staging {
         Resource,
     }
 
+    /// Where the values of one component of an archetype in the column
+    /// format go.
+    #[derive(Clone, Copy)]
+    pub enum ColumnDest {
+        /// Straight into the column at position `column` of the staged
+        /// table `table`, `len` values.
+        Table {
+            table: usize,
+            column: usize,
+            len: u32,
+        },
+        /// Into the entry's staged values, for `len` staged entities from
+        /// `start`.
+        Staged { start: u32, len: u32 },
+    }
+
+    /// Table components of the column format, read straight into a table
+    /// of their own (apart from the world) laid out as the world's table
+    /// for them is: an empty world table takes its memory as it is.
+    pub struct StagedTable {
+        pub(super) table: Table,
+        /// The registry entry of each column, by column position.
+        pub(super) entries: Vec<usize>,
+        /// The staged positions of its rows as runs `(start, len)`, in row
+        /// order (ascending).
+        pub(super) runs: Vec<(u32, u32)>,
+    }
+
     /// Everything a load read, held apart from the world until it is whole.
     pub struct Staging {
         pub(super) entities: Vec<Entity>,
         pub(super) columns: Vec<Box<dyn Staged>>,
+        /// The staged tables of the column format, one per set of table
+        /// components.
+        pub(super) tables: Vec<StagedTable>,
+        /// The tick the values are added at.
+        pub(super) tick: Tick,
         /// The saved allocator: the number of index slots, and the free
         /// list with each index's generation.
         pub(super) allocator: Option<(u32, Vec<(u32, u32)>)>,
@@ -1231,12 +1401,14 @@ mod staging {
     }
 
     impl Staging {
-        pub(super) fn new<L: SaveList>(list: &L, options: LoadOptions) -> Self {
+        pub(super) fn new<L: SaveList>(list: &L, options: LoadOptions, tick: Tick) -> Self {
             let mut columns = Vec::with_capacity(L::LEN);
             list.stage(&mut columns);
             Staging {
                 entities: Vec::new(),
                 columns,
+                tables: Vec::new(),
+                tick,
                 allocator: None,
                 seen: vec![0; L::LEN],
                 scope: 0,
@@ -1292,6 +1464,73 @@ mod staging {
         unsafe fn write_placed(&mut self, world: &mut World, id: ComponentId, placed: Placed<'_>);
         /// Inserts the values; `ids` are the new entities by staged position.
         fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]);
+        /// Makes room for `additional` more staged values.
+        fn reserve_values(&mut self, additional: usize);
+        /// Moves the values of `rows` of `table`'s column at position
+        /// `column` onto the staged values, for the staged positions from
+        /// `start` on.
+        ///
+        /// # Safety
+        /// The column holds this entry's component; `rows` are initialised
+        /// rows of it, which the caller forgets afterwards (they are moved,
+        /// not copied); room for them was reserved.
+        unsafe fn take_rows(
+            &mut self,
+            table: &Table,
+            column: usize,
+            rows: std::ops::Range<usize>,
+            start: u32,
+        );
+    }
+
+    /// Moves every value of the staged tables onto their entries' staged
+    /// values, in staged position order, for a load that inserts component
+    /// by component (or remaps entities) after all.
+    pub(in crate::world::save) fn destage(
+        columns: &mut [Box<dyn Staged>],
+        mut tables: Vec<StagedTable>,
+    ) {
+        // Every run of every table, by staged position: (start, len,
+        // table, first row).
+        let mut runs: Vec<(u32, u32, usize, usize)> = Vec::new();
+        for (index, staged) in tables.iter().enumerate() {
+            let mut row = 0;
+            for &(start, len) in &staged.runs {
+                runs.push((start, len, index, row));
+                row += len as usize;
+            }
+            debug_assert_eq!(row, staged.table.entity_count());
+        }
+        runs.sort_unstable_by_key(|run| run.0);
+        // Room first: from here on until the tables forget their values
+        // nothing can panic.
+        let mut counts = vec![0usize; columns.len()];
+        for staged in &tables {
+            for &entry in &staged.entries {
+                counts[entry] += staged.table.entity_count();
+            }
+        }
+        for (column, count) in columns.iter_mut().zip(counts) {
+            column.reserve_values(count);
+        }
+        for &(start, len, index, row) in &runs {
+            let staged = &tables[index];
+            for (column, &entry) in staged.entries.iter().enumerate() {
+                // SAFETY: the column holds the entry's component (it was
+                // read for it); the rows are initialised (a staged table is
+                // whole once read); each row is taken once (the runs are
+                // disjoint) and forgotten below; room was reserved above.
+                unsafe {
+                    columns[entry].take_rows(&staged.table, column, row..row + len as usize, start);
+                }
+            }
+        }
+        for staged in &mut tables {
+            let moved = vec![true; staged.table.entity_count()];
+            let mut panics = DropPanics::default();
+            staged.table.clear_keeping(|_| Some(&moved), &mut panics);
+            panics.finish();
+        }
     }
 
     /// Where [`super::place`] put the staged entities.
@@ -1431,6 +1670,32 @@ mod staging {
             debug_assert_eq!(taken, staged, "every value moved");
         }
 
+        fn reserve_values(&mut self, additional: usize) {
+            self.values.reserve(additional);
+        }
+
+        unsafe fn take_rows(
+            &mut self,
+            table: &Table,
+            column: usize,
+            rows: std::ops::Range<usize>,
+            start: u32,
+        ) {
+            debug_assert!(self.values.capacity() - self.values.len() >= rows.len());
+            let len = rows.len() as u32;
+            // SAFETY: the column holds `T`s (caller); `column` is one of
+            // the table's columns.
+            let src = unsafe { table.column_at_unchecked(column) }
+                .data_ptr()
+                .cast::<T>();
+            for row in rows {
+                // SAFETY: an initialised row, moved out once (caller); the
+                // push has room (caller), so it cannot panic.
+                self.values.push(unsafe { src.add(row).read() });
+            }
+            self.extend_rows(start, len);
+        }
+
         fn commit(self: Box<Self>, world: &mut World, ids: &[Entity]) {
             let StagedComponent { runs, values, .. } = *self;
             if values.is_empty() {
@@ -1471,6 +1736,12 @@ mod staging {
             if let Some(value) = self.0 {
                 world.insert_resource(value);
             }
+        }
+
+        fn reserve_values(&mut self, _additional: usize) {}
+
+        unsafe fn take_rows(&mut self, _: &Table, _: usize, _: std::ops::Range<usize>, _: u32) {
+            unreachable!("a resource has no table column")
         }
     }
 }

@@ -18,7 +18,7 @@
 
 use hashbrown::HashMap;
 
-use super::staging::{Placed, Staged};
+use super::staging::{Placed, Staged, StagedTable};
 use crate::{
     archetype::ArchetypeId, component::ComponentId, entity::Entity, observer::Lifecycle,
     storage::TableId, world::World,
@@ -26,18 +26,25 @@ use crate::{
 
 /// Places the staged entities `ids`, live but not yet anywhere (their
 /// locations invalid), into their final archetypes, and moves every staged
-/// component value into its row. Returns `false`, having changed nothing
-/// but registrations and archetypes (which a load by inserts would have
-/// made too), when the load must insert component by component instead
+/// component value into its row: the staged tables' rows by whole tables,
+/// the other values one run at a time. Returns `false`, having changed
+/// nothing but registrations and archetypes (which a load by inserts would
+/// have made too), when the load must insert component by component instead
 /// (see the module docs); the caller then puts the entities in the empty
 /// archetype with [`locate_in_empty`].
-pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[Entity]) -> bool {
+pub(super) fn place(
+    world: &mut World,
+    columns: &mut [Box<dyn Staged>],
+    tables: &mut [StagedTable],
+    ids: &[Entity],
+) -> bool {
     let n = ids.len();
     let Ok(n32) = u32::try_from(n) else {
         return false;
     };
-    // Each component column's id and runs of staged positions.
-    let mut terms: Vec<(usize, ComponentId)> = Vec::new();
+    // Each component's id and where its values are: a staged entry, or a
+    // staged table (all its columns share its runs).
+    let mut terms: Vec<(Source, ComponentId)> = Vec::new();
     let mut bounds: Vec<u32> = vec![0, n32];
     for (index, column) in columns.iter().enumerate() {
         // A component with no value staged takes no part (it may not even
@@ -48,24 +55,22 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
         let Some(id) = column.component_id(world) else {
             continue;
         };
-        // Ascending, apart, within the staged entities, one per value: so
-        // they are by construction; checked, since a mistake would write
-        // values to rows not reserved for them.
-        let runs = column.runs();
-        let mut end = 0usize;
-        let mut count = 0usize;
-        for &(start, len) in runs {
-            if (start as usize) < end || len == 0 {
-                return false;
-            }
-            end = start as usize + len as usize;
-            count += len as usize;
-        }
-        if end > n || count != column.value_count() {
+        if !push_runs(&mut bounds, column.runs(), column.value_count(), n) {
             return false;
         }
-        bounds.extend(runs.iter().flat_map(|&(start, len)| [start, start + len]));
-        terms.push((index, id));
+        terms.push((Source::Entry(index), id));
+    }
+    for (index, staged) in tables.iter().enumerate() {
+        if !push_runs(&mut bounds, &staged.runs, staged.table.entity_count(), n) {
+            return false;
+        }
+        terms.extend(
+            staged
+                .table
+                .component_ids()
+                .iter()
+                .map(|&id| (Source::Table(index), id)),
+        );
     }
     bounds.sort_unstable();
     bounds.dedup();
@@ -80,8 +85,8 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
     for pair in bounds.windows(2) {
         let (start, end) = (pair[0], pair[1]);
         set.clear();
-        for (&(index, id), cursor) in terms.iter().zip(&mut cursors) {
-            let runs = columns[index].runs();
+        for (&(source, id), cursor) in terms.iter().zip(&mut cursors) {
+            let runs = source.runs(columns, tables);
             while runs.get(*cursor).is_some_and(|run| run.0 + run.1 <= start) {
                 *cursor += 1;
             }
@@ -120,16 +125,50 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
         }
     }
 
+    // Each staged table goes whole into the world's table of its
+    // components: the one every segment of its runs is placed in.
+    let mut staged_runs: Vec<(u32, u32, usize, usize)> = Vec::new();
+    for (index, staged) in tables.iter().enumerate() {
+        let mut row = 0;
+        for &(start, len) in &staged.runs {
+            staged_runs.push((start, start + len, index, row));
+            row += len as usize;
+        }
+    }
+    staged_runs.sort_unstable_by_key(|run| run.0);
+    let mut targets: Vec<Option<TableId>> = vec![None; tables.len()];
+    let mut cursor = 0;
+    for &(start, end, table_id) in &segments {
+        while staged_runs.get(cursor).is_some_and(|run| run.1 <= start) {
+            cursor += 1;
+        }
+        match staged_runs.get(cursor) {
+            Some(&(run_start, run_end, index, _)) if run_start <= start => {
+                debug_assert!(end <= run_end, "a segment ends at the latest with its run");
+                match targets[index] {
+                    None => targets[index] = Some(table_id),
+                    Some(target) if target == table_id => {}
+                    // Not the table of its components: never so, but then
+                    // inserting is the way that cannot go wrong.
+                    Some(_) => return false,
+                }
+            }
+            _ => {}
+        }
+    }
+
     // From here on nothing can fail, and no user code runs until every
     // value is in place.
     // Room first, summed per archetype and per table (archetypes may share
-    // one): each grows once.
+    // one): each grows once. A staged table brings its own rows.
     let mut archetype_rows: HashMap<ArchetypeId, usize> = HashMap::default();
     let mut table_rows: HashMap<TableId, usize> = HashMap::default();
     for (segment, &archetype_id) in segments.iter().zip(&archetypes) {
         let len = (segment.1 - segment.0) as usize;
         *archetype_rows.entry(archetype_id).or_default() += len;
-        *table_rows.entry(segment.2).or_default() += len;
+        if !targets.contains(&Some(segment.2)) {
+            *table_rows.entry(segment.2).or_default() += len;
+        }
     }
     for (&archetype_id, &count) in &archetype_rows {
         world.archetypes[archetype_id].reserve(count);
@@ -137,9 +176,28 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
     for (&table_id, &count) in &table_rows {
         world.storages.tables[table_id].reserve(count);
     }
+    let mut first_rows = vec![0usize; tables.len()];
+    for (index, staged) in tables.iter_mut().enumerate() {
+        let target = targets[index].expect("every staged table has rows, so a segment");
+        first_rows[index] = world.storages.tables[target].append_table(&mut staged.table);
+    }
+    let mut cursor = 0;
     for (&(start, end, table_id), &archetype_id) in segments.iter().zip(&archetypes) {
         let run = &ids[start as usize..end as usize];
-        let first_table_row = world.storages.tables[table_id].push_entities(run).index();
+        while staged_runs.get(cursor).is_some_and(|r| r.1 <= start) {
+            cursor += 1;
+        }
+        let first_table_row = match staged_runs.get(cursor) {
+            Some(&(run_start, _, index, row)) if run_start <= start => {
+                first_rows[index] + row + (start - run_start) as usize
+            }
+            _ => world.storages.tables[table_id].push_entities(run).index(),
+        };
+        debug_assert_eq!(
+            world.storages.tables[table_id].entities()[first_table_row..][..run.len()],
+            *run,
+            "the rows of the run hold its entities"
+        );
         let first_archetype_row =
             world.archetypes[archetype_id].allocate_moved(run, first_table_row);
         // SAFETY: every entity of the run is live (flushed) and now at
@@ -160,13 +218,59 @@ pub(super) fn place(world: &mut World, columns: &mut [Box<dyn Staged>], ids: &[E
         segments: &segments,
         tick: world.change_tick(),
     };
-    for &(index, id) in &terms {
+    for &(source, id) in &terms {
+        let Source::Entry(index) = source else {
+            continue;
+        };
         // SAFETY: `id` is the entry's component; each position with a
         // value of it was placed above in its segment's table, that of an
         // archetype holding the component, whose rows were pushed in
         // position order.
         unsafe { columns[index].write_placed(world, id, placed) };
     }
+    true
+}
+
+/// Where a component's staged values are.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The staged entry at this position.
+    Entry(usize),
+    /// The staged table at this position.
+    Table(usize),
+}
+
+impl Source {
+    fn runs<'a>(
+        self,
+        columns: &'a [Box<dyn Staged>],
+        tables: &'a [StagedTable],
+    ) -> &'a [(u32, u32)] {
+        match self {
+            Source::Entry(index) => columns[index].runs(),
+            Source::Table(index) => &tables[index].runs,
+        }
+    }
+}
+
+/// Adds the bounds of `runs`, the staged positions of `count` values, to
+/// `bounds`; `false` unless they are ascending, apart and within the `n`
+/// staged entities, one per value. They are so by construction; checked,
+/// since a mistake would write values to rows not reserved for them.
+fn push_runs(bounds: &mut Vec<u32>, runs: &[(u32, u32)], count: usize, n: usize) -> bool {
+    let mut end = 0usize;
+    let mut total = 0usize;
+    for &(start, len) in runs {
+        if (start as usize) < end || len == 0 {
+            return false;
+        }
+        end = start as usize + len as usize;
+        total += len as usize;
+    }
+    if end > n || total != count {
+        return false;
+    }
+    bounds.extend(runs.iter().flat_map(|&(start, len)| [start, start + len]));
     true
 }
 

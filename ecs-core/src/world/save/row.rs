@@ -134,7 +134,16 @@ impl<'de, L: SaveList> Visitor<'de> for RowsSeed<'_, L> {
         f.write_str("a world in the row format: resources, entities, then the allocator")
     }
 
-    super::visit_top_level!("entities", EntitiesSeed);
+    super::visit_top_level!("entities");
+}
+
+impl<L> RowsSeed<'_, L> {
+    fn second(&mut self) -> EntitiesSeed<'_, L> {
+        EntitiesSeed {
+            list: self.list,
+            staging: &mut *self.staging,
+        }
+    }
 }
 
 /// The sequence of entities.
