@@ -1200,3 +1200,163 @@ fn a_column_load_fills_the_tables_the_world_then_grows() {
         .count();
     assert_eq!(changed, 200, "loaded and spawned values are added");
 }
+
+/// A component whose hook registration (user code, run when it is first
+/// registered) panics.
+#[derive(Serialize, Deserialize, Debug)]
+struct HooksPanic(u32);
+
+impl Component for HooksPanic {
+    const STORAGE_TYPE: ecs::component::StorageType = ecs::component::StorageType::Table;
+    type Mutability = ecs::component::Mutable;
+    fn register_component_hooks(_: &mut ecs::lifecycle::ComponentHooks) {
+        panic!("HooksPanic registers no hooks");
+    }
+}
+
+#[test]
+fn a_panic_registering_a_loaded_component_leaves_no_entity_half_made() {
+    let registry = SaveRegistry::new()
+        .component_with_key::<Pos>("pos")
+        .component_with_key::<HooksPanic>("hooks");
+    let one = id(0);
+    // Into a world with entities (fresh ids), an empty one without an
+    // allocator (kept ids), a fresh one with the allocator (restored).
+    let cases = [
+        (
+            3,
+            format!(r#"{{"resources":{{}},"entities":[[{one},{{"hooks":1}}]]}}"#),
+        ),
+        (
+            0,
+            format!(r#"{{"resources":{{}},"entities":[[{one},{{"hooks":1}}]]}}"#),
+        ),
+        (
+            0,
+            format!(
+                r#"{{"resources":{{}},"entities":[[{one},{{"hooks":1}}]],"allocator":[1,[]]}}"#
+            ),
+        ),
+    ];
+    for (residents, text) in cases {
+        let mut world = World::new();
+        for i in 0..residents {
+            world.spawn(Pos(i, 0));
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load(
+                &registry,
+                &mut world,
+                &text,
+                Format::Rows,
+                Default::default(),
+            )
+        }));
+        assert!(result.is_err(), "{text}: the panic reaches the caller");
+        consistent(&world);
+        assert_eq!(world.entity_count(), residents as usize, "{text}");
+        assert_eq!(
+            world.query::<Entity>().iter(&world).count(),
+            residents as usize
+        );
+    }
+}
+
+#[test]
+fn a_kept_index_past_what_the_save_can_name_is_an_error() {
+    let registry = registry();
+    let far = Entity::from_raw(4_000_000_000).to_bits();
+    let near = id(3);
+    let without = format!(r#"{{"resources":{{}},"entities":[[{near},{{}}],[{far},{{}}]]}}"#);
+    // With an allocator (ignored, since the world once had an entity), the
+    // slot count bounds the indices.
+    let with = format!(
+        r#"{{"resources":{{}},"entities":[[{near},{{}}],[{},{{}}]],"allocator":[5,[]]}}"#,
+        id(7)
+    );
+    for (text, expected) in [
+        (without, "too far past the 2 saved entities"),
+        (with, "past the allocator's 5 slots"),
+    ] {
+        let mut world = World::new();
+        let old = world.spawn_empty().id();
+        world.despawn(old);
+        let error = load(
+            &registry,
+            &mut world,
+            &text,
+            Format::Rows,
+            Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("entity #1"), "{error}");
+        assert!(error.contains(expected), "{error}");
+        consistent(&world);
+        assert_eq!(world.entity_count(), 0);
+    }
+}
+
+#[test]
+fn a_reference_to_an_unsaved_entity_stays_dead_when_ids_are_kept() {
+    let registry = registry();
+    let mut source = World::new();
+    let a = source.spawn(Pos(0, 0)).id();
+    let b = source.spawn(Pos(1, 1)).id();
+    source.entity_mut(a).insert(Follows(b));
+    source.despawn(b);
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        // Empty but not fresh: ids are kept, the saved allocator is not.
+        let mut world = World::new();
+        let old = world.spawn_empty().id();
+        world.despawn(old);
+        let loaded = load(&registry, &mut world, &text, format, Default::default()).unwrap();
+        assert!(loaded.ids_kept(), "{format:?}");
+        let target = world.get::<Follows>(a).unwrap().0;
+        let spawned: Vec<Entity> = (0..4).map(|_| world.spawn(Pos(9, 9)).id()).collect();
+        assert!(
+            !spawned.contains(&target),
+            "{format:?}: {target:?} names a live entity"
+        );
+        assert!(!world.contains_entity(target), "{format:?}");
+        consistent(&world);
+        // Into a fresh world the saved allocator comes back: the reference
+        // is left as saved, and the allocator never hands out that id.
+        let mut fresh = World::new();
+        load(&registry, &mut fresh, &text, format, Default::default()).unwrap();
+        assert_eq!(fresh.get::<Follows>(a), Some(&Follows(b)), "{format:?}");
+        let spawned: Vec<Entity> = (0..4).map(|_| fresh.spawn(Pos(9, 9)).id()).collect();
+        assert!(!spawned.contains(&b), "{format:?}");
+    }
+}
+
+#[test]
+fn an_observer_despawning_a_loaded_entity_drops_its_later_values() {
+    let registry = registry();
+    let mut source = World::new();
+    let kept: Vec<Entity> = (0..6)
+        .map(|i| source.spawn((Pos(i, i), Vel(i, i))).id())
+        .collect();
+    source.insert_resource(Round(3));
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        let mut world = World::new();
+        world.add_observer(|add: On<Add<Pos>>, mut commands: Commands| {
+            if add.entity.index().is_multiple_of(2) {
+                commands.entity(add.entity).despawn();
+            }
+        });
+        let loaded = load(&registry, &mut world, &text, format, Default::default()).unwrap();
+        consistent(&world);
+        assert_eq!(world.get_resource::<Round>(), Some(&Round(3)), "{format:?}");
+        for &e in &kept {
+            let new = loaded.get(e).unwrap();
+            let alive = new.index() % 2 == 1;
+            assert_eq!(world.contains_entity(new), alive, "{format:?}");
+            if alive {
+                assert_eq!(world.get::<Vel>(new), source.get::<Vel>(e), "{format:?}");
+            }
+        }
+    }
+}

@@ -432,6 +432,7 @@ fn stage_table(
         let rows = &staging.entities[start as usize..(start + len) as usize];
         staged.table.push_entities(rows);
         match staged.runs.last_mut() {
+            _ if len == 0 => {}
             Some(run) if run.0 + run.1 == start => run.1 += len,
             _ => staged.runs.push((start, len)),
         }

@@ -26,18 +26,23 @@
 //! observers of the inserted components run).
 //!
 //! Into a world with no entities, every entity keeps its saved id (index
-//! and generation), and references inside components are left as they
-//! are. Into a fresh world (one that never had an entity), the allocator
-//! comes back as saved too: the entities spawned after the load get the
-//! ids they would have got in the saved world, so a deterministic program
-//! carries on exactly (the `allocator` field may be left out of a
-//! hand-written input; then only the saved ids are kept). Into any other
-//! world, each saved entity gets a fresh one. Either way the load returns
-//! [`LoadedEntities`], each saved id with the entity it became, and the
-//! components registered with [`SaveRegistry::mapped_component`] have
-//! their entity references remapped through it; a reference to an entity
-//! that was not saved becomes a dead handle that never names a live
-//! entity (as [`SceneEntityMapper`] does).
+//! and generation). Into a fresh world (one that never had an entity), the
+//! allocator comes back as saved too: the entities spawned after the load
+//! get the ids they would have got in the saved world, so a deterministic
+//! program carries on exactly, and references inside components are left
+//! as they are (the `allocator` field may be left out of a hand-written
+//! input; then only the saved ids are kept, and no index may be more than
+//! 2^20 past the number of saved entities). Into any other world, each
+//! saved entity gets a fresh one. Either way the load returns
+//! [`LoadedEntities`], each saved id with the entity it became, and unless
+//! the allocator came back, the components registered with
+//! [`SaveRegistry::mapped_component`] have their entity references
+//! remapped through it; a reference to an entity that was not saved
+//! becomes a dead handle that never names a live entity (as
+//! [`SceneEntityMapper`] does).
+//!
+//! When a hook or observer of a loaded component despawns a loaded entity,
+//! the values the load had not yet inserted on it are dropped.
 //!
 //! # Keys
 //! The default key is [`std::any::type_name`], which names the type with
@@ -679,6 +684,8 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     } = staging;
     let count = u32::try_from(saved.len()).map_err(|_| E::custom("too many entities"))?;
     let tick = world.change_tick();
+    let saved_slots = allocator.as_ref().map(|&(slots, _)| slots);
+    let restored = allocator.is_some() && world.entities.is_fresh();
     // The allocator refuses an index named twice; the error then names the
     // entity saved twice, if that is what went wrong.
     let fresh_ids: Option<Vec<Entity>> =
@@ -692,6 +699,11 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
                 })?;
             None
         } else if world.entities.is_empty() {
+            // Each index below the largest kept one gets a slot: a corrupt
+            // index must not make room for billions.
+            if let Some(error) = index_out_of_range(&saved, saved_slots) {
+                return Err(error);
+            }
             world.entities.reserve_at(&saved).map_err(|e| {
                 saved_twice(&saved)
                     .unwrap_or_else(|| E::custom(format_args!("entity id {e:?} is in use")))
@@ -705,9 +717,20 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
         };
     let kept = fresh_ids.is_none();
     let ids: &[Entity] = fresh_ids.as_deref().unwrap_or(&saved);
+    // References are remapped unless the saved allocator came back: kept
+    // ids then name what they named when saved, and a reference to an
+    // entity that was not saved is dead in the restored allocator too.
+    // Otherwise such a reference becomes a dead handle (and a saved one
+    // names its new entity).
+    let remap = !restored
+        && (columns.iter().any(|c| c.maps_entities())
+            || tables
+                .iter()
+                .any(|t| t.entries.iter().any(|&e| columns[e].has_mapper())));
     // A staged table's rows name the saved ids, and its values are not
-    // remapped: fresh ids take the way of the other values.
-    if !kept && !tables.is_empty() {
+    // remapped: fresh ids, or references to remap, take the way of the
+    // other values.
+    if (!kept || remap) && !tables.is_empty() {
         staging::destage(&mut columns, std::mem::take(&mut tables));
     }
     // Live, but not anywhere until placed below (a reserved index's
@@ -716,9 +739,7 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     world.entities.flush(tick, |_, location| {
         debug_assert_eq!(location.archetype_id, EntityLocation::INVALID.archetype_id);
     });
-    // Kept ids need no remapping: a reference names what it named when
-    // saved (and mapping would take an index from the allocator).
-    if !kept && columns.iter().any(|c| c.maps_entities()) {
+    if remap {
         let mut scratch = EntityHashMap::<Entity>::default();
         scratch.extend(saved.iter().copied().zip(ids.iter().copied()));
         let mapped = catch_unwind(AssertUnwindSafe(|| {
@@ -741,9 +762,25 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     // Archetype by archetype when nothing could tell that apart from
     // inserting component by component; the resources (and, otherwise,
     // the components) are committed in the registry's order.
-    if !place::place(world, &mut columns, &mut tables, ids) {
-        staging::destage(&mut columns, tables);
-        place::locate_in_empty(world, ids);
+    // Registering the components and working out what they require run
+    // user code: if it panics, the new entities, which are nowhere yet,
+    // are given up (they have no component, so despawning them runs none).
+    let plan = catch_unwind(AssertUnwindSafe(|| {
+        place::plan(world, &columns, &tables, ids)
+    }));
+    match plan {
+        Ok(Some(plan)) => place::apply(world, plan, &mut columns, &mut tables, ids),
+        Ok(None) => {
+            staging::destage(&mut columns, tables);
+            place::locate_in_empty(world, ids);
+        }
+        Err(payload) => {
+            place::locate_in_empty(world, ids);
+            for &entity in ids {
+                world.despawn(entity);
+            }
+            resume_unwind(payload);
+        }
     }
     for column in columns {
         column.commit(world, ids);
@@ -753,6 +790,35 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
         new: fresh_ids,
         map: OnceLock::new(),
     })
+}
+
+/// The furthest a kept index may be past the saved entities' count, in a
+/// save without an allocator (which would give the slot count).
+const INDEX_SLACK: usize = 1 << 20;
+
+/// The error naming the first saved entity whose index is beyond what the
+/// save can name: the allocator's slot count, or without one the count of
+/// saved entities plus [`INDEX_SLACK`].
+fn index_out_of_range<E: serde::de::Error>(saved: &[Entity], slots: Option<u32>) -> Option<E> {
+    let limit = slots.map_or(saved.len().saturating_add(INDEX_SLACK), |slots| {
+        slots as usize
+    });
+    let position = saved
+        .iter()
+        .position(|entity| entity.index() as usize >= limit)?;
+    let entity = saved[position];
+    Some(E::custom(match slots {
+        Some(slots) => format!(
+            "entity #{position}: id {entity:?} has index {}, past the allocator's {slots} slots",
+            entity.index()
+        ),
+        None => format!(
+            "entity #{position}: id {entity:?} has index {}, too far past the {} saved entities \
+             for a save without an allocator (at most {INDEX_SLACK} past them)",
+            entity.index(),
+            saved.len()
+        ),
+    }))
 }
 
 /// The error naming the first entity saved twice, if one is.
@@ -1443,6 +1509,9 @@ mod staging {
     pub trait Staged: Any {
         fn as_any(&mut self) -> &mut dyn Any;
         fn maps_entities(&self) -> bool;
+        /// Whether the entry remaps entity references (with or without
+        /// values staged).
+        fn has_mapper(&self) -> bool;
         fn map_entities(&mut self, mapper: &mut dyn EntityMapper);
         /// The component's id (registering it), `None` for a resource.
         fn component_id(&self, world: &mut World) -> Option<ComponentId>;
@@ -1595,6 +1664,10 @@ mod staging {
             self.map.is_some() && !self.values.is_empty()
         }
 
+        fn has_mapper(&self) -> bool {
+            self.map.is_some()
+        }
+
         fn map_entities(&mut self, mapper: &mut dyn EntityMapper) {
             if let Some(map) = self.map {
                 for value in &mut self.values {
@@ -1701,7 +1774,10 @@ mod staging {
             if values.is_empty() {
                 return;
             }
-            world.insert_batch(positions(&runs).map(|row| ids[row as usize]).zip(values));
+            // An observer of an earlier insert may have despawned an
+            // entity: its later values are dropped, not an error.
+            let _ =
+                world.try_insert_batch(positions(&runs).map(|row| ids[row as usize]).zip(values));
         }
     }
 
@@ -1713,6 +1789,10 @@ mod staging {
         }
 
         fn maps_entities(&self) -> bool {
+            false
+        }
+
+        fn has_mapper(&self) -> bool {
             false
         }
 

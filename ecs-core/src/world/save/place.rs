@@ -24,24 +24,37 @@ use crate::{
     storage::TableId, world::World,
 };
 
-/// Places the staged entities `ids`, live but not yet anywhere (their
-/// locations invalid), into their final archetypes, and moves every staged
-/// component value into its row: the staged tables' rows by whole tables,
-/// the other values one run at a time. Returns `false`, having changed
-/// nothing but registrations and archetypes (which a load by inserts would
-/// have made too), when the load must insert component by component instead
-/// (see the module docs); the caller then puts the entities in the empty
-/// archetype with [`locate_in_empty`].
-pub(super) fn place(
+/// How the staged entities go into their final archetypes, worked out by
+/// [`plan`] and carried out by [`apply`].
+pub(super) struct Plan {
+    /// Each component's id and where its values are.
+    terms: Vec<(Source, ComponentId)>,
+    /// The staged positions as runs `(start, end, table)`, each placed in
+    /// one table, and the archetype of each.
+    segments: Vec<(u32, u32, TableId)>,
+    archetypes: Vec<ArchetypeId>,
+    /// Every run of every staged table by staged position: `(start, end,
+    /// table, first row)`.
+    staged_runs: Vec<(u32, u32, usize, usize)>,
+    /// The world's table each staged table goes into.
+    targets: Vec<Option<TableId>>,
+}
+
+/// Works out where each staged entity `ids` goes: its final archetype,
+/// with its values moved in by whole staged tables or one run at a time.
+/// Returns `None`, having changed nothing but registrations and archetypes
+/// (which a load by inserts would have made too), when the load must insert
+/// component by component instead (see the module docs). Registering a
+/// component and working out its required components run user code, which
+/// may panic; [`apply`] runs none.
+pub(super) fn plan(
     world: &mut World,
-    columns: &mut [Box<dyn Staged>],
-    tables: &mut [StagedTable],
+    columns: &[Box<dyn Staged>],
+    tables: &[StagedTable],
     ids: &[Entity],
-) -> bool {
+) -> Option<Plan> {
     let n = ids.len();
-    let Ok(n32) = u32::try_from(n) else {
-        return false;
-    };
+    let n32 = u32::try_from(n).ok()?;
     // Each component's id and where its values are: a staged entry, or a
     // staged table (all its columns share its runs).
     let mut terms: Vec<(Source, ComponentId)> = Vec::new();
@@ -56,13 +69,13 @@ pub(super) fn place(
             continue;
         };
         if !push_runs(&mut bounds, column.runs(), column.value_count(), n) {
-            return false;
+            return None;
         }
         terms.push((Source::Entry(index), id));
     }
     for (index, staged) in tables.iter().enumerate() {
         if !push_runs(&mut bounds, &staged.runs, staged.table.entity_count(), n) {
-            return false;
+            return None;
         }
         terms.extend(
             staged
@@ -103,9 +116,7 @@ pub(super) fn place(
                 let target = match group_of.get(&set) {
                     Some(&target) => target,
                     None => {
-                        let Some(target) = target_of(world, &set) else {
-                            return false;
-                        };
+                        let target = target_of(world, &set)?;
                         group_of.insert(set.clone(), target);
                         target
                     }
@@ -150,14 +161,41 @@ pub(super) fn place(
                     Some(target) if target == table_id => {}
                     // Not the table of its components: never so, but then
                     // inserting is the way that cannot go wrong.
-                    Some(_) => return false,
+                    Some(_) => return None,
                 }
             }
             _ => {}
         }
     }
 
-    // From here on nothing can fail, and no user code runs until every
+    Some(Plan {
+        terms,
+        segments,
+        archetypes,
+        staged_runs,
+        targets,
+    })
+}
+
+/// Places the staged entities `ids`, live but not yet anywhere (their
+/// locations invalid), as `plan` says, and moves every staged component
+/// value into its row: the staged tables' rows by whole tables, the other
+/// values one run at a time.
+pub(super) fn apply(
+    world: &mut World,
+    plan: Plan,
+    columns: &mut [Box<dyn Staged>],
+    tables: &mut [StagedTable],
+    ids: &[Entity],
+) {
+    let Plan {
+        terms,
+        segments,
+        archetypes,
+        staged_runs,
+        targets,
+    } = plan;
+    // Nothing from here on can fail, and no user code runs until every
     // value is in place.
     // Room first, summed per archetype and per table (archetypes may share
     // one): each grows once. A staged table brings its own rows.
@@ -178,7 +216,12 @@ pub(super) fn place(
     }
     let mut first_rows = vec![0usize; tables.len()];
     for (index, staged) in tables.iter_mut().enumerate() {
-        let target = targets[index].expect("every staged table has rows, so a segment");
+        // A staged table without rows (an archetype saved with no entity)
+        // is placed nowhere.
+        let Some(target) = targets[index] else {
+            debug_assert!(staged.table.is_empty());
+            continue;
+        };
         first_rows[index] = world.storages.tables[target].append_table(&mut staged.table);
     }
     let mut cursor = 0;
@@ -228,7 +271,6 @@ pub(super) fn place(
         // position order.
         unsafe { columns[index].write_placed(world, id, placed) };
     }
-    true
 }
 
 /// Where a component's staged values are.

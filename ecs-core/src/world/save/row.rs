@@ -168,8 +168,10 @@ impl<'de, L: SaveList> Visitor<'de> for EntitiesSeed<'_, L> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // A hint is only a hint: capped, so a corrupt length reserves at
+        // most 8 MiB before the entities are read.
         if let Some(hint) = seq.size_hint() {
-            self.staging.entities.reserve(hint);
+            self.staging.entities.reserve(hint.min(1 << 20));
         }
         loop {
             let position = self.staging.entities.len();
