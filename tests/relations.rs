@@ -736,3 +736,25 @@ fn unrelating_a_despawned_entity_through_commands_does_nothing() {
     assert!(world.sources_of::<Likes>(b).is_empty());
     world.check_integrity().unwrap();
 }
+
+#[test]
+fn a_cloned_list_inserted_by_hand_is_emptied() {
+    use ecs::relation::{Sources, Targets};
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let x = world.spawn_empty().id();
+    let c = world.spawn_empty().id();
+    world.entity_mut(a).relate::<Likes>(x).unwrap();
+    let targets = world.get::<Targets<Likes>>(a).unwrap().clone();
+    let sources = world.get::<Sources<Likes>>(x).unwrap().clone();
+    world.entity_mut(c).insert((targets, sources));
+    world.flush();
+    assert_eq!(world.targets_of::<Likes>(c), &[] as &[Entity]);
+    assert_eq!(world.sources_of::<Likes>(c), &[] as &[Entity]);
+    assert!(world.get::<Targets<Likes>>(c).is_none());
+    assert!(world.get::<Sources<Likes>>(c).is_none());
+    assert_eq!(world.targets_of::<Likes>(a), &[x]);
+    assert_eq!(world.sources_of::<Likes>(x), &[a]);
+    integrity(&world);
+    world.check_integrity().unwrap();
+}

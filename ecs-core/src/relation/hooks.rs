@@ -2,6 +2,8 @@
 //! one side (remove, take, despawn, insert over it) empties it and takes
 //! the entity out of the other side, in place, before any observer runs.
 
+use std::any::type_name;
+
 use super::{EntityList, Relation, Sources, Targets};
 use crate::{
     component::{Component, Mutable},
@@ -65,18 +67,29 @@ pub(super) fn remove_if_empty<R: Relation, S: Side<R>>(world: &mut World, owner:
 }
 
 /// A list inserted by the relation methods is already linked (clear the
-/// mark). Any other is empty (a taken list: see [`take_entries`]), so it
-/// is removed again.
+/// mark). Any other (a taken list, see [`take_entries`], or a clone
+/// inserted by hand) is emptied, since the entities it names do not list
+/// this one back, and removed again.
 fn on_insert<R: Relation, S: Side<R>>(world: &mut DeferredWorld, entity: Entity) {
     let Some(mut side) = world.get_mut::<S>(entity) else {
         return;
     };
     let list = side.list_mut();
-    if !std::mem::take(&mut list.linked) && list.entities.is_empty() {
-        world
-            .commands()
-            .queue(move |world: &mut World| remove_if_empty::<R, S>(world, entity));
+    if std::mem::take(&mut list.linked) {
+        return;
     }
+    if !list.entities.is_empty() {
+        log::warn!(
+            "a {} inserted on entity {entity:?} by hand names {:?}, which do not list it back; \
+             it has been emptied (relate entities with the relation methods)",
+            type_name::<S>(),
+            list.entities
+        );
+        list.entities.clear();
+    }
+    world
+        .commands()
+        .queue(move |world: &mut World| remove_if_empty::<R, S>(world, entity));
 }
 
 /// Empties `entity`'s `S` in place and returns what it held. The list is

@@ -126,7 +126,8 @@ pub trait Relationship: Component + Sized {
             // leaf (the common case) pays one lookup and no walk.
             if let Some(path) = cycle_through::<Self>(&world, entity, target) {
                 log::warn!(
-                    "the {}({target:?}) relationship on entity {entity:?} would close a cycle                      ({}); it has been removed",
+                    "the {}({target:?}) relationship on entity {entity:?} would close a cycle \
+                     ({}); it has been removed",
                     type_name::<Self>(),
                     path.iter()
                         .map(|e| format!("{e:?}"))
