@@ -511,3 +511,45 @@ fn replacing_children_by_difference_checks_the_difference() {
     assert_eq!(world.get::<Children>(parent).unwrap().to_vec(), [d]);
     assert!(world.get::<ChildOf>(b).is_none() && world.get::<ChildOf>(c).is_none());
 }
+
+#[test]
+fn a_cycle_made_within_one_command_is_refused() {
+    // Inside a command the first links' `Children` are still queued when
+    // the last `ChildOf` is inserted; the cycle is caught when the links
+    // are made.
+    let mut world = World::new();
+    let a = world.spawn_empty().id();
+    let b = world.spawn_empty().id();
+    let c = world.spawn_empty().id();
+    world.commands().queue(move |w: &mut World| {
+        w.entity_mut(b).insert(ChildOf(a));
+        w.entity_mut(c).insert(ChildOf(b));
+        w.entity_mut(a).insert(ChildOf(c));
+    });
+    world.flush();
+    assert_eq!(world.get::<ChildOf>(b).map(ChildOf::parent), Some(a));
+    assert_eq!(world.get::<ChildOf>(c).map(ChildOf::parent), Some(b));
+    assert!(
+        world.get::<ChildOf>(a).is_none(),
+        "a under its own grandchild"
+    );
+    check(&mut world);
+
+    // A parent with children of its own already: the in-place link is the
+    // one queued last here.
+    let p = world.spawn_empty().id();
+    let q = world.spawn(ChildOf(p)).id();
+    let r = world.spawn_empty().id();
+    world.commands().queue(move |w: &mut World| {
+        w.entity_mut(r).insert(ChildOf(q));
+        w.entity_mut(p).insert(ChildOf(r));
+    });
+    world.flush();
+    assert_eq!(world.get::<ChildOf>(q).map(ChildOf::parent), Some(p));
+    let (pr, rq) = (
+        world.get::<ChildOf>(p).map(ChildOf::parent),
+        world.get::<ChildOf>(r).map(ChildOf::parent),
+    );
+    assert!(pr.is_none() || rq.is_none(), "p under r under q under p");
+    check(&mut world);
+}

@@ -124,16 +124,8 @@ pub trait Relationship: Component + Sized {
         {
             // Only an entity that others point at can close a cycle, so a
             // leaf (the common case) pays one lookup and no walk.
-            if let Some(path) = cycle_through::<Self>(&world, entity, target) {
-                log::warn!(
-                    "the {}({target:?}) relationship on entity {entity:?} would close a cycle \
-                     ({}); it has been removed",
-                    type_name::<Self>(),
-                    path.iter()
-                        .map(|e| format!("{e:?}"))
-                        .collect::<Vec<_>>()
-                        .join(" -> ")
-                );
+            if let Some(path) = cycle_through::<Self>(world.world(), entity, target) {
+                warn_cycle::<Self>(entity, target, &path);
                 world
                     .commands()
                     .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
@@ -309,13 +301,13 @@ fn unlink_invalid<R: Relationship>(world: &mut World, source: Entity, target: En
 /// as many steps as there are entities, so a cycle made with
 /// [`Relationship::set_risky`] elsewhere cannot hang it.
 fn cycle_through<R: Relationship>(
-    world: &DeferredWorld,
+    world: &World,
     entity: Entity,
     target: Entity,
 ) -> Option<Vec<Entity>> {
     let mut path = vec![entity];
     let mut current = target;
-    let limit = world.world().entities().len() as usize + 1;
+    let limit = world.entities().len() as usize + 1;
     while path.len() <= limit {
         path.push(current);
         if current == entity {
@@ -331,14 +323,29 @@ fn unlink_displaced<R: Relationship>(world: &mut World, old: Entity, target: Ent
     unlink_source::<R>(world, old, target);
 }
 
+/// Warns that the relationship `R(target)` on `entity` would close the
+/// cycle `path` and has been removed.
+fn warn_cycle<R: Relationship>(entity: Entity, target: Entity, path: &[Entity]) {
+    log::warn!(
+        "the {}({target:?}) relationship on entity {entity:?} would close a cycle ({}); it \
+         has been removed",
+        type_name::<R>(),
+        path.iter()
+            .map(|e| format!("{e:?}"))
+            .collect::<Vec<_>>()
+            .join(" -> ")
+    );
+}
+
 /// Adds `source` to `target`'s list, inserting the list if the target has
 /// none; a source that no longer points at `target` is left alone, and one
-/// whose target died meanwhile loses its relationship.
+/// whose target died meanwhile loses its relationship, as does one that
+/// would close a cycle.
 fn link_new_target<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     if !points_at::<R>(world, source, target) {
         return;
     }
-    let Ok(mut target_mut) = world.get_entity_mut(target) else {
+    if world.get_entity(target).is_err() {
         log::warn!(
             "entity {target:?}, the target of the {} relationship on entity {source:?}, was \
              despawned before the relationship was linked; it has been removed",
@@ -346,7 +353,18 @@ fn link_new_target<R: Relationship>(world: &mut World, source: Entity, target: E
         );
         world.entity_mut(source).remove::<R>();
         return;
-    };
+    }
+    // `on_insert` checked for a cycle only if the source had sources of its
+    // own then; within a command they may have been linked since (the last
+    // queued link of a cycle always finds its source's list).
+    if !R::ALLOW_SELF_REFERENTIAL && world.get::<R::RelationshipTarget>(source).is_some() {
+        if let Some(path) = cycle_through::<R>(world, source, target) {
+            warn_cycle::<R>(source, target, &path);
+            unlink_invalid::<R>(world, source, target);
+            return;
+        }
+    }
+    let mut target_mut = world.entity_mut(target);
     if let Some(mut list) = target_mut.get_mut::<R::RelationshipTarget>() {
         if list.iter().any(|e| e == source) {
             return;
