@@ -566,16 +566,7 @@ impl<'de, T: Component + DeserializeOwned> Visitor<'de> for TableColumnSeed<'_, 
             unsafe { column.push_typed_within_capacity(value, self.ticks) };
             read += 1;
         }
-        if read == len && seq.next_element::<T>()?.is_some() {
-            return Err(A::Error::custom(format_args!(
-                "more than {len} values for {len} entities"
-            )));
-        }
-        if read != len {
-            return Err(A::Error::custom(format_args!(
-                "{read} values for {len} entities"
-            )));
-        }
+        all_read::<T, A>(&mut seq, read, len)?;
         Ok(())
     }
 }
@@ -626,19 +617,30 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for ColumnSeed<'_, T> {
             filled.len = before + read;
         }
         drop(filled);
-        if read == len && seq.next_element::<T>()?.is_some() {
-            return Err(A::Error::custom(format_args!(
-                "more than {len} values for {len} entities"
-            )));
-        }
-        if read != len {
-            return Err(A::Error::custom(format_args!(
-                "{read} values for {len} entities"
-            )));
-        }
+        all_read::<T, A>(&mut seq, read, len)?;
         self.column.extend_rows(self.start, self.len);
         Ok(())
     }
+}
+
+/// Checks that a column's sequence held exactly `len` values once `read`
+/// of them were read (and no more were asked for).
+fn all_read<'de, T: DeserializeOwned, A: SeqAccess<'de>>(
+    seq: &mut A,
+    read: usize,
+    len: usize,
+) -> Result<(), A::Error> {
+    if read == len && seq.next_element::<T>()?.is_some() {
+        return Err(A::Error::custom(format_args!(
+            "more than {len} values for {len} entities"
+        )));
+    }
+    if read != len {
+        return Err(A::Error::custom(format_args!(
+            "{read} values for {len} entities"
+        )));
+    }
+    Ok(())
 }
 
 /// Sets a vector's length to the values written into its spare capacity
