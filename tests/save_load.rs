@@ -1360,3 +1360,38 @@ fn an_observer_despawning_a_loaded_entity_drops_its_later_values() {
         }
     }
 }
+
+static ADDED_POS: AtomicUsize = AtomicUsize::new(0);
+static ADDED_NAME: AtomicUsize = AtomicUsize::new(0);
+
+#[test]
+fn a_system_run_by_a_command_queued_before_the_load_sees_every_loaded_value_added() {
+    use std::sync::{Arc, Mutex};
+    let registry = registry();
+    let mut source = World::new();
+    for i in 0..3 {
+        source.spawn((Pos(i, i), Name(format!("n{i}"))));
+    }
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        let mut world = World::new();
+        let mut schedule = Schedule::default();
+        schedule.add_systems(|pos: Query<(), Added<Pos>>, name: Query<(), Added<Name>>| {
+            ADDED_POS.store(pos.iter().count(), Ordering::SeqCst);
+            ADDED_NAME.store(name.iter().count(), Ordering::SeqCst);
+        });
+        schedule.run(&mut world);
+        let schedule = Arc::new(Mutex::new(schedule));
+        let queued = schedule.clone();
+        world.commands().queue(move |w: &mut World| {
+            queued.lock().unwrap().run(w);
+        });
+        load(&registry, &mut world, &text, format, Default::default()).unwrap();
+        schedule.lock().unwrap().run(&mut world);
+        let counts = (
+            ADDED_POS.load(Ordering::SeqCst),
+            ADDED_NAME.load(Ordering::SeqCst),
+        );
+        assert_eq!(counts, (3, 3), "{format:?}: table and sparse values alike");
+    }
+}

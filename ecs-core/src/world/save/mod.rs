@@ -446,6 +446,9 @@ impl<L: SaveList> SaveRegistry<L> {
         deserializer: D,
         options: LoadOptions,
     ) -> Result<LoadedEntities, D::Error> {
+        // Commands queued before the load run first, as the load's commit
+        // would run them: the values are stamped with the tick after them.
+        world.flush();
         let mut staging = Staging::new(&self.list, options, world.change_tick());
         row::RowsSeed {
             list: &self.list,
@@ -512,6 +515,10 @@ impl<L: SaveList> SaveRegistry<L> {
         deserializer: D,
         options: LoadOptions,
     ) -> Result<LoadedEntities, D::Error> {
+        // Commands queued before the load run first, as the load's commit
+        // would run them: the values read straight into staged tables are
+        // stamped with the tick after them.
+        world.flush();
         let mut staging = Staging::new(&self.list, options, world.change_tick());
         column::ColumnsSeed {
             list: &self.list,
@@ -675,6 +682,7 @@ impl LoadOptions {
 /// staged values.
 fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<LoadedEntities, E> {
     world.flush();
+    debug_assert_eq!(world.change_tick(), staging.tick, "the load's tick");
     let Staging {
         entities: saved,
         mut columns,
@@ -771,8 +779,8 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
     match plan {
         Ok(Some(plan)) => place::apply(world, plan, &mut columns, &mut tables, ids),
         Ok(None) => {
-            staging::destage(&mut columns, tables);
             place::locate_in_empty(world, ids);
+            staging::destage(&mut columns, tables);
         }
         Err(payload) => {
             place::locate_in_empty(world, ids);
