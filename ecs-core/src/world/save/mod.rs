@@ -1156,9 +1156,6 @@ impl<T: Component + Serialize + DeserializeOwned, L: SaveList> SaveList for (Sav
                 let value = access.next_value::<T>()?;
                 column.push(row, value);
             }
-            Target::Column { start, len } => {
-                access.next_value_seed(column::ColumnSeed { column, start, len })?;
-            }
             Target::Resource => unreachable!("handled above"),
         }
         Ok(true)
@@ -1421,8 +1418,6 @@ mod staging {
     pub enum Target {
         /// One value, of the staged entity at this position.
         Entity(u32),
-        /// A sequence of values, of `len` staged entities from `start`.
-        Column { start: u32, len: u32 },
         /// A resource.
         Resource,
     }
