@@ -553,3 +553,140 @@ fn a_cycle_made_within_one_command_is_refused() {
     assert!(pr.is_none() || rq.is_none(), "p under r under q under p");
     check(&mut world);
 }
+
+/// Where [`a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step`]
+/// makes user code panic.
+#[derive(Resource, Clone, Copy, PartialEq, Debug)]
+enum Trap {
+    Off,
+    /// The `on_add` / `on_discard` hook of a component beside `ChildOf`.
+    SiblingHook,
+    Add,
+    Insert,
+    Discard,
+    Remove,
+    Despawn,
+}
+
+#[derive(Component)]
+#[component(on_add = fuse_hook, on_discard = fuse_hook)]
+struct Fuse;
+
+fn fuse_hook(world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    if *world.resource::<Trap>() == Trap::SiblingHook {
+        panic!("sibling hook");
+    }
+}
+
+fn trap_world() -> World {
+    fn arm(trap: Trap) -> impl Fn(Res<Trap>) {
+        move |armed: Res<Trap>| {
+            if *armed == trap {
+                panic!("{trap:?} observer");
+            }
+        }
+    }
+    let mut world = World::new();
+    world.insert_resource(Trap::Off);
+    let add = arm(Trap::Add);
+    world.add_observer(move |_: On<Add<ChildOf>>, armed: Res<Trap>| add(armed));
+    let insert = arm(Trap::Insert);
+    world.add_observer(move |_: On<Insert<ChildOf>>, armed: Res<Trap>| insert(armed));
+    let discard = arm(Trap::Discard);
+    world.add_observer(move |_: On<Discard<ChildOf>>, armed: Res<Trap>| discard(armed));
+    let remove = arm(Trap::Remove);
+    world.add_observer(move |_: On<Remove<ChildOf>>, armed: Res<Trap>| remove(armed));
+    let despawn = arm(Trap::Despawn);
+    world.add_observer(move |_: On<Despawn<ChildOf>>, armed: Res<Trap>| despawn(armed));
+    world
+}
+
+/// A hook or observer that panics during an operation on `ChildOf` does
+/// not stop the operation: once the panic is caught and the queued
+/// commands applied, every `ChildOf` is listed in its parent's `Children`
+/// and every listed child points back, whichever user code panicked.
+#[test]
+fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
+    type Op = fn(&mut World, Entity, Entity, Entity);
+    let ops: [(&str, Op); 10] = [
+        ("spawn a child", |w, p, _, _| {
+            w.spawn((ChildOf(p), Fuse));
+        }),
+        ("adopt", |w, p, _, x| {
+            w.entity_mut(x).insert((ChildOf(p), Fuse));
+        }),
+        ("re-parent", |w, _, q, c| {
+            w.entity_mut(c).insert(ChildOf(q));
+        }),
+        ("re-parent beside a hooked component", |w, _, q, c| {
+            w.entity_mut(c).insert((ChildOf(q), Fuse));
+        }),
+        ("insert the same parent", |w, p, _, c| {
+            w.entity_mut(c).insert(ChildOf(p));
+        }),
+        ("remove", |w, _, _, c| {
+            w.entity_mut(c).remove::<ChildOf>();
+        }),
+        ("remove beside a hooked component", |w, _, _, c| {
+            w.entity_mut(c).remove::<(ChildOf, Fuse)>();
+        }),
+        ("take", |w, _, _, c| {
+            w.entity_mut(c).take::<ChildOf>();
+        }),
+        ("despawn the child", |w, _, _, c| {
+            w.despawn(c);
+        }),
+        ("despawn the parent", |w, p, _, _| {
+            w.despawn(p);
+        }),
+    ];
+    let traps = [
+        Trap::SiblingHook,
+        Trap::Add,
+        Trap::Insert,
+        Trap::Discard,
+        Trap::Remove,
+        Trap::Despawn,
+    ];
+    let mut failures = Vec::new();
+    for (name, op) in ops {
+        for trap in traps {
+            let mut world = trap_world();
+            let (p, q) = (world.spawn_empty().id(), world.spawn_empty().id());
+            let c = world.spawn((ChildOf(p), Fuse)).id();
+            let sibling = world.spawn(ChildOf(p)).id();
+            let x = world.spawn(Tag(1)).id();
+            *world.resource_mut::<Trap>() = trap;
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                op(&mut world, p, q, if name == "adopt" { x } else { c })
+            }));
+            *world.resource_mut::<Trap>() = Trap::Off;
+            world.flush();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                check(&mut world);
+                if let Err(message) = world.check_integrity() {
+                    panic!("{message}");
+                }
+                // The sibling left alone stays linked, unless its parent
+                // went.
+                if world.contains_entity(p) {
+                    assert!(kids(&world, p).contains(&sibling), "sibling unlinked");
+                } else {
+                    assert!(
+                        !world.contains_entity(sibling),
+                        "sibling outlived its parent"
+                    );
+                }
+            }));
+            if let Err(payload) = result {
+                let message = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                failures.push(format!("{name} with a panicking {trap:?}: {message}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -538,7 +538,7 @@ fn a_dynamic_component_takes_its_mutability_from_the_descriptor() {
 }
 
 #[test]
-fn a_panic_in_modify_leaves_the_value_in_place() {
+fn a_panic_in_modify_still_completes_the_replacement() {
     #[derive(Component)]
     #[component(immutable, on_discard = discard_hook, on_insert = insert_hook)]
     struct Owned(Payload, u32);
@@ -561,8 +561,9 @@ fn a_panic_in_modify_leaves_the_value_in_place() {
     let e = world.spawn(Owned(Payload::new(1, &drops), 1)).id();
     take_log(&mut world);
 
-    // `f` panics after changing the value: it stays as `f` left it, and no
-    // `on_insert` runs.
+    // `f` panics after changing the value: it stays as `f` left it, and
+    // `on_insert` still runs (the replacement is whole) before the panic
+    // goes on.
     let message = expect_panic(|| {
         world.modify_component(e, |owned: &mut Owned| {
             owned.1 = 2;
@@ -570,12 +571,12 @@ fn a_panic_in_modify_leaves_the_value_in_place() {
         })
     });
     assert_eq!(message, "closure");
-    assert_eq!(take_log(&mut world), ["discard 1"]);
+    assert_eq!(take_log(&mut world), ["discard 1", "insert 2"]);
     let owned = world.get::<Owned>(e).unwrap();
     assert_eq!((owned.0.id, owned.1), (1, 2));
     integrity(&world);
 
-    // A panicking `on_discard`: `f` never runs.
+    // A panicking `on_discard`: `f` and `on_insert` still run.
     world
         .entity_mut(e)
         .insert(Owned(Payload::new(13, &drops), 13));
@@ -584,8 +585,8 @@ fn a_panic_in_modify_leaves_the_value_in_place() {
     world.resource_mut::<Armed>().0 = true;
     let message = expect_panic(|| world.modify_component(e, |owned: &mut Owned| owned.1 = 99));
     assert_eq!(message, "discard hook of 13");
-    assert_eq!(take_log(&mut world), ["discard 13"]);
-    assert_eq!(world.get::<Owned>(e).unwrap().1, 13);
+    assert_eq!(take_log(&mut world), ["discard 13", "insert 99"]);
+    assert_eq!(world.get::<Owned>(e).unwrap().1, 99);
     world.resource_mut::<Armed>().0 = false;
     integrity(&world);
 

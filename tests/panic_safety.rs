@@ -1039,7 +1039,7 @@ thread_local! {
 }
 
 #[test]
-fn a_panicking_on_discard_hook_leaves_no_required_value_behind() {
+fn a_panicking_on_discard_hook_still_completes_the_insert() {
     let log = REQUIRED_LOG.with(Clone::clone);
     let mut world = World::new();
     let e = world.spawn(Touchy).id();
@@ -1048,17 +1048,21 @@ fn a_panicking_on_discard_hook_leaves_no_required_value_behind() {
     });
     assert!(message.contains("on_discard exploded"), "{message}");
     integrity(&world);
-    assert!(world.get::<Required>(e).is_none() && world.get::<Requirer>(e).is_none());
-    // Nothing made for the failed insert is used by the next operations.
+    // The insert went on past the hook: the required value is in place.
+    assert!(world.get::<Requirer>(e).is_some());
+    assert_eq!(world.get::<Required>(e).map(|r| r.0.id), Some(REQUIRED_ID));
+    // Nothing made for that insert is used by the next operations.
     let f = world.spawn(Keep(Payload::new(1, &log))).id();
     let taken = world.entity_mut(f).take::<Keep>().expect("has it");
     assert_eq!(taken.0.id, 1);
     drop(taken);
-    let g = world.spawn(Requirer).id();
-    assert_eq!(world.get::<Required>(g).map(|r| r.0.id), Some(REQUIRED_ID));
+    let g = world
+        .spawn((Requirer, Required(Payload::new(2, &log))))
+        .id();
+    assert_eq!(world.get::<Required>(g).map(|r| r.0.id), Some(2));
     integrity(&world);
     drop(world);
-    log.assert_dropped_once(&[1, REQUIRED_ID]);
+    log.assert_dropped_once(&[1, 2, REQUIRED_ID]);
 }
 
 #[derive(Event)]

@@ -203,23 +203,25 @@ fn panicking_remove_hook(_: DeferredWorld, _: HookContext) {
 struct Stubborn;
 
 #[test]
-fn a_panicking_hook_leaves_the_component_and_no_message() {
+fn a_panicking_hook_still_completes_the_removal_and_its_message() {
     let mut world = World::new();
     world.track_removals::<A>();
     world.track_removals::<Stubborn>();
     let e = world.spawn((A(1), Stubborn)).id();
     assert!(catch_unwind(AssertUnwindSafe(|| world.despawn(e))).is_err());
-    assert!(world.contains_entity(e));
-    assert_eq!(world.removed::<A>().count(), 0);
+    assert!(!world.contains_entity(e));
+    assert_eq!(world.removed::<A>().collect::<Vec<_>>(), [e]);
+    assert_eq!(world.removed::<Stubborn>().collect::<Vec<_>>(), [e]);
+    world.clear_trackers();
+    let f = world.spawn((A(2), Stubborn)).id();
     assert!(catch_unwind(AssertUnwindSafe(|| {
-        world.entity_mut(e).remove::<(A, Stubborn)>();
+        world.entity_mut(f).remove::<(A, Stubborn)>();
     }))
     .is_err());
-    assert_eq!(world.get::<A>(e), Some(&A(1)));
-    assert_eq!(world.removed::<Stubborn>().count(), 0);
-    // Removing only `A` runs no panicking hook.
-    world.entity_mut(e).remove::<A>();
-    assert_eq!(world.removed::<A>().collect::<Vec<_>>(), [e]);
+    assert_eq!(world.get::<A>(f), None);
+    assert!(world.contains_entity(f));
+    assert_eq!(world.removed::<A>().collect::<Vec<_>>(), [f]);
+    assert_eq!(world.removed::<Stubborn>().collect::<Vec<_>>(), [f]);
 }
 
 #[test]

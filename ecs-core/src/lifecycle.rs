@@ -57,6 +57,17 @@
 //! [`World::clear_entities`](crate::world::World::clear_entities) fires
 //! none of them.
 //!
+//! # When one panics
+//!
+//! A hook or observer that panics stops neither the others nor the
+//! operation: the remaining hooks and observers of the operation run, the
+//! values are written, moved or dropped, and then the first panic goes on.
+//! So a caught panic never leaves half an operation behind: an entity
+//! despawned by a call that panicked is gone, and what hooks keep in step
+//! (both ends of a [relationship](crate::relationship), an index) sees the
+//! whole operation. The commands they queued wait in the world's queue for
+//! its next flush.
+//!
 //! ```
 //! use ecs::lifecycle::HookContext;
 //! use ecs::prelude::*;

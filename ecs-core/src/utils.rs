@@ -95,10 +95,10 @@ pub(crate) fn unknown_id<I: std::fmt::Debug>(id: I, count: usize) -> ! {
 /// A map keyed by `TypeId` that does not rehash the key.
 pub(crate) type TypeIdMap<V> = hashbrown::HashMap<TypeId, V, BuildHasherDefault<PassThroughHasher>>;
 
-/// Runs type-erased drops so that one panicking `Drop` neither stops the
-/// others nor leaves storage half-updated: each panic is caught, the first
-/// one is kept, and [`DropPanics::finish`] re-raises it once the storage is
-/// consistent again.
+/// Runs type-erased drops, hooks and lifecycle observers so that one that
+/// panics neither stops the others nor leaves storage or an operation
+/// half-done: each panic is caught, the first one is kept, and
+/// [`DropPanics::finish`] re-raises it once the operation is whole.
 ///
 /// The payload is boxed a second time so that the type is one thin
 /// pointer: every structural operation makes an empty one, and an empty
@@ -130,6 +130,16 @@ impl DropPanics {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
                 self.0.get_or_insert_with(|| Box::new(payload));
             }
+        }
+    }
+
+    /// Runs `f`, catching a panic to re-raise with the others: a hook or
+    /// an observer of a structural operation, which must not stop the
+    /// operation half way.
+    #[inline]
+    pub(crate) fn catch(&mut self, f: impl FnOnce()) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+            self.0.get_or_insert_with(|| Box::new(payload));
         }
     }
 

@@ -265,6 +265,7 @@ fn fire_insert_hooks(
     bundle_id: BundleId,
     location: EntityLocation,
     mode: InsertMode,
+    panics: &mut DropPanics,
 ) {
     if world.archetypes[new_location.archetype_id]
         .flags()
@@ -277,13 +278,14 @@ fn fire_insert_hooks(
             bundle_id,
             location.archetype_id,
             mode,
+            panics,
         );
     }
 }
 
 /// Fires `on_add` / `on_insert` hooks and observers after an insert or
-/// spawn. Callers test the archetype's flags first, so this is off the
-/// hot path.
+/// spawn; their panics go into `panics`. Callers test the archetype's
+/// flags first, so this is off the hot path.
 #[cold]
 pub(crate) fn fire_after_insert(
     world: &mut World,
@@ -292,6 +294,7 @@ pub(crate) fn fire_after_insert(
     bundle_id: BundleId,
     from: ArchetypeId,
     mode: InsertMode,
+    panics: &mut DropPanics,
 ) {
     let flags = world.archetypes[archetype].flags();
     if !flags.intersects(Lifecycle::Add.any_flags() | Lifecycle::Insert.any_flags()) {
@@ -303,21 +306,23 @@ pub(crate) fn fire_after_insert(
         .expect("insert edge is cached");
     let (added, inserted) = added_and_inserted(&world.bundles[bundle_id], after, mode);
     if flags.intersects(Lifecycle::Add.any_flags()) && !added.is_empty() {
-        trigger_lifecycle(world, Lifecycle::Add, entity, &added);
+        trigger_lifecycle(world, Lifecycle::Add, entity, &added, panics);
     }
     if flags.intersects(Lifecycle::Insert.any_flags()) && !inserted.is_empty() {
-        trigger_lifecycle(world, Lifecycle::Insert, entity, &inserted);
+        trigger_lifecycle(world, Lifecycle::Insert, entity, &inserted, panics);
     }
 }
 
 /// Fires `on_discard` hooks and observers for the components of the bundle
-/// the entity already has, before they are overwritten.
+/// the entity already has, before they are overwritten; their panics go
+/// into `panics`, for the insert to re-raise once it is whole.
 #[cold]
 pub(crate) fn fire_before_replace(
     world: &mut World,
     entity: Entity,
     archetype: ArchetypeId,
     bundle_id: BundleId,
+    panics: &mut DropPanics,
 ) {
     let after = world.archetypes[archetype]
         .edges()
@@ -331,7 +336,7 @@ pub(crate) fn fire_before_replace(
         .map(|(&id, _)| id)
         .collect();
     if !replaced.is_empty() {
-        trigger_lifecycle(world, Lifecycle::Discard, entity, &replaced);
+        trigger_lifecycle(world, Lifecycle::Discard, entity, &replaced, panics);
     }
 }
 
@@ -354,8 +359,8 @@ pub(crate) unsafe fn insert_bundle<B: DynamicBundle>(
 ) -> EntityLocation {
     // Read before any hook runs: the values carry the tick of the call.
     let change_tick = world.change_tick();
-    let target = resolve_insert(world, entity, location, bundle_id, mode);
     let mut panics = DropPanics::default();
+    let target = resolve_insert(world, entity, location, bundle_id, mode, &mut panics);
     // SAFETY: `location` is current (caller) and `target` was resolved for
     // it, with nothing moved since (`on_discard` cannot change archetypes).
     let new_location = unsafe {
@@ -371,9 +376,18 @@ pub(crate) unsafe fn insert_bundle<B: DynamicBundle>(
             &mut panics,
         )
     };
-    fire_insert_hooks(world, entity, new_location, bundle_id, location, mode);
+    fire_insert_hooks(
+        world,
+        entity,
+        new_location,
+        bundle_id,
+        location,
+        mode,
+        &mut panics,
+    );
     // A panicking `Drop` (of a replaced value, or of an ignored bundle
-    // field) goes on only once the insert is whole, hooks included.
+    // field), hook or observer goes on only once the insert is whole,
+    // every hook and observer run.
     panics.finish();
     new_location
 }
@@ -388,6 +402,7 @@ fn resolve_insert(
     location: EntityLocation,
     bundle_id: BundleId,
     mode: InsertMode,
+    panics: &mut DropPanics,
 ) -> InsertTarget {
     let target = world.bundles[bundle_id].insert_bundle_into_archetype(
         &mut world.archetypes,
@@ -400,9 +415,9 @@ fn resolve_insert(
             .flags()
             .intersects(Lifecycle::Discard.any_flags())
     {
-        fire_before_replace(world, entity, location.archetype_id, bundle_id);
+        fire_before_replace(world, entity, location.archetype_id, bundle_id, panics);
     }
-    // Made after `on_discard` (user code that may panic) and before
+    // Made after `on_discard` (user code) and before
     // anything moves: no user code runs while the scratch holds them.
     if target.has_required {
         let after = world.archetypes[location.archetype_id]

@@ -13,17 +13,19 @@ use crate::{
 
 /// Fires `on_discard` then `on_remove` hooks and observers for the
 /// components of the bundle that the entity has, while they are still in
-/// place. Only the flag test is on the hot path.
+/// place. Their panics go into `panics`, for the removal to re-raise once
+/// it is done. Only the flag test is on the hot path.
 #[inline]
 pub(crate) fn fire_before_remove(
     world: &mut World,
     entity: Entity,
     location: EntityLocation,
     bundle_id: BundleId,
+    panics: &mut DropPanics,
 ) {
     let flags = world.archetypes[location.archetype_id].flags();
     if flags.intersects(before_remove_flags()) {
-        fire_before_remove_slow(world, entity, location, bundle_id, flags);
+        fire_before_remove_slow(world, entity, location, bundle_id, flags, panics);
     }
 }
 
@@ -41,6 +43,7 @@ fn fire_before_remove_slow(
     location: EntityLocation,
     bundle_id: BundleId,
     flags: ArchetypeFlags,
+    panics: &mut DropPanics,
 ) {
     let archetype = &world.archetypes[location.archetype_id];
     let present: Vec<ComponentId> = world.bundles[bundle_id]
@@ -51,11 +54,9 @@ fn fire_before_remove_slow(
         .collect();
     for kind in [Lifecycle::Discard, Lifecycle::Remove] {
         if flags.intersects(kind.any_flags()) {
-            trigger_lifecycle(world, kind, entity, &present);
+            trigger_lifecycle(world, kind, entity, &present, panics);
         }
     }
-    // After the hooks: one that panics leaves the components, and no
-    // message, behind.
     if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
         world.removed_components.record(entity, present.into_iter());
     }
@@ -85,8 +86,8 @@ pub(crate) unsafe fn remove_bundle(
     if new_archetype_id == location.archetype_id {
         return location;
     }
-    fire_before_remove(world, entity, location, bundle_id);
     let mut panics = DropPanics::default();
+    fire_before_remove(world, entity, location, bundle_id, &mut panics);
     // SAFETY: `location` is current (nothing moves in the hooks above), and
     // the edge to `new_archetype_id` was just cached.
     let new_location = unsafe {
@@ -172,7 +173,8 @@ pub(crate) unsafe fn take_bundle<B: Bundle + BundleFromComponents>(
         location.archetype_id,
         false,
     )?;
-    fire_before_remove(world, entity, location, bundle_id);
+    let mut hook_panics = DropPanics::default();
+    fire_before_remove(world, entity, location, bundle_id, &mut hook_panics);
     let ids = world.bundles[bundle_id].components();
     let old_archetype = &world.archetypes[location.archetype_id];
     let table = &world.storages.tables[location.table_id];
@@ -230,5 +232,8 @@ pub(crate) unsafe fn take_bundle<B: Bundle + BundleFromComponents>(
     // SAFETY: the scratch holds `B`'s components, in order (`bundle_id` is
     // `B`'s id, caller).
     let bundle = unsafe { world.value_scratch.take_bundle::<B>(&world.components) };
+    // A hook's or observer's panic goes on once the take is done; the
+    // bundle is dropped with the unwinding.
+    hook_panics.finish();
     Some((bundle, new_location))
 }

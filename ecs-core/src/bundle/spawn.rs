@@ -200,10 +200,11 @@ impl<'w> BundleSpawner<'w> {
                 self.bundle_id,
                 ArchetypeId::EMPTY,
                 InsertMode::Replace,
+                &mut panics,
             );
         }
-        // A panicking `Drop` of an ignored bundle field goes on once the
-        // entity is whole and its hooks have run.
+        // A panicking `Drop` of an ignored bundle field, hook or observer
+        // goes on once the entity is whole and every hook has run.
         panics.finish();
         (entity, location)
     }

@@ -735,11 +735,16 @@ fn conditions_hold(
 
 /// Runs the hooks, then the observers, of one lifecycle event for
 /// `components` of `entity` (an observer of several of them runs once).
+///
+/// A hook or observer that panics stops neither the others nor the
+/// operation that fired them: its panic goes into `panics`, which the
+/// operation re-raises once it is whole.
 pub(crate) fn trigger_lifecycle(
     world: &mut World,
     kind: Lifecycle,
     entity: Entity,
     components: &[ComponentId],
+    panics: &mut DropPanics,
 ) {
     for &id in components {
         let hooks = world.components.get_info(id).expect("registered").hooks();
@@ -751,40 +756,43 @@ pub(crate) fn trigger_lifecycle(
             Lifecycle::Despawn => hooks.on_despawn,
         };
         if let Some(hook) = hook {
-            hook(
-                DeferredWorld::new(world),
-                HookContext {
-                    entity,
-                    component_id: id,
-                },
-            );
+            let context = HookContext {
+                entity,
+                component_id: id,
+            };
+            panics.catch(|| hook(DeferredWorld::new(world), context));
         }
     }
     let mut trigger = EntityComponentsTrigger { components };
+    let trigger = &mut trigger;
     match kind {
-        Lifecycle::Add => lifecycle_observers(world, kind, &mut AddEvent { entity }, &mut trigger),
+        Lifecycle::Add => {
+            lifecycle_observers(world, kind, &mut AddEvent { entity }, trigger, panics)
+        }
         Lifecycle::Insert => {
-            lifecycle_observers(world, kind, &mut InsertEvent { entity }, &mut trigger)
+            lifecycle_observers(world, kind, &mut InsertEvent { entity }, trigger, panics)
         }
         Lifecycle::Discard => {
-            lifecycle_observers(world, kind, &mut DiscardEvent { entity }, &mut trigger)
+            lifecycle_observers(world, kind, &mut DiscardEvent { entity }, trigger, panics)
         }
         Lifecycle::Remove => {
-            lifecycle_observers(world, kind, &mut RemoveEvent { entity }, &mut trigger)
+            lifecycle_observers(world, kind, &mut RemoveEvent { entity }, trigger, panics)
         }
         Lifecycle::Despawn => {
-            lifecycle_observers(world, kind, &mut DespawnEvent { entity }, &mut trigger)
+            lifecycle_observers(world, kind, &mut DespawnEvent { entity }, trigger, panics)
         }
     }
 }
 
 /// Runs the observers of each of the trigger's components, in order, for
-/// the lifecycle event `event` of kind `kind`.
+/// the lifecycle event `event` of kind `kind`; a panic of one goes into
+/// `panics` and the others still run.
 fn lifecycle_observers<'a, E>(
     world: &mut World,
     kind: Lifecycle,
     event: &mut E,
     trigger: &mut EntityComponentsTrigger<'a>,
+    panics: &mut DropPanics,
 ) where
     E: EntityEvent + Event<Trigger<'a> = EntityComponentsTrigger<'a>>,
 {
@@ -804,7 +812,7 @@ fn lifecycle_observers<'a, E>(
         let dispatch = *dispatch.get_or_insert_with(|| world.observers.next_dispatch());
         let erased = ErasedEvent::new(event, trigger);
         for observer in list {
-            run_observer(world, observer, &erased, entity, dispatch);
+            panics.catch(|| run_observer(world, observer, &erased, entity, dispatch));
         }
     }
 }
@@ -884,7 +892,11 @@ pub(crate) fn run_lifecycle_or_entity_observers<'a, E>(
     E: EntityEvent + Event<Trigger<'a> = EntityComponentsTrigger<'a>>,
 {
     match Lifecycle::of_event(TypeId::of::<E>()) {
-        Some(kind) => lifecycle_observers(world, kind, event, trigger),
+        Some(kind) => {
+            let mut panics = DropPanics::default();
+            lifecycle_observers(world, kind, event, trigger, &mut panics);
+            panics.finish();
+        }
         None => {
             let target = event.event_target();
             run_entity_observers(world, event, trigger, target);

@@ -93,9 +93,8 @@ fn on_insert<R: Relation, S: Side<R>>(world: &mut DeferredWorld, entity: Entity)
 }
 
 /// Empties `entity`'s `S` in place and returns what it held. The list is
-/// emptied, not just read, because an observer that panics after the hook
-/// aborts the removal: the list then stays, and must not name entities
-/// that no longer list it back.
+/// emptied, not just read, so that no one after the hook (an observer,
+/// `take`) sees entities that no longer list it back.
 fn take_entries<R: Relation, S: Side<R>>(world: &mut DeferredWorld, entity: Entity) -> Vec<Entity> {
     world
         .get_mut::<S>(entity)

@@ -73,9 +73,8 @@
 //! A `Targets<R>` or `Sources<R>` value cannot be built outside this
 //! module. Removing one (by `remove`, `take`, despawn or an insert over
 //! it) empties it before any observer runs, so `Discard` and `Remove`
-//! observers, and `take`, see an empty list: this keeps both sides in step
-//! even when such an observer panics and the removal is abandoned. An
-//! empty list inserted by hand is removed again.
+//! observers, and `take`, see an empty list, never entities that no
+//! longer list it back. An empty list inserted by hand is removed again.
 
 mod hooks;
 mod integrity;

@@ -63,6 +63,7 @@ use crate::{
     component::{Component, Mutable},
     entity::Entity,
     lifecycle::HookContext,
+    utils::DropPanics,
     world::{DeferredWorld, World},
 };
 
@@ -229,9 +230,13 @@ pub trait RelationshipTarget: Component<Mutability = Mutable> + Sized {
             return;
         }
         world.commands().queue(move |world: &mut World| {
+            // A panicking hook or observer of one source stops none of the
+            // others.
+            let mut panics = DropPanics::default();
             for source in sources {
-                unlink_source::<Self::Relationship>(world, source, entity);
+                panics.catch(|| unlink_source::<Self::Relationship>(world, source, entity));
             }
+            panics.finish();
         });
     }
 
@@ -247,11 +252,17 @@ pub trait RelationshipTarget: Component<Mutability = Mutable> + Sized {
             return;
         }
         world.commands().queue(move |world: &mut World| {
+            // A panicking hook or observer of one source stops none of the
+            // others: each is despawned, then the first panic goes on.
+            let mut panics = DropPanics::default();
             for source in sources {
                 if points_at::<Self::Relationship>(world, source, entity) {
-                    world.despawn(source);
+                    panics.catch(|| {
+                        world.despawn(source);
+                    });
                 }
             }
+            panics.finish();
         });
     }
 

@@ -29,8 +29,9 @@
 //! `Changed`/`Added` filter rejected) moves row by row, as a one-by-one
 //! change would. Hooks and observers run for every entity in the order of
 //! the query's archetypes, each in row order; the commands they queue are
-//! applied once, at the end. A panic in a hook or observer leaves every
-//! entity either unchanged (phase 1) or fully changed (phase 3).
+//! applied once, at the end. A panic in a hook or observer stops nothing:
+//! every entity is changed and every hook runs, then the first panic goes
+//! on.
 
 use crate::{
     archetype::{ArchetypeFlags, ArchetypeId, EdgeKind},
@@ -348,18 +349,18 @@ pub(super) fn insert_groups<B: Bundle>(
         }
         return;
     }
+    let mut panics = DropPanics::default();
     if mode == InsertMode::Replace {
         for group in groups {
             let flags = world.archetypes[group.archetype_id].flags();
             if flags.intersects(Lifecycle::Discard.any_flags()) {
                 for &entity in &group.entities {
-                    fire_before_replace(world, entity, group.archetype_id, bundle_id);
+                    fire_before_replace(world, entity, group.archetype_id, bundle_id, &mut panics);
                 }
             }
         }
     }
     world.flush_entities();
-    let mut panics = DropPanics::default();
     let mut values = values.into_iter();
     for (group, &target) in groups.iter().zip(&targets) {
         let values = values.by_ref().take(group.entities.len());
@@ -415,12 +416,13 @@ pub(super) fn insert_groups<B: Bundle>(
                     bundle_id,
                     group.archetype_id,
                     mode,
+                    &mut panics,
                 );
             }
         }
     }
-    // A panicking `Drop` (of a replaced value) goes on once every entity
-    // is whole, hooks included.
+    // A panicking `Drop` (of a replaced value), hook or observer goes on
+    // once every entity is whole and every hook has run.
     panics.finish();
 }
 
@@ -832,6 +834,7 @@ fn remove_groups(world: &mut World, groups: &[MatchedGroup], bundle_id: BundleId
                 .expect("remove always has a target archetype")
         })
         .collect();
+    let mut panics = DropPanics::default();
     for (group, &target) in groups.iter().zip(&targets) {
         // A group whose archetype has no work before a remove passes whole
         // (hooks and observers change no entity's archetype: their
@@ -842,11 +845,10 @@ fn remove_groups(world: &mut World, groups: &[MatchedGroup], bundle_id: BundleId
         }
         for &entity in &group.entities {
             let location = matched_location(world, entity);
-            fire_before_remove(world, entity, location, bundle_id);
+            fire_before_remove(world, entity, location, bundle_id, &mut panics);
         }
     }
     world.flush_entities();
-    let mut panics = DropPanics::default();
     for (group, &target) in groups.iter().zip(&targets) {
         if target == group.archetype_id {
             continue;
@@ -914,6 +916,7 @@ fn remove_whole_table(
 
 /// Despawns the groups' entities.
 fn despawn_groups(world: &mut World, groups: &[MatchedGroup]) {
+    let mut panics = DropPanics::default();
     for group in groups {
         let archetype = &world.archetypes[group.archetype_id];
         let flags = archetype.flags();
@@ -929,11 +932,9 @@ fn despawn_groups(world: &mut World, groups: &[MatchedGroup]) {
         for &entity in &group.entities {
             for kind in [Lifecycle::Despawn, Lifecycle::Discard, Lifecycle::Remove] {
                 if flags.intersects(kind.any_flags()) {
-                    trigger_lifecycle(world, kind, entity, &components);
+                    trigger_lifecycle(world, kind, entity, &components, &mut panics);
                 }
             }
-            // After the entity's hooks: one that panics leaves it, and no
-            // message, behind.
             if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
                 world
                     .removed_components
@@ -944,7 +945,6 @@ fn despawn_groups(world: &mut World, groups: &[MatchedGroup]) {
     // Entities the hooks reserved become live before the frees below,
     // which would otherwise hand their ids out again.
     world.flush_entities();
-    let mut panics = DropPanics::default();
     for group in groups {
         if moves_whole_table(world, group) {
             despawn_whole_table(world, group, &mut panics);

@@ -196,7 +196,8 @@ impl EntityWorldMut<'_> {
                     false,
                 )
                 .expect("the entity has every component taken");
-            fire_before_remove(world, entity, location, bundle_id);
+            let mut hook_panics = DropPanics::default();
+            fire_before_remove(world, entity, location, bundle_id, &mut hook_panics);
             let table = &world.storages.tables[location.table_id];
             for &id in &present {
                 let info = world.components.get_info(id).expect("registered");
@@ -237,6 +238,9 @@ impl EntityWorldMut<'_> {
                 )
             };
             debug_assert!(panics.is_empty(), "a take drops nothing");
+            // A hook's or observer's panic goes on once the values are out;
+            // the scratch owns them and drops them.
+            hook_panics.finish();
             ((), location)
         });
     }

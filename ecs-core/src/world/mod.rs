@@ -854,6 +854,8 @@ impl World {
             return false;
         };
         let flags = self.archetypes[location.archetype_id].flags();
+        // A hook's or observer's panic goes on once the entity is gone.
+        let mut panics = DropPanics::default();
         let location = if flags.intersects(
             Lifecycle::Despawn.any_flags()
                 | Lifecycle::Discard.any_flags()
@@ -865,11 +867,9 @@ impl World {
                 .collect();
             for kind in [Lifecycle::Despawn, Lifecycle::Discard, Lifecycle::Remove] {
                 if flags.intersects(kind.any_flags()) {
-                    trigger_lifecycle(self, kind, entity, &components);
+                    trigger_lifecycle(self, kind, entity, &components, &mut panics);
                 }
             }
-            // Recorded once every hook and observer returned: a panic
-            // above leaves the entity, and no message, behind.
             if flags.contains(ArchetypeFlags::REMOVAL_TRACKED) {
                 self.removed_components
                     .record(entity, components.iter().copied());
@@ -884,7 +884,6 @@ impl World {
             // SAFETY: `get` found the entity live, and nothing ran since.
             unsafe { self.entities.free_live(entity.index()) }
         };
-        let mut panics = DropPanics::default();
         // SAFETY: `location` is the entity's location as it was freed, and
         // nothing has moved since.
         unsafe { relocation::remove_entity(self, entity, location, &mut panics) };

@@ -18,6 +18,7 @@ use crate::{
     entity::Entity,
     observer::{trigger_lifecycle, Lifecycle},
     ptr::PtrMut,
+    utils::DropPanics,
 };
 
 impl World {
@@ -63,8 +64,9 @@ impl World {
     ///
     /// # Panics
     /// If `f`, a hook, an observer or a command they queued panics. The
-    /// value stays on the entity as `f` left it; if `f` panicked, the
-    /// `on_insert` hooks and observers have not run.
+    /// value stays on the entity as `f` left it. A panic of `f`, a hook or
+    /// an observer goes on only once the rest has run: the `on_insert`
+    /// hooks and observers, and the commands queued.
     #[track_caller]
     pub fn modify_component<T: Component, R>(
         &mut self,
@@ -106,8 +108,11 @@ impl World {
             return Ok(None);
         }
         let flags = archetype.flags();
+        // A panic of a hook, an observer or `f` goes on once the
+        // replacement is whole: `on_insert` follows every `on_discard`.
+        let mut panics = DropPanics::default();
         if flags.intersects(Lifecycle::Discard.any_flags()) {
-            trigger_lifecycle(self, Lifecycle::Discard, entity, &[id]);
+            trigger_lifecycle(self, Lifecycle::Discard, entity, &[id], &mut panics);
         }
         // Hooks and observers reach the world only through deferred access
         // (their structural changes wait in the command queue), so the
@@ -118,27 +123,34 @@ impl World {
         let (ptr, added, changed) = EntityRef::new(self, entity, location)
             .component_cells(id)
             .expect("hooks and observers cannot remove a component at once");
-        // SAFETY: `&mut self` borrows the world exclusively; the value and
-        // its ticks are the entity's, borrowed only by `f`, which cannot
-        // keep them (`for<'a>`). A value changed here is replaced in the
-        // hooks' eyes: `on_discard` ran and `on_insert` runs next.
-        let result = unsafe {
-            f(MutUntyped::new(
-                PtrMut::new(ptr),
-                &mut *added.get(),
-                &mut *changed.get(),
-                last_run,
-                this_run,
-            ))
-        };
+        // A value changed here is replaced in the hooks' eyes: `on_discard`
+        // ran and `on_insert` runs next, even if `f` panics.
+        let mut result = None;
+        panics.catch(|| {
+            // SAFETY: `&mut self` borrows the world exclusively; the value
+            // and its ticks are the entity's, borrowed only by `f`, which
+            // cannot keep them (`for<'a>`).
+            result = Some(unsafe {
+                f(MutUntyped::new(
+                    PtrMut::new(ptr),
+                    &mut *added.get(),
+                    &mut *changed.get(),
+                    last_run,
+                    this_run,
+                ))
+            });
+        });
         // SAFETY: the cells are the entity's (above) and nothing else
-        // borrows them now that `f` returned.
+        // borrows them now that `f` returned or unwound.
         unsafe { *added.get() = *changed.get() };
         if flags.intersects(Lifecycle::Insert.any_flags()) {
-            trigger_lifecycle(self, Lifecycle::Insert, entity, &[id]);
+            trigger_lifecycle(self, Lifecycle::Insert, entity, &[id], &mut panics);
         }
         self.flush();
-        Ok(Some(result))
+        panics.finish();
+        Ok(Some(
+            result.expect("`f` returned, or its panic went on above"),
+        ))
     }
 }
 
