@@ -554,6 +554,41 @@ fn a_cycle_made_within_one_command_is_refused() {
     check(&mut world);
 }
 
+/// A link refused for closing a cycle stays on its entity until the
+/// command removing it runs; a link made meanwhile does not walk through
+/// it, so it is not taken for a cycle itself.
+#[test]
+fn a_refused_link_does_not_make_another_look_like_a_cycle() {
+    let mut world = World::new();
+    let (a, b, c) = (
+        world.spawn_empty().id(),
+        world.spawn_empty().id(),
+        world.spawn_empty().id(),
+    );
+    // `a` and `c` already have children, so their links are checked.
+    world.spawn(ChildOf(a));
+    world.spawn(ChildOf(c));
+    world.commands().queue(move |w: &mut World| {
+        // Recorded at once: `a` has a list.
+        w.entity_mut(b).insert(ChildOf(a));
+        // Queued: `b` has no list yet.
+        w.entity_mut(c).insert(ChildOf(b));
+        // Closes a -> c -> b -> a: refused.
+        w.entity_mut(a).insert(ChildOf(c));
+    });
+    world.flush();
+    assert_eq!(world.get::<ChildOf>(b).map(ChildOf::parent), Some(a));
+    assert_eq!(world.get::<ChildOf>(c).map(ChildOf::parent), Some(b));
+    assert!(world.get::<ChildOf>(a).is_none());
+    check(&mut world);
+    world.check_integrity().unwrap();
+    // The refusal is forgotten once removed: `a` can go under another.
+    let d = world.spawn_empty().id();
+    world.entity_mut(a).insert(ChildOf(d));
+    assert_eq!(kids(&world, d), [a]);
+    check(&mut world);
+}
+
 /// Where [`a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step`]
 /// makes user code panic.
 #[derive(Resource, Clone, Copy, PartialEq, Debug)]

@@ -57,7 +57,7 @@ pub use related_methods::{RelatedSpawner, RelatedSpawnerCommands};
 pub use relationship_query::{AncestorIter, DescendantDepthFirstIter, DescendantIter};
 pub use source_collection::{OrderedRelationshipSourceCollection, RelationshipSourceCollection};
 
-use std::any::type_name;
+use std::any::{type_name, TypeId};
 
 use crate::{
     component::{Component, Mutable},
@@ -116,9 +116,7 @@ pub trait Relationship: Component + Sized {
                  been removed (allow it with #[relationship(allow_self_referential)])",
                 type_name::<Self>()
             );
-            world
-                .commands()
-                .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+            refuse::<Self>(&mut world, entity, target);
             return;
         }
         if !Self::ALLOW_SELF_REFERENTIAL && world.get::<Self::RelationshipTarget>(entity).is_some()
@@ -127,9 +125,7 @@ pub trait Relationship: Component + Sized {
             // leaf (the common case) pays one lookup and no walk.
             if let Some(path) = cycle_through::<Self>(world.world(), entity, target) {
                 warn_cycle::<Self>(entity, target, &path);
-                world
-                    .commands()
-                    .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+                refuse::<Self>(&mut world, entity, target);
                 return;
             }
         }
@@ -139,11 +135,10 @@ pub trait Relationship: Component + Sized {
                  does not exist; it has been removed",
                 type_name::<Self>()
             );
-            world
-                .commands()
-                .queue(move |world: &mut World| unlink_invalid::<Self>(world, entity, target));
+            refuse::<Self>(&mut world, entity, target);
             return;
         }
+        accept::<Self>(&mut world, entity);
         // Added here when the list exists, so the link holds even if a
         // later hook or observer of this operation panics.
         if let Some(mut list) = world.get_mut::<Self::RelationshipTarget>(target) {
@@ -302,15 +297,40 @@ fn unlink_source<R: Relationship>(world: &mut World, source: Entity, target: Ent
     }
 }
 
+/// Marks `R(target)` on `source` refused, so no cycle check walks past
+/// it, and queues its removal.
+fn refuse<R: Relationship>(world: &mut DeferredWorld, source: Entity, target: Entity) {
+    world
+        .world_mut_internal()
+        .refused_links
+        .insert((TypeId::of::<R>(), source), target);
+    world
+        .commands()
+        .queue(move |world: &mut World| unlink_invalid::<R>(world, source, target));
+}
+
+/// Clears a refusal of `source`'s `R` that a new value, accepted, replaced.
+fn accept<R: Relationship>(world: &mut DeferredWorld, source: Entity) {
+    let refused = &mut world.world_mut_internal().refused_links;
+    if !refused.is_empty() {
+        refused.remove(&(TypeId::of::<R>(), source));
+    }
+}
+
 /// Removes a refused relationship, unless it was replaced meanwhile.
 fn unlink_invalid<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    let key = (TypeId::of::<R>(), source);
+    if world.refused_links.get(&key) == Some(&target) {
+        world.refused_links.remove(&key);
+    }
     unlink_source::<R>(world, source, target);
 }
 
 /// The path `entity -> target -> ... -> entity` when following `R` up
-/// from `target` comes back to `entity`, else `None`. The walk stops after
-/// as many steps as there are entities, so a cycle made with
-/// [`Relationship::set_risky`] elsewhere cannot hang it.
+/// from `target` comes back to `entity`, else `None`. A refused
+/// relationship, still there until its removal runs, ends the walk. The
+/// walk stops after as many steps as there are entities, so a cycle made
+/// with [`Relationship::set_risky`] elsewhere cannot hang it.
 fn cycle_through<R: Relationship>(
     world: &World,
     entity: Entity,
@@ -324,7 +344,13 @@ fn cycle_through<R: Relationship>(
         if current == entity {
             return Some(path);
         }
-        current = world.get::<R>(current)?.get();
+        let next = world.get::<R>(current)?.get();
+        if !world.refused_links.is_empty()
+            && world.refused_links.get(&(TypeId::of::<R>(), current)) == Some(&next)
+        {
+            return None;
+        }
+        current = next;
     }
     None
 }

@@ -149,6 +149,10 @@ pub struct World {
     /// The tick of the last [`World::check_change_ticks_now`], counted on
     /// the clock that does not wrap.
     last_check: CountedTick,
+    /// Relationships refused by their `on_insert` hook and not yet removed
+    /// by the command it queued: (relationship type, source) to target.
+    /// A cycle check walks past none of them.
+    pub(crate) refused_links: hashbrown::HashMap<(TypeId, Entity), Entity>,
 }
 
 impl Default for World {
@@ -177,6 +181,7 @@ impl Default for World {
                 tick: Tick::new(0),
                 count: 1 << 32,
             },
+            refused_links: hashbrown::HashMap::new(),
         };
         world.init_resource::<crate::entity_disabling::DefaultQueryFilters>();
         world
@@ -910,6 +915,7 @@ impl World {
             }
         }
         self.archetypes.clear_entities();
+        self.refused_links.clear();
         self.storages.tables.clear_all(panics);
         self.storages.sparse_sets.clear_all(panics);
         // The observers went with their entities (no hook ran).
