@@ -53,9 +53,9 @@ struct Dead;
 
 /// Everything needed to take a hit, as one named struct instead of a tuple.
 ///
-/// The derive writes `CombatantItem<'w>` (what `iter_mut` yields: `health`
+/// The derive writes `CombatantItem<'w, 's>` (what `iter_mut` yields: `health`
 /// is a `Mut<Health>`, `shield` an `Option<Mut<Shield>>`) and, because of
-/// `mutable`, the read-only twin `CombatantReadOnlyItem<'w>` (what `iter`
+/// `mutable`, the read-only twin `CombatantReadOnlyItem<'w, 's>` (what `iter`
 /// yields: plain `&Health`, `Option<&Shield>`).
 #[derive(QueryData)]
 #[query_data(mutable)]
@@ -67,7 +67,7 @@ struct Combatant {
     armor: Option<&'static Armor>,
 }
 
-impl CombatantItem<'_> {
+impl CombatantItem<'_, '_> {
     /// Armor first, then the shield, then health. Only what is actually
     /// written is marked changed.
     fn take_hit(&mut self, damage: i32) {

@@ -76,7 +76,7 @@ fn iter_mut_yields_items_that_write() {
     let mut query = world.query::<Mover>();
     let mut seen = Vec::new();
     for mut mover in query.iter_mut(&mut world) {
-        let item: &mut MoverItem<'_> = &mut mover;
+        let item: &mut MoverItem<'_, '_> = &mut mover;
         let _: &mut Mut<'_, Position> = &mut item.pos;
         let _: &&Velocity = &item.vel;
         mover.pos.x += mover.vel.x;
@@ -97,7 +97,7 @@ fn iter_yields_the_read_only_twin() {
     let mut query = world.query::<Mover>();
     let mut total = 0.0;
     for mover in query.iter(&world) {
-        let mover: MoverReadOnlyItem<'_> = mover;
+        let mover: MoverReadOnlyItem<'_, '_> = mover;
         let _: &Position = mover.pos;
         let _: &Velocity = mover.vel;
         total += mover.pos.x;
@@ -109,7 +109,7 @@ fn iter_yields_the_read_only_twin() {
         (a, pos(0.0, 0.0), vel(1.0, 2.0))
     );
     // Several read-only items may be alive at once.
-    let items: Vec<MoverReadOnlyItem<'_>> = query.iter(&world).collect();
+    let items: Vec<MoverReadOnlyItem<'_, '_>> = query.iter(&world).collect();
     assert_eq!(items.len(), 3);
 
     // The twin is a query of its own, and read-only.
@@ -174,19 +174,19 @@ fn generic_derived_queries() {
     let mut query = world.query::<Pair<Health, Stunned>>();
     let mut pairs: Vec<(u32, Option<u32>)> = query
         .iter(&world)
-        .map(|item: PairItem<'_, Health, Stunned>| (item.first.0, item.second.map(|s| s.0)))
+        .map(|item: PairItem<'_, '_, Health, Stunned>| (item.first.0, item.second.map(|s| s.0)))
         .collect();
     pairs.sort();
     assert_eq!(pairs, [(1, Some(2)), (3, None)]);
 
     let mut query = world.query::<Tagged<&mut Health>>();
     for mut item in query.iter_mut(&mut world) {
-        let item: &mut TaggedItem<'_, &mut Health> = &mut item;
+        let item: &mut TaggedItem<'_, '_, &mut Health> = &mut item;
         item.data.0 += item.entity.index();
     }
     let read: Vec<(Entity, u32)> = query
         .iter(&world)
-        .map(|item: TaggedReadOnlyItem<'_, &mut Health>| (item.entity, item.data.0))
+        .map(|item: TaggedReadOnlyItem<'_, '_, &mut Health>| (item.entity, item.data.0))
         .collect();
     assert_eq!(read.len(), 2);
     assert_eq!(world.get::<Health>(a), Some(&Health(1 + a.index())));
@@ -275,7 +275,7 @@ fn nested_derived_queries() {
 
     // The nested item's fields are the nested items.
     let unit = query.get(&world, a).unwrap();
-    let _: &MoverReadOnlyItem<'_> = &unit.mover;
+    let _: &MoverReadOnlyItem<'_, '_> = &unit.mover;
     assert_eq!(unit.mover.pos, &pos(1.0, 0.0));
 }
 
@@ -338,12 +338,12 @@ fn tuple_and_unit_structs() {
     let (mut world, [a, b, _], _) = movers();
     let mut query = world.query_filtered::<Kinematics, Moving>();
     for mut item in query.iter_mut(&mut world) {
-        let item: &mut KinematicsItem<'_> = &mut item;
+        let item: &mut KinematicsItem<'_, '_> = &mut item;
         item.0.x = item.1.x * 100.0;
     }
     assert_eq!(world.get::<Position>(a), Some(&pos(100.0, 0.0)));
     assert_eq!(world.get::<Position>(b), Some(&pos(-100.0, 10.0)));
-    let read: Vec<KinematicsReadOnlyItem<'_>> = query.iter(&world).collect();
+    let read: Vec<KinematicsReadOnlyItem<'_, '_>> = query.iter(&world).collect();
     assert_eq!(read.len(), 2);
 
     let mut all = world.query_filtered::<Entity, Everything>();
@@ -371,13 +371,13 @@ fn structs_without_fields_match_every_entity() {
     assert!(entities > 0);
     let empty = world.spawn_empty().id();
 
-    let items: Vec<NothingItem<'_>> = world.query::<Nothing>().iter(&world).collect();
+    let items: Vec<NothingItem<'_, '_>> = world.query::<Nothing>().iter(&world).collect();
     assert_eq!(items.len(), entities + 1);
     assert!(items.iter().all(|item| *item == Nothing));
     const { assert!(<Nothing as QueryData>::IS_READ_ONLY) };
 
     let mut query = world.query::<(Entity, NothingNamed)>();
-    let items: Vec<(Entity, NothingNamedItem<'_>)> = query.iter_mut(&mut world).collect();
+    let items: Vec<(Entity, NothingNamedItem<'_, '_>)> = query.iter_mut(&mut world).collect();
     assert_eq!(items.len(), entities + 1);
     assert!(items.contains(&(empty, NothingNamed {})));
     // The read-only item is the read-only twin, itself without fields.
@@ -659,7 +659,7 @@ fn derived_queries_walk_scoped_fields_onto_the_right_rows() {
         }
         world.clear_trackers();
         let mut query = world.query::<Unit>();
-        let step = |mut unit: UnitItem<'_>| {
+        let step = |mut unit: UnitItem<'_, '_>| {
             // Position written on every row, Health on odd ones only.
             unit.mover.pos.y = unit.mover.pos.x + unit.mover.vel.x;
             if unit.health.0 % 2 == 1 {
@@ -750,4 +750,63 @@ fn derived_queries_with_more_fields_than_a_tuple() {
         );
         assert_eq!(world.get::<Health>(e), Some(&Health(i as u32 + 10)));
     }
+}
+
+/// bevy's pattern for methods on derived items: `impl<'w, 's>` blocks on
+/// the two-lifetime item structs, called from a system's loop and through
+/// `QueryItem`, and items destructured field by field.
+#[test]
+fn item_structs_take_methods_with_both_lifetimes_as_in_bevy() {
+    #[derive(Component)]
+    struct Buff(u32);
+
+    #[derive(QueryData)]
+    #[query_data(mutable)]
+    struct HealthQuery {
+        health: &'static mut Health,
+        buff: Option<&'static mut Buff>,
+    }
+
+    impl<'w, 's> HealthQueryItem<'w, 's> {
+        fn damage(&mut self, value: u32) {
+            self.health.0 = self.health.0.saturating_sub(value);
+        }
+
+        fn total(&self) -> u32 {
+            self.health.0 + self.buff.as_deref().map_or(0, |b| b.0)
+        }
+    }
+
+    impl<'w, 's> HealthQueryReadOnlyItem<'w, 's> {
+        fn total(&self) -> u32 {
+            self.health.0 + self.buff.map_or(0, |b| b.0)
+        }
+    }
+
+    fn heal(item: &mut ecs::query::QueryItem<'_, '_, HealthQuery>) {
+        item.health.0 += 1;
+    }
+
+    let mut world = World::new();
+    let a = world.spawn((Health(10), Buff(5))).id();
+    let b = world.spawn(Health(3)).id();
+    world
+        .run_system_once(|mut query: Query<HealthQuery>| {
+            for mut item in &mut query {
+                item.damage(4);
+                heal(&mut item);
+            }
+            let totals: Vec<u32> = query.iter().map(|item| item.total()).collect();
+            assert_eq!(totals.iter().sum::<u32>(), 7 + 5 + 1);
+            for item in query.iter_mut() {
+                let HealthQueryItem { health, buff } = item;
+                assert!(health.0 > 0 && buff.is_none_or(|b| b.0 == 5));
+            }
+        })
+        .unwrap();
+    assert_eq!(world.get::<Health>(a), Some(&Health(7)));
+    assert_eq!(world.get::<Health>(b), Some(&Health(1)));
+    let mut query = world.query::<HealthQuery>();
+    let item = query.get_mut(&mut world, a).unwrap();
+    assert_eq!(item.total(), 12);
 }

@@ -233,7 +233,7 @@ pub struct NameOrEntity {
     pub entity: Entity,
 }
 
-impl fmt::Display for NameOrEntityItem<'_> {
+impl fmt::Display for NameOrEntityItem<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.name {
             Some(name) => fmt::Display::fmt(name, f),

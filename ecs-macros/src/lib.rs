@@ -487,13 +487,15 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 ///
 /// Write each field as the query term it fetches, with `'static` where a
 /// term borrows (`&'static T`, `&'static mut T`, `Ref<'static, T>`): the
-/// derive generates, beside the struct, `{Name}Item<'w>` with the same
+/// derive generates, beside the struct, `{Name}Item<'w, 's>` with the same
 /// fields holding what each term yields for one entity (`&'w T`,
-/// `Mut<'w, T>`, `Ref<'w, T>`, ..). Fields may be any query data: `Entity`,
+/// `Mut<'w, T>`, `Ref<'w, T>`, ..). It has bevy's two lifetimes, so
+/// `impl<'w, 's> {Name}Item<'w, 's> { .. }` ports as it is; the item a query
+/// yields borrows only the world (`{Name}Item<'w, 'w>`). Fields may be any query data: `Entity`,
 /// `Option<D>`, `Has<T>`, `AnyOf<(..)>`, tuples, or another derived
 /// `QueryData`. Named, tuple and unit structs derive; enums and unions do
 /// not. A struct without fields (`struct S;`, `struct S {}`) fetches
-/// nothing and matches every entity, and its item `{Name}Item<'w>` is a
+/// nothing and matches every entity, and its item `{Name}Item<'w, 's>` is a
 /// type alias of the struct itself. Generic parameters are kept with their
 /// bounds, and lifetime parameters are rejected.
 ///
@@ -506,7 +508,7 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 /// - `#[query_data(mutable)]` allows fields that write. It also generates
 ///   the read-only twin `{Name}ReadOnly` (each field replaced by its
 ///   read-only form, `&'static T` for `&'static mut T`) and its item
-///   `{Name}ReadOnlyItem<'w>`: what `QueryState::iter(&World)` yields.
+///   `{Name}ReadOnlyItem<'w, 's>`: what `QueryState::iter(&World)` yields.
 /// - `#[query_data(derive(Debug, ..))]` derives those traits for the item
 ///   structs.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
@@ -573,11 +575,11 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 ///
 /// let mut query = world.query::<Mover>();
 /// for mut mover in query.iter_mut(&mut world) {
-///     // `mover` is a `MoverItem<'_>`: `pos` is a `Mut<Position>`.
+///     // `mover` is a `MoverItem<'_, '_>`: `pos` is a `Mut<Position>`.
 ///     mover.pos.x += mover.vel.x;
 /// }
 /// for mover in query.iter(&world) {
-///     // `mover` is a `MoverReadOnlyItem<'_>`: `pos` is a `&Position`.
+///     // `mover` is a `MoverReadOnlyItem<'_, '_>`: `pos` is a `&Position`.
 ///     println!("{:?} is at {}", mover.entity, mover.pos.x);
 ///     assert_eq!((mover.entity, mover.pos.x), (e, 3.0));
 /// }

@@ -293,6 +293,8 @@ pub use sort_many::QuerySortedManyIter;
 pub use spawn_details::{SpawnDetails, SpawnTickFetch, Spawned};
 pub(crate) use state::single_of;
 pub use state::QueryState;
+#[doc(hidden)]
+pub use world_query::ItemWithState;
 pub use world_query::{
     cached_column, column_slot, QueryData, QueryFilter, QueryItem, ROQueryItem, ReadOnlyQueryData,
     ScopeFields, TableWalk, WorldQuery, NO_COLUMN,

@@ -431,3 +431,16 @@ pub type QueryItem<'w, 's, Q: QueryData> = <Q as QueryData>::Item<'w>;
 /// The read-only item of a query of `D`: [`QueryItem`] of `D::ReadOnly`.
 #[allow(type_alias_bounds)]
 pub type ROQueryItem<'w, 's, D: QueryData> = QueryItem<'w, 's, <D as QueryData>::ReadOnly>;
+
+/// `Self::Item<'w>` named with a state lifetime `'s` as well: the field
+/// type of a derived item struct, which has bevy's two lifetimes
+/// (`NameItem<'w, 's>`) though an item borrows only from the world.
+#[doc(hidden)]
+pub trait ItemWithState<'w, 's> {
+    /// `<Self as QueryData>::Item<'w>`.
+    type Item;
+}
+
+impl<'w, 's, D: QueryData> ItemWithState<'w, 's> for D {
+    type Item = D::Item<'w>;
+}

@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::{DeriveInput, GenericParam, Generics, Meta, Path, Token};
 
 use super::world_query::{state_struct, TermType, WorldQueryImpl};
-use super::{all, with_world_lifetime, world_lifetime, QueryStruct, Shape};
+use super::{all, state_lifetime, with_item_lifetimes, world_lifetime, QueryStruct, Shape};
 use crate::attr::{self, SetOnce};
 use crate::errors::Errors;
 
@@ -185,14 +185,15 @@ impl<'a> QueryDataInput<'a> {
         }
     }
 
-    /// `struct {Name}Item<'w, ..> { field: <Ty as QueryData>::Item<'w>, .. }`;
-    /// for a struct without fields, `type {Name}Item<'w, ..> = {of}<..>`:
+    /// `struct {Name}Item<'w, 's, ..> { field: <Ty as ItemWithState<'w, 's>>::Item, .. }`
+    /// (each field `Ty::Item<'w>`, with bevy's two lifetimes on the struct);
+    /// for a struct without fields, `type {Name}Item<'w, 's, ..> = {of}<..>`:
     /// the item holds nothing, so it is the struct it is the item `of`.
     fn item_struct(&self, item: &Ident, of: &Ident, types: &[TermType], doc: &str) -> TokenStream {
         let krate = &self.query.krate;
-        let query_data = quote!(#krate::query::QueryData);
-        let w = world_lifetime();
-        let generics = with_world_lifetime(self.query.generics);
+        let (w, s) = (world_lifetime(), state_lifetime());
+        let item_with_state = quote!(#krate::query::ItemWithState<#w, #s>);
+        let generics = with_item_lifetimes(self.query.generics);
         if self.query.fields.is_empty() {
             let vis = self.query.vis;
             let (_, ty_generics, _) = self.query.generics.split_for_impl();
@@ -204,7 +205,7 @@ impl<'a> QueryDataInput<'a> {
         }
         let derives = &self.attr.derives;
         let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
-        let field_types = TermType::items(types, &query_data, quote!(Item<#w>));
+        let field_types = TermType::items(types, &item_with_state, quote!(Item));
         self.struct_like_user_struct(
             quote! {
                 #[doc = #doc]
@@ -268,8 +269,9 @@ impl<'a> QueryDataInput<'a> {
         let w = world_lifetime();
         let (impl_generics, ty_generics, _) = query.generics.split_for_impl();
         let where_clause = &query.where_clause;
-        let item_generics = with_world_lifetime(query.generics);
-        let (_, item_ty_generics, _) = item_generics.split_for_impl();
+        // The item's state lifetime is the world's: it borrows only that.
+        let mut item_args = vec![quote!(#w), quote!(#w)];
+        item_args.extend(alias_args(query.generics));
         let is_read_only = all(TermType::items(types, &query_data, quote!(IS_READ_ONLY)));
         let members = query.fields.iter().map(|field| &field.member);
         let names = query.fields.iter().map(|field| &field.name);
@@ -287,7 +289,7 @@ impl<'a> QueryDataInput<'a> {
             unsafe impl #impl_generics #query_data for #self_ident #ty_generics #where_clause {
                 const IS_READ_ONLY: ::core::primitive::bool = #is_read_only;
                 type ReadOnly = #read_only;
-                type Item<#w> = #item #item_ty_generics;
+                type Item<#w> = #item<#(#item_args),*>;
 
                 #[inline(always)]
                 #allow_unused
@@ -399,6 +401,28 @@ impl<'a> QueryDataInput<'a> {
     }
 }
 
+/// `generics`' parameters as arguments (`'a, T, N`).
+fn alias_args(generics: &Generics) -> Vec<TokenStream> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            GenericParam::Lifetime(param) => {
+                let lifetime = &param.lifetime;
+                quote!(#lifetime)
+            }
+            GenericParam::Type(param) => {
+                let ident = &param.ident;
+                quote!(#ident)
+            }
+            GenericParam::Const(param) => {
+                let ident = &param.ident;
+                quote!(#ident)
+            }
+        })
+        .collect()
+}
+
 /// `generics`' parameters without bounds, as a type alias declares them (it
 /// would not enforce the bounds).
 fn alias_params(generics: &Generics) -> Vec<TokenStream> {
@@ -508,15 +532,20 @@ mod tests {
         )
         .unwrap();
         assert!(
-            out.contains("pub (crate) struct QItem < 'w , T : Component >"),
+            out.contains("pub (crate) struct QItem < 'w , 's , T : Component >"),
             "{out}"
         );
         assert!(
-            out.contains("# [doc = r\" Docs travel.\"] pub a : < & 'static T as :: ecs :: query :: QueryData > :: Item < 'w >"),
+            out.contains("# [doc = r\" Docs travel.\"] pub a : < & 'static T as :: ecs :: query :: ItemWithState < 'w , 's > > :: Item"),
             "{out}"
         );
         assert!(
-            out.contains("b : < Entity as :: ecs :: query :: QueryData > :: Item < 'w >"),
+            out.contains("b : < Entity as :: ecs :: query :: ItemWithState < 'w , 's > > :: Item"),
+            "{out}"
+        );
+        // The item the query yields borrows only the world.
+        assert!(
+            out.contains("type Item < 'w > = QItem < 'w , 'w , T >"),
             "{out}"
         );
     }
@@ -532,7 +561,9 @@ mod tests {
         )
         .unwrap();
         assert!(
-            out.contains("# [derive (Debug , Clone)] struct QItem < 'w > (< & 'static mut A as"),
+            out.contains(
+                "# [derive (Debug , Clone)] struct QItem < 'w , 's > (< & 'static mut A as"
+            ),
             "{out}"
         );
         assert!(out.contains("QItem { 0 : unsafe"), "{out}");
@@ -583,7 +614,7 @@ mod tests {
             ),
         )
         .unwrap();
-        assert!(out.contains("pub type QItem < 'w > = Q ;"), "{out}");
+        assert!(out.contains("pub type QItem < 'w , 's > = Q ;"), "{out}");
         assert!(
             out.contains("const IS_READ_ONLY : :: core :: primitive :: bool = true"),
             "{out}"
@@ -597,7 +628,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            out.contains("type QItem < 'w , const N : usize > = Q < N > ;"),
+            out.contains("type QItem < 'w , 's , const N : usize > = Q < N > ;"),
             "{out}"
         );
         assert!(
@@ -605,7 +636,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("type QReadOnlyItem < 'w , const N : usize > = QReadOnly < N > ;"),
+            out.contains("type QReadOnlyItem < 'w , 's , const N : usize > = QReadOnly < N > ;"),
             "{out}"
         );
     }

@@ -10,7 +10,7 @@
 //!   ├─ MoverState  { pos: <&mut Position as WorldQuery>::State, vel: .. }    (hidden)
 //!   ├─ MoverFetch  { pos: <&mut Position as WorldQuery>::Fetch<'w>, vel: .. } (hidden)
 //!   ├─ WorldQuery for Mover: each method delegates to each field in order
-//!   └─ QueryData for Mover → MoverItem<'w> { pos: Mut<'w, Position>, vel: &'w Velocity }
+//!   └─ QueryData for Mover → MoverItem<'w, 's> { pos: Mut<'w, Position>, vel: &'w Velocity }
 //!      (or QueryFilter for the filter derive: every field's filter must pass)
 //! ```
 //!
@@ -182,6 +182,22 @@ fn with_world_lifetime(generics: &Generics) -> Generics {
     generics.params.insert(
         0,
         GenericParam::Lifetime(LifetimeParam::new(world_lifetime())),
+    );
+    generics
+}
+
+/// The state lifetime `'s` of a derived item struct (bevy's second item
+/// lifetime; our items borrow nothing from the state).
+fn state_lifetime() -> Lifetime {
+    Lifetime::new("'s", Span::call_site())
+}
+
+/// `generics` with the item lifetimes `'w, 's` in front.
+fn with_item_lifetimes(generics: &Generics) -> Generics {
+    let mut generics = with_world_lifetime(generics);
+    generics.params.insert(
+        1,
+        GenericParam::Lifetime(LifetimeParam::new(state_lifetime())),
     );
     generics
 }
