@@ -403,29 +403,18 @@ impl<'a> QueryDataInput<'a> {
 
 /// `generics`' parameters as arguments (`'a, T, N`).
 fn alias_args(generics: &Generics) -> Vec<TokenStream> {
-    generics
-        .params
-        .iter()
-        .map(|param| match param {
-            GenericParam::Lifetime(param) => {
-                let lifetime = &param.lifetime;
-                quote!(#lifetime)
-            }
-            GenericParam::Type(param) => {
-                let ident = &param.ident;
-                quote!(#ident)
-            }
-            GenericParam::Const(param) => {
-                let ident = &param.ident;
-                quote!(#ident)
-            }
-        })
-        .collect()
+    generic_params(generics, false)
 }
 
 /// `generics`' parameters without bounds, as a type alias declares them (it
 /// would not enforce the bounds).
 fn alias_params(generics: &Generics) -> Vec<TokenStream> {
+    generic_params(generics, true)
+}
+
+/// Each of `generics`' parameters by name, a const one with its type when
+/// `declare` (`const N: usize`), else as an argument (`N`).
+fn generic_params(generics: &Generics, declare: bool) -> Vec<TokenStream> {
     generics
         .params
         .iter()
@@ -441,7 +430,11 @@ fn alias_params(generics: &Generics) -> Vec<TokenStream> {
             GenericParam::Const(param) => {
                 let ident = &param.ident;
                 let ty = &param.ty;
-                quote!(const #ident: #ty)
+                if declare {
+                    quote!(const #ident: #ty)
+                } else {
+                    quote!(#ident)
+                }
             }
         })
         .collect()
