@@ -725,3 +725,27 @@ fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `check_integrity` checks the two ends of a derived relationship too,
+/// not only `ChildOf`.
+#[test]
+fn check_integrity_checks_derived_relationships() {
+    let mut world = World::new();
+    let leader = world.spawn_empty().id();
+    let fan = world.spawn(Follows { leader, since: 1 }).id();
+    world.check_integrity().unwrap();
+    let stranger = world.spawn_empty().id();
+    world.get_mut::<Followers>(leader).unwrap().0.push(stranger);
+    let message = world.check_integrity().unwrap_err();
+    assert!(
+        message.contains(&format!("{leader:?} lists {stranger:?}")) && message.contains("Follows"),
+        "{message}"
+    );
+    world
+        .get_mut::<Followers>(leader)
+        .unwrap()
+        .0
+        .retain(|&e| e != stranger);
+    world.check_integrity().unwrap();
+    assert_eq!(world.get::<Followers>(leader).unwrap().0, [fan]);
+}

@@ -242,6 +242,14 @@ pub trait Component: Send + Sync + 'static {
     /// ```
     const CHANGE_TICKS: bool = true;
 
+    /// The check [`World::check_integrity`](crate::world::World::check_integrity)
+    /// runs for this component, if any: a relationship's derive names the
+    /// check that both of its ends agree.
+    #[doc(hidden)]
+    fn integrity_check() -> Option<IntegrityCheck> {
+        None
+    }
+
     /// Registers the hooks declared on the type
     /// (`#[component(on_add = path, ...)]`).
     fn register_component_hooks(hooks: &mut ComponentHooks) {
@@ -285,3 +293,8 @@ pub trait Component: Send + Sync + 'static {
         let _ = (this, mapper);
     }
 }
+
+/// A check of one component's invariants over a whole world, run by
+/// [`World::check_integrity`](crate::world::World::check_integrity).
+#[doc(hidden)]
+pub type IntegrityCheck = fn(&crate::world::World) -> Result<(), String>;

@@ -72,6 +72,8 @@ pub struct ComponentDescriptor {
     change_ticks: bool,
     /// Whether values may be changed in place ([`Component::Mutability`]).
     mutable: bool,
+    /// The component's own integrity check ([`Component::integrity_check`]).
+    integrity: Option<super::IntegrityCheck>,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -131,6 +133,7 @@ impl ComponentDescriptor {
             snapshot: T::snapshot_behavior(),
             change_ticks: T::CHANGE_TICKS,
             mutable: super::is_mutable::<T>(),
+            integrity: T::integrity_check(),
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -148,6 +151,7 @@ impl ComponentDescriptor {
             snapshot: R::snapshot_behavior(),
             change_ticks: true,
             mutable: true,
+            integrity: None,
             kind: DescriptorKind::Resource,
         }
     }
@@ -166,6 +170,7 @@ impl ComponentDescriptor {
             snapshot: SnapshotBehavior::IGNORE,
             change_ticks: true,
             mutable: true,
+            integrity: None,
             kind: DescriptorKind::Resource,
         }
     }
@@ -205,6 +210,7 @@ impl ComponentDescriptor {
             snapshot: SnapshotBehavior::IGNORE,
             change_ticks: true,
             mutable: true,
+            integrity: None,
             kind: DescriptorKind::Dynamic,
         }
     }
@@ -399,6 +405,11 @@ impl ComponentInfo {
     #[inline]
     pub fn clone_behavior(&self) -> &ComponentCloneBehavior {
         &self.descriptor.clone_behavior
+    }
+
+    /// The component's own integrity check, if it has one.
+    pub(crate) fn integrity_check(&self) -> Option<super::IntegrityCheck> {
+        self.descriptor.integrity
     }
 
     /// Whether the component's change ticks are kept

@@ -6,7 +6,6 @@ use crate::{
     archetype::{Archetype, EdgeKind},
     component::Component,
     entity::Entity,
-    hierarchy::ChildOf,
     relationship::{Relationship, RelationshipTarget},
     storage::{TableId, NO_COLUMN},
     world::World,
@@ -19,8 +18,10 @@ impl World {
     /// column of its source table sits in its target's table, and every
     /// bundle where each of its components' columns sits in the table it
     /// spawns into; every sparse-set value belongs to a live entity whose
-    /// archetype has that component; `ChildOf` and `Children` agree, and
-    /// so do the `Targets` and `Sources` of every relation kind (each entry
+    /// archetype has that component; the two ends of every relationship
+    /// registered here (`ChildOf` and `Children`, and each derived
+    /// `#[relationship]`) agree, and so do the `Targets` and `Sources` of
+    /// every relation kind (each entry
     /// names a live entity listing it back exactly once; a symmetric kind
     /// is symmetric, an exclusive one has at most one target). Returns the
     /// first violation found.
@@ -34,7 +35,11 @@ impl World {
         self.check_edge_columns()?;
         self.check_bundle_spawn_columns()?;
         self.check_sparse_sets()?;
-        self.check_relationship::<ChildOf>()?;
+        for info in self.components.iter() {
+            if let Some(check) = info.integrity_check() {
+                check(self)?;
+            }
+        }
         crate::relation::run_registered_checks(self)
     }
 
@@ -55,7 +60,7 @@ impl World {
 
     /// Every `R` points at a live entity whose list holds it exactly once,
     /// and every list entry is a live entity whose `R` points back.
-    fn check_relationship<R: Relationship>(&self) -> Result<(), String> {
+    pub(crate) fn check_relationship<R: Relationship>(&self) -> Result<(), String> {
         let relationship = type_name::<R>();
         for source in self.entities_with::<R>() {
             let Some(target) = self.get::<R>(source).map(R::get) else {

@@ -317,6 +317,14 @@ fn accept<R: Relationship>(world: &mut DeferredWorld, source: Entity) {
     }
 }
 
+/// The integrity check of the relationship `R` (named by its derive):
+/// every `R` is listed exactly once by its live target, and every listed
+/// source points back.
+#[doc(hidden)]
+pub fn relationship_integrity<R: Relationship>(world: &World) -> Result<(), String> {
+    world.check_relationship::<R>()
+}
+
 /// Removes a refused relationship, unless it was replaced meanwhile.
 fn unlink_invalid<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     let key = (TypeId::of::<R>(), source);

@@ -143,6 +143,14 @@ impl<'a> ComponentInput<'a> {
         } else {
             quote! { #krate::component::Mutable }
         };
+        // A relationship source names the check that both ends agree.
+        let integrity = matches!(relationship, Some(RelationshipEnd::Source { .. })).then(|| {
+            quote! {
+                fn integrity_check() -> ::core::option::Option<#krate::component::IntegrityCheck> {
+                    ::core::option::Option::Some(#krate::relationship::relationship_integrity::<Self>)
+                }
+            }
+        });
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -155,6 +163,7 @@ impl<'a> ComponentInput<'a> {
                 #clone_behavior
                 #map_entities
                 #snapshot
+                #integrity
             }
             #relationship_impl
         }
