@@ -758,3 +758,41 @@ fn a_panicking_hook_on_the_clone_drops_each_value_once() {
     log.assert_no_double_drop();
     log.assert_dropped_once(&[7, 8, 107, 108]);
 }
+
+/// A hook of the source that panics while components move out does not
+/// lose them: they reach the target, each value is dropped once, and then
+/// the panic goes on.
+#[test]
+fn a_panicking_source_hook_during_move_components_still_moves_the_values() {
+    fn explode_on_remove(_: DeferredWorld, _: HookContext) {
+        panic!("on_remove of the source");
+    }
+    #[derive(Component)]
+    #[component(on_remove = explode_on_remove)]
+    struct Cargo(Payload);
+    #[derive(Component)]
+    struct Ballast(Payload);
+
+    let drops = DropLog::default();
+    let mut world = World::new();
+    let source = world
+        .spawn((
+            Cargo(Payload::new(1, &drops)),
+            Ballast(Payload::new(2, &drops)),
+        ))
+        .id();
+    let target = world.spawn_empty().id();
+    let message = expect_panic(|| {
+        world
+            .entity_mut(source)
+            .move_components::<(Cargo, Ballast)>(target);
+    });
+    assert!(message.contains("on_remove of the source"), "{message}");
+    assert_eq!(world.get::<Cargo>(target).map(|c| c.0.id), Some(1));
+    assert_eq!(world.get::<Ballast>(target).map(|b| b.0.id), Some(2));
+    assert!(world.get::<Cargo>(source).is_none() && world.get::<Ballast>(source).is_none());
+    drops.assert_not_dropped(&[1, 2]);
+    integrity(&world);
+    drop(world);
+    drops.assert_dropped_once(&[1, 2]);
+}

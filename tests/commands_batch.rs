@@ -782,11 +782,22 @@ fn play(ops: &[Op], target: Target, alone: bool) -> Played {
             // flushes it), panics included.
             let outcome = catch_unwind(AssertUnwindSafe(|| side.apply(&mut world)));
             outcomes.push(outcome.map_err(panic_message));
-            let outcome = catch_unwind(AssertUnwindSafe(|| match target {
-                Target::External => main.apply(&mut world),
-                Target::WorldQueue => world.flush(),
-            }));
-            outcomes.push(outcome.map_err(panic_message));
+            match target {
+                Target::External => {
+                    let outcome = catch_unwind(AssertUnwindSafe(|| main.apply(&mut world)));
+                    outcomes.push(outcome.map_err(panic_message));
+                }
+                // A panic in the world's flush keeps the commands after it
+                // for the next flush: flush until one completes.
+                Target::WorldQueue => loop {
+                    let outcome = catch_unwind(AssertUnwindSafe(|| world.flush()));
+                    let done = outcome.is_ok();
+                    outcomes.push(outcome.map_err(panic_message));
+                    if done {
+                        break;
+                    }
+                },
+            }
             integrity(&world);
             check_invariants(&world);
             dumps.push(dump(&world));

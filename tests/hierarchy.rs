@@ -643,7 +643,7 @@ fn trap_world() -> World {
 #[test]
 fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
     type Op = fn(&mut World, Entity, Entity, Entity);
-    let ops: [(&str, Op); 10] = [
+    let ops: [(&str, Op); 14] = [
         ("spawn a child", |w, p, _, _| {
             w.spawn((ChildOf(p), Fuse));
         }),
@@ -674,6 +674,22 @@ fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
         ("despawn the parent", |w, p, _, _| {
             w.despawn(p);
         }),
+        ("despawn the parent through a command", |w, p, _, _| {
+            w.commands().entity(p).despawn();
+            w.flush();
+        }),
+        ("adopt through a command", |w, p, _, x| {
+            w.commands().entity(x).insert((ChildOf(p), Fuse));
+            w.flush();
+        }),
+        ("re-parent through a command", |w, _, q, c| {
+            w.commands().entity(c).insert((ChildOf(q), Fuse));
+            w.flush();
+        }),
+        ("remove through a command", |w, _, _, c| {
+            w.commands().entity(c).remove::<(ChildOf, Fuse)>();
+            w.flush();
+        }),
     ];
     let traps = [
         Trap::SiblingHook,
@@ -689,11 +705,18 @@ fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
             let mut world = trap_world();
             let (p, q) = (world.spawn_empty().id(), world.spawn_empty().id());
             let c = world.spawn((ChildOf(p), Fuse)).id();
+            // A grandchild: a linked despawn goes two levels down.
+            world.spawn((ChildOf(c), Fuse));
             let sibling = world.spawn(ChildOf(p)).id();
             let x = world.spawn(Tag(1)).id();
             *world.resource_mut::<Trap>() = trap;
             let _ = catch_unwind(AssertUnwindSafe(|| {
-                op(&mut world, p, q, if name == "adopt" { x } else { c })
+                op(
+                    &mut world,
+                    p,
+                    q,
+                    if name.starts_with("adopt") { x } else { c },
+                )
             }));
             *world.resource_mut::<Trap>() = Trap::Off;
             world.flush();

@@ -537,18 +537,29 @@ fn clone_one(
     if !world.contains_entity(target) {
         panic!("entity {target:?}, the target of a clone of entity {source:?}, was despawned while cloning");
     }
+    // A hook or observer of the source that panics does not stop the move:
+    // the values taken still reach the target, then the panic goes on.
+    let mut panics = DropPanics::default();
     if state.move_components && world.contains_entity(source) {
         let mut removed = cloned.scratch.ids();
         removed.append(&mut cloned.deferred);
-        let mut source_mut = world.entity_mut(source);
-        source_mut.remove_ids_for_clone(&removed);
-        // SAFETY: `moved` holds components of `source`'s world; the taken
-        // values are pushed, owned, into the scratch.
-        unsafe { source_mut.take_ids_for_clone(&cloned.moved, &mut cloned.scratch) };
+        panics.catch(|| world.entity_mut(source).remove_ids_for_clone(&removed));
+        panics.catch(|| {
+            // SAFETY: `moved` holds components of `source`'s world; the
+            // taken values are pushed, owned, into the scratch.
+            unsafe {
+                world
+                    .entity_mut(source)
+                    .take_ids_for_clone(&cloned.moved, &mut cloned.scratch)
+            }
+        });
     }
     if !cloned.scratch.is_empty() {
-        world.entity_mut(target).insert_clones(&mut cloned.scratch);
+        panics.catch(|| {
+            world.entity_mut(target).insert_clones(&mut cloned.scratch);
+        });
     }
+    panics.finish();
     target
 }
 

@@ -1,7 +1,8 @@
 //! The world's command flush: commands queued while commands apply (by
 //! hooks, observers and the triggers they run) apply from one loop, so a
 //! chain of any depth costs heap, not stack; the order is the one
-//! `World::flush_commands` documents; a panic drops what is left once.
+//! `World::flush_commands` documents; a panic keeps what is left for the
+//! next flush.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -155,7 +156,7 @@ impl Drop for Counted {
 struct Side;
 
 #[test]
-fn a_panic_deep_in_a_chain_drops_every_pending_command_once() {
+fn a_panic_deep_in_a_chain_keeps_every_pending_command_for_the_next_flush() {
     const PANIC_AT: u32 = 5;
     let made = Arc::new(AtomicUsize::new(0));
     let dropped = Arc::new(AtomicUsize::new(0));
@@ -198,14 +199,23 @@ fn a_panic_deep_in_a_chain_drops_every_pending_command_once() {
     let result = catch_unwind(AssertUnwindSafe(|| world.trigger(Step(0))));
     let message = *result.unwrap_err().downcast::<String>().unwrap();
     assert_eq!(message, format!("command {PANIC_AT} failed"));
-    // Applied up to the panic; every command still pending then (the `b`
-    // of each level and the side command) dropped unapplied, each once.
+    // Applied up to the panic; every command still pending then (the side
+    // command queued before the panic, then the `b` of each level,
+    // innermost first) is kept, unapplied and undropped.
     let applied: Vec<String> = (0..=PANIC_AT).map(|n| format!("a {n}")).collect();
     assert_eq!(world.resource::<Log>().0, applied);
-    assert_eq!(made.load(Ordering::SeqCst), 2 * (PANIC_AT as usize + 1) + 1);
-    assert_eq!(dropped.load(Ordering::SeqCst), made.load(Ordering::SeqCst));
+    let made_then = made.load(Ordering::SeqCst);
+    assert_eq!(made_then, 2 * (PANIC_AT as usize + 1) + 1);
+    // The `a` commands that ran are dropped; the kept ones are not yet.
+    assert_eq!(dropped.load(Ordering::SeqCst), PANIC_AT as usize + 1);
     world.check_integrity().unwrap();
-    // Nothing is left to apply later, and flushing works again.
+    // The next flush applies them, in that order, each once.
+    world.resource_mut::<Log>().0.clear();
+    world.flush_commands();
+    let mut kept = vec!["side command".to_string()];
+    kept.extend((0..=PANIC_AT).rev().map(|n| format!("b {n}")));
+    assert_eq!(world.resource::<Log>().0, kept);
+    assert_eq!(dropped.load(Ordering::SeqCst), made_then);
     world.resource_mut::<Log>().0.clear();
     world.flush_commands();
     assert!(world.resource::<Log>().0.is_empty());

@@ -121,12 +121,14 @@ struct CommandMeta {
 }
 
 /// What consuming a command left in its bytes.
-#[derive(Clone, Copy, PartialEq, Eq)]
 enum Consumed {
     /// Nothing: the command was applied or dropped.
     Whole,
     /// A run with entries still to apply.
     Partly,
+    /// A run one of whose entries panicked, with entries still to apply:
+    /// it keeps them, and the panic goes on.
+    PanickedPartly(Box<dyn Any + Send>),
 }
 
 /// # Safety
@@ -252,10 +254,20 @@ unsafe fn consume_run<R: CommandRun>(
         );
     }));
     if let Err(payload) = applied {
-        // The run counts as consumed: what it left is dropped, and the
-        // drops' panics are second to its own.
-        let _ = entries.drop_rest();
-        resume_unwind(payload);
+        if entries.remaining() == 0 {
+            resume_unwind(payload);
+        }
+        // The entries taken count as consumed; the rest stay, as the
+        // commands after a panicking one do (applied by a later flush, or
+        // dropped by a queue that drops what follows a panic).
+        let header = RunHeader {
+            done: entries.next,
+            ..header
+        };
+        // SAFETY: the header is where it was read from; the entries from
+        // `done` on are still owned by the run.
+        unsafe { header_ptr.write_unaligned(header) };
+        return Consumed::PanickedPartly(payload);
     }
     if entries.remaining() == 0 {
         return Consumed::Whole;
@@ -601,9 +613,14 @@ impl CommandCursor {
         self.next += size_of::<CommandMeta>() + meta.size;
         // SAFETY: the command is an owned value of the type `meta` was made
         // for, and `next` has left it behind, so this is its one use.
-        if unsafe { (meta.consume)(command, world.as_deref_mut()) } == Consumed::Partly {
+        match unsafe { (meta.consume)(command, world.as_deref_mut()) } {
+            Consumed::Whole => {}
             // A run kept entries for later: it is the next command again.
-            self.next = start;
+            Consumed::Partly => self.next = start,
+            Consumed::PanickedPartly(payload) => {
+                self.next = start;
+                resume_unwind(payload);
+            }
         }
         world.map(|world| world.id())
     }
@@ -613,6 +630,32 @@ impl CommandCursor {
         // The buffer still owns the commands left: it must not go.
         assert!(self.is_empty(), "commands left in the cursor");
         std::mem::take(&mut self.bytes)
+    }
+
+    /// The commands left, moved (unapplied) into a queue of their own,
+    /// in order.
+    pub(crate) fn into_rest(mut self) -> CommandQueue {
+        let rest = self.end - self.next;
+        let mut bytes: Vec<MaybeUninit<u8>> = Vec::with_capacity(rest);
+        // SAFETY: the cursor owns the commands in `next..end`, whole
+        // headers and commands back to back; they are copied bitwise to the
+        // start of the new buffer, which takes them over (commands are
+        // stored unaligned, so any address holds them), and the cursor
+        // then counts them consumed, so it drops none of them.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.bytes.as_ptr().add(self.next),
+                bytes.as_mut_ptr(),
+                rest,
+            );
+            bytes.set_len(rest);
+        }
+        self.next = self.end;
+        CommandQueue {
+            bytes,
+            world: None,
+            open_run: None,
+        }
     }
 
     /// An empty queue reusing the cursor's memory; the cursor must be

@@ -584,10 +584,13 @@ impl World {
     ///   the observers at once and their commands once the command returns.
     ///
     /// # Panics
-    /// If a command panics: the panic goes on once every command still
-    /// pending in this flush (the rest of its queue, of the queues it
-    /// nested in, and those queued before it panicked) is dropped
-    /// unapplied, each once. Nothing is left queued.
+    /// If a command panics: the panic goes on, and every command still
+    /// pending in this flush (those it queued before it panicked, then the
+    /// rest of its queue and of the queues it nested in) stays queued, in
+    /// that order, for the next flush. A command queued by a hook may
+    /// complete what an operation already did (the other end of a
+    /// relationship, a linked despawn), so none is dropped. (bevy drops
+    /// them.)
     #[inline]
     pub fn flush_commands(&mut self) {
         if !self.command_queue.get_mut().is_empty() {
@@ -615,14 +618,22 @@ impl World {
         let same_world = self.id == id;
         if let Err(payload) = result {
             if same_world {
-                pending.push(self.command_queue.get_mut().take_cursor());
-            }
-            for mut cursor in pending.drain(..) {
-                // Drop panics are second to the command's.
-                let _ = cursor.drop_rest();
-            }
-            if same_world {
+                // Kept for the next flush, in the order they would have
+                // applied: what the panicking command queued, then the rest
+                // of each queue it nested in, innermost first. They may be
+                // what completes work already done (a relationship's other
+                // end, a linked despawn).
+                let queue = self.command_queue.get_mut();
+                for cursor in pending.drain(..).rev() {
+                    queue.append(&mut cursor.into_rest());
+                }
                 self.command_stack = pending;
+            } else {
+                for mut cursor in pending.drain(..) {
+                    // The other world's commands: dropped; drop panics are
+                    // second to the command's.
+                    let _ = cursor.drop_rest();
+                }
             }
             resume_unwind(payload);
         }
