@@ -792,6 +792,9 @@ impl World {
             }
         }
 
+        // Refusals waiting for their removal were flushed above; any left
+        // (their removal lost) name links of the world replaced here.
+        self.refused_links.clear();
         self.last_change_tick = Tick::new(snapshot.last_change_tick.get().wrapping_add(delta));
         if let Some(mut schedules) = self.get_resource_mut::<Schedules>() {
             schedules
