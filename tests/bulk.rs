@@ -831,3 +831,43 @@ fn a_panicking_drop_of_an_ignored_field_goes_on_once_every_table_has_moved() {
     drop(world);
     assert_eq!(std::sync::Arc::strong_count(&counter), 1);
 }
+
+/// A hook that panics during `insert_batch` stops no other pair: with
+/// required components (inserted entity by entity) and with an entity
+/// named twice (inserted pair by pair), every pair is inserted, then the
+/// first panic goes on.
+#[test]
+fn insert_batch_goes_past_a_panicking_hook() {
+    fn explode(_: DeferredWorld, _: HookContext) {
+        panic!("on_add exploded");
+    }
+    #[derive(Component, Default)]
+    struct Needed;
+    #[derive(Component)]
+    #[require(Needed)]
+    #[component(on_add = explode)]
+    struct WithRequired;
+    #[derive(Component)]
+    #[component(on_add = explode)]
+    struct Hooked(u32);
+
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..3).map(|_| world.spawn_empty().id()).collect();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.insert_batch(entities.iter().map(|&e| (e, WithRequired)));
+    }));
+    assert!(result.is_err());
+    for &e in &entities {
+        assert!(world.get::<WithRequired>(e).is_some() && world.get::<Needed>(e).is_some());
+    }
+    integrity(&world);
+
+    let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.insert_batch([(a, Hooked(1)), (b, Hooked(2)), (a, Hooked(3))]);
+    }));
+    assert!(result.is_err());
+    assert_eq!(world.get::<Hooked>(a).map(|h| h.0), Some(3));
+    assert_eq!(world.get::<Hooked>(b).map(|h| h.0), Some(2));
+    integrity(&world);
+}

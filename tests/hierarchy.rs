@@ -772,3 +772,49 @@ fn check_integrity_checks_derived_relationships() {
     world.check_integrity().unwrap();
     assert_eq!(world.get::<Followers>(leader).unwrap().0, [fan]);
 }
+
+/// The many-entity relationship methods go on past a panicking hook or
+/// observer: every child is despawned, added or detached, then the first
+/// panic goes on.
+#[test]
+fn relationship_methods_over_many_entities_go_past_a_panic() {
+    for trap in [Trap::Despawn, Trap::Discard, Trap::Add, Trap::SiblingHook] {
+        let mut world = trap_world();
+        let p = world.spawn_empty().id();
+        let kids_of_p: Vec<Entity> = (0..3)
+            .map(|_| world.spawn((ChildOf(p), Fuse)).id())
+            .collect();
+        let loose: Vec<Entity> = (0..3).map(|_| world.spawn(Fuse).id()).collect();
+        *world.resource_mut::<Trap>() = trap;
+        // Replace the three children with the three loose entities.
+        let replaced = catch_unwind(AssertUnwindSafe(|| {
+            world.entity_mut(p).replace_children(&loose);
+        }));
+        *world.resource_mut::<Trap>() = Trap::Off;
+        world.flush();
+        check(&mut world);
+        assert_eq!(kids(&world, p), loose, "replace_children, {trap:?}");
+        assert!(
+            kids_of_p.iter().all(|&k| world.get::<ChildOf>(k).is_none()),
+            "replace_children, {trap:?}"
+        );
+        *world.resource_mut::<Trap>() = trap;
+        let despawned = catch_unwind(AssertUnwindSafe(|| {
+            world.entity_mut(p).despawn_related::<Children>();
+        }));
+        *world.resource_mut::<Trap>() = Trap::Off;
+        world.flush();
+        check(&mut world);
+        assert!(
+            loose.iter().all(|&k| !world.contains_entity(k)),
+            "despawn_related, {trap:?}"
+        );
+        assert!(world.contains_entity(p) && world.get::<Children>(p).is_none());
+        world.check_integrity().unwrap();
+        // At least one of the two met the trap.
+        assert!(
+            replaced.is_err() || despawned.is_err(),
+            "{trap:?} never fired"
+        );
+    }
+}

@@ -1395,3 +1395,31 @@ fn a_system_run_by_a_command_queued_before_the_load_sees_every_loaded_value_adde
         assert_eq!(counts, (3, 3), "{format:?}: table and sparse values alike");
     }
 }
+
+/// An observer of a loaded component that panics stops no other column or
+/// resource: the load completes, then the panic goes on.
+#[test]
+fn a_panicking_observer_of_a_loaded_component_lets_the_load_complete() {
+    let registry = registry();
+    let mut source = World::new();
+    let kept: Vec<Entity> = (0..3)
+        .map(|i| source.spawn((Pos(i, i), Vel(i, i))).id())
+        .collect();
+    source.insert_resource(Round(5));
+    for format in FORMATS {
+        let text = save(&registry, &source, format);
+        let mut world = World::new();
+        world.add_observer(|_: On<Add<Pos>>| panic!("observer of Pos"));
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load(&registry, &mut world, &text, format, Default::default())
+        }));
+        assert!(result.is_err(), "{format:?}");
+        consistent(&world);
+        assert_eq!(world.get_resource::<Round>(), Some(&Round(5)), "{format:?}");
+        let mut query = world.query::<(&Pos, &Vel)>();
+        let mut loaded: Vec<(i32, i32)> = query.iter(&world).map(|(p, v)| (p.0, v.0)).collect();
+        loaded.sort_unstable();
+        assert_eq!(loaded.len(), kept.len(), "{format:?}");
+        assert!(loaded.iter().all(|(p, v)| p == v), "{format:?}");
+    }
+}

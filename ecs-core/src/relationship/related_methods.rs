@@ -12,6 +12,7 @@ use crate::{
     entity::{Entity, EntityHashSet},
     hierarchy::Children,
     system::{Commands, EntityCommands},
+    utils::DropPanics,
     world::{EntityWorldMut, World},
 };
 
@@ -93,10 +94,13 @@ impl EntityWorldMut<'_> {
         let target = self.id();
         self.world_scope(|world| {
             ensure_list::<R>(world, target, related.len());
+            // A hook's or observer's panic stops no other entity.
+            let mut panics = DropPanics::default();
             for &source in related {
-                relate::<R>(world, source, target);
+                panics.catch(|| relate::<R>(world, source, target));
             }
             drop_empty_list::<R>(world, target);
+            panics.finish();
         });
         self
     }
@@ -117,14 +121,16 @@ impl EntityWorldMut<'_> {
         let target = self.id();
         self.world_scope(|world| {
             ensure_list::<R>(world, target, related.len());
+            let mut panics = DropPanics::default();
             for (offset, &source) in related.iter().enumerate() {
-                relate::<R>(world, source, target);
+                panics.catch(|| relate::<R>(world, source, target));
                 if let Some(mut list) = world.get_mut::<R::RelationshipTarget>(target) {
                     list.collection_mut_risky()
                         .place(source, index.saturating_add(offset));
                 }
             }
             drop_empty_list::<R>(world, target);
+            panics.finish();
         });
         self
     }
@@ -133,11 +139,15 @@ impl EntityWorldMut<'_> {
     pub fn remove_related<R: Relationship>(&mut self, related: &[Entity]) -> &mut Self {
         let target = self.id();
         self.world_scope(|world| {
+            let mut panics = DropPanics::default();
             for &source in related {
                 if world.get::<R>(source).map(R::get) == Some(target) {
-                    world.entity_mut(source).remove::<R>();
+                    panics.catch(|| {
+                        world.entity_mut(source).remove::<R>();
+                    });
                 }
             }
+            panics.finish();
         });
         self
     }
@@ -166,14 +176,17 @@ impl EntityWorldMut<'_> {
             .map(|list| list.iter().collect())
             .unwrap_or_default();
         self.world_scope(|world| {
+            let mut panics = DropPanics::default();
             for &source in current.as_slice().iter().filter(|e| !wanted.contains(e)) {
                 if world.get::<R>(source).map(R::get) == Some(target) {
-                    world.entity_mut(source).remove::<R>();
+                    panics.catch(|| {
+                        world.entity_mut(source).remove::<R>();
+                    });
                 }
             }
             ensure_list::<R>(world, target, wanted.len());
             for &source in wanted.as_slice() {
-                relate::<R>(world, source, target);
+                panics.catch(|| relate::<R>(world, source, target));
             }
             // Only the entities that now point here, in the order asked for.
             let linked: Vec<Entity> = wanted
@@ -188,6 +201,7 @@ impl EntityWorldMut<'_> {
                 collection.extend_from_iter(linked);
             }
             drop_empty_list::<R>(world, target);
+            panics.finish();
         });
         self
     }
@@ -239,11 +253,15 @@ impl EntityWorldMut<'_> {
             return self;
         };
         self.world_scope(|world| {
+            let mut panics = DropPanics::default();
             for source in sources {
                 if world.contains_entity(source) {
-                    world.despawn(source);
+                    panics.catch(|| {
+                        world.despawn(source);
+                    });
                 }
             }
+            panics.finish();
         });
         self
     }

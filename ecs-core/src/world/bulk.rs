@@ -340,13 +340,18 @@ pub(super) fn insert_groups<B: Bundle>(
     if targets.iter().any(|target| target.has_required) {
         // Required components are made by user constructors, one entity at
         // a time: then each entity is inserted in turn, hooks included.
+        // A panic of one stops none of the others.
+        let mut panics = DropPanics::default();
         let entities = groups.iter().flat_map(|group| group.entities.iter());
         for (&entity, value) in entities.zip(values) {
-            world.flush_entities();
-            let location = matched_location(world, entity);
-            // SAFETY: `location` is current and the world is flushed.
-            unsafe { insert_bundle(world, entity, location, bundle_id, value, mode) };
+            panics.catch(|| {
+                world.flush_entities();
+                let location = matched_location(world, entity);
+                // SAFETY: `location` is current and the world is flushed.
+                unsafe { insert_bundle(world, entity, location, bundle_id, value, mode) };
+            });
         }
+        panics.finish();
         return;
     }
     let mut panics = DropPanics::default();

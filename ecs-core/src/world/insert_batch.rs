@@ -12,6 +12,7 @@ use crate::{
     archetype::ArchetypeId,
     bundle::{insert_bundle, Bundle, BundleId, InsertMode},
     entity::Entity,
+    utils::DropPanics,
 };
 use hashbrown::HashMap;
 
@@ -183,11 +184,17 @@ impl World {
             .windows(2)
             .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
         {
+            // A hook's or observer's panic stops no other pair; it goes on
+            // once the commands queued have applied.
+            let mut panics = DropPanics::default();
             for (entity, bundle) in pairs {
-                let inserted = self.insert_batch_item(entity, bundle, bundle_id, mode);
-                debug_assert!(inserted, "checked spawned");
+                panics.catch(|| {
+                    let inserted = self.insert_batch_item(entity, bundle, bundle_id, mode);
+                    debug_assert!(inserted, "checked spawned");
+                });
             }
             self.flush_commands();
+            panics.finish();
             return;
         }
         let mut slots: Vec<Option<(Entity, B)>> = pairs.into_iter().map(Some).collect();
@@ -204,8 +211,10 @@ impl World {
             groups[group].entities.push(entity);
             values.push(bundle);
         }
-        insert_groups(self, &groups, values, bundle_id, mode);
+        let mut panics = DropPanics::default();
+        panics.catch(|| insert_groups(self, &groups, values, bundle_id, mode));
         self.flush_commands();
+        panics.finish();
     }
 
     /// Flushes reserved entities and registers `B`, once per batch.

@@ -83,6 +83,7 @@ use crate::{
         SceneEntityMapper,
     },
     resource::Resource,
+    utils::DropPanics,
 };
 use staging::{ColumnDest, Staged, StagedComponent, StagedResource, Staging, Target};
 
@@ -402,8 +403,7 @@ impl<L: SaveList> SaveRegistry<L> {
     ///
     /// # Panics
     /// If a `Deserialize` panics (the world is unchanged), or a hook or
-    /// observer of an inserted component does (the world keeps what was
-    /// inserted before, consistent).
+    /// observer of an inserted component does (the load completes first).
     pub fn load_rows<'de, D: serde::Deserializer<'de>>(
         &self,
         world: &mut World,
@@ -790,9 +790,13 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
             resume_unwind(payload);
         }
     }
+    // A hook's or observer's panic stops no other column: the load is
+    // whole, then the panic goes on.
+    let mut panics = DropPanics::default();
     for column in columns {
-        column.commit(world, ids);
+        panics.catch(|| column.commit(world, ids));
     }
+    panics.finish();
     Ok(LoadedEntities {
         saved,
         new: fresh_ids,
