@@ -818,3 +818,30 @@ fn relationship_methods_over_many_entities_go_past_a_panic() {
         );
     }
 }
+
+/// A required component's constructor that panics stops the insert before
+/// any hook runs: the entity keeps its parent, listed there.
+#[test]
+fn a_panicking_required_constructor_leaves_the_parent_untouched() {
+    #[derive(Component)]
+    struct Bad;
+    fn make_bad() -> Bad {
+        panic!("no Bad today");
+    }
+    #[derive(Component)]
+    #[require(Bad = make_bad())]
+    struct NeedsBad;
+
+    let mut world = World::new();
+    let (p, q) = (world.spawn_empty().id(), world.spawn_empty().id());
+    let c = world.spawn(ChildOf(p)).id();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.entity_mut(c).insert((ChildOf(q), NeedsBad));
+    }));
+    assert!(result.is_err());
+    world.flush();
+    check(&mut world);
+    assert_eq!(world.get::<ChildOf>(c).map(ChildOf::parent), Some(p));
+    assert_eq!(kids(&world, p), [c]);
+    world.check_integrity().unwrap();
+}

@@ -410,15 +410,10 @@ fn resolve_insert(
         &world.components,
         location.archetype_id,
     );
-    if mode == InsertMode::Replace
-        && world.archetypes[location.archetype_id]
-            .flags()
-            .intersects(Lifecycle::Discard.any_flags())
-    {
-        fire_before_replace(world, entity, location.archetype_id, bundle_id, panics);
-    }
-    // Made after `on_discard` (user code) and before
-    // anything moves: no user code runs while the scratch holds them.
+    // Made before `on_discard`: a constructor that panics then leaves the
+    // entity as it was, with no hook run. The hooks and observers that run
+    // while the scratch holds the values cannot start another structural
+    // operation, and their panics no longer stop this one.
     if target.has_required {
         let after = world.archetypes[location.archetype_id]
             .edges()
@@ -427,6 +422,13 @@ fn resolve_insert(
         world
             .value_scratch
             .make(&after.required_components, &world.components);
+    }
+    if mode == InsertMode::Replace
+        && world.archetypes[location.archetype_id]
+            .flags()
+            .intersects(Lifecycle::Discard.any_flags())
+    {
+        fire_before_replace(world, entity, location.archetype_id, bundle_id, panics);
     }
     target
 }
