@@ -297,6 +297,39 @@ fn unlink_source<R: Relationship>(world: &mut World, source: Entity, target: Ent
     }
 }
 
+/// Relationships refused by their `on_insert` hook and not yet removed by
+/// the command it queued: (relationship type, source) to target. Boxed
+/// and absent while empty, which it is outside that window, so the world
+/// carries one pointer for it.
+#[derive(Default)]
+pub(crate) struct RefusedLinks(Option<Box<hashbrown::HashMap<(TypeId, Entity), Entity>>>);
+
+impl RefusedLinks {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|map| map.is_empty())
+    }
+
+    pub(crate) fn get(&self, key: &(TypeId, Entity)) -> Option<&Entity> {
+        self.0.as_ref()?.get(key)
+    }
+
+    pub(crate) fn insert(&mut self, key: (TypeId, Entity), target: Entity) {
+        self.0
+            .get_or_insert_with(Default::default)
+            .insert(key, target);
+    }
+
+    pub(crate) fn remove(&mut self, key: &(TypeId, Entity)) {
+        if let Some(map) = &mut self.0 {
+            map.remove(key);
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
 /// Marks `R(target)` on `source` refused, so no cycle check walks past
 /// it, and queues its removal.
 fn refuse<R: Relationship>(world: &mut DeferredWorld, source: Entity, target: Entity) {

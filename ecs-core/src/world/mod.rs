@@ -150,9 +150,8 @@ pub struct World {
     /// the clock that does not wrap.
     last_check: CountedTick,
     /// Relationships refused by their `on_insert` hook and not yet removed
-    /// by the command it queued: (relationship type, source) to target.
-    /// A cycle check walks past none of them.
-    pub(crate) refused_links: hashbrown::HashMap<(TypeId, Entity), Entity>,
+    /// by the command it queued; a cycle check walks past none of them.
+    pub(crate) refused_links: crate::relationship::RefusedLinks,
 }
 
 impl Default for World {
@@ -181,7 +180,7 @@ impl Default for World {
                 tick: Tick::new(0),
                 count: 1 << 32,
             },
-            refused_links: hashbrown::HashMap::new(),
+            refused_links: Default::default(),
         };
         world.init_resource::<crate::entity_disabling::DefaultQueryFilters>();
         world
