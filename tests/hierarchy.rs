@@ -691,7 +691,7 @@ fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
             w.flush();
         }),
     ];
-    let traps = [
+    let all = [
         Trap::SiblingHook,
         Trap::Add,
         Trap::Insert,
@@ -699,9 +699,15 @@ fn a_panic_anywhere_in_a_relationship_change_leaves_both_ends_in_step() {
         Trap::Remove,
         Trap::Despawn,
     ];
+    // Under Miri, one panic point per path: insert, remove, despawn.
+    let traps: &[Trap] = if cfg!(miri) {
+        &[Trap::SiblingHook, Trap::Discard, Trap::Despawn]
+    } else {
+        &all
+    };
     let mut failures = Vec::new();
     for (name, op) in ops {
-        for trap in traps {
+        for &trap in traps {
             let mut world = trap_world();
             let (p, q) = (world.spawn_empty().id(), world.spawn_empty().id());
             let c = world.spawn((ChildOf(p), Fuse)).id();
