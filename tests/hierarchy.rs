@@ -851,3 +851,44 @@ fn a_panicking_required_constructor_leaves_the_parent_untouched() {
     assert_eq!(kids(&world, p), [c]);
     world.check_integrity().unwrap();
 }
+
+/// Relating again an entity whose relationship has fields of its own keeps
+/// them, and a `Remove` or `Discard` observer that panics meanwhile loses
+/// nothing: the entity ends related to the new target, fields intact.
+#[test]
+fn relating_again_keeps_the_fields_even_past_a_panic() {
+    #[derive(Resource)]
+    struct Armed(bool);
+    let mut world = World::new();
+    world.insert_resource(Armed(false));
+    world.add_observer(|_: On<Remove<Follows>>, armed: Res<Armed>| {
+        if armed.0 {
+            panic!("remove observer");
+        }
+    });
+    world.add_observer(|_: On<Discard<Follows>>, armed: Res<Armed>| {
+        if armed.0 {
+            panic!("discard observer");
+        }
+    });
+    let (l1, l2) = (world.spawn_empty().id(), world.spawn_empty().id());
+    let s = world
+        .spawn(Follows {
+            leader: l1,
+            since: 5,
+        })
+        .id();
+    let t = world.spawn_empty().id();
+    world.resource_mut::<Armed>().0 = true;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.entity_mut(l2).add_related::<Follows>(&[s, t]);
+    }));
+    world.resource_mut::<Armed>().0 = false;
+    assert!(result.is_err(), "the discard observer of s panics");
+    world.flush();
+    let follows = world.get::<Follows>(s).expect("s still follows");
+    assert_eq!((follows.leader, follows.since), (l2, 5));
+    assert_eq!(world.get::<Followers>(l2).unwrap().0, [s, t]);
+    assert!(world.get::<Followers>(l1).is_none());
+    world.check_integrity().unwrap();
+}

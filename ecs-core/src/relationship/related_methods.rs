@@ -20,28 +20,23 @@ use crate::{
 /// it already has. Moving an entity from one target to another takes the
 /// old value out and inserts it back (observers see `Remove` and `Add`).
 fn relate<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
-    let Ok(mut source_mut) = world.get_entity_mut(source) else {
+    let Ok(source_mut) = world.get_entity_mut(source) else {
         log::warn!(
             "cannot relate entity {source:?} to {target:?} with {}: it does not exist",
             std::any::type_name::<R>()
         );
         return;
     };
-    // Already related to `target`, it is related again all the same: it
-    // moves to the end of the target's list, as a fresh insert would put
-    // it.
-    match source_mut.get::<R>().map(R::get) {
-        Some(_) if std::mem::size_of::<R>() <= std::mem::size_of::<Entity>() => {
-            source_mut.insert(R::from(target));
-        }
-        Some(_) => {
-            let mut value = source_mut.take::<R>().expect("checked just above");
-            value.set_risky(target);
-            source_mut.insert(value);
-        }
-        None => {
-            source_mut.insert(R::from(target));
-        }
+    // Already related (to `target` too), it is related again all the same:
+    // it moves to the end of the target's list, as a fresh insert would put
+    // it. A relationship with fields besides its target keeps them: the
+    // value is re-pointed in place, between the `on_discard` and
+    // `on_insert` a replacement runs, so a panicking hook or observer
+    // cannot lose it.
+    if source_mut.contains::<R>() && std::mem::size_of::<R>() > std::mem::size_of::<Entity>() {
+        let _ = world.modify_component(source, |value: &mut R| value.set_risky(target));
+    } else {
+        world.entity_mut(source).insert(R::from(target));
     }
 }
 

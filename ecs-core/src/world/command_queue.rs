@@ -576,7 +576,7 @@ impl CommandCursor {
     ///
     /// # Panics
     /// If the cursor is empty, or the command panics (it counts as
-    /// consumed).
+    /// consumed; a run keeps the entries after the one that panicked).
     pub(crate) fn apply_next(&mut self, world: &mut World) {
         assert!(!self.is_empty(), "no command left to apply");
         self.consume_next(Some(world));
