@@ -254,6 +254,12 @@ unsafe fn consume_run<R: CommandRun>(
         );
     }));
     if let Err(payload) = applied {
+        if entries.next == header.done {
+            // It failed before taking an entry, and would again: the run is
+            // consumed, what it holds dropped (those panics second).
+            let _ = entries.drop_rest();
+            resume_unwind(payload);
+        }
         if entries.remaining() == 0 {
             resume_unwind(payload);
         }
@@ -780,5 +786,55 @@ mod tests {
         });
         queue.apply(&mut world);
         assert_eq!(world.entity_count(), 1);
+    }
+
+    /// A run whose entries panic: one that fails before taking any entry,
+    /// one that takes one and fails on it.
+    struct FailingRun<const TAKE_FIRST: bool>;
+    impl<const TAKE_FIRST: bool> CommandRun for FailingRun<TAKE_FIRST> {
+        type Entry = Counted;
+        fn apply_some(entries: &mut RunEntries<'_, Counted>, _: &mut World) {
+            if TAKE_FIRST {
+                drop(entries.next_entry());
+            }
+            panic!("run failed");
+        }
+    }
+
+    /// In the world's flush, a run failing on an entry keeps the entries
+    /// after it for the next flush; one failing before taking any is
+    /// consumed whole, so it cannot fail again at every flush. Each entry
+    /// is dropped once.
+    #[test]
+    fn a_failing_run_keeps_only_the_entries_after_one_it_took() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut world = World::new();
+        for _ in 0..3 {
+            world
+                .command_queue
+                .get_mut()
+                .push_run_entry::<FailingRun<true>>(Counted(drops.clone(), [0; 3]));
+        }
+        assert!(catch_unwind(AssertUnwindSafe(|| world.flush_commands())).is_err());
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert!(
+            !world.command_queue.get_mut().is_empty(),
+            "two entries kept"
+        );
+        assert!(catch_unwind(AssertUnwindSafe(|| world.flush_commands())).is_err());
+        assert!(catch_unwind(AssertUnwindSafe(|| world.flush_commands())).is_err());
+        assert_eq!(drops.load(Ordering::SeqCst), 3);
+        assert!(world.command_queue.get_mut().is_empty());
+
+        for _ in 0..3 {
+            world
+                .command_queue
+                .get_mut()
+                .push_run_entry::<FailingRun<false>>(Counted(drops.clone(), [0; 3]));
+        }
+        assert!(catch_unwind(AssertUnwindSafe(|| world.flush_commands())).is_err());
+        assert_eq!(drops.load(Ordering::SeqCst), 6);
+        assert!(world.command_queue.get_mut().is_empty());
+        world.flush_commands();
     }
 }
