@@ -305,8 +305,9 @@ fn unlink_source<R: Relationship>(world: &mut World, source: Entity, target: Ent
 pub(crate) struct RefusedLinks(Option<Box<hashbrown::HashMap<(TypeId, Entity), Entity>>>);
 
 impl RefusedLinks {
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.as_ref().is_none_or(|map| map.is_empty())
+        self.0.is_none()
     }
 
     pub(crate) fn get(&self, key: &(TypeId, Entity)) -> Option<&Entity> {
@@ -322,6 +323,9 @@ impl RefusedLinks {
     pub(crate) fn remove(&mut self, key: &(TypeId, Entity)) {
         if let Some(map) = &mut self.0 {
             map.remove(key);
+            if map.is_empty() {
+                self.0 = None;
+            }
         }
     }
 
@@ -344,10 +348,10 @@ fn refuse<R: Relationship>(world: &mut DeferredWorld, source: Entity, target: En
 
 /// Clears a refusal of `source`'s `R` that a new value, accepted, replaced.
 fn accept<R: Relationship>(world: &mut DeferredWorld, source: Entity) {
-    let refused = &mut world.world_mut_internal().refused_links;
-    if !refused.is_empty() {
-        refused.remove(&(TypeId::of::<R>(), source));
-    }
+    world
+        .world_mut_internal()
+        .refused_links
+        .remove(&(TypeId::of::<R>(), source));
 }
 
 /// The integrity check of the relationship `R` (named by its derive):
@@ -387,8 +391,7 @@ fn cycle_through<R: Relationship>(
             return Some(path);
         }
         let next = world.get::<R>(current)?.get();
-        if !world.refused_links.is_empty()
-            && world.refused_links.get(&(TypeId::of::<R>(), current)) == Some(&next)
+        if world.refused_links.get(&(TypeId::of::<R>(), current)) == Some(&next)
             && !lists::<R>(world, next, current)
         {
             // Refused, and not linked since.
