@@ -5,6 +5,7 @@
 //! would.
 
 use ecs::change_detection::{Mut, Ref};
+use ecs::component::Mutable;
 use ecs::prelude::*;
 use ecs::query::{
     Added, AnyOf, Changed, Has, Or, QueryData, QueryFilter, ReadOnlyQueryData, With, Without,
@@ -193,6 +194,51 @@ fn generic_derived_queries() {
     assert_eq!(world.get::<Health>(b), Some(&Health(3 + b.index())));
     assert_read_only::<TaggedReadOnly<&mut Health>>();
     const { assert!(<Tagged<&Health> as QueryData>::IS_READ_ONLY) };
+}
+
+/// Generic queries whose item structs derive `Debug`: the derive must see
+/// that each field's item is what the term's impl says (`&T`, `Mut<T>`).
+#[derive(QueryData)]
+#[query_data(derive(Debug))]
+struct ShowPair<A: Component, B: Component> {
+    entity: Entity,
+    first: &'static A,
+    second: Option<&'static B>,
+}
+
+/// With derives, a generic term must be query data by the struct's own
+/// bounds (`Mutability = Mutable` for `&mut`), as in bevy.
+#[derive(QueryData)]
+#[query_data(mutable, derive(Debug))]
+struct ShowMut<T: Component<Mutability = Mutable>> {
+    value: &'static mut T,
+    stunned: &'static Stunned,
+}
+
+#[test]
+fn generic_derived_items_derive_debug() {
+    let mut world = World::new();
+    let a = world.spawn((Health(1), Stunned(2))).id();
+    let mut query = world.query::<ShowPair<Health, Stunned>>();
+    let shown = format!("{:?}", query.single(&world).unwrap());
+    assert_eq!(
+        shown,
+        format!("ShowPairItem {{ entity: {a:?}, first: Health(1), second: Some(Stunned(2)) }}")
+    );
+    let mut query = world.query::<ShowMut<Health>>();
+    let item = query.single_mut(&mut world).unwrap();
+    assert_eq!(
+        format!("{item:?}"),
+        format!(
+            "ShowMutItem {{ value: {:?}, stunned: Stunned(2) }}",
+            item.value
+        )
+    );
+    let read = query.single(&world).unwrap();
+    assert_eq!(
+        format!("{read:?}"),
+        "ShowMutReadOnlyItem { value: Health(1), stunned: Stunned(2) }"
+    );
 }
 
 /// A tuple struct with a where clause, and a defaulted type parameter.

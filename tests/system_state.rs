@@ -75,3 +75,30 @@ fn meta_mut_renames_and_moves_the_last_run() {
     state.meta_mut().set_last_run(before);
     assert_eq!(state.get(&world).iter().count(), 1);
 }
+
+/// A meta replaced through `meta_mut` cannot take away what the parameters
+/// use: the system built from the state still declares the write (so the
+/// executor never runs it beside another writer), and its commands still
+/// apply.
+#[test]
+fn a_replaced_meta_keeps_the_parameters_access() {
+    use ecs::system::System;
+    let mut world = World::new();
+    world.spawn(Health(1));
+    let health = world.register_component::<Health>();
+    let mut state: SystemState<(Query<&mut Health>, Commands)> = SystemState::new(&mut world);
+    let empty: SystemState<()> = SystemState::new(&mut world);
+    *state.meta_mut() = empty.meta().clone();
+    assert!(!state.meta().access().combined_access().has_write(health));
+    let mut system = state.build_system(|mut query: Query<&mut Health>, mut commands: Commands| {
+        for mut h in &mut query {
+            h.0 += 1;
+        }
+        commands.spawn(Health(10));
+    });
+    assert!(system.access().combined_access().has_write(health));
+    system.run((), &mut world).unwrap();
+    let mut values: Vec<u32> = world.query::<&Health>().iter(&world).map(|h| h.0).collect();
+    values.sort();
+    assert_eq!(values, [2, 10]);
+}

@@ -53,6 +53,25 @@ pub(crate) fn where_clause_with_type_bounds<'t>(
     }
 }
 
+/// Whether `ty` names one of `generics`' type parameters, at any depth.
+///
+/// A bound on such a type is left off an item that user derives go on: a
+/// where clause `&'static T: Trait` hides the trait's impl from the
+/// compiler inside the item, so `<&'static T as Trait>::Assoc` no longer
+/// resolves to what the impl says (and a derived `Debug` cannot see that
+/// it is `&T`).
+pub(crate) fn mentions_type_param(ty: &Type, generics: &Generics) -> bool {
+    fn walk(tokens: TokenStream, names: &[&syn::Ident]) -> bool {
+        tokens.into_iter().any(|token| match token {
+            TokenTree::Ident(ident) => names.contains(&&ident),
+            TokenTree::Group(group) => walk(group.stream(), names),
+            _ => false,
+        })
+    }
+    let names: Vec<&syn::Ident> = generics.type_params().map(|param| &param.ident).collect();
+    !names.is_empty() && walk(ty.to_token_stream(), &names)
+}
+
 /// The span of the last token of `ty`: with the span of its first token
 /// (`ty.span()` on stable), what makes the compiler underline all of it.
 pub(crate) fn last_token_span(ty: &Type) -> Span {

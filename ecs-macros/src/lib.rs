@@ -510,7 +510,10 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 ///   read-only form, `&'static T` for `&'static mut T`) and its item
 ///   `{Name}ReadOnlyItem<'w, 's>`: what `QueryState::iter(&World)` yields.
 /// - `#[query_data(derive(Debug, ..))]` derives those traits for the item
-///   structs.
+///   structs. A generic struct's fields must then be query data by the
+///   struct's own bounds, as in bevy (`T: Component<Mutability = Mutable>`
+///   for a `&'static mut T` field); without derives, the derive adds what
+///   the fields need.
 /// - `#[ecs(crate = path)]` names the runtime crate when it is not `::ecs`.
 /// - `#[system_param(builder)]` also generates `<Name>Builder`, with the
 ///   struct's visibility and one field per parameter field (a tuple struct

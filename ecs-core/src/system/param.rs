@@ -159,15 +159,25 @@ impl SystemMeta {
         }
     }
 
-    /// A meta with this system's name and last run and no access: what a
-    /// member of a [`ParamSet`](super::ParamSet) records its access in, and
-    /// fetches with.
     /// Takes `system`'s last-run tick, so a copy made by
     /// [`for_member`](Self::for_member) stays current.
     pub(crate) fn sync_last_run(&mut self, system: &SystemMeta) {
         self.last_run = system.last_run;
     }
 
+    /// Adds back what parameters recorded in `recorded`: their access, their
+    /// deferred work and their use of non-send data. A meta that safe code
+    /// could replace (through [`SystemState::meta_mut`](super::SystemState::meta_mut))
+    /// then never asks the scheduler for less than the parameters use.
+    pub(crate) fn keep_recorded(&mut self, recorded: &SystemMeta) {
+        self.access.extend(recorded.access.clone());
+        self.has_deferred |= recorded.has_deferred;
+        self.is_non_send |= recorded.is_non_send;
+    }
+
+    /// A meta with this system's name and last run and no access: what a
+    /// member of a [`ParamSet`](super::ParamSet) records its access in, and
+    /// fetches with.
     pub(crate) fn for_member(&self) -> SystemMeta {
         SystemMeta {
             name: self.name.clone(),

@@ -44,6 +44,10 @@ use crate::world::{FromWorld, UnsafeWorldCell, World, WorldId};
 /// ```
 pub struct SystemState<Param: SystemParam + 'static> {
     meta: SystemMeta,
+    /// The meta as the parameters recorded it: `meta_mut` hands out `meta`,
+    /// which safe code may replace, so a system built from this state
+    /// takes its access from here too.
+    recorded: SystemMeta,
     param_state: Param::State,
     world_id: WorldId,
 }
@@ -62,6 +66,7 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
             Param::init_state(world, &mut meta)
         });
         SystemState {
+            recorded: meta.clone(),
             meta,
             param_state,
             world_id: world.id(),
@@ -73,14 +78,17 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
     /// access was recorded in.
     pub(crate) fn from_built(meta: SystemMeta, param_state: Param::State, world: &World) -> Self {
         SystemState {
+            recorded: meta.clone(),
             meta,
             param_state,
             world_id: world.id(),
         }
     }
 
-    /// The meta, the parameters' state and the world they were built for.
-    pub(crate) fn into_parts(self) -> (SystemMeta, Param::State, WorldId) {
+    /// The meta (with at least the access the parameters recorded), the
+    /// parameters' state and the world they were built for.
+    pub(crate) fn into_parts(mut self) -> (SystemMeta, Param::State, WorldId) {
+        self.meta.keep_recorded(&self.recorded);
         (self.meta, self.param_state, self.world_id)
     }
 
@@ -92,7 +100,9 @@ impl<Param: SystemParam + 'static> SystemState<Param> {
     /// The name, access and last run of these parameters, mutably: to
     /// rename them ([`SystemMeta::set_name`]) or move their last run
     /// ([`SystemMeta::set_last_run`]), which `Added` and `Changed` compare
-    /// against.
+    /// against. Access can only grow this way: a system built from this
+    /// state keeps at least what its parameters recorded, whatever the
+    /// meta is replaced with.
     pub fn meta_mut(&mut self) -> &mut SystemMeta {
         &mut self.meta
     }

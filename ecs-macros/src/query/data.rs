@@ -229,7 +229,14 @@ impl<'a> QueryDataInput<'a> {
     ) -> TokenStream {
         let query = &self.query;
         let vis = query.vis;
-        let where_clause = &query.where_clause;
+        // With derives of the user's, a generic field's type is left to the
+        // struct's own bounds, as bevy's derive does (see
+        // `where_clause_for_derives`).
+        let where_clause = if self.attr.derives.is_empty() {
+            &query.where_clause
+        } else {
+            &query.where_clause_for_derives
+        };
         let fields = query.fields.iter().zip(field_types).map(|(field, ty)| {
             let docs = &field.docs;
             let field_vis = field.vis;

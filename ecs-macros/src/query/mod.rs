@@ -37,7 +37,7 @@ use syn::{
 };
 
 use crate::attr::EcsAttr;
-use crate::bounds::where_clause_with_bounds;
+use crate::bounds::{mentions_type_param, where_clause_with_bounds};
 use crate::errors::Errors;
 use crate::fields::{self, Shape};
 use crate::generics::reject_lifetimes_with_hint;
@@ -57,6 +57,11 @@ struct QueryStruct<'a> {
     /// The where clause of every generated item: the user's, and each field
     /// type bounded by the derived trait (see [`crate::bounds`]).
     where_clause: TokenStream,
+    /// [`QueryStruct::where_clause`] without the bounds of field types
+    /// that name a type parameter (see
+    /// [`crate::bounds::mentions_type_param`]): the where clause of item
+    /// structs that carry derives of the user's.
+    where_clause_for_derives: TokenStream,
 }
 
 /// One field: one query term.
@@ -112,6 +117,14 @@ impl<'a> QueryStruct<'a> {
             fields.iter().map(|field: &QueryField| field.ty),
             &quote!(#krate::query::#trait_ident),
         );
+        let where_clause_for_derives = where_clause_with_bounds(
+            &input.generics,
+            fields
+                .iter()
+                .map(|field: &QueryField| field.ty)
+                .filter(|ty| !mentions_type_param(ty, &input.generics)),
+            &quote!(#krate::query::#trait_ident),
+        );
         Self {
             ident: &input.ident,
             vis: &input.vis,
@@ -120,6 +133,7 @@ impl<'a> QueryStruct<'a> {
             shape,
             fields,
             where_clause,
+            where_clause_for_derives,
         }
     }
 
