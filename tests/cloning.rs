@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::drop_log::{DropLog, Payload};
@@ -795,4 +796,119 @@ fn a_panicking_source_hook_during_move_components_still_moves_the_values() {
     integrity(&world);
     drop(world);
     drops.assert_dropped_once(&[1, 2]);
+}
+
+/// A component whose `Clone` panics.
+#[derive(Component)]
+struct Unclonable;
+
+#[derive(Component, Clone, PartialEq, Debug)]
+struct Label(&'static str);
+
+impl Clone for Unclonable {
+    fn clone(&self) -> Self {
+        panic!("Unclonable cannot be cloned")
+    }
+}
+
+/// The world's entities, sorted.
+fn all_entities(world: &mut World) -> Vec<Entity> {
+    let mut entities: Vec<Entity> = world.query::<Entity>().iter(world).collect();
+    entities.sort();
+    entities
+}
+
+/// Every way of cloning into a new entity leaves no entity behind when a
+/// `Clone` panics (or the source is missing), and the source keeps its
+/// values.
+#[test]
+fn a_clone_into_a_new_entity_that_panics_leaves_no_entity() {
+    let mut world = World::new();
+    let source = world.spawn((A(1), Unclonable)).id();
+    let before = all_entities(&mut world);
+    let attempts: [fn(&mut World, Entity); 4] = [
+        |world, source| {
+            world.entity_mut(source).clone_and_spawn();
+        },
+        |world, source| {
+            world
+                .entity_mut(source)
+                .clone_and_spawn_with_opt_out(|_| {});
+        },
+        |world, source| {
+            world
+                .entity_mut(source)
+                .clone_and_spawn_with_opt_in(|builder| {
+                    builder.allow::<(A, Unclonable)>();
+                });
+        },
+        |world, source| {
+            EntityCloner::build_opt_out(world)
+                .finish()
+                .spawn_clone(world, source);
+        },
+    ];
+    for (index, attempt) in attempts.into_iter().enumerate() {
+        let outcome = catch_unwind(AssertUnwindSafe(|| attempt(&mut world, source)));
+        assert!(outcome.is_err(), "attempt {index}");
+        integrity(&world);
+        assert_eq!(all_entities(&mut world), before, "attempt {index}");
+    }
+    let missing = world.spawn_empty().id();
+    world.despawn(missing);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        EntityCloner::build_opt_out(&mut world)
+            .finish()
+            .spawn_clone(&mut world, missing)
+    }));
+    assert!(outcome.is_err());
+    assert_eq!(all_entities(&mut world), before);
+    assert_eq!(world.get::<A>(source), Some(&A(1)));
+}
+
+/// Linked cloning whose grandchild's `Clone` panics keeps the clones made
+/// before it, whole, and leaves no empty entity for the ones not made,
+/// whether the root is cloned into a new entity or onto an existing one.
+#[test]
+fn a_linked_clone_that_panics_leaves_no_half_made_entity() {
+    let mut world = World::new();
+    let parent = world.spawn(Label("parent")).id();
+    let child = world.spawn((ChildOf(parent), Label("child"))).id();
+    world.spawn((ChildOf(child), Label("grandchild"), Unclonable));
+    let before = all_entities(&mut world);
+    let linked_cloner = |world: &mut World| {
+        let mut builder = EntityCloner::build_opt_out(world);
+        builder.linked_cloning(true);
+        builder.finish()
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        linked_cloner(&mut world).spawn_clone(&mut world, parent)
+    }));
+    assert!(outcome.is_err());
+    integrity(&world);
+    let made: Vec<Entity> = all_entities(&mut world)
+        .into_iter()
+        .filter(|e| !before.contains(e))
+        .collect();
+    assert_eq!(made.len(), 2, "the parent's and the child's clones");
+    let root = made
+        .iter()
+        .copied()
+        .find(|&e| world.get::<Label>(e) == Some(&Label("parent")))
+        .unwrap();
+    let kids: Vec<Entity> = world.get::<Children>(root).unwrap().iter().collect();
+    assert_eq!(kids.len(), 1);
+    assert_eq!(world.get::<Label>(kids[0]), Some(&Label("child")));
+    assert!(world.get::<Children>(kids[0]).is_none());
+
+    let target = world.spawn_empty().id();
+    let before = all_entities(&mut world);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        linked_cloner(&mut world).clone_entity(&mut world, parent, target);
+    }));
+    assert!(outcome.is_err());
+    integrity(&world);
+    assert_eq!(all_entities(&mut world).len(), before.len() + 1);
+    assert_eq!(world.get::<Label>(target), Some(&Label("parent")));
+    assert_eq!(world.get::<Children>(target).unwrap().len(), 1);
 }

@@ -692,3 +692,64 @@ fn contiguous_columns_of_zero_sized_and_over_aligned_run_time_components() {
     assert_eq!(sum, (1..=9).sum());
     check_invariants(&world);
 }
+
+/// A dynamic component whose size (1) is not a multiple of its alignment
+/// (4): its rows are a stride of 4 bytes apart.
+fn padded_component(world: &mut World) -> ComponentId {
+    // SAFETY: no drop function; the values written are `u8`s (Send + Sync).
+    let descriptor = unsafe {
+        ComponentDescriptor::new_with_layout(
+            "padded",
+            StorageType::Table,
+            Layout::from_size_align(1, 4).unwrap(),
+            None,
+        )
+    };
+    world.register_component_with_descriptor(descriptor)
+}
+
+fn spawn_padded(world: &mut World, id: ComponentId, value: u8) -> Entity {
+    let mut entity = world.spawn_empty();
+    // SAFETY: a `u8` is a valid value of the 1-byte component `id`.
+    OwningPtr::make(value, |ptr| unsafe {
+        entity.insert_by_id(id, ptr);
+    });
+    entity.id()
+}
+
+/// Filtered handles reach each row of a padded layout at its stride, not
+/// at its size: each entity reads and writes its own value.
+#[test]
+fn filtered_handles_step_rows_by_the_stride_of_a_padded_layout() {
+    use ecs::world::{FilteredEntityMut, FilteredEntityRef};
+    let mut world = World::new();
+    let id = padded_component(&mut world);
+    let entities: Vec<Entity> = (0..3)
+        .map(|i| spawn_padded(&mut world, id, 10 + i))
+        .collect();
+    let value_of = |e: Entity| 10 + entities.iter().position(|&x| x == e).unwrap() as u8;
+
+    let mut read = QueryBuilder::<FilteredEntityRef>::new(&mut world)
+        .ref_id(id)
+        .build();
+    for item in read.iter(&world) {
+        // SAFETY: the component's values are `u8`s.
+        let got = unsafe { *item.get_by_id(id).unwrap().deref::<u8>() };
+        assert_eq!(got, value_of(item.id()), "entity {:?}", item.id());
+    }
+
+    let mut write = QueryBuilder::<FilteredEntityMut>::new(&mut world)
+        .mut_id(id)
+        .build();
+    for mut item in write.iter_mut(&mut world) {
+        let doubled = 2 * value_of(item.id());
+        let mut value = item.get_mut_by_id(id).unwrap();
+        // SAFETY: as above.
+        unsafe { *value.as_mut().deref_mut::<u8>() = doubled };
+    }
+    for &e in &entities {
+        // SAFETY: as above.
+        let got = unsafe { *world.get_by_id(e, id).unwrap().deref::<u8>() };
+        assert_eq!(got, 2 * value_of(e), "entity {e:?}");
+    }
+}

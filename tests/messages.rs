@@ -654,3 +654,98 @@ fn a_cursor_works_by_hand_in_a_local() {
     assert_eq!(resent, 2);
     assert_eq!(hits(&world), 4);
 }
+
+#[derive(Message)]
+struct Note(Payload);
+
+/// The ids and payloads a fresh cursor reads from `Messages<Note>`.
+fn notes(world: &World) -> Vec<(u32, usize)> {
+    let messages = world.resource::<Messages<Note>>();
+    let mut cursor = messages.get_cursor();
+    cursor
+        .read_with_id(messages)
+        .map(|(note, id)| (note.0.id, id.id))
+        .collect()
+}
+
+/// A batch whose iterator panics keeps the messages it gave, each under
+/// its own id: readers see them, the next write takes the next id, and
+/// updates go on.
+#[test]
+fn a_batch_whose_iterator_panics_keeps_what_it_gave_under_their_ids() {
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.add_message::<Note>();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        world.write_message_batch((0..4).map(|i| {
+            assert!(i < 2, "the iterator gives up at {i}");
+            Note(Payload::new(i, &log))
+        }));
+    }));
+    assert!(outcome.is_err());
+    assert_eq!(notes(&world), [(0, 0), (1, 1)]);
+    let id = world.write_message(Note(Payload::new(2, &log))).unwrap();
+    assert_eq!(id.id, 2);
+    let messages = world.resource::<Messages<Note>>();
+    assert_eq!(messages.get_message(2).map(|(n, _)| n.0.id), Some(2));
+    message_update_system(&mut world);
+    message_update_system(&mut world);
+    assert!(world.resource::<Messages<Note>>().is_empty());
+    log.assert_dropped_once(&[0, 1, 2]);
+}
+
+/// An update whose dropped message panics leaves the buffers in step: a
+/// reader that was up to date reads the next message, found by its id.
+#[test]
+fn an_update_whose_drop_panics_loses_no_later_message() {
+    let log = DropLog::default();
+    let mut messages = Messages::<Note>::default();
+    messages.write(Note(Payload::armed(0, &log)));
+    messages.write(Note(Payload::new(1, &log)));
+    let mut cursor = messages.get_cursor();
+    assert_eq!(cursor.read(&messages).count(), 2);
+    messages.update();
+    assert!(catch_unwind(AssertUnwindSafe(|| messages.update())).is_err());
+    log.assert_dropped_once(&[0, 1]);
+    let id = messages.write(Note(Payload::new(2, &log)));
+    assert_eq!(messages.get_message(id.id).map(|(n, _)| n.0.id), Some(2));
+    let read: Vec<u32> = cursor.read(&messages).map(|n| n.0.id).collect();
+    assert_eq!(read, [2]);
+}
+
+/// `clear` drops every message even when one's `Drop` panics, and ids
+/// go on from where they were.
+#[test]
+fn clear_drops_every_message_past_a_panicking_drop() {
+    let log = DropLog::default();
+    let mut messages = Messages::<Note>::default();
+    messages.write(Note(Payload::armed(0, &log)));
+    messages.update();
+    messages.write(Note(Payload::new(1, &log)));
+    assert!(catch_unwind(AssertUnwindSafe(|| messages.clear())).is_err());
+    log.assert_dropped_once(&[0, 1]);
+    assert!(messages.is_empty());
+    let id = messages.write(Note(Payload::new(2, &log)));
+    assert_eq!(id.id, 2);
+    assert_eq!(messages.get_message(2).map(|(n, _)| n.0.id), Some(2));
+    assert!(messages.get_message(1).is_none());
+}
+
+/// A type whose message panics when dropped does not hold back the
+/// update of the types registered after it.
+#[test]
+fn one_panicking_type_does_not_hold_back_the_others_updates() {
+    #[derive(Message)]
+    struct Other(#[allow(dead_code)] Payload);
+    let log = DropLog::default();
+    let mut world = World::new();
+    world.add_message::<Note>();
+    world.add_message::<Other>();
+    world.write_message(Note(Payload::armed(0, &log)));
+    world.write_message(Other(Payload::new(1, &log)));
+    message_update_system(&mut world);
+    let outcome = catch_unwind(AssertUnwindSafe(|| message_update_system(&mut world)));
+    assert!(outcome.is_err());
+    log.assert_dropped_once(&[0, 1]);
+    assert!(world.resource::<Messages<Other>>().is_empty());
+}

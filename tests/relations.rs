@@ -758,3 +758,50 @@ fn a_cloned_list_inserted_by_hand_is_emptied() {
     integrity(&world);
     world.check_integrity().unwrap();
 }
+
+/// Every entity holding `Targets<R>` or `Sources<R>` holds a non-empty
+/// list: `With<Sources<R>>` means "is related".
+fn assert_no_empty_side<R: Relation>(world: &mut World) {
+    let mut holders = world.query_filtered::<Entity, Or<(With<Targets<R>>, With<Sources<R>>)>>();
+    for entity in holders.iter(world) {
+        let targets = world.get::<Targets<R>>(entity).map(|t| t.len());
+        let sources = world.get::<Sources<R>>(entity).map(|s| s.len());
+        assert!(
+            targets != Some(0) && sources != Some(0),
+            "entity {entity:?} holds an empty side (targets {targets:?}, sources {sources:?})"
+        );
+    }
+}
+
+/// `unrelate` whose removal observers panic still takes every emptied side
+/// off, for a plain kind and for each side and event of a symmetric one.
+#[test]
+fn unrelating_past_a_panicking_observer_leaves_no_empty_side() {
+    let mut world = World::new();
+    world.add_observer(|_: On<Remove<Targets<Likes>>>| panic!("no unlikes"));
+    let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+    world.relate::<Likes>(a, b).unwrap();
+    assert!(catch_unwind(AssertUnwindSafe(|| world.unrelate::<Likes>(a, b))).is_err());
+    world.flush();
+    integrity(&world);
+    assert_no_empty_side::<Likes>(&mut world);
+
+    for observer in 0..4 {
+        let mut world = World::new();
+        match observer {
+            0 => world.add_observer(|_: On<Remove<Targets<FriendOf>>>| panic!("targets")),
+            1 => world.add_observer(|_: On<Remove<Sources<FriendOf>>>| panic!("sources")),
+            2 => world.add_observer(|_: On<Discard<Targets<FriendOf>>>| panic!("targets")),
+            _ => world.add_observer(|_: On<Discard<Sources<FriendOf>>>| panic!("sources")),
+        };
+        let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+        world.relate::<FriendOf>(a, b).unwrap();
+        let outcome = catch_unwind(AssertUnwindSafe(|| world.unrelate::<FriendOf>(a, b)));
+        assert!(outcome.is_err(), "observer {observer}");
+        world.flush();
+        integrity(&world);
+        assert_no_empty_side::<FriendOf>(&mut world);
+        assert!(world.targets_of::<FriendOf>(a).is_empty());
+        assert!(world.targets_of::<FriendOf>(b).is_empty());
+    }
+}

@@ -372,7 +372,8 @@ impl World {
 
 /// (used, reserved) bytes of a column's values and ticks.
 fn column_bytes(column: &Column) -> (usize, usize) {
-    let item = column.item_layout().size();
+    // Rows are a stride apart: the size padded to the alignment.
+    let item = column.item_layout().pad_to_align().size();
     let used = (item + 2 * TICK_BYTES) * column.len();
     // Zero-sized values report an unbounded capacity and take no memory.
     let values = if item == 0 {

@@ -14,12 +14,16 @@
 //! Each component is cloned by its [`ComponentCloneBehavior`]: nothing is
 //! written to the world until every clone of the entity is made, so a
 //! `Clone` that panics midway leaves both entities as they were and drops
-//! the clones already made.
+//! the clones already made. An entity spawned for a clone
+//! ([`EntityCloner::spawn_clone`], `clone_and_spawn`, the children of a
+//! linked clone) is despawned if the panic comes before anything is
+//! written to it; entities cloned whole before the panic stay.
 
 use std::{
     alloc::Layout,
     any::{type_name, TypeId},
     collections::VecDeque,
+    panic::{catch_unwind, resume_unwind, AssertUnwindSafe},
     ptr::NonNull,
 };
 
@@ -190,6 +194,7 @@ impl ComponentCloneCtx<'_, '_> {
         let target = self.entities.reserve_entity();
         self.mapper.set_mapped(entity, target);
         self.state.clone_queue.push_back(entity);
+        self.state.reserved.push(target);
     }
 
     /// Runs `deferred` with the whole world once every component of this
@@ -376,6 +381,9 @@ struct EntityClonerState {
     default_clone_fn: ComponentCloneFn,
     clone_queue: VecDeque<Entity>,
     deferred_commands: VecDeque<DeferredClone>,
+    /// The entities reserved for linked clones by the clone under way:
+    /// despawned if it panics, so no half-made clone stays.
+    reserved: Vec<Entity>,
 }
 
 /// Work a clone function left for after the entity's components.
@@ -390,6 +398,7 @@ impl Default for EntityClonerState {
             default_clone_fn: ComponentCloneBehavior::global_default_fn(),
             clone_queue: VecDeque::new(),
             deferred_commands: VecDeque::new(),
+            reserved: Vec::new(),
         }
     }
 }
@@ -439,9 +448,9 @@ impl EntityCloner {
     /// If `source` does not exist; the message names it.
     #[track_caller]
     pub fn spawn_clone(&mut self, world: &mut World, source: Entity) -> Entity {
-        let target = world.spawn_empty().id();
-        self.clone_entity(world, source, target);
-        target
+        spawn_for_clone(world, |world, target| {
+            self.clone_entity(world, source, target);
+        })
     }
 
     /// Clones `source` onto the entity `mapper` maps it to (and linked
@@ -470,14 +479,63 @@ fn clone_entity_tree(
     source: Entity,
     mapper: &mut dyn EntityMapper,
 ) -> Entity {
-    // Leftovers of a clone a panic interrupted.
     state.clone_queue.clear();
     state.deferred_commands.clear();
-    let target = clone_one(state, filter, world, source, mapper);
-    while let Some(queued) = state.clone_queue.pop_front() {
-        clone_one(state, filter, world, queued, mapper);
+    state.reserved.clear();
+    let cloned = catch_unwind(AssertUnwindSafe(|| {
+        let target = clone_one(state, filter, world, source, mapper);
+        while let Some(queued) = state.clone_queue.pop_front() {
+            clone_one(state, filter, world, queued, mapper);
+        }
+        target
+    }));
+    match cloned {
+        Ok(target) => {
+            state.reserved.clear();
+            target
+        }
+        Err(panic) => {
+            // The linked clones not made (the one whose `Clone` panicked,
+            // those not reached) go rather than stay as empty entities.
+            state.clone_queue.clear();
+            state.deferred_commands.clear();
+            despawn_unwritten(world, state.reserved.drain(..));
+            resume_unwind(panic)
+        }
+    }
+}
+
+/// Spawns an empty entity, and runs `clone` to clone onto it; if that
+/// panics before anything is written to the entity, it is despawned
+/// before the panic goes on. (A panic after, from a hook or an observer
+/// of the insert, leaves the clone made.)
+#[track_caller]
+pub(crate) fn spawn_for_clone(world: &mut World, clone: impl FnOnce(&mut World, Entity)) -> Entity {
+    let target = world.spawn_empty().id();
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| clone(world, target))) {
+        despawn_unwritten(world, [target]);
+        resume_unwind(panic);
     }
     target
+}
+
+/// Despawns those of `entities` that hold no component (those reserved
+/// are spawned first), each past any panic of hooks or observers: the
+/// caller re-raises the panic that got here.
+fn despawn_unwritten(world: &mut World, entities: impl IntoIterator<Item = Entity>) {
+    let mut ignored = DropPanics::default();
+    ignored.catch(|| world.flush());
+    for entity in entities {
+        let unwritten = world
+            .get_entity(entity)
+            .is_ok_and(|entity| entity.archetype().component_count() == 0);
+        if unwritten {
+            ignored.catch(|| {
+                let _ = world.try_despawn(entity);
+            });
+        }
+    }
+    ignored.catch(|| world.flush());
 }
 
 /// What cloning one entity's components left to do on the world.

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use super::{Message, MessageCursor, MessageId, MessageInstance};
 use crate::resource::Resource;
+use crate::utils::DropPanics;
 
 /// The messages of type `M` written during the last two
 /// [`update`](Messages::update)s: a resource, read through
@@ -129,12 +130,14 @@ impl<M: Message> Messages<M> {
     /// does, for registered types).
     pub fn update(&mut self) {
         std::mem::swap(&mut self.older, &mut self.newer);
-        self.newer.messages.clear();
+        // The ids first: a message whose `Drop` panics leaves the buffers
+        // in step (`clear` empties the buffer before it drops).
         self.newer.start_message_count = self.message_count;
         debug_assert_eq!(
             self.older.start_message_count + self.older.messages.len(),
             self.newer.start_message_count
         );
+        self.newer.messages.clear();
     }
 
     /// [`update`](Self::update), returning the dropped messages, oldest
@@ -155,10 +158,15 @@ impl<M: Message> Messages<M> {
     }
 
     /// Drops every stored message (ids keep growing from where they were).
+    ///
+    /// # Panics
+    /// If a message's `Drop` panics, once every message is dropped.
     pub fn clear(&mut self) {
         self.reset_start_message_count();
-        self.older.messages.clear();
+        let mut panics = DropPanics::default();
+        panics.catch(|| self.older.messages.clear());
         self.newer.messages.clear();
+        panics.finish();
     }
 
     /// How many messages are stored.
@@ -208,16 +216,18 @@ impl<M: Message> Messages<M> {
 impl<M: Message> Extend<M> for Messages<M> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = M>>(&mut self, iter: I) {
-        let mut next = self.message_count;
-        self.newer.messages.extend(iter.into_iter().map(|message| {
-            let message_id = MessageId::new(next);
-            next += 1;
-            MessageInstance {
+        let iter = iter.into_iter();
+        self.newer.messages.reserve(iter.size_hint().0);
+        // One message at a time: an iterator that panics leaves the count
+        // in step with the messages it gave.
+        for message in iter {
+            let message_id = MessageId::new(self.message_count);
+            self.newer.messages.push(MessageInstance {
                 message_id,
                 message,
-            }
-        }));
-        self.message_count = next;
+            });
+            self.message_count += 1;
+        }
     }
 }
 

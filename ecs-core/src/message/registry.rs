@@ -9,6 +9,7 @@ use crate::{
     resource::Resource,
     schedule::SystemSet,
     system::{Res, ResMut},
+    utils::DropPanics,
     world::World,
 };
 
@@ -81,10 +82,15 @@ impl MessageRegistry {
     /// Unlike bevy's, it takes no change tick and updates every buffer:
     /// updating a buffer that saw no write is cheap, and the result is the
     /// same.
+    ///
+    /// # Panics
+    /// If a message's `Drop` panics, once every type is updated.
     pub fn run_updates(&mut self, world: &mut World) {
+        let mut panics = DropPanics::default();
         for registered in &self.registered {
-            (registered.update)(world);
+            panics.catch(|| (registered.update)(world));
         }
+        panics.finish();
     }
 
     /// Stops updating `M` and removes its `Messages<M>` from `world`.

@@ -9,6 +9,7 @@ use super::{Relation, RelationError, Sources, Targets};
 use crate::{
     entity::Entity,
     system::EntityCommands,
+    utils::DropPanics,
     world::{EntityWorldMut, World},
 };
 
@@ -85,14 +86,14 @@ pub(crate) fn relate<R: Relation>(
             remove_edge_in_place::<R>(world, from, to);
         }
         // A side inserted by this call is now empty: take it off again, so
-        // `With<Targets<R>>` means "has a relation". An observer of that
-        // removal panicking too leaves an empty list, which is consistent.
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            for &(from, to) in edges {
-                remove_if_empty::<R, Targets<R>>(world, from);
-                remove_if_empty::<R, Sources<R>>(world, to);
-            }
-        }));
+        // `With<Targets<R>>` means "has a relation". Each removal goes
+        // through whatever its observers do; the first panic is the one
+        // raised.
+        let mut removals = DropPanics::default();
+        for &(from, to) in edges {
+            removals.catch(|| remove_if_empty::<R, Targets<R>>(world, from));
+            removals.catch(|| remove_if_empty::<R, Sources<R>>(world, to));
+        }
         resume_unwind(panic);
     }
     Ok(())
@@ -175,12 +176,15 @@ pub(crate) fn unrelate<R: Relation>(world: &mut World, source: Entity, target: E
         remove_edge_in_place::<R>(world, target, source);
     }
     // The structural removals last: their observers see both sides agree.
-    remove_if_empty::<R, Targets<R>>(world, source);
-    remove_if_empty::<R, Sources<R>>(world, target);
+    // One whose observer panics stops none of the others.
+    let mut panics = DropPanics::default();
+    panics.catch(|| remove_if_empty::<R, Targets<R>>(world, source));
+    panics.catch(|| remove_if_empty::<R, Sources<R>>(world, target));
     if R::SYMMETRIC {
-        remove_if_empty::<R, Targets<R>>(world, target);
-        remove_if_empty::<R, Sources<R>>(world, source);
+        panics.catch(|| remove_if_empty::<R, Targets<R>>(world, target));
+        panics.catch(|| remove_if_empty::<R, Sources<R>>(world, source));
     }
+    panics.finish();
     true
 }
 

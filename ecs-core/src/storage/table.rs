@@ -328,7 +328,7 @@ impl Table {
         self.columns
             .values()
             .iter()
-            .map(|c| c.item_layout().size() * c.len())
+            .map(|c| c.item_layout().pad_to_align().size() * c.len())
             .sum()
     }
 

@@ -9,7 +9,7 @@ use crate::{
     bundle::{fire_before_remove, insert_bundle, remove_bundle, Bundle, InsertMode},
     component::{ComponentId, StorageType},
     entity::{
-        clone_entities::{CloneScratch, ScratchBundle},
+        clone_entities::{spawn_for_clone, CloneScratch, ScratchBundle},
         Entity, EntityCloner, EntityClonerBuilder, OptIn, OptOut,
     },
     utils::DropPanics,
@@ -85,11 +85,11 @@ impl EntityWorldMut<'_> {
     ) -> Entity {
         let source = self.id();
         self.world_scope(|world| {
-            let target = world.spawn_empty().id();
-            let mut builder = EntityCloner::build_opt_out(world);
-            config(&mut builder);
-            builder.clone_entity(source, target);
-            target
+            spawn_for_clone(world, |world, target| {
+                let mut builder = EntityCloner::build_opt_out(world);
+                config(&mut builder);
+                builder.clone_entity(source, target);
+            })
         })
     }
 
@@ -102,11 +102,11 @@ impl EntityWorldMut<'_> {
     ) -> Entity {
         let source = self.id();
         self.world_scope(|world| {
-            let target = world.spawn_empty().id();
-            let mut builder = EntityCloner::build_opt_in(world);
-            config(&mut builder);
-            builder.clone_entity(source, target);
-            target
+            spawn_for_clone(world, |world, target| {
+                let mut builder = EntityCloner::build_opt_in(world);
+                config(&mut builder);
+                builder.clone_entity(source, target);
+            })
         })
     }
 

@@ -126,9 +126,9 @@ unsafe fn cells<'w>(
         // for `'w`, and `row` is one of its rows.
         return unsafe {
             Some((
-                column
-                    .data_non_null()
-                    .add(row * column.item_layout().size()),
+                // The column steps rows by its stride, which a dynamic
+                // layout's padding makes larger than its size.
+                NonNull::new_unchecked(column.get_data_unchecked(row)),
                 column.added_ticks().get_unchecked(row),
                 column.changed_ticks().get_unchecked(row),
             ))
