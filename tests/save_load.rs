@@ -430,14 +430,17 @@ fn a_panicking_deserialize_leaves_the_world_as_it_was() {
     }
 }
 
+/// An empty world whose despawned entities had the saved ids gives the
+/// loaded entities fresh ones: no old handle names a loaded entity, and
+/// later spawns take none of their ids.
 #[test]
-fn ids_of_an_empty_world_that_had_entities_are_preserved_too() {
-    let (source, kept) = sample();
+fn ids_an_empty_world_retired_are_not_handed_out_again() {
+    let (source, saved) = sample();
     let registry = registry();
     let text = save(&registry, &source, Format::Columns);
     let mut world = World::new();
     let old: Vec<Entity> = (0..50).map(|_| world.spawn_empty().id()).collect();
-    for e in old {
+    for &e in &old {
         world.despawn(e);
     }
     let map = load(
@@ -448,11 +451,16 @@ fn ids_of_an_empty_world_that_had_entities_are_preserved_too() {
         Default::default(),
     )
     .unwrap();
-    assert!(kept
+    assert!(!map.ids_kept());
+    let loaded: Vec<Entity> = saved.iter().map(|e| map[e]).collect();
+    assert!(loaded
         .iter()
-        .all(|e| map[e] == *e && world.contains_entity(*e)));
+        .all(|e| world.contains_entity(*e) && !old.contains(e)));
+    assert!(old.iter().all(|e| !world.contains_entity(*e)));
     let fresh: Vec<Entity> = (0..60).map(|_| world.spawn_empty().id()).collect();
-    assert!(fresh.iter().all(|e| !kept.contains(e)));
+    assert!(fresh
+        .iter()
+        .all(|e| !loaded.contains(e) && !old.contains(e)));
 }
 
 #[test]
@@ -1301,6 +1309,10 @@ fn a_kept_index_past_what_the_save_can_name_is_an_error() {
 fn a_reference_to_an_unsaved_entity_stays_dead_when_ids_are_kept() {
     let registry = registry();
     let mut source = World::new();
+    // The saved ids are of a later generation than any the loading world
+    // retires below, so they are kept there.
+    let first = source.spawn_empty().id();
+    source.despawn(first);
     let a = source.spawn(Pos(0, 0)).id();
     let b = source.spawn(Pos(1, 1)).id();
     source.entity_mut(a).insert(Follows(b));
@@ -1421,5 +1433,49 @@ fn a_panicking_observer_of_a_loaded_component_lets_the_load_complete() {
         loaded.sort_unstable();
         assert_eq!(loaded.len(), kept.len(), "{format:?}");
         assert!(loaded.iter().all(|(p, v)| p == v), "{format:?}");
+    }
+}
+
+/// A load into an empty world that once held entities keeps the saved ids
+/// only where none is of a generation the world already retired at its
+/// index: a handle despawned before the load never names a loaded entity,
+/// nor one spawned after it.
+#[test]
+fn a_load_never_revives_a_stale_handle() {
+    for format in [Format::Rows, Format::Columns] {
+        let registry = registry();
+        let mut source = World::new();
+        let saved = source.spawn(Pos(5, 5)).id();
+        let text = save(&registry, &source, format);
+
+        let mut world = World::new();
+        let stale = world.spawn(Pos(1, 1)).id();
+        world.despawn(stale);
+        let stale2 = world.spawn(Pos(2, 2)).id();
+        world.despawn(stale2);
+        assert_eq!(stale.index(), saved.index());
+        let loaded = load(&registry, &mut world, &text, format, LoadOptions::default()).unwrap();
+        assert!(!loaded.ids_kept(), "{format:?}");
+        assert_eq!(world.get::<Pos>(stale), None);
+        assert_eq!(world.get::<Pos>(loaded[&saved]), Some(&Pos(5, 5)));
+        world.despawn(loaded[&saved]);
+        let next = world.spawn(Pos(3, 3)).id();
+        assert!(next != stale && next != stale2, "{format:?}");
+        integrity(&world);
+
+        // Where the world retired only older generations, the ids stay.
+        let mut source = World::new();
+        let first = source.spawn_empty().id();
+        source.despawn(first);
+        let saved = source.spawn(Pos(6, 6)).id();
+        let text = save(&registry, &source, format);
+        let mut world = World::new();
+        let retired = world.spawn_empty().id();
+        world.despawn(retired);
+        let loaded = load(&registry, &mut world, &text, format, LoadOptions::default()).unwrap();
+        assert!(loaded.ids_kept(), "{format:?}");
+        assert_eq!(world.get::<Pos>(saved), Some(&Pos(6, 6)));
+        assert_eq!(world.get::<Pos>(retired), None);
+        integrity(&world);
     }
 }

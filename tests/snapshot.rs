@@ -924,3 +924,40 @@ fn a_restore_keeps_the_iteration_order_of_sparse_sets_left_out() {
     }
     integrity(&world);
 }
+
+/// A component or resource declaring the snapshot functions of another
+/// type is refused when registered, naming both: they would copy its
+/// values as that type.
+#[test]
+fn a_snapshot_behavior_of_another_type_is_refused_naming_both() {
+    use ecs::component::{Mutable, SnapshotBehavior, StorageType};
+    struct Small(#[allow(dead_code)] u8);
+    impl Component for Small {
+        const STORAGE_TYPE: StorageType = StorageType::Table;
+        type Mutability = Mutable;
+        fn snapshot_behavior() -> SnapshotBehavior {
+            SnapshotBehavior::copied::<[u64; 16]>()
+        }
+    }
+    struct Setting(#[allow(dead_code)] u8);
+    impl Resource for Setting {
+        fn snapshot_behavior() -> SnapshotBehavior {
+            SnapshotBehavior::cloned::<String>()
+        }
+    }
+    let mut world = World::new();
+    let message = common::panics::expect_panic(|| {
+        world.spawn(Small(1));
+    });
+    assert!(
+        message.contains("Small") && message.contains("[u64; 16]"),
+        "{message}"
+    );
+    let message = common::panics::expect_panic(|| world.insert_resource(Setting(1)));
+    assert!(
+        message.contains("Setting") && message.contains("String"),
+        "{message}"
+    );
+    integrity(&world);
+    assert_eq!(world.entities().len(), 0);
+}

@@ -16,7 +16,7 @@ use ecs::prelude::*;
 use ecs::ptr::OwningPtr;
 use ecs::system::CommandQueue;
 use ecs::world::error::EntityMutableFetchError;
-use ecs::world::ComponentEntry;
+use ecs::world::{ComponentEntry, DeferredWorld};
 
 #[derive(Component, Debug, Default, Clone, Copy, PartialEq)]
 struct Health(u32);
@@ -2037,3 +2037,133 @@ fn mapped_resource_handles_mark_changes_only_on_writes() {
 
 #[derive(Resource, Default)]
 struct Seen(Vec<(bool, bool)>);
+
+#[derive(Resource, Default)]
+struct Order(Vec<String>);
+
+fn note(world: &mut DeferredWorld, what: &str) {
+    world.resource_mut::<Order>().0.push(what.to_string());
+}
+
+#[derive(Component)]
+#[component(on_add = hook_add, on_insert = hook_insert, on_discard = hook_discard,
+    on_remove = hook_remove, on_despawn = hook_despawn)]
+struct Ordered;
+
+fn hook_add(mut world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    note(&mut world, "hook add");
+}
+fn hook_insert(mut world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    note(&mut world, "hook insert");
+}
+fn hook_discard(mut world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    note(&mut world, "hook discard");
+}
+fn hook_remove(mut world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    note(&mut world, "hook remove");
+}
+fn hook_despawn(mut world: DeferredWorld, _: ecs::lifecycle::HookContext) {
+    note(&mut world, "hook despawn");
+}
+
+/// Hooks run before observers when a component comes, after them when it
+/// goes, as in bevy: an observer of the removal of `ChildOf` still sees
+/// the parent list the child.
+#[test]
+fn observers_of_a_removal_run_before_its_hooks() {
+    let mut world = World::new();
+    world.init_resource::<Order>();
+    world.add_observer(|_: On<Add<Ordered>>, mut o: ResMut<Order>| o.0.push("observer add".into()));
+    world.add_observer(|_: On<Insert<Ordered>>, mut o: ResMut<Order>| {
+        o.0.push("observer insert".into())
+    });
+    world.add_observer(|_: On<Discard<Ordered>>, mut o: ResMut<Order>| {
+        o.0.push("observer discard".into())
+    });
+    world.add_observer(|_: On<Remove<Ordered>>, mut o: ResMut<Order>| {
+        o.0.push("observer remove".into())
+    });
+    world.add_observer(|_: On<Despawn<Ordered>>, mut o: ResMut<Order>| {
+        o.0.push("observer despawn".into())
+    });
+    let e = world.spawn(Ordered).id();
+    world.entity_mut(e).remove::<Ordered>();
+    world.entity_mut(e).insert(Ordered);
+    world.despawn(e);
+    let order = std::mem::take(&mut world.resource_mut::<Order>().0);
+    assert_eq!(
+        order,
+        [
+            "hook add",
+            "observer add",
+            "hook insert",
+            "observer insert",
+            "observer discard",
+            "hook discard",
+            "observer remove",
+            "hook remove",
+            "hook add",
+            "observer add",
+            "hook insert",
+            "observer insert",
+            "observer despawn",
+            "hook despawn",
+            "observer discard",
+            "hook discard",
+            "observer remove",
+            "hook remove",
+        ]
+    );
+
+    #[derive(Resource, Default)]
+    struct Seen(Vec<usize>);
+    world.init_resource::<Seen>();
+    world.add_observer(
+        |discard: On<Discard<ChildOf>>,
+         parents: Query<&ChildOf>,
+         children: Query<&Children>,
+         mut seen: ResMut<Seen>| {
+            let parent = parents.get(discard.entity).unwrap().parent();
+            seen.0.push(children.get(parent).map_or(0, |c| c.len()));
+        },
+    );
+    let parent = world.spawn_empty().id();
+    let child = world.spawn(ChildOf(parent)).id();
+    world.entity_mut(child).remove::<ChildOf>();
+    assert_eq!(world.resource::<Seen>().0, [1]);
+}
+
+/// `spawn_empty` applies no queued command (no hook or observer can run
+/// for an entity without components), as in bevy; `spawn` does.
+#[test]
+fn spawn_empty_leaves_queued_commands_queued() {
+    let mut world = World::new();
+    world.init_resource::<Order>();
+    world.commands().queue(|world: &mut World| {
+        world.resource_mut::<Order>().0.push("applied".into());
+    });
+    world.spawn_empty();
+    assert!(world.resource::<Order>().0.is_empty());
+    world.spawn(Ordered);
+    assert_eq!(world.resource::<Order>().0[0], "hook add");
+    assert!(world.resource::<Order>().0.contains(&"applied".to_string()));
+}
+
+/// `location` on a handle whose entity an observer despawned panics
+/// naming the entity, as `archetype` does.
+#[test]
+fn location_of_an_entity_despawned_meanwhile_panics() {
+    #[derive(Component)]
+    struct Doomed;
+    let mut world = World::new();
+    world.add_observer(|add: On<Add<Doomed>>, mut commands: Commands| {
+        commands.entity(add.entity).despawn();
+    });
+    let e = world.spawn_empty().id();
+    let message = expect_panic(|| {
+        let mut handle = world.entity_mut(e);
+        handle.insert(Doomed);
+        handle.location()
+    });
+    assert!(message.contains(&format!("{e:?}")), "{message}");
+}

@@ -49,8 +49,13 @@
 //! - despawning: [`Despawn`], then [`Discard`], then [`Remove`], for every
 //!   component of the entity, before anything is dropped.
 //!
-//! For each event, the hooks of every component concerned run first, then
-//! the observers of each component. An observer of several components
+//! For [`Add`] and [`Insert`], the hooks of every component concerned run
+//! first, then the observers of each component; for [`Discard`],
+//! [`Remove`] and [`Despawn`], the observers first, then the hooks, as in
+//! bevy, so an observer of a removal still sees what the hooks maintain
+//! (the parent's `Children` listing the child whose `ChildOf` goes).
+//! `modify_component` runs its `Discard` hook before the observers, as
+//! bevy's does. An observer of several components
 //! (`On<Remove<(A, B)>>`) runs once per event, at the first of its
 //! components, and its [`EntityComponentsTrigger`] lists every component
 //! of the event.

@@ -14,6 +14,7 @@ pub trait Resource: Send + Sync + 'static {
     /// it into [`World::checksum`](crate::world::World::checksum) as well).
     /// The default leaves it to each world's
     /// [`World::register_resource_snapshot`](crate::world::World::register_resource_snapshot).
+    /// A behavior built for another type makes registering this one panic.
     #[inline]
     fn snapshot_behavior() -> SnapshotBehavior {
         SnapshotBehavior::IGNORE

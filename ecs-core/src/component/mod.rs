@@ -280,6 +280,8 @@ pub trait Component: Send + Sync + 'static {
     /// hash it into [`World::checksum`](crate::world::World::checksum) as
     /// well). The default leaves it to each world's
     /// [`World::register_snapshot`](crate::world::World::register_snapshot).
+    /// A behavior built for another type (`SnapshotBehavior::copied::<U>()`
+    /// in `T`'s impl) makes registering `T` panic.
     #[inline]
     fn snapshot_behavior() -> SnapshotBehavior {
         SnapshotBehavior::IGNORE

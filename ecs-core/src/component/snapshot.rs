@@ -2,6 +2,7 @@
 //! declared on the type (`#[component(snapshot)]`, `#[resource(snapshot)]`)
 //! so that every world it is registered in copies it.
 
+use std::any::{type_name, TypeId};
 use std::hash::{DefaultHasher, Hash};
 
 /// Clones `n` values from `src` into uninitialised memory at `dst` (both
@@ -19,6 +20,10 @@ pub(crate) struct SnapshotFns {
     /// The type is `Copy`: its values are copied bitwise, whole columns at
     /// a time, and no user code runs.
     pub(crate) bitwise: bool,
+    /// The type the functions read and write: a component or resource
+    /// may only declare functions of its own type.
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
 }
 
 /// Whether [`World::snapshot`](crate::world::World::snapshot) copies a
@@ -92,6 +97,8 @@ impl SnapshotBehavior {
                 clone_values: clone_values::<T>,
                 hash: None,
                 bitwise: false,
+                type_id: TypeId::of::<T>(),
+                type_name: type_name::<T>(),
             }),
         }
     }
@@ -110,6 +117,8 @@ impl SnapshotBehavior {
                 clone_values: clone_values::<T>,
                 hash: Some(hash_value::<T>),
                 bitwise: false,
+                type_id: TypeId::of::<T>(),
+                type_name: type_name::<T>(),
             }),
         }
     }
@@ -131,6 +140,8 @@ impl SnapshotBehavior {
                 clone_values: copy_values::<T>,
                 hash: None,
                 bitwise: true,
+                type_id: TypeId::of::<T>(),
+                type_name: type_name::<T>(),
             }),
         }
     }
@@ -149,6 +160,8 @@ impl SnapshotBehavior {
                 clone_values: copy_values::<T>,
                 hash: Some(hash_value::<T>),
                 bitwise: true,
+                type_id: TypeId::of::<T>(),
+                type_name: type_name::<T>(),
             }),
         }
     }
@@ -186,6 +199,23 @@ impl SnapshotBehavior {
 
     pub(crate) fn fns(&self) -> Option<SnapshotFns> {
         self.fns
+    }
+
+    /// `self`, declared by the type `owner` (named `owner_name`).
+    ///
+    /// # Panics
+    /// If the functions are another type's: they would read and write the
+    /// owner's values as that type.
+    pub(crate) fn checked_for(self, owner: TypeId, owner_name: &str) -> Self {
+        if let Some(fns) = self.fns {
+            assert!(
+                fns.type_id == owner,
+                "the snapshot behavior of `{owner_name}` is built for `{}`: a component or \
+                 resource declares a `SnapshotBehavior` of its own type (`SnapshotBehavior::copied::<Self>()`)",
+                fns.type_name
+            );
+        }
+        self
     }
 }
 

@@ -671,6 +671,16 @@ impl Entities {
         Ok(())
     }
 
+    /// Whether each of `ids` is at or past its index's generation: no
+    /// handle of an entity despawned here can then name one of them.
+    pub(crate) fn generations_allow(&self, ids: &[Entity]) -> bool {
+        ids.iter().all(|id| {
+            self.meta
+                .get(id.index() as usize)
+                .is_none_or(|meta| meta.generation <= id.generation)
+        })
+    }
+
     /// Reserves exactly the entities `ids` (index and generation), which
     /// become live at the next [`Entities::flush`]. Indices past the end are
     /// added, and those of them not in `ids` join the free list, so later

@@ -60,8 +60,8 @@ pub(crate) use crate::lifecycle::Lifecycle;
 pub use crate::lifecycle::Replace;
 
 pub(crate) use runner::{
-    run_entity_observers, run_global_observers, run_lifecycle_or_entity_observers,
-    trigger_lifecycle, Observers,
+    lifecycle_hooks, observers_of_lifecycle, run_entity_observers, run_global_observers,
+    run_lifecycle_or_entity_observers, trigger_lifecycle, Observers,
 };
 pub use runner::{ObservedBy, ObserverFunction, ObserverState};
 pub use value::{

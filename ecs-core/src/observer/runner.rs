@@ -733,13 +733,37 @@ fn conditions_hold(
     all
 }
 
-/// Runs the hooks, then the observers, of one lifecycle event for
-/// `components` of `entity` (an observer of several of them runs once).
+/// Runs the hooks and the observers of one lifecycle event for
+/// `components` of `entity` (an observer of several of them runs once):
+/// hooks first for `Add` and `Insert`, observers first for `Discard`,
+/// `Remove` and `Despawn`, as bevy does, so observers of a removal see
+/// what the hooks are about to undo (a parent's `Children` listing the
+/// child).
 ///
 /// A hook or observer that panics stops neither the others nor the
 /// operation that fired them: its panic goes into `panics`, which the
 /// operation re-raises once it is whole.
 pub(crate) fn trigger_lifecycle(
+    world: &mut World,
+    kind: Lifecycle,
+    entity: Entity,
+    components: &[ComponentId],
+    panics: &mut DropPanics,
+) {
+    match kind {
+        Lifecycle::Add | Lifecycle::Insert => {
+            lifecycle_hooks(world, kind, entity, components, panics);
+            observers_of_lifecycle(world, kind, entity, components, panics);
+        }
+        Lifecycle::Discard | Lifecycle::Remove | Lifecycle::Despawn => {
+            observers_of_lifecycle(world, kind, entity, components, panics);
+            lifecycle_hooks(world, kind, entity, components, panics);
+        }
+    }
+}
+
+/// Runs each of `components`' hook for the lifecycle event `kind`.
+pub(crate) fn lifecycle_hooks(
     world: &mut World,
     kind: Lifecycle,
     entity: Entity,
@@ -763,6 +787,16 @@ pub(crate) fn trigger_lifecycle(
             panics.catch(|| hook(DeferredWorld::new(world), context));
         }
     }
+}
+
+/// Runs the observers of the lifecycle event `kind` for `components`.
+pub(crate) fn observers_of_lifecycle(
+    world: &mut World,
+    kind: Lifecycle,
+    entity: Entity,
+    components: &[ComponentId],
+    panics: &mut DropPanics,
+) {
     let mut trigger = EntityComponentsTrigger { components };
     let trigger = &mut trigger;
     match kind {

@@ -407,8 +407,14 @@ impl<'w> EntityWorldMut<'w> {
     }
 
     /// Where the entity's data lives.
+    ///
+    /// # Panics
+    /// If the entity was despawned (by this handle, or by a hook, observer
+    /// or command an operation through it ran).
     #[inline]
+    #[track_caller]
     pub fn location(&self) -> EntityLocation {
+        self.assert_not_despawned();
         self.location
     }
 

@@ -671,11 +671,7 @@ impl World {
     /// Spawns an entity with the components of `bundle`.
     #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityWorldMut<'_> {
-        self.flush_entities();
-        let change_tick = self.change_tick();
-        let bundle_id = self.bundles.register_info::<B>(&mut self.components);
-        let (entity, mut location) =
-            BundleSpawner::new(self, bundle_id, change_tick).spawn_located(bundle);
+        let (entity, mut location) = self.spawn_unflushed(bundle);
         if !self.command_queue.get_mut().is_empty() {
             // Hooks or observers queued commands: they may move (or
             // despawn) the entity.
@@ -685,9 +681,24 @@ impl World {
         EntityWorldMut::new(self, entity, location)
     }
 
-    /// Spawns an entity with no components.
+    /// Spawns an entity with no components. Unlike [`World::spawn`], it
+    /// applies no queued command (as in bevy): with no component, no hook
+    /// or observer runs, so the commands already queued wait for the next
+    /// flush.
+    #[track_caller]
     pub fn spawn_empty(&mut self) -> EntityWorldMut<'_> {
-        self.spawn(())
+        let (entity, location) = self.spawn_unflushed(());
+        EntityWorldMut::new(self, entity, location)
+    }
+
+    /// Spawns an entity with `bundle`, leaving the commands its hooks and
+    /// observers queued (and any queued before) in the queue.
+    #[track_caller]
+    fn spawn_unflushed<B: Bundle>(&mut self, bundle: B) -> (Entity, EntityLocation) {
+        self.flush_entities();
+        let change_tick = self.change_tick();
+        let bundle_id = self.bundles.register_info::<B>(&mut self.components);
+        BundleSpawner::new(self, bundle_id, change_tick).spawn_located(bundle)
     }
 
     /// Spawns an entity for each bundle of `iter`, returning their ids.

@@ -16,7 +16,7 @@ use crate::{
     change_detection::{Mut, MutUntyped},
     component::{Component, ComponentId},
     entity::Entity,
-    observer::{trigger_lifecycle, Lifecycle},
+    observer::{lifecycle_hooks, observers_of_lifecycle, trigger_lifecycle, Lifecycle},
     ptr::PtrMut,
     utils::DropPanics,
 };
@@ -112,7 +112,11 @@ impl World {
         // replacement is whole: `on_insert` follows every `on_discard`.
         let mut panics = DropPanics::default();
         if flags.intersects(Lifecycle::Discard.any_flags()) {
-            trigger_lifecycle(self, Lifecycle::Discard, entity, &[id], &mut panics);
+            // Unlike a removal's, the hook runs before the observers here,
+            // as in bevy's `modify_component`.
+            let components = &[id];
+            lifecycle_hooks(self, Lifecycle::Discard, entity, components, &mut panics);
+            observers_of_lifecycle(self, Lifecycle::Discard, entity, components, &mut panics);
         }
         // Hooks and observers reach the world only through deferred access
         // (their structural changes wait in the command queue), so the

@@ -26,7 +26,9 @@
 //! observers of the inserted components run).
 //!
 //! Into a world with no entities, every entity keeps its saved id (index
-//! and generation). Into a fresh world (one that never had an entity), the
+//! and generation), unless one of them is of a generation this world has
+//! already handed out and retired at that index (a stale handle would then
+//! name it): then each gets a fresh id. Into a fresh world (one that never had an entity), the
 //! allocator comes back as saved too: the entities spawned after the load
 //! get the ids they would have got in the saved world, so a deterministic
 //! program carries on exactly, and references inside components are left
@@ -534,8 +536,8 @@ impl<L: SaveList> SaveRegistry<L> {
 /// it became, in the order they were loaded.
 ///
 /// Into a world with no entities every saved id is kept
-/// ([`LoadedEntities::ids_kept`]); otherwise each saved entity got a fresh
-/// id. The map saved id → new id ([`LoadedEntities::map`], also what
+/// ([`LoadedEntities::ids_kept`]) if none is of a generation the world
+/// retired at its index; otherwise each saved entity got a fresh id. The map saved id → new id ([`LoadedEntities::map`], also what
 /// `loaded[&saved]` and [`LoadedEntities::get`] read) is built on its
 /// first use, so a load whose caller never asks costs no map.
 ///
@@ -584,7 +586,7 @@ impl LoadedEntities {
     }
 
     /// Whether every entity kept its saved id (a load into a world with no
-    /// entities).
+    /// entities, none of whose retired ids it names).
     pub fn ids_kept(&self) -> bool {
         self.new.is_none()
     }
@@ -706,9 +708,10 @@ fn commit<E: serde::de::Error>(world: &mut World, staging: Staging) -> Result<Lo
                         .unwrap_or_else(|| E::custom(format_args!("allocator: {message}")))
                 })?;
             None
-        } else if world.entities.is_empty() {
-            // Each index below the largest kept one gets a slot: a corrupt
-            // index must not make room for billions.
+        } else if world.entities.is_empty() && world.entities.generations_allow(&saved) {
+            // Kept only where no stale handle of this world could name a
+            // loaded entity. Each index below the largest kept one gets a
+            // slot: a corrupt index must not make room for billions.
             if let Some(error) = index_out_of_range(&saved, saved_slots) {
                 return Err(error);
             }
