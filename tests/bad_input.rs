@@ -718,17 +718,23 @@ fn a_system_with_res_run_on_a_second_world_panics_naming_it() {
 // ---- commands ---------------------------------------------------------------------------
 
 #[test]
-fn commands_aimed_at_a_despawned_entity_do_nothing() {
+fn commands_aimed_at_a_despawned_entity_report_or_do_nothing() {
+    static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    fn record(error: ecs::error::BevyError, _: ecs::error::ErrorContext) {
+        REPORTED.lock().unwrap().push(error.to_string());
+    }
     let drops = Arc::new(Mutex::new(0));
     let (mut world, live, stale) = world_with_stale();
+    world.insert_resource(ecs::error::FallbackErrorHandler(record));
     let mut queue = CommandQueue::default();
     let mut commands = Commands::new(&mut queue, &world);
+    // `insert` and `insert_if_new` report to the error handler (which
+    // panics by default), as in bevy; `remove` and `despawn` only warn.
     commands.entity(stale).insert(Counted(drops.clone()));
     commands.entity(stale).insert_if_new(Counted(drops.clone()));
     commands.entity(stale).remove::<Health>();
     commands.entity(stale).despawn();
-    // `queue` reports a missing entity to the error handler (which panics
-    // by default); the silenced form drops the report.
+    // The silenced form drops the report.
     commands
         .entity(stale)
         .queue_silenced(|mut e: EntityWorldMut| {
@@ -744,10 +750,29 @@ fn commands_aimed_at_a_despawned_entity_do_nothing() {
         3,
         "each unapplied value dropped once"
     );
+    let reported = std::mem::take(&mut *REPORTED.lock().unwrap());
+    assert_eq!(reported.len(), 3, "{reported:?}");
+    let counted = type_name::<Counted>();
+    assert!(
+        reported[0].contains(&format!("insert of `{counted}`")),
+        "{reported:?}"
+    );
+    assert!(reported[0].contains(&format!("{stale:?}")), "{reported:?}");
+    assert!(reported[1].contains("insert_if_new"), "{reported:?}");
+    assert!(reported[2].contains(&format!("{gone:?}")), "{reported:?}");
     assert!(!world.contains_entity(stale) && !world.contains_entity(gone));
     assert_eq!(world.entity_count(), 1);
     assert_eq!(world.get::<Health>(live), Some(&Health(2)));
     integrity(&world);
+
+    // With the default handler, the report is a panic naming the entity.
+    let mut world = World::new();
+    let stale = world.spawn_empty().id();
+    world.despawn(stale);
+    world.commands().entity(stale).insert(Mana(1));
+    let message = expect_panic(|| world.flush());
+    assert!(message.contains(&format!("{stale:?}")), "{message}");
+    assert!(message.contains("insert of"), "{message}");
 }
 
 /// Commands recorded for world `a` name `a`'s entities (the spawned one

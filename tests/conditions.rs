@@ -579,3 +579,29 @@ fn a_panicking_condition_propagates_and_the_world_stays_usable() {
     // The value the condition owned is dropped once, with the condition.
     log.assert_dropped_once(&[7]);
 }
+
+/// A function system is `Clone` (a clone is uninitialised, as in bevy),
+/// so a stateful condition distributes: each system gets a `run_once` of
+/// its own.
+#[test]
+fn a_stateful_condition_distributes_one_copy_per_system() {
+    #[derive(Resource, Default)]
+    struct Ran(Vec<&'static str>);
+    let mut world = World::new();
+    world.init_resource::<Ran>();
+    let mut schedule = Schedule::default();
+    schedule.add_systems(
+        (
+            |mut ran: ResMut<Ran>| ran.0.push("a"),
+            |mut ran: ResMut<Ran>| ran.0.push("b"),
+        )
+            .chain()
+            .distributive_run_if(run_once),
+    );
+    schedule
+        .add_systems((|mut ran: ResMut<Ran>| ran.0.push("c")).distributive_run_if(not(run_once)));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Ran>().0, ["a", "b", "c", "c"]);
+}

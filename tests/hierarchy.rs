@@ -892,3 +892,39 @@ fn relating_again_keeps_the_fields_even_past_a_panic() {
     assert!(world.get::<Followers>(l1).is_none());
     world.check_integrity().unwrap();
 }
+
+/// Replacing every related entity keeps the list's other fields: the list
+/// is never emptied (and so never removed) on the way, as in bevy.
+#[test]
+fn replacing_the_related_entities_keeps_the_lists_data() {
+    #[derive(Component)]
+    #[relationship(relationship_target = Crew)]
+    struct CrewOf(Entity);
+
+    #[derive(Component)]
+    #[relationship_target(relationship = CrewOf)]
+    struct Crew {
+        #[relationship]
+        members: Vec<Entity>,
+        morale: u8,
+    }
+
+    let mut world = World::new();
+    let first = world.spawn_empty().id();
+    let second = world.spawn_empty().id();
+    let mut ship = world.spawn_empty();
+    ship.add_related::<CrewOf>(&[first]);
+    ship.get_mut::<Crew>().unwrap().morale = 42;
+
+    ship.replace_related_with_difference::<CrewOf>(&[first], &[second], &[second]);
+    assert_eq!(ship.get::<Crew>().unwrap().morale, 42);
+    assert_eq!(ship.get::<Crew>().unwrap().members, [second]);
+
+    ship.replace_related::<CrewOf>(&[first]);
+    assert_eq!(ship.get::<Crew>().unwrap().morale, 42);
+    assert_eq!(ship.get::<Crew>().unwrap().members, [first]);
+    let ship = ship.id();
+    assert!(world.get::<CrewOf>(second).is_none());
+    assert_eq!(world.get::<CrewOf>(first).map(|c| c.0), Some(ship));
+    world.check_integrity().unwrap();
+}

@@ -184,7 +184,8 @@ fn the_deprecated_replace_names_reach_discard() {
     );
     let e = world.spawn(Plain(1)).id();
     world.entity_mut(e).insert(Plain(2));
-    assert_eq!(take_log(&mut world), ["hook", "observer"]);
+    // A removal's observers run before its hooks, as in bevy.
+    assert_eq!(take_log(&mut world), ["observer", "hook"]);
 }
 
 /// A hook's commands apply right after the operation that ran it.

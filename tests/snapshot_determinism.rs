@@ -191,7 +191,9 @@ fn reshield(mut rng: ResMut<Rng>, bare: Query<Entity, Without<Shield>>, mut comm
     let bare: Vec<Entity> = bare.iter().collect();
     if !bare.is_empty() && rng.below(2) == 0 {
         let pick = bare[rng.below(bare.len() as u64) as usize];
-        commands.entity(pick).insert(Shield(1));
+        // Another system may despawn it in the same frame: `try_insert`,
+        // as in bevy, where `insert` reports that to the error handler.
+        commands.entity(pick).try_insert(Shield(1));
     }
 }
 

@@ -104,12 +104,12 @@
 //! world.entity_mut(e).insert(Health(2));
 //! assert_eq!(
 //!     std::mem::take(&mut world.resource_mut::<Log>().0),
-//!     ["on_discard", "Discard", "Insert"]
+//!     ["Discard", "on_discard", "Insert"]
 //! );
 //! world.despawn(e);
 //! assert_eq!(
 //!     std::mem::take(&mut world.resource_mut::<Log>().0),
-//!     ["Despawn", "on_discard", "Discard", "Remove"]
+//!     ["Despawn", "Discard", "on_discard", "Remove"]
 //! );
 //! ```
 //!

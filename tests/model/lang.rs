@@ -1239,6 +1239,10 @@ impl Default for Harness {
 impl Harness {
     pub fn new() -> Self {
         let mut world = World::new();
+        // The model's commands aimed at an entity gone by the time they
+        // apply do nothing: their errors are ignored (the default handler
+        // panics, as bevy's does).
+        world.insert_resource(ecs::error::FallbackErrorHandler(ecs::error::ignore));
         // The ten component types opt in on their type; the hierarchy here.
         world.register_snapshot::<ChildOf>();
         world.register_snapshot::<Children>();

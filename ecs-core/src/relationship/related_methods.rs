@@ -172,16 +172,18 @@ impl EntityWorldMut<'_> {
             .unwrap_or_default();
         self.world_scope(|world| {
             let mut panics = DropPanics::default();
+            // The new sources first: the list never empties on the way, so
+            // it is never removed, and keeps its other fields.
+            ensure_list::<R>(world, target, wanted.len());
+            for &source in wanted.as_slice() {
+                panics.catch(|| relate::<R>(world, source, target));
+            }
             for &source in current.as_slice().iter().filter(|e| !wanted.contains(e)) {
                 if world.get::<R>(source).map(R::get) == Some(target) {
                     panics.catch(|| {
                         world.entity_mut(source).remove::<R>();
                     });
                 }
-            }
-            ensure_list::<R>(world, target, wanted.len());
-            for &source in wanted.as_slice() {
-                panics.catch(|| relate::<R>(world, source, target));
             }
             // Only the entities that now point here, in the order asked for.
             let linked: Vec<Entity> = wanted

@@ -581,32 +581,28 @@ impl EntityCommands<'_> {
         self
     }
 
-    /// Queues inserting `bundle`.
+    /// Queues inserting `bundle`. If the entity is gone by then, an error
+    /// naming it goes to the world's error handler (which panics by
+    /// default); [`try_insert`](Self::try_insert) does nothing instead.
     pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
-        let entity = self.entity;
-        self.commands.queue(
-            move |world: &mut World| match world.get_entity_mut(entity) {
-                Ok(mut e) => {
-                    e.insert(bundle);
-                }
-                Err(_) => warn_missing(entity, &format!("insert of `{}`", type_name::<B>())),
+        self.queue_named(
+            || format!("insert of `{}`", type_name::<B>()),
+            move |mut e| {
+                e.insert(bundle);
             },
-        );
-        self
+        )
     }
 
-    /// Queues inserting the components of `bundle` the entity lacks.
+    /// Queues inserting the components of `bundle` the entity lacks. If the
+    /// entity is gone by then, an error naming it goes to the world's error
+    /// handler.
     pub fn insert_if_new<B: Bundle>(&mut self, bundle: B) -> &mut Self {
-        let entity = self.entity;
-        self.commands.queue(
-            move |world: &mut World| match world.get_entity_mut(entity) {
-                Ok(mut e) => {
-                    e.insert_if_new(bundle);
-                }
-                Err(_) => warn_missing(entity, &format!("insert_if_new of `{}`", type_name::<B>())),
+        self.queue_named(
+            || format!("insert_if_new of `{}`", type_name::<B>()),
+            move |mut e| {
+                e.insert_if_new(bundle);
             },
-        );
-        self
+        )
     }
 
     /// Queues removing the components of `B` the entity has.

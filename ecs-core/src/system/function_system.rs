@@ -212,6 +212,26 @@ where
     }
 }
 
+/// A clone is a new system of the same function (cloned) and name, not
+/// initialised: it builds its parameters' state for the world it first
+/// runs in, as bevy's clone does. This is what lets
+/// `distributive_run_if(not(run_once))` give each system a condition of
+/// its own.
+impl<Marker, Out, F> Clone for FunctionSystem<Marker, Out, F>
+where
+    F: SystemParamFunction<Marker> + Clone,
+{
+    fn clone(&self) -> Self {
+        FunctionSystem {
+            func: self.func.clone(),
+            state: None,
+            meta: SystemMeta::new(self.meta.name.clone()),
+            world_id: None,
+            marker: PhantomData,
+        }
+    }
+}
+
 impl<Marker: 'static, Out: 'static, F> FunctionSystem<Marker, Out, F>
 where
     F: SystemParamFunction<Marker, Out: IntoResult<Out>>,

@@ -3,11 +3,12 @@
 
 use std::{any::type_name, marker::PhantomData};
 
-use super::{warn_missing, EntityCommand, EntityCommands};
+use super::{EntityCommand, EntityCommands};
 use crate::{
     bundle::Bundle,
     change_detection::Mut,
     component::{Component, ComponentId, Mutable},
+    error::BevyError,
     world::{EntityWorldMut, FromWorld, World},
 };
 
@@ -20,20 +21,28 @@ impl<'a> EntityCommands<'a> {
         self
     }
 
-    /// Queues a command on the entity that warns, naming the entity and
-    /// `what`, if the entity is gone by then.
-    fn queue_named(
+    /// Queues a command on the entity; if the entity is gone by then, an
+    /// error naming it and `what` goes to the world's error handler (which
+    /// panics by default), as bevy's `EntityCommands` do.
+    pub(super) fn queue_named(
         &mut self,
         what: impl FnOnce() -> String + Send + 'static,
         command: impl FnOnce(EntityWorldMut<'_>) + Send + 'static,
     ) -> &mut Self {
         let entity = self.entity;
-        self.commands.queue(
-            move |world: &mut World| match world.get_entity_mut(entity) {
-                Ok(e) => command(e),
-                Err(_) => warn_missing(entity, &what()),
-            },
-        );
+        self.commands
+            .queue(move |world: &mut World| -> Result<(), BevyError> {
+                match world.get_entity_mut(entity) {
+                    Ok(e) => {
+                        command(e);
+                        Ok(())
+                    }
+                    Err(_) => Err(BevyError::from(format!(
+                        "{} was queued for entity {entity:?}, which does not exist",
+                        what()
+                    ))),
+                }
+            });
         self
     }
 
