@@ -961,3 +961,57 @@ fn a_snapshot_behavior_of_another_type_is_refused_naming_both() {
     integrity(&world);
     assert_eq!(world.entities().len(), 0);
 }
+
+#[derive(Relation)]
+struct Admires;
+
+/// A restore with only one end of a relationship opted in is refused
+/// before anything changes, naming both ends: the restored end would name
+/// entities the kept one does not list back.
+#[test]
+fn a_restore_of_half_a_relationship_is_refused_naming_both_ends() {
+    use ecs::relation::{Sources, Targets};
+    let mut world = World::new();
+    world.register_snapshot::<ChildOf>();
+    let parent = world.spawn_empty().id();
+    world.spawn(ChildOf(parent));
+    let snapshot = world.snapshot();
+    let late = world.spawn(ChildOf(parent)).id();
+    let error = world.restore(&snapshot).unwrap_err();
+    assert!(
+        matches!(&error, RestoreError::HalfARelationship { opted_in, other }
+            if opted_in.contains("ChildOf") && other.contains("Children")),
+        "{error}"
+    );
+    assert!(world.contains_entity(late));
+    integrity(&world);
+
+    let mut world = World::new();
+    world.register_snapshot::<Children>();
+    let parent = world.spawn_empty().id();
+    world.spawn(ChildOf(parent));
+    let snapshot = world.snapshot();
+    assert!(matches!(
+        world.restore(&snapshot),
+        Err(RestoreError::HalfARelationship { .. })
+    ));
+
+    let mut world = World::new();
+    world.register_snapshot::<Targets<Admires>>();
+    let [a, b, c] = [(); 3].map(|_| world.spawn_empty().id());
+    world.relate::<Admires>(a, b).unwrap();
+    let snapshot = world.snapshot();
+    world.relate::<Admires>(c, b).unwrap();
+    let error = world.restore(&snapshot).unwrap_err();
+    assert!(error.to_string().contains("Sources"), "{error}");
+    assert_eq!(world.sources_of::<Admires>(b), [a, c]);
+    integrity(&world);
+
+    // Both ends opted in: the restore goes through, whole.
+    world.register_snapshot::<Sources<Admires>>();
+    let snapshot = world.snapshot();
+    world.unrelate::<Admires>(a, b);
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.sources_of::<Admires>(b), [a, c]);
+    integrity(&world);
+}

@@ -250,6 +250,14 @@ pub trait Component: Send + Sync + 'static {
         None
     }
 
+    /// The other end of the relationship this component is one end of
+    /// (the derive of `#[relationship]` / `#[relationship_target]` names
+    /// it): a snapshot restores both ends or neither.
+    #[doc(hidden)]
+    fn snapshot_partner() -> Option<std::any::TypeId> {
+        None
+    }
+
     /// Registers the hooks declared on the type
     /// (`#[component(on_add = path, ...)]`).
     fn register_component_hooks(hooks: &mut ComponentHooks) {

@@ -74,6 +74,8 @@ pub struct ComponentDescriptor {
     mutable: bool,
     /// The component's own integrity check ([`Component::integrity_check`]).
     integrity: Option<super::IntegrityCheck>,
+    /// The other end of its relationship ([`Component::snapshot_partner`]).
+    snapshot_partner: Option<TypeId>,
     /// What the descriptor describes, which decides how
     /// [`Components::register_component_with_descriptor`] takes it.
     kind: DescriptorKind,
@@ -134,6 +136,7 @@ impl ComponentDescriptor {
             change_ticks: T::CHANGE_TICKS,
             mutable: super::is_mutable::<T>(),
             integrity: T::integrity_check(),
+            snapshot_partner: T::snapshot_partner(),
             kind: DescriptorKind::Typed(register_typed::<T>),
         }
     }
@@ -152,6 +155,7 @@ impl ComponentDescriptor {
             change_ticks: true,
             mutable: true,
             integrity: None,
+            snapshot_partner: None,
             kind: DescriptorKind::Resource,
         }
     }
@@ -171,6 +175,7 @@ impl ComponentDescriptor {
             change_ticks: true,
             mutable: true,
             integrity: None,
+            snapshot_partner: None,
             kind: DescriptorKind::Resource,
         }
     }
@@ -211,6 +216,7 @@ impl ComponentDescriptor {
             change_ticks: true,
             mutable: true,
             integrity: None,
+            snapshot_partner: None,
             kind: DescriptorKind::Dynamic,
         }
     }
@@ -410,6 +416,12 @@ impl ComponentInfo {
     /// The component's own integrity check, if it has one.
     pub(crate) fn integrity_check(&self) -> Option<super::IntegrityCheck> {
         self.descriptor.integrity
+    }
+
+    /// The type of the other end of this component's relationship, if it
+    /// is one end of one.
+    pub(crate) fn snapshot_partner(&self) -> Option<TypeId> {
+        self.descriptor.snapshot_partner
     }
 
     /// Whether the component's change ticks are kept

@@ -208,7 +208,7 @@ impl<R> EntityList<R> {
 }
 
 macro_rules! relation_side {
-    ($side:ident, $hooks:path) => {
+    ($side:ident, $hooks:path, $other:ident) => {
         impl<R: Relation> $side<R> {
             pub(crate) fn linked(entity: Entity) -> Self {
                 Self {
@@ -254,12 +254,16 @@ macro_rules! relation_side {
                     .on_discard(side_hooks::on_discard::<R>);
                 integrity::register::<R>();
             }
+
+            fn snapshot_partner() -> Option<std::any::TypeId> {
+                Some(std::any::TypeId::of::<$other<R>>())
+            }
         }
     };
 }
 
-relation_side!(Targets, hooks::targets);
-relation_side!(Sources, hooks::sources);
+relation_side!(Targets, hooks::targets, Sources);
+relation_side!(Sources, hooks::sources, Targets);
 
 /// Why a relation was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]

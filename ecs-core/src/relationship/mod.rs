@@ -508,6 +508,7 @@ mod tests {
         world.check_integrity().unwrap();
 
         world.register_snapshot::<ChildOf>();
+        world.register_snapshot::<crate::hierarchy::Children>();
         let snapshot = world.snapshot();
         world.refused_links.insert((TypeId::of::<ChildOf>(), b), a);
         world.restore(&snapshot).unwrap();

@@ -45,7 +45,11 @@
 //! no longer has one of them, or when it would drop a value of one whose
 //! component has lifecycle hooks (an observer spawned after the snapshot,
 //! for instance), since dropping it without its hooks would leave what the
-//! hooks maintain behind.
+//! hooks maintain behind. A relationship's two ends (`ChildOf` and
+//! `Children`, a derived `#[relationship]` and its target, a relation's
+//! `Targets` and `Sources`) are opted in together or not at all: a
+//! restore with only one of them opted in is refused, since the restored
+//! end would name entities the kept end does not list back.
 //!
 //! # How a restore stays whole
 //! It checks everything first, then clones the snapshot's values into
@@ -232,6 +236,16 @@ pub enum RestoreError {
         /// The component's name.
         component: String,
     },
+    /// One end of a relationship (`ChildOf`, a derived `#[relationship]`,
+    /// a relation's `Targets`) is opted into snapshots and the other
+    /// (`Children`, the `#[relationship_target]`, `Sources`) is not: the
+    /// restored end would name entities the kept end does not list back.
+    HalfARelationship {
+        /// The end opted in.
+        opted_in: String,
+        /// The end that is not.
+        other: String,
+    },
 }
 
 impl std::fmt::Display for RestoreError {
@@ -250,6 +264,11 @@ impl std::fmt::Display for RestoreError {
                 f,
                 "restoring would drop `{component}` of entity {entity} without running its \
                  hooks (`{component}` is not opted into snapshots and has lifecycle hooks)"
+            ),
+            RestoreError::HalfARelationship { opted_in, other } => write!(
+                f,
+                "cannot restore `{opted_in}` without `{other}`, the other end of its \
+                 relationship: opt both into snapshots, or neither"
             ),
         }
     }
@@ -625,9 +644,9 @@ impl World {
     /// flushed first.
     ///
     /// # Errors
-    /// The world is unchanged if the snapshot is of another world, or if a
-    /// component that is not opted in stands in the way (see
-    /// [`RestoreError`]).
+    /// The world is unchanged if the snapshot is of another world, if a
+    /// component that is not opted in stands in the way, or if only one
+    /// end of a relationship is opted in (see [`RestoreError`]).
     ///
     /// # Panics
     /// If a `Clone` of a snapshot value panics (the world is unchanged), or
@@ -641,6 +660,7 @@ impl World {
             });
         }
         self.flush();
+        self.check_relationship_ends()?;
         let (table_plans, sparse_plans) = self.plan_restore(snapshot)?;
         let keep = self.keep_masks(&table_plans, &sparse_plans);
         self.check_hooked_drops(&keep)?;
@@ -802,6 +822,26 @@ impl World {
                 .set_last_runs(&snapshot.schedules, delta);
         }
         panics.finish();
+        Ok(())
+    }
+
+    /// Refuses a restore of one end of a relationship without the other.
+    fn check_relationship_ends(&self) -> Result<(), RestoreError> {
+        for info in self.components.iter() {
+            let Some(partner) = info.snapshot_partner() else {
+                continue;
+            };
+            let Some(partner) = self.components.get_id(partner) else {
+                continue;
+            };
+            let opted_in = |id| self.snapshot_fns_of(id).is_some();
+            if opted_in(info.id()) && !opted_in(partner) {
+                return Err(RestoreError::HalfARelationship {
+                    opted_in: info.name().to_owned(),
+                    other: self.component_name(partner),
+                });
+            }
+        }
         Ok(())
     }
 

@@ -151,6 +151,18 @@ impl<'a> ComponentInput<'a> {
                 }
             }
         });
+        // Each end names the other: a snapshot restores both or neither.
+        let partner = relationship.as_ref().map(|end| {
+            let other = match end {
+                RelationshipEnd::Source { target, .. } => target,
+                RelationshipEnd::Target { relationship, .. } => relationship,
+            };
+            quote! {
+                fn snapshot_partner() -> ::core::option::Option<::core::any::TypeId> {
+                    ::core::option::Option::Some(::core::any::TypeId::of::<#other>())
+                }
+            }
+        });
         quote! {
             #[automatically_derived]
             impl #impl_generics #krate::component::Component for #ident #ty_generics #where_clause {
@@ -163,6 +175,7 @@ impl<'a> ComponentInput<'a> {
                 #clone_behavior
                 #map_entities
                 #snapshot
+                #partner
                 #integrity
             }
             #relationship_impl
