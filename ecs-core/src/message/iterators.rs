@@ -1,9 +1,9 @@
 //! The iterators a read returns: shared, mutable and parallel.
 //!
-//! Each holds the reader's cursor and moves it past each message it
-//! yields, so a read stopped early (or a panic in the loop body) leaves the
-//! rest unread for the next read. They have no `Drop`, so the reader is
-//! free again after the iterator's last use, as in bevy.
+//! Each holds the reader's cursor and, when dropped, moves it past the
+//! messages it yielded, so a read stopped early (or a panic in the loop
+//! body) leaves the rest unread for the next read. Counting down one
+//! field per message, not writing the cursor, keeps the loop tight.
 
 use std::{
     iter::Chain,
@@ -64,6 +64,14 @@ pub struct MessageIteratorWithId<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     chain: Chain<Iter<'a, MessageInstance<M>>, Iter<'a, MessageInstance<M>>>,
     unread: usize,
+    /// The id after the last message of the read.
+    end: usize,
+}
+
+impl<M: Message> Drop for MessageIteratorWithId<'_, M> {
+    fn drop(&mut self) {
+        self.reader.last_message_count = self.end - self.unread;
+    }
 }
 
 impl<'a, M: Message> MessageIteratorWithId<'a, M> {
@@ -75,6 +83,7 @@ impl<'a, M: Message> MessageIteratorWithId<'a, M> {
             reader,
             unread: a.len() + b.len(),
             chain: a.iter().chain(b.iter()),
+            end: messages.message_count,
         }
     }
 
@@ -91,7 +100,6 @@ impl<'a, M: Message> Iterator for MessageIteratorWithId<'a, M> {
     fn next(&mut self) -> Option<Self::Item> {
         let instance = self.chain.next()?;
         self.unread -= 1;
-        self.reader.last_message_count += 1;
         Some((&instance.message, instance.message_id))
     }
 
@@ -99,22 +107,19 @@ impl<'a, M: Message> Iterator for MessageIteratorWithId<'a, M> {
         (self.unread, Some(self.unread))
     }
 
-    fn count(self) -> usize {
-        self.reader.last_message_count += self.unread;
-        self.unread
+    fn count(mut self) -> usize {
+        std::mem::take(&mut self.unread)
     }
 
     fn last(mut self) -> Option<Self::Item> {
-        self.reader.last_message_count += std::mem::take(&mut self.unread);
-        let instance = self.chain.last()?;
+        let instance = self.chain.by_ref().last()?;
+        self.unread = 0;
         Some((&instance.message, instance.message_id))
     }
 
     fn nth(&mut self, n: usize) -> Option<Self::Item> {
         let instance = self.chain.nth(n);
-        let read = self.unread.min(n + 1);
-        self.unread -= read;
-        self.reader.last_message_count += read;
+        self.unread = self.unread.saturating_sub(n + 1);
         instance.map(|instance| (&instance.message, instance.message_id))
     }
 }
@@ -168,6 +173,14 @@ pub struct MessageMutIteratorWithId<'a, M: Message> {
     reader: &'a mut MessageCursor<M>,
     chain: Chain<IterMut<'a, MessageInstance<M>>, IterMut<'a, MessageInstance<M>>>,
     unread: usize,
+    /// The id after the last message of the read.
+    end: usize,
+}
+
+impl<M: Message> Drop for MessageMutIteratorWithId<'_, M> {
+    fn drop(&mut self) {
+        self.reader.last_message_count = self.end - self.unread;
+    }
 }
 
 impl<'a, M: Message> MessageMutIteratorWithId<'a, M> {
@@ -177,6 +190,7 @@ impl<'a, M: Message> MessageMutIteratorWithId<'a, M> {
         let a = &mut messages.older.messages[a..];
         let b = &mut messages.newer.messages[b..];
         MessageMutIteratorWithId {
+            end: reader.last_message_count + a.len() + b.len(),
             reader,
             unread: a.len() + b.len(),
             chain: a.iter_mut().chain(b.iter_mut()),
@@ -196,7 +210,6 @@ impl<'a, M: Message> Iterator for MessageMutIteratorWithId<'a, M> {
     fn next(&mut self) -> Option<Self::Item> {
         let instance = self.chain.next()?;
         self.unread -= 1;
-        self.reader.last_message_count += 1;
         Some((&mut instance.message, instance.message_id))
     }
 
@@ -204,22 +217,19 @@ impl<'a, M: Message> Iterator for MessageMutIteratorWithId<'a, M> {
         (self.unread, Some(self.unread))
     }
 
-    fn count(self) -> usize {
-        self.reader.last_message_count += self.unread;
-        self.unread
+    fn count(mut self) -> usize {
+        std::mem::take(&mut self.unread)
     }
 
     fn last(mut self) -> Option<Self::Item> {
-        self.reader.last_message_count += std::mem::take(&mut self.unread);
-        let instance = self.chain.last()?;
+        let instance = self.chain.by_ref().last()?;
+        self.unread = 0;
         Some((&mut instance.message, instance.message_id))
     }
 
     fn nth(&mut self, n: usize) -> Option<Self::Item> {
         let instance = self.chain.nth(n);
-        let read = self.unread.min(n + 1);
-        self.unread -= read;
-        self.reader.last_message_count += read;
+        self.unread = self.unread.saturating_sub(n + 1);
         instance.map(|instance| (&mut instance.message, instance.message_id))
     }
 }
@@ -298,6 +308,7 @@ impl<'a, M: Message> IntoIterator for MessageParIter<'a, M> {
     fn into_iter(self) -> MessageIteratorWithId<'a, M> {
         let [a, b] = self.slices;
         MessageIteratorWithId {
+            end: self.reader.last_message_count + a.len() + b.len(),
             reader: self.reader,
             unread: a.len() + b.len(),
             chain: a.iter().chain(b.iter()),
@@ -373,6 +384,7 @@ impl<'a, M: Message> IntoIterator for MessageMutParIter<'a, M> {
     fn into_iter(self) -> MessageMutIteratorWithId<'a, M> {
         let [a, b] = self.slices;
         MessageMutIteratorWithId {
+            end: self.reader.last_message_count + a.len() + b.len(),
             reader: self.reader,
             unread: a.len() + b.len(),
             chain: a.iter_mut().chain(b.iter_mut()),

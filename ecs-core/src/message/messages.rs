@@ -1,5 +1,6 @@
 //! [`Messages<M>`]: the double-buffered store of one message type.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 
 use super::{Message, MessageCursor, MessageId, MessageInstance};
@@ -216,18 +217,28 @@ impl<M: Message> Messages<M> {
 impl<M: Message> Extend<M> for Messages<M> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = M>>(&mut self, iter: I) {
-        let iter = iter.into_iter();
-        self.newer.messages.reserve(iter.size_hint().0);
-        // One message at a time: an iterator that panics leaves the count
-        // in step with the messages it gave.
-        for message in iter {
-            let message_id = MessageId::new(self.message_count);
-            self.newer.messages.push(MessageInstance {
-                message_id,
-                message,
-            });
-            self.message_count += 1;
+        /// Sets the count to the ids handed out, also when the iterator
+        /// panics: each id is taken just before its message is pushed.
+        struct SetCount<'a> {
+            count: &'a mut usize,
+            next: &'a Cell<usize>,
         }
+        impl Drop for SetCount<'_> {
+            fn drop(&mut self) {
+                *self.count = self.next.get();
+            }
+        }
+        let next = Cell::new(self.message_count);
+        let _set = SetCount {
+            count: &mut self.message_count,
+            next: &next,
+        };
+        self.newer
+            .messages
+            .extend(iter.into_iter().map(|message| MessageInstance {
+                message_id: MessageId::new(next.replace(next.get() + 1)),
+                message,
+            }));
     }
 }
 
