@@ -2167,3 +2167,34 @@ fn location_of_an_entity_despawned_meanwhile_panics() {
     });
     assert!(message.contains(&format!("{e:?}")), "{message}");
 }
+
+/// `EntityWorldMut` converts into the other handles, as in bevy, each
+/// reaching every component.
+#[test]
+fn an_entity_world_mut_converts_into_the_other_handles() {
+    use ecs::world::{FilteredEntityMut, FilteredEntityRef};
+    #[derive(Component, Debug, PartialEq)]
+    struct Level(u32);
+    let mut world = World::new();
+    let e = world.spawn(Level(1)).id();
+
+    let mut handle = world.entity_mut(e);
+    assert_eq!(EntityRef::from(&handle).get::<Level>(), Some(&Level(1)));
+    assert_eq!(
+        FilteredEntityRef::from(&handle).get::<Level>(),
+        Some(&Level(1))
+    );
+    EntityMut::from(&mut handle).get_mut::<Level>().unwrap().0 = 2;
+    FilteredEntityMut::from(&mut handle)
+        .get_mut::<Level>()
+        .unwrap()
+        .0 += 1;
+    assert_eq!(EntityRef::from(handle).get::<Level>(), Some(&Level(3)));
+    let mut owned = EntityMut::from(world.entity_mut(e));
+    owned.get_mut::<Level>().unwrap().0 = 4;
+    let filtered = FilteredEntityRef::from(world.entity_mut(e));
+    assert_eq!(filtered.get::<Level>(), Some(&Level(4)));
+    let mut filtered = FilteredEntityMut::from(world.entity_mut(e));
+    filtered.get_mut::<Level>().unwrap().0 = 5;
+    assert_eq!(world.get::<Level>(e), Some(&Level(5)));
+}

@@ -783,6 +783,69 @@ impl<'w, 's> From<FilteredEntityMut<'w, 's>> for FilteredEntityRef<'w, 's> {
     }
 }
 
+/// The conversions of bevy's `EntityWorldMut`: each panics, naming the
+/// entity, if a hook, observer or command despawned it meanwhile.
+mod from_entity_world_mut {
+    use super::{EntityMut, EntityRef, FilteredEntityMut, FilteredEntityRef};
+    use crate::world::EntityWorldMut;
+
+    impl<'w> From<EntityWorldMut<'w>> for EntityRef<'w> {
+        #[track_caller]
+        fn from(entity: EntityWorldMut<'w>) -> Self {
+            entity.into_readonly()
+        }
+    }
+
+    impl<'a> From<&'a EntityWorldMut<'_>> for EntityRef<'a> {
+        #[track_caller]
+        fn from(entity: &'a EntityWorldMut<'_>) -> Self {
+            entity.as_readonly()
+        }
+    }
+
+    impl<'w> From<EntityWorldMut<'w>> for EntityMut<'w> {
+        #[track_caller]
+        fn from(entity: EntityWorldMut<'w>) -> Self {
+            entity.into_mutable()
+        }
+    }
+
+    impl<'a> From<&'a mut EntityWorldMut<'_>> for EntityMut<'a> {
+        #[track_caller]
+        fn from(entity: &'a mut EntityWorldMut<'_>) -> Self {
+            entity.as_mutable()
+        }
+    }
+
+    impl<'w> From<EntityWorldMut<'w>> for FilteredEntityRef<'w, '_> {
+        #[track_caller]
+        fn from(entity: EntityWorldMut<'w>) -> Self {
+            entity.into_readonly().into()
+        }
+    }
+
+    impl<'a> From<&'a EntityWorldMut<'_>> for FilteredEntityRef<'a, '_> {
+        #[track_caller]
+        fn from(entity: &'a EntityWorldMut<'_>) -> Self {
+            entity.as_readonly().into()
+        }
+    }
+
+    impl<'w> From<EntityWorldMut<'w>> for FilteredEntityMut<'w, '_> {
+        #[track_caller]
+        fn from(entity: EntityWorldMut<'w>) -> Self {
+            entity.into_mutable().into()
+        }
+    }
+
+    impl<'a> From<&'a mut EntityWorldMut<'_>> for FilteredEntityMut<'a, '_> {
+        #[track_caller]
+        fn from(entity: &'a mut EntityWorldMut<'_>) -> Self {
+            entity.as_mutable().into()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::prelude::*;
