@@ -753,3 +753,30 @@ fn filtered_handles_step_rows_by_the_stride_of_a_padded_layout() {
         assert_eq!(got, 2 * value_of(e), "entity {e:?}");
     }
 }
+
+/// `EntityMut::get_mut_by_id_unchecked` holds two components' values
+/// mutably at once through one handle; a component the entity lacks is an
+/// error.
+#[test]
+fn get_mut_by_id_unchecked_holds_two_values_at_once() {
+    #[derive(Component)]
+    struct Other(u32);
+    let mut world = World::new();
+    let marker = world.register_component::<Marker>();
+    let other = world.register_component::<Other>();
+    let missing = world.register_component::<Tag>();
+    let e = world.spawn((Marker(1), Other(2))).id();
+    let mut query = world.query::<EntityMut>();
+    let handle = query.get_mut(&mut world, e).unwrap();
+    // SAFETY: `marker` and `other` are distinct components; nothing else
+    // reaches them while the two values live.
+    unsafe {
+        let mut a = handle.get_mut_by_id_unchecked(marker).unwrap();
+        let mut b = handle.get_mut_by_id_unchecked(other).unwrap();
+        *a.as_mut().deref_mut::<Marker>() = Marker(10);
+        b.as_mut().deref_mut::<Other>().0 = 20;
+        assert!(handle.get_mut_by_id_unchecked(missing).is_err());
+    }
+    assert_eq!(world.get::<Marker>(e), Some(&Marker(10)));
+    assert_eq!(world.get::<Other>(e).map(|o| o.0), Some(20));
+}

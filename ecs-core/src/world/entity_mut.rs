@@ -227,6 +227,27 @@ impl<'w> EntityMut<'w> {
         self.reborrow().into_mut_by_id(id)
     }
 
+    /// [`EntityMut::get_mut_by_id`] through a shared borrow of the handle,
+    /// so that values of several components can be held mutably at once.
+    ///
+    /// # Errors
+    /// If the entity has no component `id`, or it is immutable.
+    ///
+    /// # Safety
+    /// No other reference to the entity's value of `id` (from this handle
+    /// or another) may be live while the result is.
+    #[inline]
+    pub unsafe fn get_mut_by_id_unchecked(
+        &self,
+        id: ComponentId,
+    ) -> Result<MutUntyped<'_>, EntityComponentError> {
+        let entity = EntityRef::new(self.cell.meta(), self.entity, self.location);
+        // SAFETY: the handle has exclusive access to the entity's values
+        // while it lives (`new`'s contract), and the caller guarantees no
+        // other reference to this value meanwhile.
+        unsafe { entity.get_mut_by_id_unchecked(id) }
+    }
+
     /// Like [`EntityMut::get_mut_by_id`], borrowing for the handle's whole
     /// lifetime.
     ///
